@@ -1,0 +1,41 @@
+/*
+ * cli.h: what the `encore` subcommands share.  Only cli/ prints to the user or exits; the
+ * parts below report through return codes and struct trace_diag.
+ */
+#ifndef ENCORE_CLI_H
+#define ENCORE_CLI_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+struct cli_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+};
+
+/* Exit codes shared by every subcommand. */
+enum {
+	CLI_OK = 0,
+	CLI_FAIL = 1,    /* the command ran and failed (bad trace, divergence...) */
+	CLI_USAGE = 2,   /* bad options or arguments */
+	CLI_MISSING = 3, /* the feature is not built yet */
+};
+
+/* "encore NAME: MESSAGE\n" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line for a trace_diag: "encore NAME: FILE: offset N: MESSAGE". */
+void cli_diag(const char *cmd, const struct trace_diag *d);
+/* For a subcommand whose part is not built yet: says so plainly, returns CLI_MISSING. */
+int cli_not_built(const char *cmd, const char *what);
+/* 1 if arg is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Directory holding the encore executable (for finding the preload libraries). */
+const char *cli_self_dir(void);
+
+/* JSON string output with escaping. */
+void cli_json_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * main.c: the `encore` command.  It only dispatches: each subcommand lives in its own
+ * cmd_<name>.c and parses its own options.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static const struct cli_command commands[] = {
+	{ "record",  "run a program and record every process it starts", cmd_record },
+	{ "replay",  "re-execute a recorded session and halt at a global state", cmd_replay },
+	{ "dump",    "print the processes and events of a session or trace file", cmd_dump },
+	{ "check",   "verify trace files: headers, chunk checksums, damage", cmd_check },
+	{ "analyze", "summarise a session: channels, messages, races", cmd_analyze },
+	{ "inf",     "compute Inf(P), the first consistent cut where P holds", cmd_inf },
+	{ "cut",     "consistent cuts just after or just before events", cmd_cut },
+	{ "sql",     "query a session with SQL (SQLite), causality included", cmd_sql },
+	{ "db",      "write a session as a standalone SQLite database", cmd_db },
+	{ "stable",  "PRE/POST sets and valid recognition points (Spezialetti & Gupta)", cmd_stable },
+	{ "show",    "draw a space-time diagram as SVG", cmd_show },
+	{ "export",  "export a session for Perfetto/Chrome or ShiViz", cmd_export },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+	        "NAME\n"
+	        "    encore - record and replay distributed programs, halt at global states\n\n"
+	        "SYNOPSIS\n"
+	        "    encore COMMAND [OPTIONS] [ARGS]\n"
+	        "    encore COMMAND --help\n\n"
+	        "COMMANDS\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "    %-8s  %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+	        "\nEXIT STATUS\n"
+	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error,\n"
+	        "    3 the command is not built yet.\n\n"
+	        "SEE ALSO\n"
+	        "    README.md, schemas/trace-format.md, schemas/predicates.md\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("encore %s\n", ENCORE_VERSION);
+		return CLI_OK;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "encore: unknown command '%s'; run 'encore --help' for the list\n", argv[1]);
+	return CLI_USAGE;
+}

@@ -1,0 +1,83 @@
+/*
+ * util.c: small helpers shared by the subcommands: error lines, JSON strings, where the
+ * encore executable lives.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "encore %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_diag(const char *cmd, const struct trace_diag *d)
+{
+	if (d->file[0])
+		fprintf(stderr, "encore %s: %s: offset %llu: %s\n", cmd, d->file,
+		        (unsigned long long)d->offset, d->msg[0] ? d->msg : trace_strerror(d->code));
+	else
+		fprintf(stderr, "encore %s: %s\n", cmd, d->msg[0] ? d->msg : trace_strerror(d->code));
+}
+
+int cli_not_built(const char *cmd, const char *what)
+{
+	fprintf(stderr, "encore %s: not built yet: %s\n", cmd, what);
+	return CLI_MISSING;
+}
+
+int cli_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+const char *cli_self_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		strcpy(dir, ".");
+		return dir;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return dir;
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}

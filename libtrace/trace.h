@@ -1,0 +1,317 @@
+/*
+ * trace.h: the public face of libtrace, the part every other part of encore stands on.
+ *
+ * It holds the event model (what one intercepted call looks like once recorded), the
+ * writer that the recorder appends events with, the reader that streams them back, the
+ * session (a directory of per-process trace files) and, through predicate.h, the
+ * predicate language.  The byte layout is specified in schemas/trace-format.md; this
+ * header follows that document, not the other way round.
+ *
+ * Conventions: functions return 0 (or a count) on success and a negative TRACE_E* code
+ * on failure; trace_strerror() names the code.  Objects are opaque, created by *_open or
+ * *_new and released by the matching *_close or *_free, which accept NULL.  Nothing here
+ * prints or exits: failures are reported through return codes and a struct trace_diag.
+ */
+#ifndef ENCORE_TRACE_H
+#define ENCORE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * Errors
+ */
+enum trace_error {
+	TRACE_OK = 0,
+	TRACE_EIO = -1,        /* a system call failed; errno-style detail in the diag */
+	TRACE_ENOMEM = -2,     /* out of memory */
+	TRACE_EMAGIC = -3,     /* not an encore trace file (bad magic) */
+	TRACE_EVERSION = -4,   /* written by a newer encore than this reader can read */
+	TRACE_ECORRUPT = -5,   /* checksum mismatch, bad varint, impossible value */
+	TRACE_ETRUNCATED = -6, /* the file ends inside a header or chunk */
+	TRACE_EINVAL = -7,     /* bad argument from the caller */
+	TRACE_EFULL = -8,      /* writer: the disk budget leaves no room even after dropping */
+	TRACE_ENOENT = -9,     /* no such file, process or channel */
+	TRACE_EPARSE = -10,    /* predicate text does not parse */
+};
+
+/* A short English name for a TRACE_E* code ("checksum mismatch", ...). Never NULL. */
+const char *trace_strerror(int code);
+
+/* Where and why something failed: filled by functions that take one, so that the CLI can
+ * print a single clear line naming the file, the byte offset and the problem. */
+struct trace_diag {
+	int code;              /* TRACE_E* */
+	int sys_errno;         /* errno of the failing system call, for TRACE_EIO */
+	uint64_t offset;       /* byte offset in the file where the problem was found */
+	char file[256];        /* the file concerned, "" when none */
+	char msg[256];         /* one line, no trailing newline */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * The event model (DESIGN.md, "Vocabulary").  Events of one process are numbered 1, 2, 3...
+ * in the order the process executed them; state k is the process right after event k.
+ */
+enum trace_kind {
+	TRACE_EV_NONE = 0,
+	TRACE_EV_SEND = 1,      /* bytes moved out on a channel (send, write, sendmsg...) */
+	TRACE_EV_RECV = 2,      /* bytes moved in on a channel (recv, read, recvmsg...) */
+	TRACE_EV_SOCKET = 3,    /* a socket was created: channel id assigned */
+	TRACE_EV_BIND = 4,      /* endpoint: the local address */
+	TRACE_EV_LISTEN = 5,
+	TRACE_EV_CONNECT = 6,   /* endpoint: local and peer address once connected */
+	TRACE_EV_ACCEPT = 7,    /* creates a channel; aux[0] = the listening channel */
+	TRACE_EV_SHUTDOWN = 8,  /* aux[0] = how (SHUT_RD/WR/RDWR) */
+	TRACE_EV_CLOSE = 9,     /* the process's last descriptor of the channel went away */
+	TRACE_EV_PIPE = 10,     /* pipe/socketpair: creates two channel ends; aux = both ids */
+	TRACE_EV_DUP = 11,      /* a second descriptor for a channel; aux[0] = new fd */
+	TRACE_EV_FORK = 12,     /* result = child pid; aux[0] = child ordinal k (name PARENT.k) */
+	TRACE_EV_EXEC = 13,     /* last event of an image; data = the new path */
+	TRACE_EV_EXIT = 14,     /* result = exit status */
+	TRACE_EV_SIGNAL = 15,   /* result = signal number; aux[0] = 1 when fatal */
+	TRACE_EV_READY = 16,    /* poll/select/epoll result; data = the ready set (value) */
+	TRACE_EV_CLOCK = 17,    /* clock read; data = the value returned (external input) */
+	TRACE_EV_RANDOM = 18,   /* getrandom or /dev/urandom read; data = the bytes */
+	TRACE_EV_INPUT = 19,    /* bytes from outside the session (stdin, unrecorded peer) */
+	TRACE_EV_MARK = 20,     /* encore_mark(key, value): data = key, aux[0] = value */
+	TRACE_EV_PID = 21,      /* getpid/getppid and the like: result = value returned */
+	TRACE_EV_THREAD = 22,   /* pthread_create: replay of this process is not guaranteed */
+	TRACE_EV_KIND_MAX = 22, /* kinds above this are unknown to this reader, not errors */
+};
+
+/* Which libc call produced an event: an attribute, never used for ordering. */
+enum trace_call {
+	TRACE_CALL_NONE = 0,
+	TRACE_CALL_SEND, TRACE_CALL_SENDTO, TRACE_CALL_SENDMSG, TRACE_CALL_WRITE, TRACE_CALL_WRITEV,
+	TRACE_CALL_RECV, TRACE_CALL_RECVFROM, TRACE_CALL_RECVMSG, TRACE_CALL_READ, TRACE_CALL_READV,
+	TRACE_CALL_SOCKET, TRACE_CALL_SOCKETPAIR, TRACE_CALL_PIPE, TRACE_CALL_PIPE2, TRACE_CALL_BIND,
+	TRACE_CALL_LISTEN, TRACE_CALL_CONNECT, TRACE_CALL_ACCEPT, TRACE_CALL_ACCEPT4,
+	TRACE_CALL_SHUTDOWN, TRACE_CALL_CLOSE, TRACE_CALL_DUP, TRACE_CALL_DUP2, TRACE_CALL_DUP3,
+	TRACE_CALL_FCNTL, TRACE_CALL_FORK, TRACE_CALL_EXECVE, TRACE_CALL_EXIT,
+	TRACE_CALL_POLL, TRACE_CALL_PPOLL, TRACE_CALL_SELECT, TRACE_CALL_PSELECT,
+	TRACE_CALL_EPOLL_WAIT, TRACE_CALL_EPOLL_PWAIT, TRACE_CALL_CLOCK_GETTIME,
+	TRACE_CALL_GETTIMEOFDAY, TRACE_CALL_TIME, TRACE_CALL_GETRANDOM, TRACE_CALL_GETPID,
+	TRACE_CALL_GETPPID, TRACE_CALL_PTHREAD_CREATE, TRACE_CALL_MARK, TRACE_CALL_SIGNAL,
+	TRACE_CALL_MAX
+};
+
+/* Per-event flag bits (struct trace_event.flags): attributes of the call. */
+#define TRACE_FL_PEEK     0x1u  /* MSG_PEEK: the bytes were not consumed */
+#define TRACE_FL_NONBLOCK 0x2u  /* the descriptor or the call was non-blocking */
+#define TRACE_FL_OOB      0x4u  /* MSG_OOB */
+
+#define TRACE_AUX_MAX 4
+
+/*
+ * One event, as the writer takes it and the reader returns it.  Fields a kind does not use
+ * are zero.  `offset` is never stored: the reader derives it from the running byte count of
+ * the channel direction (schemas/trace-format.md, "Derived fields"); the writer ignores it.
+ */
+struct trace_event {
+	uint64_t index;        /* 1, 2, 3... within the process (reader fills it) */
+	uint32_t kind;         /* enum trace_kind */
+	uint32_t call;         /* enum trace_call */
+	uint32_t flags;        /* TRACE_FL_* */
+	int32_t fd;            /* the descriptor the call used, -1 when none */
+	uint32_t channel;      /* process-local channel id, 0 when none */
+	uint32_t site;         /* call-site id in the stack table, 0 when unknown */
+	int64_t result;        /* what the call returned (bytes moved, new fd, value...) */
+	int32_t err;           /* errno when the call failed, else 0 */
+	uint64_t len;          /* bytes asked for (send/recv); equals result when not stored */
+	uint64_t offset;       /* derived: byte offset of the first byte moved, per direction */
+	uint64_t time_ns;      /* CLOCK_MONOTONIC, display only; 0 when not stamped */
+	uint32_t hash;         /* content check of the channel direction so far (has_hash):
+	                          trace_hash() of every byte moved up to and including this event */
+	int has_hash;          /* hash is meaningful (the recorder logs it every K events) */
+	uint32_t naux;         /* used entries of aux */
+	int64_t aux[TRACE_AUX_MAX];
+	const uint8_t *data;   /* value bytes (external input, clock, ready set, mark key...) */
+	uint32_t data_len;     /* the reader's pointer lives until the next trace_reader_next */
+};
+
+/* Short lowercase names: "send", "recv", ...; "unknown" outside the known range. */
+const char *trace_kind_name(uint32_t kind);
+/* The inverse; returns TRACE_EV_NONE for an unknown name. */
+uint32_t trace_kind_from_name(const char *name);
+const char *trace_call_name(uint32_t call);
+
+/*
+ * Channel ends.  A TRACE_EV_SOCKET, _CONNECT, _ACCEPT, _BIND or _PIPE event carries in its
+ * data a description of the end, in the TLV layout of schemas/trace-format.md.  The analyzer
+ * matches two ends of one channel from these alone (never from timestamps).
+ */
+enum trace_chan_type {
+	TRACE_CHAN_UNKNOWN = 0,
+	TRACE_CHAN_TCP = 1,       /* IPv4 or IPv6 stream socket */
+	TRACE_CHAN_UNIX = 2,      /* AF_UNIX stream socket */
+	TRACE_CHAN_SOCKETPAIR = 3,
+	TRACE_CHAN_PIPE = 4,
+	TRACE_CHAN_UDP = 5,       /* datagram: recorded, not yet matched */
+	TRACE_CHAN_OTHER = 6,
+};
+
+struct trace_endpoint {
+	uint32_t type;            /* enum trace_chan_type */
+	uint32_t dir;             /* pipes: 1 read end, 2 write end; sockets 0 (both ways) */
+	uint64_t inode;           /* st_ino of this end (sockets, pipes) */
+	uint64_t peer_inode;      /* socketpair: the other end's inode; 0 when unknown */
+	int64_t peer_pid;         /* SO_PEERCRED pid when known, else 0 */
+	uint32_t local_len;       /* bytes used in local (a struct sockaddr), 0 when unknown */
+	uint32_t peer_len;
+	uint8_t local[128];
+	uint8_t peer[128];
+};
+
+/* Encode an endpoint into buf (TLV); returns the bytes used, or TRACE_EINVAL if cap is
+ * too small.  At most TRACE_ENDPOINT_MAX bytes are ever needed. */
+#define TRACE_ENDPOINT_MAX 320
+int trace_endpoint_encode(const struct trace_endpoint *ep, uint8_t *buf, size_t cap);
+/* Decode; unknown tags are skipped.  Returns 0 or TRACE_ECORRUPT. */
+int trace_endpoint_decode(const uint8_t *buf, size_t len, struct trace_endpoint *ep);
+/* "127.0.0.1:4000", "[::1]:80", "unix:/tmp/s", "unix:@abstract", "pipe:1234"... */
+void trace_endpoint_format(const struct trace_endpoint *ep, int peer, char *out, size_t cap);
+
+/* ---------------------------------------------------------------------------------------
+ * Process metadata: the header of every trace file.
+ */
+#define TRACE_NAME_MAX 128
+
+struct trace_process {
+	char name[TRACE_NAME_MAX];    /* logical name: "ring", "ring.1", "ring.1.2" */
+	char parent[TRACE_NAME_MAX];  /* logical name of the parent, "" for a root */
+	char host[256];               /* host name */
+	char host_id[64];             /* /etc/machine-id or boot id: tells hosts apart */
+	char session[64];             /* session id shared by every process of a recording */
+	int64_t pid;
+	int64_t ppid;
+	uint64_t fork_index;          /* index of the fork event in the parent, 0 for a root */
+	uint32_t segment;             /* 0 for the first image, k after the k-th exec */
+	uint64_t first_index;         /* index of this segment's first event minus one */
+	uint64_t start_realtime_ns;   /* CLOCK_REALTIME at the start of the segment */
+	char exe[4096];               /* absolute path of the executable */
+	char cwd[4096];
+	uint8_t build_id[64];         /* ELF NT_GNU_BUILD_ID of the executable */
+	uint32_t build_id_len;
+	uint32_t argc;
+	char **argv;                  /* argc strings; owned by whoever filled the struct */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Stack table: call sites resolved with libunwind, interned per trace.
+ */
+struct trace_frame {
+	uint64_t pc;          /* the return address, as an offset in its object when known */
+	uint64_t offset;      /* pc - start of function */
+	const char *function; /* "" when unknown */
+	const char *object;   /* the ELF object's base name, "" when unknown */
+};
+
+struct trace_stack {
+	uint32_t site;
+	uint32_t nframes;
+	const struct trace_frame *frames; /* frames[0] is the caller of the intercepted call */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Writer.  Appends events to one trace file.  Memory is bounded by the chunk size; the
+ * current (not yet compressed) chunk lives in an mmap'd region of the file itself, so a
+ * process killed at any instant leaves a file that reads back to its last whole event.
+ *
+ * After trace_writer_open, trace_writer_event allocates nothing and makes no system call
+ * except when a chunk is full (compression and one write).  Not thread-safe: the recorder
+ * serialises.
+ */
+struct trace_writer;
+
+struct trace_writer_options {
+	uint32_t chunk_size;   /* raw bytes per chunk; 0 = default (64 KiB) */
+	int level;             /* zstd level; 0 = default (3) */
+	uint64_t max_bytes;    /* disk budget for chunks; 0 = unbounded. Oldest chunks are
+	                          dropped (hole-punched) and the drop is recorded in the file */
+};
+
+/* Creates `path` (O_EXCL, 0600, O_NOFOLLOW, O_CLOEXEC) relative to dirfd (AT_FDCWD for
+ * none).  The file descriptor is moved to a number >= min_fd if min_fd > 0, so that a
+ * recorder can keep it out of the program's way. */
+int trace_writer_open(int dirfd, const char *path, const struct trace_process *proc,
+                      const struct trace_writer_options *opt, int min_fd,
+                      struct trace_writer **out, struct trace_diag *diag);
+/* Append one event; its index becomes trace_writer_count() + 1 (ev->index is ignored).
+ * Returns 0 or a negative code. */
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev);
+/* Define a call site before the first event that uses it. */
+int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
+                       uint32_t nframes);
+/* Record that channel `id` was inherited from the parent (fork) or the previous image. */
+int trace_writer_inherit(struct trace_writer *w, uint32_t channel);
+/* The number of events written so far (the index of the last one). */
+uint64_t trace_writer_count(const struct trace_writer *w);
+/* The file descriptor (for a recorder that must keep it out of dup2's way). */
+int trace_writer_fd(const struct trace_writer *w);
+/* Compress and write the current chunk now (e.g. before exec). */
+int trace_writer_flush(struct trace_writer *w);
+/* Flush, close and free.  NULL is fine. */
+int trace_writer_close(struct trace_writer *w);
+/* Forget the writer without touching the file (a forked child holding its parent's writer
+ * calls this: the file and the shared tail belong to the parent).  NULL is fine. */
+void trace_writer_abandon(struct trace_writer *w);
+
+/* ---------------------------------------------------------------------------------------
+ * Reader.  Streams the events of one trace file.  A file cut short or damaged yields every
+ * whole event before the damage; what was dropped is reported by trace_reader_damage().
+ */
+struct trace_reader;
+
+int trace_reader_open(const char *path, struct trace_reader **out, struct trace_diag *diag);
+const struct trace_process *trace_reader_process(const struct trace_reader *r);
+/* Next event into *ev.  Returns 1 for an event, 0 at the end (including the end of the
+ * readable prefix of a damaged file), or a negative code for an I/O error. */
+int trace_reader_next(struct trace_reader *r, struct trace_event *ev);
+/* The stack of a site seen so far; NULL when unknown. */
+const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t site);
+/* Channels the trace says it inherited (valid once the reader reached the end). */
+size_t trace_reader_inherited(const struct trace_reader *r, const uint32_t **ids);
+/* After the end: 0 when the file was whole; otherwise a TRACE_E* code describing the damage
+ * (offset, what was dropped) in *diag.  Events dropped by the disk budget are not damage:
+ * trace_reader_dropped() counts them. */
+int trace_reader_damage(const struct trace_reader *r, struct trace_diag *diag);
+uint64_t trace_reader_dropped(const struct trace_reader *r);
+void trace_reader_close(struct trace_reader *r);
+
+/* ---------------------------------------------------------------------------------------
+ * Session: a directory of trace files (one or more per process: one per exec'd image).
+ */
+struct trace_session;
+
+int trace_session_open(const char *dir, struct trace_session **out, struct trace_diag *diag);
+/* Processes, in a stable order (by logical name). */
+size_t trace_session_count(const struct trace_session *s);
+const char *trace_session_name(const struct trace_session *s, size_t i);
+/* The files of process i, in segment order. */
+size_t trace_session_files(const struct trace_session *s, size_t i, const char *const **paths);
+void trace_session_close(struct trace_session *s);
+
+/* File name of segment `segment` of process `name`: "NAME.trace", then "NAME@K.trace". */
+int trace_file_name(const char *name, uint32_t segment, char *out, size_t cap);
+
+/* ---------------------------------------------------------------------------------------
+ * Small shared helpers.
+ */
+/* CRC-32C (Castagnoli) of buf, continuing from crc (0 to start). */
+uint32_t trace_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The content check of message bytes, continuing a running value (start with 0).  It is
+ * CRC-32C, so hash(hash(0, a), b) == hash(0, a || b): partial sends and receives of the same
+ * bytes give the same value at the same offset.  Uses SSE4.2 when the CPU has it. */
+uint32_t trace_hash(uint32_t h, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "predicate.h"
+
+#endif
