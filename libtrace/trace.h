@@ -246,8 +246,11 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev);
 /* Define a call site before the first event that uses it. */
 int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
                        uint32_t nframes);
-/* Record that channel `id` was inherited from the parent (fork) or the previous image. */
-int trace_writer_inherit(struct trace_writer *w, uint32_t channel);
+/* Record that channel `channel` was inherited from the parent (fork) or the previous image
+ * (exec), with the byte counts already sent and received on it there, so that the reader's
+ * derived offsets continue where the parent's or previous image's stopped. */
+int trace_writer_inherit(struct trace_writer *w, uint32_t channel, uint64_t sent,
+                         uint64_t received);
 /* The number of events written so far (the index of the last one). */
 uint64_t trace_writer_count(const struct trace_writer *w);
 /* The file descriptor (for a recorder that must keep it out of dup2's way). */
@@ -273,13 +276,25 @@ const struct trace_process *trace_reader_process(const struct trace_reader *r);
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev);
 /* The stack of a site seen so far; NULL when unknown. */
 const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t site);
-/* Channels the trace says it inherited (valid once the reader reached the end). */
-size_t trace_reader_inherited(const struct trace_reader *r, const uint32_t **ids);
+/* Channels the trace says it inherited, with the byte counts they carried.  The recorder
+ * writes these before the first event, so the list is complete after the first call to
+ * trace_reader_next. */
+struct trace_inherit {
+	uint32_t channel;
+	uint64_t sent;
+	uint64_t received;
+};
+size_t trace_reader_inherited(const struct trace_reader *r, const struct trace_inherit **list);
 /* After the end: 0 when the file was whole; otherwise a TRACE_E* code describing the damage
  * (offset, what was dropped) in *diag.  Events dropped by the disk budget are not damage:
  * trace_reader_dropped() counts them. */
 int trace_reader_damage(const struct trace_reader *r, struct trace_diag *diag);
 uint64_t trace_reader_dropped(const struct trace_reader *r);
+/* 1 if the writer closed the file (trace_writer_close); 0 if it died or is still writing,
+ * in which case the events of its unflushed tail were read too. Valid after the end. */
+int trace_reader_closed(const struct trace_reader *r);
+/* Events recovered from the unflushed tail (0 for a closed file). Valid after the end. */
+uint64_t trace_reader_tail_events(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);
 
 /* ---------------------------------------------------------------------------------------

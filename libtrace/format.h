@@ -1,0 +1,207 @@
+/*
+ * format.h: libtrace's private view of the byte layout in schemas/trace-format.md: constants,
+ * little-endian helpers and varints.  Never included outside libtrace/.
+ */
+#ifndef ENCORE_TRACE_FORMAT_H
+#define ENCORE_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trace.h"
+
+#define FMT_MAGIC "ENCTRACE"
+#define FMT_TAIL_MAGIC "ENCTAIL1"
+#define FMT_CHUNK_MAGIC 0x4b484345u /* "ECHK" little-endian */
+#define FMT_VERSION 1
+#define FMT_MIN_VERSION 1
+
+#define FMT_HEADER_SIZE 64
+#define FMT_TAIL_HEADER 64
+#define FMT_CHUNK_HEADER 48
+#define FMT_NO_RECORD 0xffffffffu
+
+/* Fixed file header fields (byte offsets). */
+enum {
+	HDR_MAGIC = 0,
+	HDR_VERSION = 8,      /* u16 */
+	HDR_MIN_VERSION = 10, /* u16 */
+	HDR_FLAGS = 12,       /* u32 */
+	HDR_META_LEN = 16,    /* u32 */
+	HDR_TAIL_SIZE = 20,   /* u32 */
+	HDR_TAIL_OFF = 24,    /* u64 */
+	HDR_CHUNKS_OFF = 32,  /* u64 */
+	HDR_CRC = 60,         /* u32: CRC-32C of the header (this field as 0) and metadata */
+};
+
+/* Tail region header fields. */
+enum {
+	TAIL_MAGIC = 0,
+	TAIL_SEQ = 8,         /* u64: sequence number the tail's bytes will have as a chunk */
+	TAIL_EVENTS = 16,     /* u64: events written before the tail's first byte */
+	TAIL_COMMITTED = 24,  /* u32: bytes of data[] ending on a record boundary */
+	TAIL_CAPACITY = 28,   /* u32 */
+	TAIL_LIVE_OFF = 32,   /* u64: offset of the first chunk not dropped by the budget */
+	TAIL_DROPPED = 40,    /* u64: events dropped by the disk budget */
+	TAIL_CLOSED = 48,     /* u32: 1 once trace_writer_close finished */
+	TAIL_LIVE_SEQ = 52,   /* u32: low bits unused; reserved */
+};
+
+/* Chunk header fields. */
+enum {
+	CHK_MAGIC = 0,        /* u32 */
+	CHK_RAW_LEN = 4,      /* u32 */
+	CHK_COMP_LEN = 8,     /* u32 */
+	CHK_NEVENTS = 12,     /* u32: events that start in this chunk */
+	CHK_SEQ = 16,         /* u64 */
+	CHK_FIRST_EVENT = 24, /* u64: events written before this chunk's first byte */
+	CHK_FIRST_RECORD = 32,/* u32: offset in raw of the first record starting here */
+	CHK_PAYLOAD_CRC = 36, /* u32: CRC-32C of the compressed payload */
+	CHK_RESERVED = 40,    /* u32 */
+	CHK_HEADER_CRC = 44,  /* u32: CRC-32C of bytes [0, 44) */
+};
+
+/* Metadata tags (TLV: varint tag, varint length, bytes). */
+enum {
+	META_NAME = 1, META_PARENT = 2, META_HOST = 3, META_HOST_ID = 4, META_SESSION = 5,
+	META_PID = 6, META_PPID = 7, META_FORK_INDEX = 8, META_SEGMENT = 9,
+	META_FIRST_INDEX = 10, META_START_REALTIME = 11, META_EXE = 12, META_CWD = 13,
+	META_BUILD_ID = 14, META_ARG = 15,
+};
+
+/* Record tags in the raw stream: below 0x80 an event of that kind; from 0x80 a
+ * length-prefixed meta record (readers skip unknown ones). */
+enum {
+	REC_STACK = 0x80,
+	REC_INHERIT = 0x81,
+};
+
+/* Event field presence bits, in encoding order. */
+enum {
+	F_CHANNEL = 1u << 0,
+	F_RESULT = 1u << 1,
+	F_SITE = 1u << 2,
+	F_FD = 1u << 3,
+	F_CALL = 1u << 4,
+	F_TIME = 1u << 5,
+	F_LEN = 1u << 6,
+	F_ERR = 1u << 7,
+	F_FLAGS = 1u << 8,
+	F_HASH = 1u << 9,
+	F_AUX = 1u << 10,
+	F_DATA = 1u << 11,
+	F_EXT = 1u << 12, /* varint length + bytes: fields of later versions, skipped */
+	F_KNOWN = (1u << 13) - 1,
+};
+
+/* Endpoint TLV tags. */
+enum {
+	EP_TYPE = 1, EP_DIR = 2, EP_INODE = 3, EP_PEER_INODE = 4, EP_PEER_PID = 5,
+	EP_LOCAL = 6, EP_PEER = 7,
+};
+
+static inline void put_u16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
+}
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+	put_u32(p, (uint32_t)v);
+	put_u32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	return get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* LEB128.  Writes at most 10 bytes; returns the bytes written. */
+static inline size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* A bounded cursor for decoding: reads past `end` set `short_read`, a malformed varint
+ * sets `bad`; both are sticky, so a decoder checks once at the end. */
+struct cursor {
+	const uint8_t *p;
+	const uint8_t *end;
+	int short_read;
+	int bad;
+};
+
+static inline uint64_t cur_varint(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (c->p >= c->end) {
+			c->short_read = 1;
+			return 0;
+		}
+		b = *c->p++;
+		if (shift == 63 && b > 1) {
+			c->bad = 1;
+			return 0;
+		}
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		shift += 7;
+		if (shift > 63) {
+			c->bad = 1;
+			return 0;
+		}
+	}
+}
+
+static inline const uint8_t *cur_bytes(struct cursor *c, uint64_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (n > (uint64_t)(c->end - c->p)) {
+		c->short_read = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static inline uint8_t cur_u8(struct cursor *c)
+{
+	const uint8_t *p = cur_bytes(c, 1);
+
+	return p ? *p : 0;
+}
+
+/* Fill a diag; file may be NULL. */
+void fmt_diag(struct trace_diag *d, int code, const char *file, uint64_t offset,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Encode the metadata of p into buf (NULL to measure); returns the length. */
+size_t fmt_meta_encode(const struct trace_process *p, uint8_t *buf);
+/* Decode metadata into p (argv allocated; free with fmt_meta_free).  0 or TRACE_ECORRUPT. */
+int fmt_meta_decode(const uint8_t *buf, size_t len, struct trace_process *p);
+void fmt_meta_free(struct trace_process *p);
+
+#endif

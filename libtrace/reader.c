@@ -1,0 +1,742 @@
+/*
+ * reader.c: streams the events of one trace file back (schemas/trace-format.md).
+ *
+ * The raw record stream is the concatenation of the chunks' decompressed payloads and then,
+ * when the writer did not close the file, the committed bytes of the tail region.  Records
+ * may span chunks, so decoding works on a buffer that keeps the unread end of one chunk when
+ * the next is appended.  Any damage (torn or corrupt chunk, bad varint) ends the stream at
+ * the last whole event before it and is reported with its file offset, never used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "format.h"
+
+#define MAX_META (1u << 20)
+#define MAX_RAW (64u << 20)
+#define MAX_CHANNELS (1u << 24)
+#define MAX_SITES (1u << 24)
+
+struct chan_off {
+	uint64_t sent;
+	uint64_t received;
+};
+
+struct stack_entry {
+	struct trace_stack st;
+	void *mem; /* frames and their strings, one block */
+};
+
+struct trace_reader {
+	char path[256];
+	int fd;
+	uint64_t file_size;
+	struct trace_process proc;
+	uint64_t tail_off;
+	uint32_t tail_size;
+	uint64_t chunks_off;
+	uint64_t live_off;
+
+	/* where the next chunk is, and what it must say */
+	uint64_t next_off;
+	uint64_t expect_seq;
+	int seen_chunk;
+	int chunks_done;
+	int tail_done;
+	int eof;
+	uint64_t torn_off;    /* offset of a torn last chunk the tail may replace, or 0 */
+	int skip_to_record;   /* after dropped chunks: resynchronise at first_record */
+
+	/* the raw stream */
+	uint8_t *buf;
+	size_t cap, pos, len;
+	uint64_t cur_chunk_off;   /* file offset of the chunk the bytes from chunk_start come from */
+	size_t chunk_start;
+	uint64_t prev_chunk_off;
+	int in_tail;
+	uint64_t tail_first_index;
+
+	/* decoder state */
+	uint64_t index;
+	uint64_t last_time;
+	struct chan_off *chans;
+	size_t nchans;
+	struct stack_entry *stacks;
+	size_t nstacks;
+	struct trace_inherit *inherits;
+	size_t ninherits, cap_inherits;
+
+	/* results */
+	int damage;
+	struct trace_diag damage_diag;
+	uint64_t dropped;
+	int closed;
+	uint64_t tail_events;
+	uint64_t partial_bytes;
+	ZSTD_DCtx *dctx;
+};
+
+static long xpread(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (long)done;
+}
+
+static void set_damage(struct trace_reader *r, int code, uint64_t off, const char *msg)
+{
+	if (r->damage)
+		return;
+	r->damage = code;
+	fmt_diag(&r->damage_diag, code, r->path, off, "%s", msg);
+}
+
+static uint64_t record_offset(const struct trace_reader *r)
+{
+	if (r->in_tail && r->pos >= r->chunk_start)
+		return r->tail_off;
+	return r->pos >= r->chunk_start ? r->cur_chunk_off : r->prev_chunk_off;
+}
+
+int trace_reader_open(const char *path, struct trace_reader **out, struct trace_diag *diag)
+{
+	struct trace_reader *r;
+	uint8_t h[FMT_HEADER_SIZE], *meta = NULL, t[FMT_TAIL_HEADER];
+	struct stat st;
+	uint32_t meta_len;
+	int rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fmt_diag(diag, TRACE_ENOMEM, path, 0, "out of memory");
+		return TRACE_ENOMEM;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int e = errno;
+
+		rc = e == ENOENT ? TRACE_ENOENT : TRACE_EIO;
+		fmt_diag(diag, rc, path, 0, "cannot open: %s", strerror(e));
+		if (diag)
+			diag->sys_errno = e;
+		goto fail;
+	}
+	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = TRACE_EIO;
+		fmt_diag(diag, rc, path, 0, "not a regular file");
+		goto fail;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	if (xpread(r->fd, h, sizeof(h), 0) != (long)sizeof(h)) {
+		rc = r->file_size >= 8 && memcmp(h, FMT_MAGIC, 8) == 0 ? TRACE_ETRUNCATED : TRACE_EMAGIC;
+		fmt_diag(diag, rc, path, 0, rc == TRACE_EMAGIC ? "not an encore trace file (too short)"
+		                                                : "file ends inside the header");
+		goto fail;
+	}
+	if (memcmp(h + HDR_MAGIC, FMT_MAGIC, 8) != 0) {
+		rc = TRACE_EMAGIC;
+		fmt_diag(diag, rc, path, 0, "not an encore trace file (bad magic)");
+		goto fail;
+	}
+	if (get_u16(h + HDR_MIN_VERSION) > FMT_VERSION) {
+		rc = TRACE_EVERSION;
+		fmt_diag(diag, rc, path, HDR_VERSION,
+		         "trace format version %u needs a newer encore (this one reads up to %u)",
+		         get_u16(h + HDR_VERSION), FMT_VERSION);
+		goto fail;
+	}
+	meta_len = get_u32(h + HDR_META_LEN);
+	if (meta_len > MAX_META) {
+		rc = TRACE_ECORRUPT;
+		fmt_diag(diag, rc, path, HDR_META_LEN, "corrupt header: metadata length %u", meta_len);
+		goto fail;
+	}
+	meta = malloc(meta_len ? meta_len : 1);
+	if (!meta) {
+		rc = TRACE_ENOMEM;
+		fmt_diag(diag, rc, path, 0, "out of memory");
+		goto fail;
+	}
+	if (xpread(r->fd, meta, meta_len, FMT_HEADER_SIZE) != (long)meta_len) {
+		rc = TRACE_ETRUNCATED;
+		fmt_diag(diag, rc, path, FMT_HEADER_SIZE, "file ends inside the process metadata");
+		goto fail;
+	}
+	{
+		uint32_t want = get_u32(h + HDR_CRC), got;
+
+		put_u32(h + HDR_CRC, 0);
+		got = trace_crc32c(trace_crc32c(0, h, sizeof(h)), meta, meta_len);
+		if (got != want) {
+			rc = TRACE_ECORRUPT;
+			fmt_diag(diag, rc, path, HDR_CRC, "header checksum mismatch (stored %08x, computed %08x)",
+			         want, got);
+			goto fail;
+		}
+	}
+	rc = fmt_meta_decode(meta, meta_len, &r->proc);
+	if (rc) {
+		fmt_diag(diag, rc, path, FMT_HEADER_SIZE, "corrupt process metadata");
+		goto fail;
+	}
+	r->tail_off = get_u64(h + HDR_TAIL_OFF);
+	r->tail_size = get_u32(h + HDR_TAIL_SIZE);
+	r->chunks_off = get_u64(h + HDR_CHUNKS_OFF);
+	if (r->tail_off < FMT_HEADER_SIZE + meta_len || r->tail_size < FMT_TAIL_HEADER ||
+	    r->tail_size > MAX_RAW || r->chunks_off != r->tail_off + r->tail_size) {
+		rc = TRACE_ECORRUPT;
+		fmt_diag(diag, rc, path, HDR_TAIL_SIZE, "corrupt header: impossible layout");
+		goto fail;
+	}
+	r->live_off = r->chunks_off;
+	if (xpread(r->fd, t, sizeof(t), r->tail_off) == (long)sizeof(t) &&
+	    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) == 0) {
+		uint64_t live = get_u64(t + TAIL_LIVE_OFF);
+
+		if (live > r->chunks_off && live <= r->file_size)
+			r->live_off = live;
+		r->dropped = get_u64(t + TAIL_DROPPED);
+	}
+	r->next_off = r->live_off;
+	r->index = r->proc.first_index;
+	r->skip_to_record = r->live_off > r->chunks_off;
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		rc = TRACE_ENOMEM;
+		fmt_diag(diag, rc, path, 0, "out of memory");
+		goto fail;
+	}
+	free(meta);
+	*out = r;
+	return 0;
+fail:
+	free(meta);
+	trace_reader_close(r);
+	return rc;
+}
+
+const struct trace_process *trace_reader_process(const struct trace_reader *r)
+{
+	return &r->proc;
+}
+
+/* Make room for n more bytes at the end of the stream buffer, dropping what was read. */
+static int reserve(struct trace_reader *r, size_t n)
+{
+	if (r->pos > 0) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->chunk_start = r->chunk_start > r->pos ? r->chunk_start - r->pos : 0;
+		r->pos = 0;
+	}
+	if (r->len + n > r->cap) {
+		size_t ncap = r->cap ? r->cap : 65536;
+		uint8_t *nb;
+
+		while (ncap < r->len + n)
+			ncap *= 2;
+		nb = realloc(r->buf, ncap);
+		if (!nb)
+			return TRACE_ENOMEM;
+		r->buf = nb;
+		r->cap = ncap;
+	}
+	return 0;
+}
+
+/* Read the next chunk into the stream.  Returns 1 if bytes were added, 0 if the chunks are
+ * over (cleanly or at damage), negative on I/O error. */
+static int load_chunk(struct trace_reader *r)
+{
+	uint8_t h[FMT_CHUNK_HEADER], *comp;
+	uint64_t off = r->next_off, seq;
+	uint32_t raw_len, comp_len, first_record;
+	size_t got;
+	int rc;
+
+	if (off == r->file_size)
+		return 0;
+	if (r->file_size - off < FMT_CHUNK_HEADER) {
+		r->torn_off = off;
+		set_damage(r, TRACE_ETRUNCATED, off, "file ends inside a chunk header");
+		return 0;
+	}
+	if (xpread(r->fd, h, sizeof(h), off) != (long)sizeof(h))
+		return TRACE_EIO;
+	if (get_u32(h + CHK_MAGIC) != FMT_CHUNK_MAGIC ||
+	    get_u32(h + CHK_HEADER_CRC) != trace_crc32c(0, h, CHK_HEADER_CRC)) {
+		/* zeros past the last chunk are a write the writer never finished */
+		static const uint8_t zero[FMT_CHUNK_HEADER];
+
+		if (memcmp(h, zero, sizeof(h)) == 0)
+			r->torn_off = off;
+		set_damage(r, TRACE_ECORRUPT, off, "chunk header checksum mismatch");
+		return 0;
+	}
+	raw_len = get_u32(h + CHK_RAW_LEN);
+	comp_len = get_u32(h + CHK_COMP_LEN);
+	seq = get_u64(h + CHK_SEQ);
+	first_record = get_u32(h + CHK_FIRST_RECORD);
+	if (raw_len > MAX_RAW || comp_len > ZSTD_compressBound(raw_len) ||
+	    (first_record != FMT_NO_RECORD && first_record >= raw_len)) {
+		set_damage(r, TRACE_ECORRUPT, off, "chunk header holds impossible lengths");
+		return 0;
+	}
+	if (r->seen_chunk ? seq != r->expect_seq : (!r->skip_to_record && seq != 0)) {
+		set_damage(r, TRACE_ECORRUPT, off, "chunk out of sequence");
+		return 0;
+	}
+	if (comp_len > r->file_size - off - FMT_CHUNK_HEADER) {
+		r->torn_off = off;
+		r->expect_seq = seq;
+		set_damage(r, TRACE_ETRUNCATED, off, "file ends inside a chunk");
+		return 0;
+	}
+	comp = malloc(comp_len ? comp_len : 1);
+	if (!comp)
+		return TRACE_ENOMEM;
+	if (xpread(r->fd, comp, comp_len, off + FMT_CHUNK_HEADER) != (long)comp_len) {
+		free(comp);
+		return TRACE_EIO;
+	}
+	if (trace_crc32c(0, comp, comp_len) != get_u32(h + CHK_PAYLOAD_CRC)) {
+		free(comp);
+		set_damage(r, TRACE_ECORRUPT, off, "chunk payload checksum mismatch");
+		return 0;
+	}
+	if ((rc = reserve(r, raw_len)) != 0) {
+		free(comp);
+		return rc;
+	}
+	got = ZSTD_decompressDCtx(r->dctx, r->buf + r->len, raw_len, comp, comp_len);
+	free(comp);
+	if (ZSTD_isError(got) || got != raw_len) {
+		set_damage(r, TRACE_ECORRUPT, off, "chunk does not decompress to its stated length");
+		return 0;
+	}
+	r->prev_chunk_off = r->cur_chunk_off;
+	r->cur_chunk_off = off;
+	r->chunk_start = r->len;
+	r->len += raw_len;
+	if (r->skip_to_record) {
+		/* The chunks before this one were dropped by the disk budget: start at the first
+		 * record that begins here, numbered from the chunk's event count. */
+		if (first_record == FMT_NO_RECORD) {
+			r->pos = r->len; /* nothing starts here: keep skipping */
+		} else {
+			r->pos = r->chunk_start + first_record;
+			r->index = get_u64(h + CHK_FIRST_EVENT) + r->proc.first_index;
+			r->skip_to_record = 0;
+		}
+	}
+	r->seen_chunk = 1;
+	r->expect_seq = seq + 1;
+	r->next_off = off + FMT_CHUNK_HEADER + comp_len;
+	return 1;
+}
+
+/* After the chunks: the unflushed tail of a writer that did not close, if it continues the
+ * chunks we read.  Returns 1 if bytes were added. */
+static int load_tail(struct trace_reader *r)
+{
+	uint8_t t[FMT_TAIL_HEADER];
+	uint32_t committed;
+	uint64_t seq;
+	int rc;
+
+	if (xpread(r->fd, t, sizeof(t), r->tail_off) != (long)sizeof(t) ||
+	    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) != 0)
+		return 0;
+	r->closed = get_u32(t + TAIL_CLOSED) == 1;
+	committed = get_u32(t + TAIL_COMMITTED);
+	seq = get_u64(t + TAIL_SEQ);
+	if (r->closed || committed == 0)
+		return 0;
+	if (committed > r->tail_size - FMT_TAIL_HEADER) {
+		set_damage(r, TRACE_ECORRUPT, r->tail_off, "tail holds an impossible length");
+		return 0;
+	}
+	/* The tail continues the stream only if it is the chunk after the last good one. */
+	if (r->damage && !r->torn_off)
+		return 0;
+	if (seq != (r->seen_chunk || r->torn_off ? r->expect_seq : 0))
+		return 0;
+	if (r->skip_to_record)
+		return 0; /* dropped chunks and nothing readable after: no sync point */
+	if ((rc = reserve(r, committed)) != 0)
+		return rc;
+	if (xpread(r->fd, r->buf + r->len, committed, r->tail_off + FMT_TAIL_HEADER) !=
+	    (long)committed)
+		return TRACE_EIO;
+	if (r->torn_off) {
+		/* The writer died writing that chunk; the tail holds the same bytes. */
+		r->damage = 0;
+		memset(&r->damage_diag, 0, sizeof(r->damage_diag));
+	}
+	r->prev_chunk_off = r->cur_chunk_off;
+	r->chunk_start = r->len;
+	r->len += committed;
+	r->in_tail = 1;
+	r->tail_first_index = get_u64(t + TAIL_EVENTS);
+	return 1;
+}
+
+static int load_more(struct trace_reader *r)
+{
+	int rc;
+
+	if (!r->chunks_done) {
+		rc = load_chunk(r);
+		if (rc != 0)
+			return rc;
+		r->chunks_done = 1;
+	}
+	if (!r->tail_done) {
+		r->tail_done = 1;
+		return load_tail(r);
+	}
+	return 0;
+}
+
+static struct chan_off *chan(struct trace_reader *r, uint64_t id)
+{
+	if (id >= MAX_CHANNELS)
+		return NULL;
+	if (id >= r->nchans) {
+		size_t n = r->nchans ? r->nchans : 16;
+		struct chan_off *nc;
+
+		while (n <= id)
+			n *= 2;
+		nc = realloc(r->chans, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		memset(nc + r->nchans, 0, (n - r->nchans) * sizeof(*nc));
+		r->chans = nc;
+		r->nchans = n;
+	}
+	return &r->chans[id];
+}
+
+static int decode_stack(struct trace_reader *r, struct cursor *c)
+{
+	uint64_t site = cur_varint(c), n = cur_varint(c), i;
+	struct cursor probe;
+	size_t strings = 0;
+	struct trace_frame *frames;
+	char *sp;
+	void *mem;
+
+	if (c->short_read || c->bad || site >= MAX_SITES || n > 256)
+		return TRACE_ECORRUPT;
+	/* First pass: measure. */
+	probe = *c;
+	for (i = 0; i < n; i++) {
+		uint64_t fl, ol;
+
+		cur_varint(&probe);
+		cur_varint(&probe);
+		fl = cur_varint(&probe);
+		cur_bytes(&probe, fl);
+		ol = cur_varint(&probe);
+		cur_bytes(&probe, ol);
+		if (probe.short_read || probe.bad)
+			return TRACE_ECORRUPT;
+		strings += fl + ol + 2;
+	}
+	mem = malloc(n * sizeof(*frames) + strings + 1);
+	if (!mem)
+		return TRACE_ENOMEM;
+	frames = mem;
+	sp = (char *)mem + n * sizeof(*frames);
+	for (i = 0; i < n; i++) {
+		uint64_t fl, ol;
+		const uint8_t *s;
+
+		frames[i].pc = cur_varint(c);
+		frames[i].offset = cur_varint(c);
+		fl = cur_varint(c);
+		s = cur_bytes(c, fl);
+		memcpy(sp, s, fl);
+		sp[fl] = '\0';
+		frames[i].function = sp;
+		sp += fl + 1;
+		ol = cur_varint(c);
+		s = cur_bytes(c, ol);
+		memcpy(sp, s, ol);
+		sp[ol] = '\0';
+		frames[i].object = sp;
+		sp += ol + 1;
+	}
+	if (site >= r->nstacks) {
+		size_t ns = r->nstacks ? r->nstacks : 64;
+		struct stack_entry *nst;
+
+		while (ns <= site)
+			ns *= 2;
+		nst = realloc(r->stacks, ns * sizeof(*nst));
+		if (!nst) {
+			free(mem);
+			return TRACE_ENOMEM;
+		}
+		memset(nst + r->nstacks, 0, (ns - r->nstacks) * sizeof(*nst));
+		r->stacks = nst;
+		r->nstacks = ns;
+	}
+	free(r->stacks[site].mem); /* a redefinition replaces (exec'd images reuse nothing) */
+	r->stacks[site].mem = mem;
+	r->stacks[site].st = (struct trace_stack){ (uint32_t)site, (uint32_t)n, frames };
+	return 0;
+}
+
+static int decode_inherit(struct trace_reader *r, struct cursor *c)
+{
+	struct trace_inherit in;
+	struct chan_off *co;
+
+	in.channel = (uint32_t)cur_varint(c);
+	in.sent = cur_varint(c);
+	in.received = cur_varint(c);
+	if (c->short_read || c->bad)
+		return TRACE_ECORRUPT;
+	co = chan(r, in.channel);
+	if (!co)
+		return TRACE_ECORRUPT;
+	co->sent = in.sent;
+	co->received = in.received;
+	if (r->ninherits == r->cap_inherits) {
+		size_t n = r->cap_inherits ? r->cap_inherits * 2 : 16;
+		struct trace_inherit *ni = realloc(r->inherits, n * sizeof(*ni));
+
+		if (!ni)
+			return TRACE_ENOMEM;
+		r->inherits = ni;
+		r->cap_inherits = n;
+	}
+	r->inherits[r->ninherits++] = in;
+	return 0;
+}
+
+/* Decode the event at c (tag already read).  Returns 0, or TRACE_ETRUNCATED when the record
+ * continues past the buffer, or TRACE_ECORRUPT. */
+static int decode_event(struct trace_reader *r, struct cursor *c, uint32_t kind,
+                        struct trace_event *ev)
+{
+	uint64_t mask = cur_varint(c), i;
+	uint64_t time = r->last_time;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->fd = -1;
+	if (mask & ~(uint64_t)F_KNOWN)
+		return c->short_read ? TRACE_ETRUNCATED : TRACE_ECORRUPT;
+	if (mask & F_CHANNEL) ev->channel = (uint32_t)cur_varint(c);
+	if (mask & F_RESULT) ev->result = unzigzag(cur_varint(c));
+	if (mask & F_SITE) ev->site = (uint32_t)cur_varint(c);
+	if (mask & F_FD) ev->fd = (int32_t)unzigzag(cur_varint(c));
+	if (mask & F_CALL) ev->call = (uint32_t)cur_varint(c);
+	if (mask & F_TIME) {
+		time += (uint64_t)unzigzag(cur_varint(c));
+		ev->time_ns = time;
+	}
+	ev->len = ev->result > 0 ? (uint64_t)ev->result : 0;
+	if (mask & F_LEN) ev->len = cur_varint(c);
+	if (mask & F_ERR) ev->err = (int32_t)cur_varint(c);
+	if (mask & F_FLAGS) ev->flags = (uint32_t)cur_varint(c);
+	if (mask & F_HASH) {
+		const uint8_t *h = cur_bytes(c, 4);
+
+		ev->hash = h ? get_u32(h) : 0;
+		ev->has_hash = 1;
+	}
+	if (mask & F_AUX) {
+		uint64_t n = cur_varint(c);
+
+		if (n > TRACE_AUX_MAX)
+			return c->short_read ? TRACE_ETRUNCATED : TRACE_ECORRUPT;
+		ev->naux = (uint32_t)n;
+		for (i = 0; i < n; i++)
+			ev->aux[i] = unzigzag(cur_varint(c));
+	}
+	if (mask & F_DATA) {
+		uint64_t n = cur_varint(c);
+
+		if (n > UINT32_MAX)
+			return TRACE_ECORRUPT;
+		ev->data = cur_bytes(c, n);
+		ev->data_len = (uint32_t)n;
+	}
+	if (mask & F_EXT)
+		cur_bytes(c, cur_varint(c));
+	if (c->short_read)
+		return TRACE_ETRUNCATED;
+	if (c->bad)
+		return TRACE_ECORRUPT;
+	r->last_time = time;
+	return 0;
+}
+
+int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
+{
+	for (;;) {
+		struct cursor c;
+		uint8_t tag;
+		int rc;
+
+		if (r->eof)
+			return 0;
+		c = (struct cursor){ r->buf + r->pos, r->buf + r->len, 0, 0 };
+		if (c.p == c.end) {
+			rc = load_more(r);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
+				r->eof = 1;
+				return 0;
+			}
+			continue;
+		}
+		tag = cur_u8(&c);
+		if (tag < REC_STACK) {
+			rc = decode_event(r, &c, tag, ev);
+			if (rc == 0) {
+				struct chan_off *co;
+
+				if (r->in_tail && r->pos >= r->chunk_start)
+					r->tail_events++;
+				r->pos = (size_t)(c.p - r->buf);
+				ev->index = ++r->index;
+				if ((ev->kind == TRACE_EV_SEND || ev->kind == TRACE_EV_RECV) && ev->channel) {
+					co = chan(r, ev->channel);
+					if (!co) {
+						set_damage(r, TRACE_ECORRUPT, record_offset(r),
+						           "event names an impossible channel id");
+						r->eof = 1;
+						return 0;
+					}
+					uint64_t *ctr = ev->kind == TRACE_EV_SEND ? &co->sent : &co->received;
+
+					ev->offset = *ctr;
+					if (ev->result > 0 && !(ev->flags & TRACE_FL_PEEK))
+						*ctr += (uint64_t)ev->result;
+				}
+				return 1;
+			}
+		} else {
+			uint64_t n = cur_varint(&c);
+			const uint8_t *payload = cur_bytes(&c, n);
+
+			rc = c.bad ? TRACE_ECORRUPT : c.short_read ? TRACE_ETRUNCATED : 0;
+			if (rc == 0) {
+				struct cursor pc = { payload, payload + n, 0, 0 };
+
+				if (tag == REC_STACK)
+					rc = decode_stack(r, &pc);
+				else if (tag == REC_INHERIT)
+					rc = decode_inherit(r, &pc);
+				if (rc == TRACE_ENOMEM)
+					return rc;
+				if (rc == 0) {
+					r->pos = (size_t)(c.p - r->buf);
+					continue;
+				}
+			}
+		}
+		if (rc == TRACE_ETRUNCATED) {
+			/* The record continues in the next chunk, or this is the end. */
+			rc = load_more(r);
+			if (rc < 0)
+				return rc;
+			if (rc > 0)
+				continue;
+			r->partial_bytes = r->len - r->pos;
+			if (!r->damage && r->closed)
+				set_damage(r, TRACE_ETRUNCATED, record_offset(r),
+				           "the last record is incomplete");
+			r->eof = 1;
+			return 0;
+		}
+		set_damage(r, TRACE_ECORRUPT, record_offset(r),
+		           "undecodable record (bad varint or impossible field)");
+		r->eof = 1;
+		return 0;
+	}
+}
+
+const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t site)
+{
+	if (site >= r->nstacks || !r->stacks[site].mem)
+		return NULL;
+	return &r->stacks[site].st;
+}
+
+size_t trace_reader_inherited(const struct trace_reader *r, const struct trace_inherit **list)
+{
+	*list = r->inherits;
+	return r->ninherits;
+}
+
+int trace_reader_damage(const struct trace_reader *r, struct trace_diag *diag)
+{
+	if (diag) {
+		if (r->damage)
+			*diag = r->damage_diag;
+		else
+			memset(diag, 0, sizeof(*diag));
+	}
+	return r->damage;
+}
+
+uint64_t trace_reader_dropped(const struct trace_reader *r)
+{
+	return r->dropped;
+}
+
+int trace_reader_closed(const struct trace_reader *r)
+{
+	return r->closed;
+}
+
+uint64_t trace_reader_tail_events(const struct trace_reader *r)
+{
+	return r->tail_events;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (i = 0; i < r->nstacks; i++)
+		free(r->stacks[i].mem);
+	free(r->stacks);
+	free(r->chans);
+	free(r->inherits);
+	free(r->buf);
+	fmt_meta_free(&r->proc);
+	ZSTD_freeDCtx(r->dctx);
+	free(r);
+}

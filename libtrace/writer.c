@@ -1,0 +1,517 @@
+/*
+ * writer.c: appends events to one trace file (schemas/trace-format.md).
+ *
+ * The current chunk is encoded straight into the tail region, an mmap(MAP_SHARED) window on
+ * the file itself: if the process dies at any instant the page cache still holds every
+ * record whose bytes were committed, so the file reads back to the last whole event.  When
+ * the tail is full it is compressed with zstd into a chunk appended after the previous ones,
+ * and the tail starts again.  Ordering of the tail-header stores is what makes a crash at
+ * any point recoverable; see "Recovery" in the format document.
+ *
+ * After trace_writer_open nothing here allocates (every buffer, the zstd context included,
+ * is mapped at open), and system calls are made with syscall(2) directly: the writer lives
+ * inside the recorder's preload library, whose interposers must never see its I/O.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "format.h"
+
+#define DEFAULT_CHUNK (64u * 1024)
+#define MIN_CHUNK 4096u
+#define MAX_CHUNK (16u * 1024 * 1024)
+#define MAX_FRAMES 64
+#define MAX_NAME 255
+
+struct trace_writer {
+	int fd;
+	uint8_t *tail;        /* the mapped tail region: header then data */
+	size_t tail_size;
+	uint8_t *data;
+	uint32_t cap;
+	uint32_t used;        /* bytes in data, including a record still being written */
+	uint32_t first_record;/* offset of the first record starting in data, or FMT_NO_RECORD */
+	uint32_t tail_nevents;/* events starting in data */
+	uint64_t seq;         /* sequence number the tail will get */
+	uint64_t count;       /* events written */
+	uint64_t tail_first;  /* events started before data's first byte */
+	uint64_t end;         /* file offset of the next chunk */
+	uint64_t last_time;
+	int level;
+	uint64_t max_bytes;
+	uint64_t live_off;
+	uint64_t live_bytes;
+	uint64_t dropped;
+	int broken;           /* sticky: a failed write leaves the file as it was, say so */
+	ZSTD_CCtx *cctx;
+	void *cctx_mem;
+	size_t cctx_size;
+	uint8_t *comp;        /* chunk header + compressed payload */
+	size_t comp_cap;
+	size_t self_size;
+};
+
+/* --- system calls that bypass any interposer ------------------------------------------ */
+
+static long sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		long r = syscall(SYS_pwrite64, fd, (const char *)buf + done, n - done,
+		                 (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return (long)done;
+}
+
+static long sys_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	long r;
+
+	do
+		r = syscall(SYS_pread64, fd, buf, n, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static void sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+static void *map_anon(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+/* --- tail header stores ----------------------------------------------------------------
+ * The tail header is read by whoever opens the file after we die, so each field is stored
+ * whole and in the order the recovery rules need (release stores: the data bytes a
+ * `committed` value covers are visible before it). */
+
+static void tail_store32(struct trace_writer *w, int field, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)(void *)(w->tail + field), v, __ATOMIC_RELEASE);
+}
+
+static void tail_store64(struct trace_writer *w, int field, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)(void *)(w->tail + field), v, __ATOMIC_RELEASE);
+}
+
+static void tail_reset(struct trace_writer *w)
+{
+	/* committed first: a crash between these stores leaves a tail whose seq is the chunk
+	 * just written, which readers ignore. */
+	tail_store32(w, TAIL_COMMITTED, 0);
+	tail_store64(w, TAIL_EVENTS, w->tail_first);
+	tail_store64(w, TAIL_SEQ, w->seq);
+	w->used = 0;
+	w->first_record = FMT_NO_RECORD;
+	w->tail_nevents = 0;
+}
+
+/* --- disk budget ----------------------------------------------------------------------- */
+
+static void drop_oldest(struct trace_writer *w, uint64_t keep_from)
+{
+	while (w->max_bytes && w->live_bytes > w->max_bytes && w->live_off < keep_from) {
+		uint8_t h[FMT_CHUNK_HEADER];
+		uint64_t size;
+
+		if (sys_pread(w->fd, h, sizeof(h), w->live_off) != (long)sizeof(h))
+			return;
+		size = FMT_CHUNK_HEADER + (uint64_t)get_u32(h + CHK_COMP_LEN);
+		/* Punching keeps offsets stable: readers start at TAIL_LIVE_OFF. */
+		syscall(SYS_fallocate, w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		        (off_t)w->live_off, (off_t)size);
+		w->dropped += get_u32(h + CHK_NEVENTS);
+		w->live_off += size;
+		w->live_bytes -= size;
+		tail_store64(w, TAIL_DROPPED, w->dropped);
+		tail_store64(w, TAIL_LIVE_OFF, w->live_off);
+	}
+}
+
+/* --- chunks ---------------------------------------------------------------------------- */
+
+static int flush_chunk(struct trace_writer *w)
+{
+	size_t clen;
+	uint8_t *h = w->comp;
+	uint64_t at = w->end;
+
+	if (w->broken)
+		return w->broken;
+	if (w->used == 0)
+		return 0;
+	clen = ZSTD_compressCCtx(w->cctx, w->comp + FMT_CHUNK_HEADER,
+	                         w->comp_cap - FMT_CHUNK_HEADER, w->data, w->used, w->level);
+	if (ZSTD_isError(clen))
+		return w->broken = TRACE_EIO;
+	put_u32(h + CHK_MAGIC, FMT_CHUNK_MAGIC);
+	put_u32(h + CHK_RAW_LEN, w->used);
+	put_u32(h + CHK_COMP_LEN, (uint32_t)clen);
+	put_u32(h + CHK_NEVENTS, w->tail_nevents);
+	put_u64(h + CHK_SEQ, w->seq);
+	put_u64(h + CHK_FIRST_EVENT, w->tail_first);
+	put_u32(h + CHK_FIRST_RECORD, w->first_record);
+	put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
+	put_u32(h + CHK_RESERVED, 0);
+	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
+	if (sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at) < 0)
+		return w->broken = TRACE_EIO; /* the tail still holds the data */
+	w->end += FMT_CHUNK_HEADER + clen;
+	w->live_bytes += FMT_CHUNK_HEADER + clen;
+	w->seq++;
+	w->tail_first += w->tail_nevents;
+	tail_reset(w);
+	drop_oldest(w, at);
+	return 0;
+}
+
+/* Copy bytes into the tail, flushing full chunks: a record may span chunks. */
+static int append(struct trace_writer *w, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		size_t room = w->cap - w->used, k = n < room ? n : room;
+		int rc;
+
+		memcpy(w->data + w->used, p, k);
+		w->used += (uint32_t)k;
+		p += k;
+		n -= k;
+		if (w->used == w->cap && (rc = flush_chunk(w)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void record_start(struct trace_writer *w, int is_event)
+{
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	if (is_event)
+		w->tail_nevents++;
+}
+
+static void record_commit(struct trace_writer *w)
+{
+	tail_store32(w, TAIL_COMMITTED, w->used);
+}
+
+/* --- public API ------------------------------------------------------------------------ */
+
+int trace_writer_open(int dirfd, const char *path, const struct trace_process *proc,
+                      const struct trace_writer_options *opt, int min_fd,
+                      struct trace_writer **out, struct trace_diag *diag)
+{
+	struct trace_writer *w = NULL;
+	uint8_t *hdr = NULL;
+	size_t meta_len, hdr_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+	uint32_t chunk = opt && opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK;
+	uint64_t tail_off;
+	ZSTD_compressionParameters cp;
+	int fd = -1, rc = TRACE_EIO;
+
+	*out = NULL;
+	if (!path || !proc || !proc->name[0] || chunk < MIN_CHUNK || chunk > MAX_CHUNK) {
+		fmt_diag(diag, TRACE_EINVAL, path, 0, "invalid writer arguments");
+		return TRACE_EINVAL;
+	}
+	fd = (int)syscall(SYS_openat, dirfd, path,
+	                  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+
+		fmt_diag(diag, TRACE_EIO, path, 0, "cannot create trace file: %s", strerror(e));
+		if (diag)
+			diag->sys_errno = e;
+		return TRACE_EIO;
+	}
+	if (min_fd > 0 && fd < min_fd) {
+		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, min_fd);
+
+		if (hi >= 0) {
+			sys_close(fd);
+			fd = hi;
+		}
+	}
+
+	w = map_anon(round_up(sizeof(*w), page));
+	if (!w)
+		goto nomem;
+	w->self_size = round_up(sizeof(*w), page);
+	w->fd = fd;
+	w->level = opt && opt->level ? opt->level : 3;
+	w->max_bytes = opt ? opt->max_bytes : 0;
+	w->first_record = FMT_NO_RECORD;
+
+	/* Header and metadata, then the tail region at a page boundary, then chunks. */
+	meta_len = fmt_meta_encode(proc, NULL);
+	hdr_len = round_up(FMT_HEADER_SIZE + meta_len, page);
+	hdr = map_anon(hdr_len);
+	if (!hdr)
+		goto nomem;
+	tail_off = hdr_len;
+	w->tail_size = round_up(FMT_TAIL_HEADER + (size_t)chunk, page);
+	w->cap = (uint32_t)(w->tail_size - FMT_TAIL_HEADER);
+	w->end = w->live_off = tail_off + w->tail_size;
+	memcpy(hdr + HDR_MAGIC, FMT_MAGIC, 8);
+	put_u16(hdr + HDR_VERSION, FMT_VERSION);
+	put_u16(hdr + HDR_MIN_VERSION, FMT_MIN_VERSION);
+	put_u32(hdr + HDR_FLAGS, 0);
+	put_u32(hdr + HDR_META_LEN, (uint32_t)meta_len);
+	put_u32(hdr + HDR_TAIL_SIZE, (uint32_t)w->tail_size);
+	put_u64(hdr + HDR_TAIL_OFF, tail_off);
+	put_u64(hdr + HDR_CHUNKS_OFF, w->end);
+	fmt_meta_encode(proc, hdr + FMT_HEADER_SIZE);
+	put_u32(hdr + HDR_CRC, trace_crc32c(0, hdr, FMT_HEADER_SIZE + meta_len));
+	if (sys_pwrite(fd, hdr, hdr_len, 0) < 0 || syscall(SYS_ftruncate, fd, (off_t)w->end) < 0) {
+		fmt_diag(diag, TRACE_EIO, path, 0, "cannot write trace header: %s", strerror(errno));
+		goto fail;
+	}
+	munmap(hdr, hdr_len);
+	hdr = NULL;
+
+	w->tail = mmap(NULL, w->tail_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)tail_off);
+	if (w->tail == MAP_FAILED) {
+		w->tail = NULL;
+		fmt_diag(diag, TRACE_EIO, path, tail_off, "cannot map trace tail: %s", strerror(errno));
+		goto fail;
+	}
+	w->data = w->tail + FMT_TAIL_HEADER;
+	memcpy(w->tail + TAIL_MAGIC, FMT_TAIL_MAGIC, 8);
+	tail_store32(w, TAIL_CAPACITY, w->cap);
+	tail_store64(w, TAIL_LIVE_OFF, w->live_off);
+	tail_reset(w);
+
+	/* zstd with a fixed workspace: compression never allocates. */
+	cp = ZSTD_getCParams(w->level, w->cap, 0);
+	w->cctx_size = round_up(ZSTD_estimateCCtxSize_usingCParams(cp), page);
+	w->cctx_mem = map_anon(w->cctx_size);
+	w->comp_cap = round_up(FMT_CHUNK_HEADER + ZSTD_compressBound(w->cap), page);
+	w->comp = map_anon(w->comp_cap);
+	if (!w->cctx_mem || !w->comp)
+		goto nomem;
+	w->cctx = ZSTD_initStaticCCtx(w->cctx_mem, w->cctx_size);
+	if (!w->cctx)
+		goto nomem;
+	*out = w;
+	return 0;
+
+nomem:
+	rc = TRACE_ENOMEM;
+	fmt_diag(diag, rc, path, 0, "out of memory opening the trace writer");
+fail:
+	if (hdr)
+		munmap(hdr, hdr_len);
+	if (w)
+		trace_writer_abandon(w);
+	else
+		sys_close(fd);
+	return rc;
+}
+
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
+{
+	uint8_t buf[256];
+	size_t n = 0;
+	uint32_t mask = 0, i;
+	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
+	int rc;
+
+	if (w->broken)
+		return w->broken;
+	if (ev->kind == TRACE_EV_NONE || ev->kind >= REC_STACK || ev->naux > TRACE_AUX_MAX)
+		return TRACE_EINVAL;
+	if (ev->channel) mask |= F_CHANNEL;
+	if (ev->result) mask |= F_RESULT;
+	if (ev->site) mask |= F_SITE;
+	if (ev->fd != -1) mask |= F_FD;
+	if (ev->call) mask |= F_CALL;
+	if (ev->time_ns) mask |= F_TIME;
+	if (ev->len != deflen) mask |= F_LEN;
+	if (ev->err) mask |= F_ERR;
+	if (ev->flags) mask |= F_FLAGS;
+	if (ev->has_hash) mask |= F_HASH;
+	if (ev->naux) mask |= F_AUX;
+	if (ev->data_len) mask |= F_DATA;
+
+	buf[n++] = (uint8_t)ev->kind;
+	n += put_varint(buf + n, mask);
+	if (mask & F_CHANNEL) n += put_varint(buf + n, ev->channel);
+	if (mask & F_RESULT) n += put_varint(buf + n, zigzag(ev->result));
+	if (mask & F_SITE) n += put_varint(buf + n, ev->site);
+	if (mask & F_FD) n += put_varint(buf + n, zigzag(ev->fd));
+	if (mask & F_CALL) n += put_varint(buf + n, ev->call);
+	if (mask & F_TIME) {
+		n += put_varint(buf + n, zigzag((int64_t)(ev->time_ns - w->last_time)));
+		w->last_time = ev->time_ns;
+	}
+	if (mask & F_LEN) n += put_varint(buf + n, ev->len);
+	if (mask & F_ERR) n += put_varint(buf + n, (uint32_t)ev->err);
+	if (mask & F_FLAGS) n += put_varint(buf + n, ev->flags);
+	if (mask & F_HASH) {
+		put_u32(buf + n, ev->hash);
+		n += 4;
+	}
+	if (mask & F_AUX) {
+		n += put_varint(buf + n, ev->naux);
+		for (i = 0; i < ev->naux; i++)
+			n += put_varint(buf + n, zigzag(ev->aux[i]));
+	}
+	if (mask & F_DATA) n += put_varint(buf + n, ev->data_len);
+
+	record_start(w, 1);
+	if ((rc = append(w, buf, n)) != 0)
+		return rc;
+	if (ev->data_len && (rc = append(w, ev->data, ev->data_len)) != 0)
+		return rc;
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
+/* A meta record: tag, varint length, payload given as pieces. */
+struct piece {
+	const void *p;
+	size_t n;
+};
+
+static int meta_record(struct trace_writer *w, uint8_t tag, const struct piece *pieces,
+                       size_t npieces)
+{
+	uint8_t head[11];
+	size_t total = 0, i, hn;
+	int rc;
+
+	if (w->broken)
+		return w->broken;
+	for (i = 0; i < npieces; i++)
+		total += pieces[i].n;
+	head[0] = tag;
+	hn = 1 + put_varint(head + 1, total);
+	record_start(w, 0);
+	if ((rc = append(w, head, hn)) != 0)
+		return rc;
+	for (i = 0; i < npieces; i++)
+		if ((rc = append(w, pieces[i].p, pieces[i].n)) != 0)
+			return rc;
+	record_commit(w);
+	return 0;
+}
+
+int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
+                       uint32_t nframes)
+{
+	/* Numbers are encoded into nums[], strings referenced in place: no allocation.  Each
+	 * frame is four pieces: (pc, offset, name length), name, (object length), object. */
+	uint8_t nums[20 + MAX_FRAMES * 32];
+	struct piece pieces[1 + MAX_FRAMES * 4];
+	size_t nn = 0, np = 0, mark = 0;
+	uint32_t i;
+
+	if (nframes > MAX_FRAMES)
+		nframes = MAX_FRAMES;
+	nn += put_varint(nums + nn, site);
+	nn += put_varint(nums + nn, nframes);
+	for (i = 0; i < nframes; i++) {
+		const char *fn = frames[i].function ? frames[i].function : "";
+		const char *obj = frames[i].object ? frames[i].object : "";
+		size_t fl = strnlen(fn, MAX_NAME), ol = strnlen(obj, MAX_NAME);
+
+		nn += put_varint(nums + nn, frames[i].pc);
+		nn += put_varint(nums + nn, frames[i].offset);
+		nn += put_varint(nums + nn, fl);
+		pieces[np++] = (struct piece){ nums + mark, nn - mark };
+		pieces[np++] = (struct piece){ fn, fl };
+		mark = nn;
+		nn += put_varint(nums + nn, ol);
+		pieces[np++] = (struct piece){ nums + mark, nn - mark };
+		pieces[np++] = (struct piece){ obj, ol };
+		mark = nn;
+	}
+	if (mark < nn)
+		pieces[np++] = (struct piece){ nums + mark, nn - mark };
+	return meta_record(w, REC_STACK, pieces, np);
+}
+
+int trace_writer_inherit(struct trace_writer *w, uint32_t channel, uint64_t sent,
+                         uint64_t received)
+{
+	uint8_t buf[32];
+	size_t n = 0;
+	struct piece p;
+
+	n += put_varint(buf + n, channel);
+	n += put_varint(buf + n, sent);
+	n += put_varint(buf + n, received);
+	p = (struct piece){ buf, n };
+	return meta_record(w, REC_INHERIT, &p, 1);
+}
+
+uint64_t trace_writer_count(const struct trace_writer *w)
+{
+	return w->count;
+}
+
+int trace_writer_fd(const struct trace_writer *w)
+{
+	return w->fd;
+}
+
+int trace_writer_flush(struct trace_writer *w)
+{
+	return flush_chunk(w);
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	rc = flush_chunk(w);
+	if (rc == 0)
+		tail_store32(w, TAIL_CLOSED, 1);
+	trace_writer_abandon(w);
+	return rc;
+}
+
+void trace_writer_abandon(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->tail)
+		munmap(w->tail, w->tail_size);
+	if (w->cctx_mem)
+		munmap(w->cctx_mem, w->cctx_size);
+	if (w->comp)
+		munmap(w->comp, w->comp_cap);
+	if (w->fd >= 0)
+		sys_close(w->fd);
+	munmap(w, w->self_size);
+}
