@@ -79,6 +79,11 @@ int trace_pred_format(const struct trace_pred *p, char *buf, size_t cap);
 int trace_pred_uses_var(const struct trace_pred *p);
 
 /* Normal form (not for TRACE_PRED_GENERAL). */
+/* (Added note, schemas/predicates.md "Shapes": a GENERAL predicate that is an || of CPs,
+ * such as `a:x && b:y || c:z`, still has its normal form here: ndp = 1, one CP per disjunct,
+ * so the analyzer can compute one Inf per CP.  A GENERAL predicate with || under &&, such as
+ * `(a:x || b:y) && c:z`, has none: ndp = 0 and every other accessor returns 0 / NULL; use
+ * trace_pred_all_sps and trace_pred_eval_tree.  Out-of-range indices give 0 / NULL.) */
 size_t trace_pred_ndp(const struct trace_pred *p);
 size_t trace_pred_ncp(const struct trace_pred *p, size_t dp);
 size_t trace_pred_nsp(const struct trace_pred *p, size_t dp, size_t cp);
