@@ -1,0 +1,1056 @@
+/*
+ * chan.c: channels.  The fd -> channel table, the interposers that create, copy and end
+ * channels (socket, socketpair, pipe, bind, listen, connect, accept, shutdown, close, dup,
+ * fcntl F_DUPFD) and the ones that move bytes (send*, write*, recv*, read*).
+ *
+ * A descriptor is classified once: when a recorded call creates it, or at its first use by
+ * fstat (descriptors inherited from outside the session, or made by calls we do not
+ * intercept).  Regular files, directories and anonymous inodes (epoll, eventfd...) are
+ * ignored; sockets, pipes and character devices other than /dev/null and /dev/zero are
+ * channels; /dev/urandom and /dev/random reads are RANDOM events.
+ *
+ * Bytes between recorded processes are logged as size and order plus, every K-th event of
+ * a direction, the running CRC-32C of the direction.  Bytes from a peer not known to be
+ * recorded are logged whole, as INPUT (README.md: "Who is recorded").
+ */
+/* The build defines _FILE_OFFSET_BITS=64, with which glibc renames fcntl to fcntl64 in its
+ * headers: both names are interposed here, so each must keep its own name. */
+#undef _FILE_OFFSET_BITS
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* --- the tables --------------------------------------------------------------------------- */
+
+struct rec_chan *rec_chan_new(uint8_t type)
+{
+	uint32_t i, slot;
+
+	for (i = 0; i < REC_CHAN_MAX; i++) {
+		slot = (rec.chan_hint + i) % REC_CHAN_MAX;
+		if (rec.chan[slot].id == 0) {
+			struct rec_chan *c = &rec.chan[slot];
+
+			memset(c, 0, sizeof(*c));
+			c->id = ++rec.next_chan;
+			c->type = type;
+			rec.chan_hint = slot + 1;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+void rec_fd_bind(int fd, struct rec_chan *c)
+{
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return;
+	rec.fd[fd] = (int32_t)(c - rec.chan) + 1;
+	c->nfds++;
+}
+
+uint32_t rec_fd_channel_id(int fd)
+{
+	if (fd < 0 || fd >= REC_FD_MAX || rec.fd[fd] <= 0)
+		return 0;
+	return rec.chan[rec.fd[fd] - 1].id;
+}
+
+int rec_fd_cloexec(int fd)
+{
+	int f = (int)syscall(SYS_fcntl, fd, F_GETFD);
+
+	return f < 0 || (f & FD_CLOEXEC);
+}
+
+void rec_chan_inherit_all(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < REC_CHAN_MAX; i++)
+		if (rec.chan[i].id)
+			trace_writer_inherit(rec.w, rec.chan[i].id, rec.chan[i].bytes[REC_OUT],
+			                     rec.chan[i].bytes[REC_IN]);
+}
+
+/* The descriptor goes away (close, or dup2 over it).  Logs CLOSE when it was the process's
+ * last descriptor of its channel.  Called with the guard held. */
+static void fd_release(int fd, uint32_t call, void *ra)
+{
+	struct rec_chan *c;
+	struct trace_event ev;
+	int32_t slot;
+
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return;
+	slot = rec.fd[fd];
+	rec.fd[fd] = REC_FD_UNKNOWN;
+	if (slot <= 0)
+		return;
+	c = &rec.chan[slot - 1];
+	if (c->nfds > 1) {
+		c->nfds--;
+		return;
+	}
+	rec_event_init(&ev, TRACE_EV_CLOSE, call, fd);
+	ev.channel = c->id;
+	rec_log(&ev, ra);
+	memset(c, 0, sizeof(*c));
+}
+
+void rec_fd_forget(int fd)
+{
+	fd_release(fd, TRACE_CALL_CLOSE, NULL);
+}
+
+/* --- endpoints and who is recorded -------------------------------------------------------- */
+
+static uint64_t fd_inode(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static int addr_port(const uint8_t *sa, uint32_t len)
+{
+	const struct sockaddr *s = (const struct sockaddr *)(const void *)sa;
+
+	if (len >= sizeof(struct sockaddr_in) && s->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)(const void *)sa)->sin_port);
+	if (len >= sizeof(struct sockaddr_in6) && s->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+	return 0;
+}
+
+/* The peer is on this host: loopback, or the same address as our end. */
+static int addr_local(const struct trace_endpoint *ep)
+{
+	const struct sockaddr *p = (const struct sockaddr *)(const void *)ep->peer;
+
+	if (ep->peer_len >= sizeof(struct sockaddr_in) && p->sa_family == AF_INET) {
+		const struct sockaddr_in *pi = (const void *)ep->peer, *li = (const void *)ep->local;
+
+		if ((ntohl(pi->sin_addr.s_addr) >> 24) == 127)
+			return 1;
+		return ep->local_len >= sizeof(*li) && li->sin_family == AF_INET &&
+		       li->sin_addr.s_addr == pi->sin_addr.s_addr;
+	}
+	if (ep->peer_len >= sizeof(struct sockaddr_in6) && p->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *pi = (const void *)ep->peer, *li = (const void *)ep->local;
+
+		if (IN6_IS_ADDR_LOOPBACK(&pi->sin6_addr) || IN6_IS_ADDR_V4MAPPED(&pi->sin6_addr))
+			return IN6_IS_ADDR_LOOPBACK(&pi->sin6_addr) ||
+			       pi->sin6_addr.s6_addr[12] == 127;
+		return ep->local_len >= sizeof(*li) && li->sin6_family == AF_INET6 &&
+		       memcmp(&li->sin6_addr, &pi->sin6_addr, sizeof(pi->sin6_addr)) == 0;
+	}
+	return 0;
+}
+
+static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
+                          const struct sockaddr *peer_hint, socklen_t hint_len)
+{
+	socklen_t len;
+
+	memset(ep, 0, sizeof(*ep));
+	ep->type = c->type;
+	ep->dir = c->dir;
+	ep->inode = fd_inode(fd);
+	if (c->type == TRACE_CHAN_PIPE)
+		return;
+	len = sizeof(ep->local);
+	if (getsockname(fd, (struct sockaddr *)(void *)ep->local, &len) == 0)
+		ep->local_len = len > sizeof(ep->local) ? sizeof(ep->local) : len;
+	len = sizeof(ep->peer);
+	if (getpeername(fd, (struct sockaddr *)(void *)ep->peer, &len) == 0) {
+		ep->peer_len = len > sizeof(ep->peer) ? sizeof(ep->peer) : len;
+	} else if (peer_hint && hint_len > 0) {
+		ep->peer_len = hint_len > sizeof(ep->peer) ? sizeof(ep->peer) : hint_len;
+		memcpy(ep->peer, peer_hint, ep->peer_len);
+	}
+	if (c->type == TRACE_CHAN_UNIX || c->type == TRACE_CHAN_SOCKETPAIR) {
+		struct ucred cred;
+
+		len = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
+			ep->peer_pid = cred.pid;
+	}
+}
+
+/* Decide whether the bytes this end receives come from a recorded process.  `accepted`:
+ * the end came from accept (the client registers its port only after its connect returns,
+ * so an accept may not see it yet: undecided until the first data, which the client sends
+ * after registering). */
+static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int accepted)
+{
+	c->external = 1;
+	c->undecided = 0;
+	switch (c->type) {
+	case TRACE_CHAN_SOCKETPAIR:
+	case TRACE_CHAN_PIPE:
+		c->external = 0; /* made here: both ends are in recorded processes */
+		break;
+	case TRACE_CHAN_UNIX:
+		if (ep->peer_pid > 0 && rec_registry_has("pid", (unsigned long)ep->peer_pid))
+			c->external = 0;
+		break;
+	case TRACE_CHAN_TCP:
+		if (!ep->peer_len || !addr_local(ep))
+			break;
+		c->peer_port = (uint16_t)addr_port(ep->peer, ep->peer_len);
+		if (!accepted) {
+			if (rec_registry_has("tcp", c->peer_port))
+				c->external = 0;
+		} else if (rec_registry_has("conn", c->peer_port)) {
+			c->external = 0;
+		} else {
+			c->undecided = 1;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Log a channel-defining event carrying the endpoint. */
+static void log_endpoint(struct trace_event *ev, const struct trace_endpoint *ep, void *ra)
+{
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	int n = trace_endpoint_encode(ep, buf, sizeof(buf));
+
+	if (n > 0) {
+		ev->data = buf;
+		ev->data_len = (uint32_t)n;
+	}
+	rec_log(ev, ra);
+}
+
+static uint8_t sock_chan_type(int domain, int type)
+{
+	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (domain == AF_INET || domain == AF_INET6)
+		return type == SOCK_STREAM ? TRACE_CHAN_TCP :
+		       type == SOCK_DGRAM ? TRACE_CHAN_UDP : TRACE_CHAN_OTHER;
+	if (domain == AF_UNIX)
+		return type == SOCK_STREAM ? TRACE_CHAN_UNIX : TRACE_CHAN_OTHER;
+	return TRACE_CHAN_OTHER;
+}
+
+/* First use of a descriptor the recorder did not see created.  Returns its channel or NULL
+ * (ignored, or random).  Called with the guard held. */
+static struct rec_chan *classify(int fd)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return NULL; /* EBADF: the call failed anyway; try again next time */
+	if (S_ISSOCK(st.st_mode)) {
+		int domain = 0, type = 0;
+		socklen_t len = sizeof(int);
+
+		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+		len = sizeof(int);
+		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+		c = rec_chan_new(sock_chan_type(domain, type));
+		if (!c)
+			goto ignore;
+		rec_fd_bind(fd, c);
+		fill_endpoint(fd, c, &ep, NULL, 0);
+		decide_peer(c, &ep, 0);
+		rec_event_init(&ev, TRACE_EV_SOCKET, TRACE_CALL_NONE, fd);
+		ev.channel = c->id;
+		log_endpoint(&ev, &ep, NULL);
+		return c;
+	}
+	if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode))) {
+		if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1) {
+			unsigned mi = minor(st.st_rdev);
+
+			if (mi == 8 || mi == 9) {
+				rec.fd[fd] = REC_FD_RANDOM;
+				return NULL;
+			}
+			if (mi == 3 || mi == 5 || mi == 7)
+				goto ignore; /* null, zero, full: nothing to replay */
+		}
+		c = rec_chan_new(S_ISFIFO(st.st_mode) ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER);
+		if (!c)
+			goto ignore;
+		if (S_ISFIFO(st.st_mode)) {
+			int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+
+			c->dir = (fl & O_ACCMODE) == O_WRONLY ? 2 : (fl & O_ACCMODE) == O_RDONLY ? 1 : 0;
+		}
+		/* A pipe or terminal we did not see made: its other end is outside the session
+		 * (the shell, `encore record` itself) or unknown: record the bytes. */
+		c->external = 1;
+		rec_fd_bind(fd, c);
+		memset(&ep, 0, sizeof(ep));
+		ep.type = c->type;
+		ep.dir = c->dir;
+		ep.inode = (uint64_t)st.st_ino;
+		rec_event_init(&ev, TRACE_EV_PIPE, TRACE_CALL_NONE, fd);
+		ev.channel = c->id;
+		ev.naux = 1;
+		ev.aux[0] = c->id;
+		log_endpoint(&ev, &ep, NULL);
+		return c;
+	}
+ignore:
+	rec.fd[fd] = REC_FD_IGNORED;
+	return NULL;
+}
+
+struct rec_chan *rec_fd_chan(int fd)
+{
+	int32_t v;
+
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return NULL;
+	v = rec.fd[fd];
+	if (v > 0)
+		return &rec.chan[v - 1];
+	if (v == REC_FD_UNKNOWN)
+		return classify(fd);
+	return NULL;
+}
+
+/* A descriptor number is being reused for a new object: forget the old one silently if a
+ * close was missed (fclose of an fdopen'd socket inside libc, for example). */
+static void fd_fresh(int fd, void *ra)
+{
+	if (fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] != REC_FD_UNKNOWN)
+		fd_release(fd, TRACE_CALL_CLOSE, ra);
+}
+
+/* --- channel interposers ------------------------------------------------------------------ */
+
+#define RA() __builtin_return_address(0)
+
+REC_EXPORT int socket(int domain, int type, int protocol)
+{
+	int r = REC_REAL(socket)(domain, type, protocol), e = errno;
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c = NULL;
+
+	if (!rec_enter())
+		return r;
+	rec_event_init(&ev, TRACE_EV_SOCKET, TRACE_CALL_SOCKET, r);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 2;
+	ev.aux[0] = domain;
+	ev.aux[1] = type;
+	if (r >= 0) {
+		fd_fresh(r, RA());
+		c = rec_chan_new(sock_chan_type(domain, type));
+	}
+	if (c) {
+		rec_fd_bind(r, c);
+		memset(&ep, 0, sizeof(ep));
+		ep.type = c->type;
+		ep.inode = fd_inode(r);
+		c->external = c->type == TRACE_CHAN_UDP || c->type == TRACE_CHAN_OTHER;
+		ev.channel = c->id;
+		log_endpoint(&ev, &ep, RA());
+	} else {
+		rec_log(&ev, RA());
+	}
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+static void log_pair(int r, int e, const int fds[2], uint8_t type, uint32_t call, void *ra)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c0 = NULL, *c1 = NULL;
+
+	rec_event_init(&ev, TRACE_EV_PIPE, call, r == 0 ? fds[0] : -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r == 0) {
+		fd_fresh(fds[0], ra);
+		fd_fresh(fds[1], ra);
+		c0 = rec_chan_new(type);
+		c1 = rec_chan_new(type);
+	}
+	if (c0 && c1) {
+		rec_fd_bind(fds[0], c0);
+		rec_fd_bind(fds[1], c1);
+		memset(&ep, 0, sizeof(ep));
+		ep.type = type;
+		ep.inode = fd_inode(fds[0]);
+		if (type == TRACE_CHAN_SOCKETPAIR) {
+			ep.peer_inode = fd_inode(fds[1]);
+			ep.peer_pid = (int64_t)syscall(SYS_getpid);
+		} else {
+			c0->dir = 1;
+			c1->dir = 2;
+		}
+		ev.channel = c0->id;
+		ev.naux = 2;
+		ev.aux[0] = c0->id;
+		ev.aux[1] = c1->id;
+		log_endpoint(&ev, &ep, ra);
+	} else {
+		rec_log(&ev, ra);
+	}
+}
+
+REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	int r = REC_REAL(socketpair)(domain, type, protocol, sv), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_pair(r, e, sv,
+	         (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_STREAM ? TRACE_CHAN_SOCKETPAIR :
+	                                                                  TRACE_CHAN_OTHER,
+	         TRACE_CALL_SOCKETPAIR, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int pipe(int fds[2])
+{
+	int r = REC_REAL(pipe)(fds), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_pair(r, e, fds, TRACE_CHAN_PIPE, TRACE_CALL_PIPE, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int pipe2(int fds[2], int flags)
+{
+	int r = REC_REAL(pipe2)(fds, flags), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_pair(r, e, fds, TRACE_CHAN_PIPE, TRACE_CALL_PIPE2, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* bind, listen, connect: an event on an existing channel, with the endpoint as it is now. */
+static void log_sock_op(int fd, int r, int e, uint32_t kind, uint32_t call,
+                        const struct sockaddr *hint, socklen_t hint_len, void *ra)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c = rec_fd_chan(fd);
+
+	rec_event_init(&ev, kind, call, fd);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (!c) {
+		rec_log(&ev, ra);
+		return;
+	}
+	ev.channel = c->id;
+	fill_endpoint(fd, c, &ep, hint, hint_len);
+	if (kind == TRACE_EV_CONNECT) {
+		decide_peer(c, &ep, 0);
+		if (c->type == TRACE_CHAN_TCP && addr_port(ep.local, ep.local_len))
+			rec_registry_add("conn", (unsigned long)addr_port(ep.local, ep.local_len));
+	}
+	if (kind == TRACE_EV_LISTEN && c->type == TRACE_CHAN_TCP &&
+	    addr_port(ep.local, ep.local_len))
+		rec_registry_add("tcp", (unsigned long)addr_port(ep.local, ep.local_len));
+	log_endpoint(&ev, &ep, ra);
+}
+
+REC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	int r = REC_REAL(bind)(fd, addr, len), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_sock_op(fd, r, e, TRACE_EV_BIND, TRACE_CALL_BIND, NULL, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int listen(int fd, int backlog)
+{
+	int r;
+	int e;
+
+	/* Register the port before the socket accepts connections, so that a recorded client
+	 * connecting right after can see that its peer is recorded (bound sockets only; an
+	 * unbound socket's port is known after listen, registered below). */
+	if (rec_enter()) {
+		struct rec_chan *c = rec_fd_chan(fd);
+
+		if (c && c->type == TRACE_CHAN_TCP) {
+			struct trace_endpoint ep;
+
+			fill_endpoint(fd, c, &ep, NULL, 0);
+			if (addr_port(ep.local, ep.local_len))
+				rec_registry_add("tcp", (unsigned long)addr_port(ep.local, ep.local_len));
+		}
+		rec_leave();
+	}
+	r = REC_REAL(listen)(fd, backlog);
+	e = errno;
+	if (!rec_enter())
+		return r;
+	log_sock_op(fd, r, e, TRACE_EV_LISTEN, TRACE_CALL_LISTEN, NULL, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	int r = REC_REAL(connect)(fd, addr, len), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_sock_op(fd, r, e, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, addr, len, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *lc = rec_fd_chan(fd), *c = NULL;
+
+	rec_event_init(&ev, TRACE_EV_ACCEPT, call, r);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = lc ? lc->id : 0;
+	if (r >= 0) {
+		fd_fresh(r, ra);
+		c = rec_chan_new(lc ? lc->type : TRACE_CHAN_OTHER);
+	}
+	if (!c) {
+		rec_log(&ev, ra);
+		return;
+	}
+	rec_fd_bind(r, c);
+	ev.channel = c->id;
+	fill_endpoint(r, c, &ep, NULL, 0);
+	decide_peer(c, &ep, 1);
+	log_endpoint(&ev, &ep, ra);
+}
+
+REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int r = REC_REAL(accept)(fd, addr, len), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_accept(fd, r, e, TRACE_CALL_ACCEPT, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	int r = REC_REAL(accept4)(fd, addr, len, flags), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_accept(fd, r, e, TRACE_CALL_ACCEPT4, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int shutdown(int fd, int how)
+{
+	int r = REC_REAL(shutdown)(fd, how), e = errno;
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (!rec_enter())
+		return r;
+	c = rec_fd_chan(fd);
+	rec_event_init(&ev, TRACE_EV_SHUTDOWN, TRACE_CALL_SHUTDOWN, fd);
+	ev.channel = c ? c->id : 0;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = how;
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int close(int fd)
+{
+	int r, e;
+
+	/* Programs that close every descriptor must not close the trace: pretend it worked,
+	 * as the kernel would have said for an open descriptor. */
+	if (rec_own_fd(fd))
+		return 0;
+	r = REC_REAL(close)(fd);
+	e = errno;
+	if (!rec_enter())
+		return r;
+	/* Even a close that fails with EINTR or EIO releases the descriptor on Linux. */
+	if (r == 0 || e != EBADF)
+		fd_release(fd, TRACE_CALL_CLOSE, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* close_range and closefrom: close around the trace descriptor, then forget the range. */
+REC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	int own = rec.w ? trace_writer_fd(rec.w) : -1, r, e;
+	unsigned int fd;
+
+	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
+		r = 0;
+		if ((unsigned)own > first)
+			r = REC_REAL(close_range)(first, (unsigned)own - 1, flags);
+		if (r == 0 && (unsigned)own < last)
+			r = REC_REAL(close_range)((unsigned)own + 1, last, flags);
+	} else {
+		r = REC_REAL(close_range)(first, last, flags);
+	}
+	e = errno;
+	if (r != 0 || (flags & CLOSE_RANGE_CLOEXEC) || !rec_enter())
+		return r;
+	for (fd = first; fd <= last && fd < REC_FD_MAX; fd++)
+		if (rec.fd[fd] != REC_FD_UNKNOWN)
+			fd_release((int)fd, TRACE_CALL_CLOSE, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT void closefrom(int lowfd)
+{
+	int e = errno;
+
+	if (lowfd < 0)
+		lowfd = 0;
+	close_range((unsigned)lowfd, ~0u, 0);
+	errno = e;
+}
+
+REC_EXPORT int fclose(FILE *f)
+{
+	int fd = f ? fileno(f) : -1, r, e;
+
+	r = REC_REAL(fclose)(f);
+	e = errno;
+	if (fd < 0 || !rec_enter())
+		return r;
+	fd_release(fd, TRACE_CALL_CLOSE, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* dup family: the new descriptor shares the channel; an old channel on fd2 loses one. */
+static void log_dup(int oldfd, int r, int e, uint32_t call, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (r < 0 || r == oldfd)
+		return;
+	c = rec_fd_chan(oldfd);
+	fd_release(r, call, ra);
+	if (!c) {
+		if (oldfd >= 0 && oldfd < REC_FD_MAX && r < REC_FD_MAX && rec.fd[oldfd] < 0)
+			rec.fd[r] = rec.fd[oldfd];
+		return;
+	}
+	rec_fd_bind(r, c);
+	rec_event_init(&ev, TRACE_EV_DUP, call, oldfd);
+	ev.channel = c->id;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = r;
+	rec_log(&ev, ra);
+}
+
+REC_EXPORT int dup(int fd)
+{
+	int r = REC_REAL(dup)(fd), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_dup(fd, r, e, TRACE_CALL_DUP, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+static void own_fd_guard(int fd2)
+{
+	if (rec_own_fd(fd2) && rec_enter()) {
+		rec_own_fd_lost();
+		rec_leave();
+	}
+}
+
+REC_EXPORT int dup2(int fd, int fd2)
+{
+	int r, e;
+
+	own_fd_guard(fd2);
+	r = REC_REAL(dup2)(fd, fd2);
+	e = errno;
+	if (!rec_enter())
+		return r;
+	log_dup(fd, r, e, TRACE_CALL_DUP2, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int dup3(int fd, int fd2, int flags)
+{
+	int r, e;
+
+	own_fd_guard(fd2);
+	r = REC_REAL(dup3)(fd, fd2, flags);
+	e = errno;
+	if (!rec_enter())
+		return r;
+	log_dup(fd, r, e, TRACE_CALL_DUP3, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg, void *ra)
+{
+	int r = real(fd, cmd, arg), e = errno;
+
+	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
+		return r;
+	if (!rec_enter())
+		return r;
+	log_dup(fd, r, e, TRACE_CALL_FCNTL, ra);
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* The third argument is an int, a long or a pointer depending on cmd: on the x86-64 and
+ * aarch64 ABIs all travel in one integer register, so forwarding it as a pointer is exact. */
+REC_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REC_REAL(fcntl), fd, cmd, arg, RA());
+}
+
+REC_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REC_REAL(fcntl64), fd, cmd, arg, RA());
+}
+
+/* --- data --------------------------------------------------------------------------------- */
+
+/* Scratch space to gather scattered input bytes (readv, recvmsg) into one value; grown with
+ * mmap, never malloc. */
+static uint8_t *scratch;
+static size_t scratch_cap;
+
+static uint8_t *scratch_get(size_t n)
+{
+	if (n > scratch_cap) {
+		size_t cap = (n + 65535) & ~(size_t)65535;
+		void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		if (scratch)
+			munmap(scratch, scratch_cap);
+		scratch = p;
+		scratch_cap = cap;
+	}
+	return scratch;
+}
+
+/* The bytes a call moved: one buffer, or the first `n` bytes of an iovec. */
+struct bytes {
+	const void *buf;
+	const struct iovec *iov;
+	int iovcnt;
+};
+
+static size_t bytes_avail(const struct bytes *b, size_t n, size_t asked)
+{
+	size_t total = 0;
+	int i;
+
+	if (b->buf)
+		return n < asked ? n : asked;
+	for (i = 0; i < b->iovcnt; i++)
+		total += b->iov[i].iov_len;
+	return n < total ? n : total;
+}
+
+static uint32_t bytes_hash(uint32_t h, const struct bytes *b, size_t n)
+{
+	int i;
+
+	if (b->buf)
+		return trace_hash(h, b->buf, n);
+	for (i = 0; i < b->iovcnt && n; i++) {
+		size_t k = b->iov[i].iov_len < n ? b->iov[i].iov_len : n;
+
+		h = trace_hash(h, b->iov[i].iov_base, k);
+		n -= k;
+	}
+	return h;
+}
+
+static const uint8_t *bytes_flat(const struct bytes *b, size_t n)
+{
+	uint8_t *out;
+	size_t done = 0;
+	int i;
+
+	if (b->buf)
+		return b->buf;
+	if (b->iovcnt == 1)
+		return b->iov[0].iov_base;
+	if (!(out = scratch_get(n)))
+		return NULL;
+	for (i = 0; i < b->iovcnt && done < n; i++) {
+		size_t k = b->iov[i].iov_len < n - done ? b->iov[i].iov_len : n - done;
+
+		memcpy(out + done, b->iov[i].iov_base, k);
+		done += k;
+	}
+	return out;
+}
+
+static uint32_t msg_flags(int flags, int e)
+{
+	uint32_t f = 0;
+
+	if (flags & MSG_PEEK)
+		f |= TRACE_FL_PEEK;
+	if (flags & MSG_OOB)
+		f |= TRACE_FL_OOB;
+	if ((flags & MSG_DONTWAIT) || e == EAGAIN)
+		f |= TRACE_FL_NONBLOCK;
+	return f;
+}
+
+/* Log one call that moved bytes.  dir REC_OUT or REC_IN; r and e are the real call's
+ * result and errno; `asked` the bytes requested. */
+static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
+                     const struct bytes *b, uint32_t call, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c;
+	size_t n;
+	int random = 0;
+
+	/* rec_fd_chan classifies a new descriptor, which may turn out to be /dev/urandom. */
+	c = rec_fd_chan(fd);
+	if (!c)
+		random = fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] == REC_FD_RANDOM;
+	if (!c && !(random && dir == REC_IN))
+		return;
+	rec_event_init(&ev, dir == REC_OUT ? TRACE_EV_SEND : TRACE_EV_RECV, call, fd);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.len = asked;
+	ev.flags = msg_flags(flags, r < 0 ? e : 0);
+	n = r > 0 ? bytes_avail(b, (size_t)r, asked) : 0;
+	if (random) {
+		ev.kind = TRACE_EV_RANDOM;
+		if (n && (ev.data = bytes_flat(b, n)))
+			ev.data_len = (uint32_t)n;
+		rec_log(&ev, ra);
+		return;
+	}
+	ev.channel = c->id;
+	if (dir == REC_IN && c->undecided && r > 0) {
+		/* The client registered its port before it sent these bytes. */
+		c->undecided = 0;
+		c->external = !rec_registry_has("conn", c->peer_port);
+	}
+	if (dir == REC_IN && c->external) {
+		ev.kind = TRACE_EV_INPUT;
+		if (n && (ev.data = bytes_flat(b, n)))
+			ev.data_len = (uint32_t)n;
+	}
+	if (n && !(flags & MSG_PEEK)) {
+		c->bytes[dir] += n;
+		c->hash[dir] = bytes_hash(c->hash[dir], b, n);
+		if (++c->since[dir] >= rec.hash_every) {
+			c->since[dir] = 0;
+			ev.has_hash = 1;
+			ev.hash = c->hash[dir];
+		}
+	}
+	rec_log(&ev, ra);
+}
+
+/* Only evaluated when the real call succeeded, so the iovec was readable. */
+static size_t iov_len(const struct iovec *iov, int cnt)
+{
+	size_t t = 0;
+	int i;
+
+	for (i = 0; iov && i < cnt; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+/* The common shape of every data interposer: call, then log if the descriptor might be a
+ * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
+#define DATA_BODY(dir, asked, flags, bytes_init, call, realcall) \
+	ssize_t r = realcall; \
+	int e = errno; \
+	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
+	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
+		struct bytes b = bytes_init; \
+		log_data(fd, dir, r, e, asked, flags, &b, call, RA()); \
+		rec_leave(); \
+		errno = e; \
+	} \
+	return r
+
+#define BUF(p) { .buf = (p), .iov = NULL, .iovcnt = 0 }
+#define IOV(v, c) { .buf = NULL, .iov = (v), .iovcnt = (c) }
+
+/* A NULL msghdr makes the real call fail with EFAULT; logging must not crash on it. */
+static const struct iovec *msg_iov(const struct msghdr *m)
+{
+	return m ? m->msg_iov : NULL;
+}
+
+static int msg_iovcnt(const struct msghdr *m)
+{
+	return m && m->msg_iov ? (int)m->msg_iovlen : 0;
+}
+
+static size_t msg_len(const struct msghdr *m)
+{
+	return iov_len(msg_iov(m), msg_iovcnt(m));
+}
+
+REC_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SEND,
+	          REC_REAL(send)(fd, buf, n, flags));
+}
+
+REC_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+                          const struct sockaddr *addr, socklen_t len)
+{
+	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SENDTO,
+	          REC_REAL(sendto)(fd, buf, n, flags, addr, len));
+}
+
+REC_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	DATA_BODY(REC_OUT, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
+	          TRACE_CALL_SENDMSG,
+	          REC_REAL(sendmsg)(fd, msg, flags));
+}
+
+REC_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	DATA_BODY(REC_OUT, n, 0, BUF(buf), TRACE_CALL_WRITE, REC_REAL(write)(fd, buf, n));
+}
+
+REC_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	DATA_BODY(REC_OUT, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_WRITEV,
+	          REC_REAL(writev)(fd, iov, iovcnt));
+}
+
+REC_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV, REC_REAL(recv)(fd, buf, n, flags));
+}
+
+REC_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV,
+	          REC_REAL(__recv_chk)(fd, buf, n, buflen, flags));
+}
+
+REC_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
+                            socklen_t *len)
+{
+	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
+	          REC_REAL(recvfrom)(fd, buf, n, flags, addr, len));
+}
+
+REC_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+                                  struct sockaddr *addr, socklen_t *len)
+{
+	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
+	          REC_REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, addr, len));
+}
+
+REC_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	DATA_BODY(REC_IN, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
+	          TRACE_CALL_RECVMSG,
+	          REC_REAL(recvmsg)(fd, msg, flags));
+}
+
+REC_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ, REC_REAL(read)(fd, buf, n));
+}
+
+REC_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ,
+	          REC_REAL(__read_chk)(fd, buf, n, buflen));
+}
+
+REC_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	DATA_BODY(REC_IN, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_READV,
+	          REC_REAL(readv)(fd, iov, iovcnt));
+}

@@ -1,0 +1,683 @@
+/*
+ * core.c: the recorder's process-wide machinery: the real_* pointers, the guard and lock,
+ * the one environment variable (parsed at load, written again for exec), opening this
+ * process's trace file, the session registry, and appending events.
+ *
+ * Lifecycle of one process image:
+ *   constructor  resolve real_*; parse ENCORE_RECORD; open NAME[@SEG].trace in the session
+ *                directory; declare inherited channels; install fatal-signal handlers;
+ *                register an on_exit handler (it runs after every atexit handler of the
+ *                program, so EXIT is the last event and carries the real status).
+ *   destructor   flush only: on_exit handlers run after ELF destructors of preloaded
+ *                libraries, and the EXIT event must still be written after us.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
+#include "calls.def"
+
+struct rec_state rec;
+
+static __thread int rec_depth __attribute__((tls_model("initial-exec")));
+static int rec_lockv;
+
+/* --- real functions --------------------------------------------------------------------- */
+
+void *rec_resolve(const char *name)
+{
+	/* dlsym may itself call malloc or other libc functions: the guard makes any call to an
+	 * interposer from inside it pass straight through. */
+	void *p;
+
+	rec_depth++;
+	p = dlsym(RTLD_NEXT, name);
+	rec_depth--;
+	return p;
+}
+
+void rec_resolve_all(void)
+{
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+	if (!real_##name) \
+		real_##name = (ret(*) params)rec_resolve(#name);
+#include "calls.def"
+}
+
+/* --- guard and lock --------------------------------------------------------------------- */
+
+int rec_busy(void)
+{
+	return rec_depth != 0;
+}
+
+int rec_enter(void)
+{
+	if (__builtin_expect(rec.w == NULL, 0))
+		return 0;
+	if (rec_depth) {
+		/* The recorder itself, or a signal handler that interrupted it mid-event: log
+		 * nothing (a queued event would need storage a handler cannot allocate). */
+		__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	rec_depth++;
+	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	if (!rec.w) {
+		rec_leave();
+		return 0;
+	}
+	return 1;
+}
+
+void rec_leave(void)
+{
+	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+	rec_depth--;
+}
+
+/* --- events ----------------------------------------------------------------------------- */
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	/* The coarse clock costs a few ns (no TSC read); timestamps are for display only. */
+	if (!real_clock_gettime || real_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->call = call;
+	ev->fd = fd;
+	ev->time_ns = rec_now_ns();
+}
+
+void rec_log(struct trace_event *ev, void *ra)
+{
+	if (!rec.w)
+		return;
+	if (rec.depth && ra)
+		ev->site = rec_site(ra);
+	/* A full disk or a broken file leaves the program running unrecorded from here. */
+	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+}
+
+void rec_finish(int status, int signo)
+{
+	struct trace_event ev;
+
+	if (!rec.w || rec.exited)
+		return;
+	rec.exited = 1;
+	if (signo) {
+		rec_event_init(&ev, TRACE_EV_SIGNAL, TRACE_CALL_SIGNAL, -1);
+		ev.result = signo;
+		ev.naux = 1;
+		ev.aux[0] = 1;
+	} else {
+		rec_event_init(&ev, TRACE_EV_EXIT, TRACE_CALL_EXIT, -1);
+		ev.result = status;
+	}
+	rec_log(&ev, NULL);
+	trace_writer_close(rec.w);
+	rec.w = NULL;
+}
+
+int rec_own_fd(int fd)
+{
+	return rec.w && fd >= 0 && fd == trace_writer_fd(rec.w);
+}
+
+void rec_own_fd_lost(void)
+{
+	/* The program asked for our descriptor's number explicitly (dup2/dup3 onto it).  The
+	 * writer cannot be moved to another descriptor through its API, so we finish the trace
+	 * here rather than let it write into the program's file. */
+	if (!rec.w)
+		return;
+	trace_writer_close(rec.w);
+	rec.w = NULL;
+}
+
+/* --- configuration: the one environment variable ----------------------------------------
+ * ENCORE_RECORD=v=1;name=N;parent=P;sess=S;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;
+ *               k=64;depth=4;max=0;ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
+ *               dir=/abs/path
+ * `dir` comes last and runs to the end (a path may hold ';').  `pid` is the process that
+ * wrote the value for an exec; 0 from `encore record`.  Unknown keys are ignored; bad values
+ * disable recording (the recorder trusts nothing in the environment beyond its variable). */
+
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 20)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int valid_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= TRACE_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return s[0] != '.';
+}
+
+/* Fields separated by ':' inside one list item. */
+static int split_u64(const char *s, size_t n, uint64_t *out, int want)
+{
+	int got = 0;
+	size_t start = 0, i;
+
+	for (i = 0; i <= n; i++) {
+		if (i == n || s[i] == ':') {
+			if (got >= want || parse_u64(s + start, i - start, &out[got]) != 0)
+				return -1;
+			got++;
+			start = i + 1;
+		}
+	}
+	return got == want ? 0 : -1;
+}
+
+static int parse_channels(const char *s, size_t n)
+{
+	size_t start = 0, i;
+	uint64_t v[10];
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && s[i] != ',')
+			continue;
+		if (i > start) {
+			struct rec_chan *c;
+
+			if (split_u64(s + start, i - start, v, 10) != 0 || v[0] == 0 ||
+			    v[0] > UINT32_MAX)
+				return -1;
+			c = rec_chan_new((uint8_t)v[1]);
+			if (!c)
+				return -1;
+			c->id = (uint32_t)v[0];
+			c->external = v[2] != 0;
+			c->dir = (uint8_t)v[3];
+			c->bytes[0] = v[4];
+			c->bytes[1] = v[5];
+			c->hash[0] = (uint32_t)v[6];
+			c->hash[1] = (uint32_t)v[7];
+			c->since[0] = (uint32_t)v[8];
+			c->since[1] = (uint32_t)v[9];
+		}
+		start = i + 1;
+	}
+	return 0;
+}
+
+static struct rec_chan *chan_by_id(uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < REC_CHAN_MAX; i++)
+		if (rec.chan[i].id == id)
+			return &rec.chan[i];
+	return NULL;
+}
+
+static int parse_fds(const char *s, size_t n)
+{
+	size_t start = 0, i;
+	uint64_t v[2];
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && s[i] != ',')
+			continue;
+		if (i > start) {
+			struct rec_chan *c;
+
+			if (split_u64(s + start, i - start, v, 2) != 0 || v[0] >= REC_FD_MAX)
+				return -1;
+			c = chan_by_id((uint32_t)v[1]);
+			if (!c)
+				return -1;
+			rec_fd_bind((int)v[0], c);
+		}
+		start = i + 1;
+	}
+	return 0;
+}
+
+/* Returns 0 when the variable is valid.  *stale is set when it was written by another
+ * process (a child started by posix_spawn or system(), which we did not see fork). */
+static int env_parse(const char *s, int *stale)
+{
+	const char *p = s;
+	uint64_t v;
+
+	*stale = 0;
+	rec.hash_every = 64;
+	rec.depth = 4;
+	while (*p) {
+		const char *eq = strchr(p, '='), *end;
+		size_t klen, vlen;
+
+		if (!eq)
+			return -1;
+		klen = (size_t)(eq - p);
+		if (klen == 3 && memcmp(p, "dir", 3) == 0) {
+			if (eq[1] != '/' || strlen(eq + 1) >= sizeof(rec.dir))
+				return -1;
+			strcpy(rec.dir, eq + 1);
+			return rec.name[0] ? 0 : -1;
+		}
+		end = strchr(eq + 1, ';');
+		if (!end)
+			return -1;
+		vlen = (size_t)(end - eq - 1);
+#define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, klen) == 0)
+		if (KEY("name") || KEY("parent")) {
+			char *dst = KEY("name") ? rec.name : rec.parent;
+
+			if (vlen && !valid_name(eq + 1, vlen))
+				return -1;
+			memcpy(dst, eq + 1, vlen);
+			dst[vlen] = '\0';
+		} else if (KEY("sess")) {
+			if (vlen >= sizeof(rec.session) || !valid_name(eq + 1, vlen))
+				return -1;
+			memcpy(rec.session, eq + 1, vlen);
+			rec.session[vlen] = '\0';
+		} else if (KEY("ch")) {
+			if (!*stale && parse_channels(eq + 1, vlen) != 0)
+				return -1;
+		} else if (KEY("fd")) {
+			if (!*stale && parse_fds(eq + 1, vlen) != 0)
+				return -1;
+		} else if (KEY("v")) {
+			/* version 1 only so far */
+		} else {
+			if (parse_u64(eq + 1, vlen, &v) != 0)
+				return -1;
+			if (KEY("seg"))
+				rec.segment = (uint32_t)v;
+			else if (KEY("first"))
+				rec.first_index = v;
+			else if (KEY("fidx"))
+				rec.fork_index = v;
+			else if (KEY("forks"))
+				rec.forks = (uint32_t)v;
+			else if (KEY("nch"))
+				rec.next_chan = (uint32_t)v;
+			else if (KEY("k"))
+				rec.hash_every = v ? (uint32_t)v : 64;
+			else if (KEY("depth"))
+				rec.depth = v > 32 ? 32 : (uint32_t)v;
+			else if (KEY("max"))
+				rec.max_bytes = v;
+			else if (KEY("pid"))
+				*stale = v != 0 && (pid_t)v != (pid_t)syscall(SYS_getpid);
+		}
+#undef KEY
+		p = end + 1;
+	}
+	return -1;
+}
+
+/* Append printf-style text to buf at *pos; -1 when it does not fit. */
+static int put(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int put(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*pos >= cap)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *pos, cap - *pos, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap - *pos)
+		return -1;
+	*pos += (size_t)n;
+	return 0;
+}
+
+int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index)
+{
+	size_t pos = 0;
+	uint32_t i;
+	int fd, first;
+
+	if (put(buf, cap, &pos,
+	        REC_ENV "=v=1;name=%s;parent=%s;sess=%s;seg=%u;first=%llu;fidx=%llu;forks=%u;"
+	                "nch=%u;pid=%ld;k=%u;depth=%u;max=%llu;ch=",
+	        rec.name, rec.parent, rec.session, segment, (unsigned long long)first_index,
+	        (unsigned long long)rec.fork_index, rec.forks, rec.next_chan,
+	        (long)syscall(SYS_getpid), rec.hash_every, rec.depth,
+	        (unsigned long long)rec.max_bytes) != 0)
+		return -1;
+	/* Channels that survive the exec: those with a descriptor not marked close-on-exec.
+	 * Recount nfds here for the new image. */
+	first = 1;
+	for (i = 0; i < REC_CHAN_MAX; i++) {
+		struct rec_chan *c = &rec.chan[i];
+		int live = 0;
+
+		if (!c->id)
+			continue;
+		for (fd = 0; fd < REC_FD_MAX && !live; fd++)
+			if (rec.fd[fd] == (int32_t)i + 1 && !rec_fd_cloexec(fd))
+				live = 1;
+		if (!live)
+			continue;
+		if (put(buf, cap, &pos, "%s%u:%u:%u:%u:%llu:%llu:%u:%u:%u:%u", first ? "" : ",",
+		        c->id, c->type, c->external, c->dir, (unsigned long long)c->bytes[0],
+		        (unsigned long long)c->bytes[1], c->hash[0], c->hash[1], c->since[0],
+		        c->since[1]) != 0)
+			return -1;
+		first = 0;
+	}
+	if (put(buf, cap, &pos, ";fd=") != 0)
+		return -1;
+	first = 1;
+	for (fd = 0; fd < REC_FD_MAX; fd++) {
+		int32_t slot = rec.fd[fd];
+
+		if (slot <= 0 || rec_fd_cloexec(fd))
+			continue;
+		if (put(buf, cap, &pos, "%s%d:%u", first ? "" : ",", fd, rec.chan[slot - 1].id) != 0)
+			return -1;
+		first = 0;
+	}
+	return put(buf, cap, &pos, ";dir=%s", rec.dir);
+}
+
+/* --- registry: which pids and TCP ports of this host belong to recorded processes -------
+ * Files in DIR/.encore-registry: "pid.N" (created when a recorded process starts), "tcp.P"
+ * (a recorded process listens on port P), "conn.P" (a recorded process connected from
+ * local port P).  The analyzer does not use them: they only let a recorder decide at record
+ * time whether the bytes it receives come from a recorded peer (see README.md). */
+
+void rec_registry_add(const char *kind, unsigned long key)
+{
+	char path[4096 + 64];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key) >=
+	    (int)sizeof(path))
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+}
+
+int rec_registry_has(const char *kind, unsigned long key)
+{
+	char path[4096 + 64];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key) >=
+	    (int)sizeof(path))
+		return 0;
+	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* --- opening the trace ------------------------------------------------------------------ */
+
+static struct trace_process proc;
+static char cmdline[65536];
+static char *argvbuf[1024];
+
+static void read_small(const char *path, char *out, size_t cap)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	long n = 0;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	n = syscall(SYS_read, fd, out, cap - 1);
+	syscall(SYS_close, fd);
+	if (n < 0)
+		n = 0;
+	out[n] = '\0';
+}
+
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			size_t nsz = (nh->n_namesz + 3) & ~3u, dsz = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *name = p + sizeof(*nh);
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= sizeof(proc.build_id)) {
+				memcpy(proc.build_id, name + nsz, nh->n_descsz);
+				proc.build_id_len = nh->n_descsz;
+				return 1;
+			}
+			p += sizeof(*nh) + nsz + dsz;
+		}
+	}
+	return 1; /* only the first object: the executable */
+}
+
+/* Fill the parts of the header that belong to the image (once per image). */
+static void proc_fill_image(void)
+{
+	struct utsname u;
+	char *p, *end;
+	long n;
+	int fd;
+
+	if (uname(&u) == 0)
+		snprintf(proc.host, sizeof(proc.host), "%s", u.nodename);
+	read_small("/etc/machine-id", proc.host_id, sizeof(proc.host_id));
+	if ((p = strchr(proc.host_id, '\n')))
+		*p = '\0';
+	n = readlink("/proc/self/exe", proc.exe, sizeof(proc.exe) - 1);
+	proc.exe[n > 0 ? n : 0] = '\0';
+	if (!getcwd(proc.cwd, sizeof(proc.cwd)))
+		proc.cwd[0] = '\0';
+	proc.build_id_len = 0;
+	dl_iterate_phdr(build_id_cb, NULL);
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	n = 0;
+	if (fd >= 0) {
+		long r;
+
+		while (n < (long)sizeof(cmdline) - 1 &&
+		       (r = syscall(SYS_read, fd, cmdline + n, sizeof(cmdline) - 1 - (size_t)n)) > 0)
+			n += r;
+		syscall(SYS_close, fd);
+	}
+	cmdline[n] = '\0';
+	proc.argc = 0;
+	for (p = cmdline, end = cmdline + n; p < end && proc.argc < 1024; p += strlen(p) + 1)
+		argvbuf[proc.argc++] = p;
+	proc.argv = argvbuf;
+}
+
+static int pick_min_fd(void)
+{
+	struct rlimit rl;
+
+	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
+	 * limit, or the kernel refuses the descriptor. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1100)
+		return 1000;
+	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
+}
+
+int rec_open_trace(int64_t ppid)
+{
+	struct trace_writer_options opt;
+	struct trace_diag diag;
+	struct timespec ts;
+	struct stat st;
+	char file[TRACE_NAME_MAX + 32];
+	int dirfd, rc;
+
+	snprintf(proc.name, sizeof(proc.name), "%s", rec.name);
+	snprintf(proc.parent, sizeof(proc.parent), "%s", rec.parent);
+	snprintf(proc.session, sizeof(proc.session), "%s", rec.session);
+	proc.pid = (int64_t)syscall(SYS_getpid);
+	proc.ppid = ppid;
+	proc.fork_index = rec.fork_index;
+	proc.segment = rec.segment;
+	proc.first_index = rec.first_index;
+	proc.start_realtime_ns = 0;
+	if (real_clock_gettime && real_clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		proc.start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+
+	if (trace_file_name(rec.name, rec.segment, file, sizeof(file)) < 0)
+		return -1;
+	/* The session directory must be ours and closed to others: a trace is written only
+	 * where nobody else can plant a file or a link. */
+	dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
+	                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return -1;
+	if (fstat(dirfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		syscall(SYS_close, dirfd);
+		return -1;
+	}
+	mkdirat(dirfd, REC_REGISTRY, 0700);
+	memset(&opt, 0, sizeof(opt));
+	opt.max_bytes = rec.max_bytes;
+	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
+	syscall(SYS_close, dirfd);
+	if (rc != 0) {
+		rec.w = NULL;
+		return -1;
+	}
+	rec_registry_add("pid", (unsigned long)proc.pid);
+	return 0;
+}
+
+void rec_reopen_segment(uint64_t count)
+{
+	if (!rec.active || rec.exited)
+		return;
+	rec_depth++;
+	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	if (!rec.w) {
+		rec.segment++;
+		rec.first_index = count;
+		rec_site_new_trace();
+		if (rec_open_trace((int64_t)syscall(SYS_getppid)) == 0)
+			rec_chan_inherit_all();
+	}
+	rec_leave();
+}
+
+/* --- load and unload -------------------------------------------------------------------- */
+
+static void on_exit_handler(int status, void *arg)
+{
+	(void)arg;
+	if (rec_enter()) {
+		rec_finish(status, 0);
+		rec_leave();
+	}
+}
+
+__attribute__((constructor)) static void rec_init(void)
+{
+	const char *env;
+	int stale = 0;
+
+	rec_resolve_all();
+	env = getenv(REC_ENV);
+	if (!env || !*env)
+		return;
+	rec_depth++;
+	if (env_parse(env, &stale) != 0)
+		goto out;
+	if (stale) {
+		/* Started by a path we do not intercept (posix_spawn, system, popen): a new
+		 * process whose ordinal we cannot know.  It is still recorded, under a name that
+		 * says so; its descriptors are classified at first use. */
+		char base[TRACE_NAME_MAX];
+		size_t i;
+
+		snprintf(base, sizeof(base), "%s", rec.name);
+		snprintf(rec.parent, sizeof(rec.parent), "%s", base);
+		snprintf(rec.name, sizeof(rec.name), "%.100s.p%ld", base, (long)syscall(SYS_getpid));
+		rec.segment = 0;
+		rec.first_index = 0;
+		rec.fork_index = 0;
+		rec.forks = 0;
+		for (i = 0; i < REC_FD_MAX; i++)
+			rec.fd[i] = REC_FD_UNKNOWN;
+		memset(rec.chan, 0, sizeof(rec.chan));
+	}
+	rec.min_fd = pick_min_fd();
+	rec.active = 1;
+	proc_fill_image();
+	if (rec_open_trace((int64_t)syscall(SYS_getppid)) != 0)
+		goto out;
+	rec_chan_inherit_all();
+	rec_signals_install();
+	on_exit(on_exit_handler, NULL);
+out:
+	rec_depth--;
+}
+
+__attribute__((destructor)) static void rec_fini(void)
+{
+	if (rec_enter()) {
+		trace_writer_flush(rec.w);
+		rec_leave();
+	}
+}

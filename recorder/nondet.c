@@ -1,0 +1,270 @@
+/*
+ * nondet.c: values a re-execution cannot regenerate, recorded so replay can feed them back:
+ * readiness results (poll, ppoll, select, pselect, epoll_wait, epoll_pwait), clocks
+ * (clock_gettime, gettimeofday, time), randomness (getrandom; /dev/urandom reads are in
+ * chan.c), process ids (getpid, getppid), and the user's marks (encore_mark).
+ *
+ * Layout of the READY data (the "result set"), little-endian as the host writes it:
+ *   poll, ppoll          n x int16 revents, one per pollfd, in the caller's order
+ *   select, pselect      three fd_set prefixes of ceil(nfds / 8) bytes: read, write, except
+ *                        (zeros for a set the caller passed as NULL)
+ *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data)
+ * CLOCK data: the struct timespec or struct timeval filled in; aux[0] = the clock id.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/time.h>
+
+/* The definition below must not be rewritten by the header's convenience macro. */
+#define ENCORE_NO_MARK_MACRO
+#include "encore.h"
+#include "rec.h"
+
+#define RA() __builtin_return_address(0)
+
+static uint8_t set_buf[3 * (FD_SETSIZE / 8)];
+static int16_t revents_buf[4096];
+
+static void log_value(uint32_t kind, uint32_t call, long r, int e, const void *data,
+                      size_t len, void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_init(&ev, kind, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (data && len) {
+		ev.data = data;
+		ev.data_len = (uint32_t)len;
+	}
+	rec_log(&ev, ra);
+}
+
+static void log_poll(struct pollfd *fds, nfds_t n, int r, int e, uint32_t call, void *ra)
+{
+	nfds_t i, m = n < 4096 ? n : 4096;
+
+	for (i = 0; r >= 0 && i < m; i++)
+		revents_buf[i] = (int16_t)fds[i].revents;
+	log_value(TRACE_EV_READY, call, r, e, revents_buf, r >= 0 ? m * sizeof(int16_t) : 0, ra);
+}
+
+REC_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	int r = REC_REAL(poll)(fds, n, timeout), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_poll(fds, n, r, e, TRACE_CALL_POLL, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	int r = REC_REAL(__poll_chk)(fds, n, timeout, fdslen), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_poll(fds, n, r, e, TRACE_CALL_POLL, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+                     const sigset_t *mask)
+{
+	int r = REC_REAL(ppoll)(fds, n, timeout, mask), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_poll(fds, n, r, e, TRACE_CALL_PPOLL, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, uint32_t call,
+                       void *ra)
+{
+	size_t k = n > 0 ? ((size_t)(n > FD_SETSIZE ? FD_SETSIZE : n) + 7) / 8 : 0;
+
+	if (r >= 0 && k) {
+		memset(set_buf, 0, 3 * k);
+		if (rs)
+			memcpy(set_buf, rs, k);
+		if (ws)
+			memcpy(set_buf + k, ws, k);
+		if (es)
+			memcpy(set_buf + 2 * k, es, k);
+	}
+	log_value(TRACE_EV_READY, call, r, e, set_buf, r >= 0 ? 3 * k : 0, ra);
+}
+
+REC_EXPORT int select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeval *timeout)
+{
+	int r = REC_REAL(select)(n, rs, ws, es, timeout), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_select(n, rs, ws, es, r, e, TRACE_CALL_SELECT, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct timespec *timeout,
+                       const sigset_t *mask)
+{
+	int r = REC_REAL(pselect)(n, rs, ws, es, timeout, mask), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_select(n, rs, ws, es, r, e, TRACE_CALL_PSELECT, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	int r = REC_REAL(epoll_wait)(epfd, ev, max, timeout), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_READY, TRACE_CALL_EPOLL_WAIT, r, e, ev,
+	          r > 0 ? (size_t)r * sizeof(*ev) : 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+                           const sigset_t *mask)
+{
+	int r = REC_REAL(epoll_pwait)(epfd, ev, max, timeout, mask), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_READY, TRACE_CALL_EPOLL_PWAIT, r, e, ev,
+	          r > 0 ? (size_t)r * sizeof(*ev) : 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* --- clocks --------------------------------------------------------------------------------- */
+
+REC_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int r = REC_REAL(clock_gettime)(clk, ts), e = errno;
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return r;
+	rec_event_init(&ev, TRACE_EV_CLOCK, TRACE_CALL_CLOCK_GETTIME, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = clk;
+	if (r == 0) {
+		ev.data = (const uint8_t *)ts;
+		ev.data_len = sizeof(*ts);
+	}
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	int r = REC_REAL(gettimeofday)(tv, tz), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_CLOCK, TRACE_CALL_GETTIMEOFDAY, r, e, r == 0 ? tv : NULL,
+	          sizeof(*tv), RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT time_t time(time_t *t)
+{
+	time_t r = REC_REAL(time)(t);
+	int e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_CLOCK, TRACE_CALL_TIME, (long)r, e, NULL, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* --- randomness and ids --------------------------------------------------------------------- */
+
+REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+	ssize_t r = REC_REAL(getrandom)(buf, n, flags);
+	int e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_RANDOM, TRACE_CALL_GETRANDOM, r, e, buf, r > 0 ? (size_t)r : 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT pid_t getpid(void)
+{
+	pid_t r = REC_REAL(getpid)();
+	int e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_PID, TRACE_CALL_GETPID, r, 0, NULL, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT pid_t getppid(void)
+{
+	pid_t r = REC_REAL(getppid)();
+	int e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_value(TRACE_EV_PID, TRACE_CALL_GETPPID, r, 0, NULL, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* --- marks ---------------------------------------------------------------------------------- */
+
+/* The definition behind encore.h's weak reference: present only when preloaded. */
+REC_EXPORT void encore_mark(const char *key, long value)
+{
+	struct trace_event ev;
+	int e = errno;
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_MARK, TRACE_CALL_MARK, -1);
+	if (key) {
+		ev.data = (const uint8_t *)key;
+		ev.data_len = (uint32_t)strnlen(key, 256);
+	}
+	ev.naux = 1;
+	ev.aux[0] = value;
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+}

@@ -1,0 +1,437 @@
+/*
+ * proc.c: process life.  fork (the child gets its own trace, NAME.k), the exec family (the
+ * new image continues the logical name as the next segment, its state carried in
+ * ENCORE_RECORD), _exit, threads, and fatal signals (recorded, then re-raised with the
+ * default disposition so the process dies exactly as it would have).
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define RA() __builtin_return_address(0)
+
+/* --- fork ----------------------------------------------------------------------------------- */
+
+static pid_t do_fork(void *ra)
+{
+	struct trace_event ev;
+	uint64_t idx;
+	pid_t r, self;
+	uint32_t k;
+	int e;
+
+	if (!rec_enter())
+		return REC_REAL(fork)();
+	/* The guard and the lock are held across the fork: no other thread can be in the
+	 * writer, and the child starts with a known state (it releases its copy of the lock). */
+	k = ++rec.forks;
+	idx = trace_writer_count(rec.w) + 1;
+	self = (pid_t)syscall(SYS_getpid);
+	r = REC_REAL(fork)();
+	e = errno;
+	if (r == 0) {
+		struct trace_writer *old = rec.w;
+
+		/* The parent's writer, file and shared tail are the parent's: forget our copy
+		 * without touching them, then start NAME.k. */
+		rec.w = NULL;
+		trace_writer_abandon(old);
+		snprintf(rec.parent, sizeof(rec.parent), "%s", rec.name);
+		if ((size_t)snprintf(rec.name, sizeof(rec.name), "%s.%u", rec.parent, k) >=
+		    sizeof(rec.name))
+			goto child_out; /* name too long: unrecorded */
+		rec.segment = 0;
+		rec.first_index = 0;
+		rec.fork_index = idx;
+		rec.forks = 0;
+		rec.exited = 0;
+		rec.threads = 0;
+		rec_site_new_trace();
+		if (rec_open_trace(self) == 0)
+			rec_chan_inherit_all();
+child_out:
+		rec_leave();
+		return 0;
+	}
+	if (r < 0)
+		rec.forks--;
+	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r > 0) {
+		ev.naux = 1;
+		ev.aux[0] = k;
+	}
+	rec_log(&ev, ra);
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+REC_EXPORT pid_t fork(void)
+{
+	return do_fork(RA());
+}
+
+/* vfork's child shares the parent's memory and stack until it execs: an interposer cannot
+ * run its own code there safely, and the child needs a trace of its own anyway.  A fork is
+ * a correct vfork for every program that uses vfork correctly (exec or _exit only). */
+REC_EXPORT pid_t vfork(void)
+{
+	return do_fork(RA());
+}
+
+/* --- exec ----------------------------------------------------------------------------------- */
+
+extern char **environ;
+
+static char self_path[4096];
+
+static const char *self_so(void)
+{
+	Dl_info info;
+
+	if (!self_path[0] && dladdr((void *)self_so, &info) && info.dli_fname &&
+	    info.dli_fname[0] == '/')
+		snprintf(self_path, sizeof(self_path), "%s", info.dli_fname);
+	return self_path;
+}
+
+/* Build the environment of the new image in an mmap'd block (no malloc: exec is async-
+ * signal-safe and may follow a fork in a threaded program).  ENCORE_RECORD is replaced by
+ * the state of this process; LD_PRELOAD is kept or restored so that the new image is
+ * recorded even if the program cleaned its environment. */
+static char **build_env(char *const envp[], size_t *map_len)
+{
+	size_t n = 0, i, j = 0, strcap = 256 * 1024, len;
+	const char *so = self_so();
+	char **out, *str, *preload = NULL;
+	int have_preload = 0;
+
+	while (envp && envp[n])
+		n++;
+	len = (n + 3) * sizeof(char *) + strcap + 4096 + 16;
+	out = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (out == MAP_FAILED)
+		return NULL;
+	*map_len = len;
+	str = (char *)(out + n + 3);
+	if (rec_env_format(str, strcap, rec.segment + 1, trace_writer_count(rec.w)) != 0) {
+		munmap(out, len);
+		return NULL;
+	}
+	out[j++] = str;
+	preload = str + strlen(str) + 1;
+	for (i = 0; i < n; i++) {
+		if (strncmp(envp[i], REC_ENV "=", sizeof(REC_ENV)) == 0)
+			continue;
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
+			have_preload = 1;
+			if (so[0] && !strstr(envp[i] + 11, so)) {
+				snprintf(preload, 4096 + 16, "LD_PRELOAD=%s:%s", so, envp[i] + 11);
+				out[j++] = preload;
+				continue;
+			}
+		}
+		out[j++] = envp[i];
+	}
+	if (!have_preload && so[0]) {
+		snprintf(preload, 4096 + 16, "LD_PRELOAD=%s", so);
+		out[j++] = preload;
+	}
+	out[j] = NULL;
+	return out;
+}
+
+static int do_exec(int search, const char *file, char *const argv[], char *const envp[],
+                   void *ra)
+{
+	struct trace_event ev;
+	char **env = NULL;
+	size_t env_len = 0;
+	uint64_t count;
+	int r, e;
+
+	if (rec_enter()) {
+		rec_event_init(&ev, TRACE_EV_EXEC, TRACE_CALL_EXECVE, -1);
+		if (file) {
+			ev.data = (const uint8_t *)file;
+			ev.data_len = (uint32_t)strnlen(file, 4096);
+		}
+		rec_log(&ev, ra);
+		env = build_env(envp, &env_len);
+		/* Close, not just flush: the file of this image is complete, whatever happens.
+		 * If the exec fails, the image goes on in the next segment. */
+		count = trace_writer_count(rec.w);
+		trace_writer_close(rec.w);
+		rec.w = NULL;
+		rec_leave();
+		r = search ? REC_REAL(execvpe)(file, argv, env ? env : envp)
+		           : REC_REAL(execve)(file, argv, env ? env : envp);
+		e = errno;
+		if (env)
+			munmap(env, env_len);
+		rec_reopen_segment(count);
+		if (rec_enter()) {
+			rec_event_init(&ev, TRACE_EV_EXEC, TRACE_CALL_EXECVE, -1);
+			ev.result = r;
+			ev.err = e;
+			rec_log(&ev, ra);
+			rec_leave();
+		}
+		errno = e;
+		return r;
+	}
+	return search ? REC_REAL(execvpe)(file, argv, envp) : REC_REAL(execve)(file, argv, envp);
+}
+
+REC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_exec(0, path, argv, envp, RA());
+}
+
+REC_EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_exec(0, path, argv, environ, RA());
+}
+
+REC_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_exec(1, file, argv, environ, RA());
+}
+
+REC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_exec(1, file, argv, envp, RA());
+}
+
+/* execl*: gather the arguments into a vector (in an mmap'd block: no malloc). */
+#define EXECL_MAX 65536
+
+static char **gather(const char *arg, va_list ap, char ***envp_out, size_t *len)
+{
+	char **v;
+	size_t n = 0;
+
+	*len = EXECL_MAX * sizeof(char *);
+	v = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (v == MAP_FAILED)
+		return NULL;
+	v[n++] = (char *)arg;
+	while (arg && n < EXECL_MAX - 1) {
+		arg = va_arg(ap, const char *);
+		v[n++] = (char *)arg;
+	}
+	v[n] = NULL;
+	if (envp_out)
+		*envp_out = va_arg(ap, char **);
+	return v;
+}
+
+#define EXECL(search, name, with_env) \
+	va_list ap; \
+	char **v, **envp = environ; \
+	size_t len; \
+	int r, e; \
+	va_start(ap, arg); \
+	v = gather(arg, ap, with_env ? &envp : NULL, &len); \
+	va_end(ap); \
+	if (!v) { \
+		errno = ENOMEM; \
+		return -1; \
+	} \
+	r = do_exec(search, name, v, envp, RA()); \
+	e = errno; \
+	munmap(v, len); \
+	errno = e; \
+	return r
+
+REC_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	EXECL(0, path, 0);
+}
+
+REC_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	EXECL(1, file, 0);
+}
+
+REC_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	EXECL(0, path, 1);
+}
+
+/* --- exit ----------------------------------------------------------------------------------- */
+
+REC_EXPORT void _exit(int status)
+{
+	if (rec_enter()) {
+		rec_finish(status, 0);
+		rec_leave();
+	}
+	REC_REAL(_exit)(status);
+	__builtin_unreachable();
+}
+
+REC_EXPORT void _Exit(int status)
+{
+	if (rec_enter()) {
+		rec_finish(status, 0);
+		rec_leave();
+	}
+	REC_REAL(_Exit)(status);
+	__builtin_unreachable();
+}
+
+/* --- threads -------------------------------------------------------------------------------- */
+
+REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+                              void *arg)
+{
+	int r = REC_REAL(pthread_create)(t, attr, fn, arg), e = errno;
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return r;
+	rec.threads = 1;
+	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_PTHREAD_CREATE, -1);
+	ev.result = r;
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* --- fatal signals -------------------------------------------------------------------------
+ * For each signal whose default action kills the process and whose disposition is SIG_DFL,
+ * the recorder installs a handler that logs SIGNAL, closes the trace, restores SIG_DFL and
+ * raises the signal again.  A program that installs its own handler replaces ours (it then
+ * sees its own handler, and a query of the old action reports SIG_DFL, as without us). */
+
+static const int fatal_sigs[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGTERM, SIGINT, SIGHUP,
+	SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+};
+
+static uint64_t ours; /* bit s: our handler is installed for signal s */
+
+static void fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction sa;
+	int e = errno;
+
+	(void)si;
+	(void)uc;
+	if (rec_enter()) {
+		rec_finish(0, sig);
+		rec_leave();
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	REC_REAL(sigaction)(sig, &sa, NULL);
+	__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
+	/* The signal is blocked while we run: it is delivered, with the default action, as
+	 * soon as we return (a fault would also recur on the faulting instruction). */
+	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
+	errno = e;
+}
+
+static int install_ours(int sig, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fatal_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (REC_REAL(sigaction)(sig, &sa, old) != 0)
+		return -1;
+	__atomic_fetch_or(&ours, 1ull << sig, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int is_fatal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (fatal_sigs[i] == sig)
+			return 1;
+	return 0;
+}
+
+void rec_signals_install(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		struct sigaction cur;
+
+		if (REC_REAL(sigaction)(fatal_sigs[i], NULL, &cur) == 0 &&
+		    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
+			install_ours(fatal_sigs[i], NULL);
+	}
+}
+
+static int is_ours(int sig)
+{
+	return sig > 0 && sig < 64 && (__atomic_load_n(&ours, __ATOMIC_RELAXED) & (1ull << sig));
+}
+
+static void fake_default(struct sigaction *old)
+{
+	memset(old, 0, sizeof(*old));
+	old->sa_handler = SIG_DFL;
+}
+
+REC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int was = is_ours(sig), r, e;
+
+	/* A program restoring SIG_DFL keeps our handler, which acts as SIG_DFL plus a log. */
+	if (act && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL && rec.w &&
+	    is_fatal(sig)) {
+		r = install_ours(sig, old);
+		e = errno;
+		if (r == 0 && old && was)
+			fake_default(old);
+		errno = e;
+		return r;
+	}
+	r = REC_REAL(sigaction)(sig, act, old);
+	e = errno;
+	if (r == 0) {
+		if (old && was)
+			fake_default(old);
+		if (act && was)
+			__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
+	}
+	errno = e;
+	return r;
+}
+
+REC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	int was = is_ours(sig);
+	sighandler_t r;
+
+	if (handler == SIG_DFL && rec.w && is_fatal(sig)) {
+		struct sigaction old;
+
+		if (install_ours(sig, &old) != 0)
+			return SIG_ERR;
+		return was ? SIG_DFL : ((old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+		                                                  : old.sa_handler);
+	}
+	r = REC_REAL(signal)(sig, handler);
+	if (r != SIG_ERR && was) {
+		__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
+		r = SIG_DFL;
+	}
+	return r;
+}

@@ -1,0 +1,174 @@
+/*
+ * rec.h: what the files of libencore-record.so share.  Private to recorder/, never
+ * installed.  Everything here has hidden visibility (the library is built with
+ * -fvisibility=hidden); only the interposers and encore_mark are exported.
+ *
+ * The model (recorder/README.md says more):
+ *   - one global `rec` state per process: the writer, the logical name, the configuration
+ *     that came in ENCORE_RECORD, the fd -> channel table and the channel table;
+ *   - every interposer calls the real function first, then logs while holding the guard:
+ *     a per-thread depth counter that makes every call the recorder makes itself (the
+ *     writer's write(2), fstat, getsockname...) and every call made by a signal handler
+ *     that interrupted the logging pass straight through, unrecorded;
+ *   - a spin lock serialises the writer between threads (the writer is not thread safe;
+ *     threads are reported, not supported, but must not corrupt the trace).
+ */
+#ifndef ENCORE_REC_H
+#define ENCORE_REC_H
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "trace.h"
+
+#define REC_HIDDEN __attribute__((visibility("hidden")))
+#define REC_EXPORT __attribute__((visibility("default")))
+
+/* Name of the one environment variable carrying the configuration and, across exec, the
+ * state of the process (segment, event index, fork counter, descriptor map). */
+#define REC_ENV "ENCORE_RECORD"
+/* Where the registry of recorded pids and TCP ports lives inside the session directory. */
+#define REC_REGISTRY ".encore-registry"
+
+/* Fixed sizes: no malloc on hot paths.  Descriptors >= REC_FD_MAX and channels beyond
+ * REC_CHAN_MAX live ones are not recorded (documented limit). */
+#define REC_FD_MAX 65536
+#define REC_CHAN_MAX 8192
+
+/* The real functions: real_<name>, resolved with dlsym(RTLD_NEXT) at load time by the
+ * constructor, and lazily by REC_REAL() for calls that arrive before it ran (another
+ * library's constructor may call write or socket first). */
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+	extern ret (*real_##name) params REC_HIDDEN;
+#include "calls.def"
+
+REC_HIDDEN void rec_resolve_all(void);
+REC_HIDDEN void *rec_resolve(const char *name);
+#define REC_REAL(name) \
+	(*({ \
+		if (__builtin_expect(real_##name == NULL, 0)) \
+			real_##name = (__typeof__(real_##name))rec_resolve(#name); \
+		&real_##name; \
+	}))
+
+/* _FORTIFY_SOURCE entry points glibc does not declare for us. */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+                       struct sockaddr *addr, socklen_t *len);
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+
+/* Per-direction state of a channel end in this process. */
+enum { REC_OUT = 0, REC_IN = 1 };
+
+struct rec_chan {
+	uint32_t id;          /* process-local channel id; 0 marks a free slot */
+	uint8_t type;         /* enum trace_chan_type */
+	uint8_t external;     /* peer not known to be recorded: received bytes are INPUT */
+	uint8_t undecided;    /* TCP accept from loopback: decide at the first data */
+	uint8_t dir;          /* pipes: 1 read end, 2 write end, 0 both ways */
+	uint16_t peer_port;   /* TCP: the peer's port, for the undecided case */
+	uint32_t nfds;        /* descriptors of this process referring to it */
+	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */
+	uint32_t hash[2];     /* trace_hash() of those bytes */
+	uint32_t since[2];    /* events since the last one that carried the hash */
+};
+
+/* fd table values. */
+#define REC_FD_UNKNOWN 0   /* not classified yet: fstat at first use */
+#define REC_FD_IGNORED (-1) /* regular file, directory, epoll, eventfd...: left alone */
+#define REC_FD_RANDOM (-2)  /* /dev/urandom or /dev/random: reads are RANDOM events */
+
+struct rec_state {
+	struct trace_writer *w;     /* NULL: not recording (disabled, failed or exited) */
+	int active;                 /* configuration was found and parsed */
+	char dir[4096];             /* session directory (absolute) */
+	char name[TRACE_NAME_MAX];
+	char parent[TRACE_NAME_MAX];
+	char session[64];
+	uint32_t segment;
+	uint64_t first_index;
+	uint64_t fork_index;
+	uint32_t forks;             /* children forked so far: the next is NAME.(forks+1) */
+	uint32_t next_chan;         /* last channel id handed out */
+	uint32_t hash_every;        /* K: every K-th event of a direction carries the hash */
+	uint32_t depth;             /* call-site frames to resolve */
+	uint64_t max_bytes;         /* disk budget, 0 unbounded */
+	int min_fd;                 /* the writer's descriptor lives at or above this */
+	int exited;                 /* EXIT logged */
+	int threads;                /* pthread_create seen */
+	uint64_t unlogged;          /* calls passed through because the guard was held */
+	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
+	struct rec_chan chan[REC_CHAN_MAX];
+	uint32_t chan_hint;         /* where to start looking for a free slot */
+};
+
+extern struct rec_state rec REC_HIDDEN;
+
+/* --- guard and lock (core.c) ---------------------------------------------------------- */
+/* Enter the logging section: returns 1 (and takes the lock) when the caller may log, 0 when
+ * it must not (not recording, or the recorder itself or a signal handler interrupting it is
+ * the caller).  Pair a 1 with rec_leave(). */
+REC_HIDDEN int rec_enter(void);
+REC_HIDDEN void rec_leave(void);
+/* 1 when the calling thread is inside the recorder (for the interposers' pass-through). */
+REC_HIDDEN int rec_busy(void);
+
+/* --- events (core.c) ------------------------------------------------------------------ */
+/* Fill the common fields of an event: kind, call, fd, time.  The caller sets the rest. */
+REC_HIDDEN void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd);
+/* Append; `ra` is the interposer's return address, for the call-site id. */
+REC_HIDDEN void rec_log(struct trace_event *ev, void *ra);
+/* Record that the process ends (idempotent); closes the writer. */
+REC_HIDDEN void rec_finish(int status, int signo);
+/* The writer's descriptor, or -1.  Interposers refuse to let the program close it. */
+REC_HIDDEN int rec_own_fd(int fd);
+/* Writer descriptor about to be replaced by dup2/dup3 of the program: stop recording
+ * cleanly (the writer API offers no way to move its descriptor). */
+REC_HIDDEN void rec_own_fd_lost(void);
+REC_HIDDEN uint64_t rec_now_ns(void);
+
+/* --- process start (core.c) ----------------------------------------------------------- */
+/* Open this process's trace file (root, forked child or new image). Returns 0 or -1. */
+REC_HIDDEN int rec_open_trace(int64_t ppid);
+/* After a failed exec (whose image file was closed): continue in the next segment, whose
+ * first event follows event `count`. */
+REC_HIDDEN void rec_reopen_segment(uint64_t count);
+/* Serialise the state for an exec into buf: "ENCORE_RECORD=...". Returns 0 or -1. */
+REC_HIDDEN int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index);
+
+/* --- registry (core.c): who in the session is recorded -------------------------------- */
+REC_HIDDEN void rec_registry_add(const char *kind, unsigned long key);
+REC_HIDDEN int rec_registry_has(const char *kind, unsigned long key);
+
+/* --- channels (chan.c) ---------------------------------------------------------------- */
+REC_HIDDEN struct rec_chan *rec_fd_chan(int fd);
+REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
+REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
+REC_HIDDEN void rec_fd_forget(int fd);
+REC_HIDDEN uint32_t rec_fd_channel_id(int fd);
+/* After fork or exec: declare every live channel to the new writer. */
+REC_HIDDEN void rec_chan_inherit_all(void);
+/* Forget channels whose descriptors close on exec (state of the new image). */
+REC_HIDDEN int rec_fd_cloexec(int fd);
+
+/* --- call sites (site.c) -------------------------------------------------------------- */
+/* The site id for return address ra, defining it in the current trace on first use. */
+REC_HIDDEN uint32_t rec_site(void *ra);
+/* A new trace file begins (fork child): every site must be defined again in it. */
+REC_HIDDEN void rec_site_new_trace(void);
+
+/* --- signals (proc.c) ----------------------------------------------------------------- */
+REC_HIDDEN void rec_signals_install(void);
+
+#endif
