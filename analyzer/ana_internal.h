@@ -1,0 +1,144 @@
+/*
+ * ana_internal.h: the analyzer's private model.  Never included outside analyzer/.
+ *
+ * Memory layout is chosen for 1e7 events: one 40-byte record per event, per-process arrays
+ * indexed by event index - 1, and no per-event vector clock (happened-before is answered by
+ * closures over message edges and by reachability columns built on demand).
+ */
+#ifndef ENCORE_ANA_INTERNAL_H
+#define ENCORE_ANA_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ana.h"
+
+#define ANA_NONE UINT32_MAX
+
+/* Channel ids handed out by ana_add_channel live above every id a recorder would assign, so
+ * builder channels and recorded ones never collide within a process. */
+#define ANA_BUILDER_CHAN 0x80000000u
+
+struct ana_ev {
+	uint64_t offset;     /* send/recv: derived byte offset in its direction */
+	int64_t result;      /* as recorded; marks: the value */
+	uint32_t chan;       /* process-local channel id; marks: the interned key */
+	uint32_t site;
+	uint32_t src_proc;   /* recv: sender of the last byte, ANA_NONE when none */
+	uint32_t src_idx;    /* recv: index of that send */
+	uint32_t end;        /* send/recv: its end record (p, id); after finish the merged end
+	                        object (the union-find root); ANA_NONE when none */
+	uint8_t kind;
+	uint8_t flags;
+	uint8_t external;    /* recv from an unrecorded peer */
+	uint8_t pad;
+};
+
+struct ana_stackrec {
+	uint32_t site;
+	uint32_t nframes;
+	char **fn;
+};
+
+struct ana_proc {
+	char *name;
+	char *parent;
+	uint64_t fork_index;
+	int64_t pid;
+	char host_id[64];
+	struct ana_ev *ev;   /* ev[k-1] is event k */
+	uint64_t n, cap;
+	uint32_t *inherited;
+	size_t ninherited, capinherited;
+	struct ana_stackrec *stacks;
+	size_t nstacks, capstacks;
+	int sorted_stacks;
+	int threads;
+	uint64_t sends, recvs;
+};
+
+/* One channel end object: a (process, local id) pair, merged across fork inheritance. */
+struct ana_end {
+	uint32_t proc;
+	uint32_t id;
+	uint32_t uf;          /* union-find parent (inheritance) */
+	uint32_t peer;        /* the end at the other side, ANA_NONE when external/unknown */
+	uint32_t pipe_other;  /* PIPE event: the other end created with it */
+	uint8_t pipe_dir;     /* pipes: 1 read end, 2 write end */
+	uint8_t has_ep;
+	uint8_t builder;      /* made by ana_add_channel: peer already known */
+	uint8_t ambiguous;    /* 1: several processes wrote it, 2: several read it,
+	                         4: their sends overlap (concurrent writers): not linked */
+	uint64_t nout, nin;   /* builder: bytes sent and received so far on this record */
+	struct trace_endpoint ep;
+	/* the sends into the stream this end writes: filled by finish, sorted by offset */
+	uint64_t nsends;
+	uint64_t firstsend;   /* index into s->sendrefs */
+	uint32_t writer;      /* the single process writing it, ANA_NONE when none */
+	uint32_t reader;      /* the single process reading the peer side */
+};
+
+struct ana_sendref {
+	uint64_t offset;
+	uint64_t len;
+	uint32_t proc;
+	uint32_t idx;
+};
+
+struct ana_session {
+	struct ana_proc *procs;
+	size_t nprocs, capprocs;
+	uint64_t total;
+	int finished;
+
+	struct ana_end *ends;
+	size_t nends, capends;
+	/* (proc, id) -> end: open addressing, keys proc<<32|id, values end+1 */
+	uint64_t *endkeys;
+	uint32_t *endvals;
+	size_t endcap;
+
+	struct ana_sendref *sendrefs;
+	uint64_t nsendrefs;
+
+	char **keys;          /* interned mark keys */
+	size_t nkeys, capkeys;
+
+	uint32_t nbuilder;    /* builder channels so far */
+	uint32_t *builder_a, *builder_b; /* end index of each builder channel's two sides */
+
+	uint32_t *topo;       /* a linear extension of happened-before: process of each step */
+
+	/* reachability column cache (ana_hb) */
+	uint32_t *col;        /* col[base[q] + j - 1] = last event of colproc that hb-or-eq (q,j) */
+	uint64_t *base;
+	size_t colproc;
+
+	char **warnings;
+	size_t nwarnings, capwarnings;
+};
+
+/* model.c */
+void ana__warn(struct ana_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ana__diag(struct trace_diag *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+uint32_t ana__end_lookup(const struct ana_session *s, uint32_t proc, uint32_t id);
+int ana__end_get(struct ana_session *s, uint32_t proc, uint32_t id, uint32_t *out);
+int ana__intern_key(struct ana_session *s, const char *key, uint32_t *out);
+int ana__find_key(const struct ana_session *s, const char *key);
+const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uint32_t site);
+
+/* match.c */
+int ana__match(struct ana_session *s, struct trace_diag *diag);
+
+static inline const struct ana_ev *ana__ev(const struct ana_session *s, size_t p, uint64_t k)
+{
+	return &s->procs[p].ev[k - 1];
+}
+
+static inline int ana__bit(const uint64_t *bits, uint64_t k)
+{
+	return (int)((bits[k >> 6] >> (k & 63)) & 1u);
+}
+
+#endif

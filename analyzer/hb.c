@@ -1,0 +1,196 @@
+/*
+ * hb.c: happened-before on demand, and message races.
+ *
+ * A full vector clock per event would take nprocs counters per event (1e9 for 1e7 events and
+ * 100 processes).  Instead a query about events of process c uses c's reachability column:
+ * for every event, the last event of c that happened before or is it.  One column is one
+ * pass over the linear extension computed by ana_finish and 4 bytes per event; it is cached,
+ * so a batch of queries about one process (what `encore sql`'s hb() and the race detector do)
+ * costs one pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana_internal.h"
+
+static int build_column(struct ana_session *s, size_t c)
+{
+	size_t np = s->nprocs;
+	uint64_t *pos;
+
+	if (s->col && s->colproc == c)
+		return 0;
+	if (!s->col) {
+		s->col = malloc((s->total ? s->total : 1) * sizeof(uint32_t));
+		s->base = malloc((np ? np : 1) * sizeof(uint64_t));
+		if (!s->col || !s->base) {
+			free(s->col);
+			free(s->base);
+			s->col = NULL;
+			s->base = NULL;
+			return TRACE_ENOMEM;
+		}
+		for (size_t p = 0, b = 0; p < np; p++) {
+			s->base[p] = b;
+			b += s->procs[p].n;
+		}
+	}
+	pos = calloc(np ? np : 1, sizeof(*pos));
+	if (!pos)
+		return TRACE_ENOMEM;
+	for (uint64_t t = 0; t < s->total; t++) {
+		uint32_t q = s->topo[t];
+		uint64_t j = ++pos[q];
+		uint32_t v;
+
+		if (q == c) {
+			v = (uint32_t)j;
+		} else {
+			const struct ana_ev *e = ana__ev(s, q, j);
+
+			v = j > 1 ? s->col[s->base[q] + j - 2] : 0;
+			if (e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
+				uint32_t w = s->col[s->base[e->src_proc] + e->src_idx - 1];
+
+				if (w > v)
+					v = w;
+			}
+		}
+		s->col[s->base[q] + j - 1] = v;
+	}
+	free(pos);
+	s->colproc = c;
+	return 0;
+}
+
+int ana_hb(struct ana_session *s, size_t p, uint64_t i, size_t q, uint64_t j)
+{
+	int rc;
+
+	if (!s || !s->finished || p >= s->nprocs || q >= s->nprocs || i < 1 || j < 1 ||
+	    i > s->procs[p].n || j > s->procs[q].n)
+		return TRACE_EINVAL;
+	if (p == q)
+		return i < j;
+	if ((rc = build_column(s, p)))
+		return rc;
+	return s->col[s->base[q] + j - 1] >= i;
+}
+
+/* The send holding byte `byte` of the stream written on end object w, or -1. */
+static int64_t send_at(const struct ana_session *s, uint32_t w, uint64_t byte)
+{
+	const struct ana_sendref *v = s->sendrefs + s->ends[w].firstsend;
+	uint64_t lo = 0, hi = s->ends[w].nsends;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].offset + v[mid].len <= byte)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->ends[w].nsends && v[lo].offset <= byte)
+		return (int64_t)lo;
+	return -1;
+}
+
+static int push_race(struct ana_race **v, size_t *n, size_t *cap, const struct ana_race *r)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct ana_race *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return TRACE_ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *r;
+	return 0;
+}
+
+/*
+ * Races (Netzer & Miller's message races, restricted to what a stream channel allows): the
+ * channels of one receiver are FIFO, so the only alternative to a receive r on channel A is
+ * the message that was next in line on another channel B.  It could have been received
+ * instead unless r happened before its send.
+ */
+int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
+{
+	struct ana_race *v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t *in = NULL;
+	uint64_t *consumed = NULL;
+	int rc = 0;
+
+	if (!s || !races || !nraces || !s->finished)
+		return TRACE_EINVAL;
+	in = malloc((s->nends ? s->nends : 1) * sizeof(*in));
+	consumed = malloc((s->nends ? s->nends : 1) * sizeof(*consumed));
+	if (!in || !consumed) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t q = 0; q < s->nprocs; q++) {
+		const struct ana_proc *pr = &s->procs[q];
+		size_t nin = 0;
+
+		for (size_t i = 0; i < s->nends; i++) {
+			const struct ana_end *e = &s->ends[i];
+
+			if (e->uf == i && e->reader == q && e->peer != ANA_NONE && !(e->ambiguous & 2) &&
+			    !(s->ends[e->peer].ambiguous & 4)) {
+				consumed[i] = 0;
+				in[nin++] = (uint32_t)i;
+			}
+		}
+		if (nin < 2)
+			continue;
+		if ((rc = build_column(s, q)))
+			goto out;
+		for (uint64_t j = 1; j <= pr->n; j++) {
+			const struct ana_ev *e = ana__ev(s, q, j);
+
+			if (e->kind != TRACE_EV_RECV || e->src_proc == ANA_NONE)
+				continue;
+			for (size_t b = 0; b < nin; b++) {
+				uint32_t r2 = in[b], w2 = s->ends[r2].peer;
+				const struct ana_sendref *sr;
+				int64_t k;
+				struct ana_race race;
+
+				if (r2 == e->end)
+					continue;
+				k = send_at(s, w2, consumed[r2]);
+				if (k < 0)
+					continue;
+				sr = &s->sendrefs[s->ends[w2].firstsend + (uint64_t)k];
+				if (s->col[s->base[sr->proc] + sr->idx - 1] >= j)
+					continue; /* r happened before that send: it could not be there */
+				race.proc = q;
+				race.recv = j;
+				race.src_proc = e->src_proc;
+				race.src_send = e->src_idx;
+				race.rival_proc = sr->proc;
+				race.rival_send = sr->idx;
+				if ((rc = push_race(&v, &n, &cap, &race)))
+					goto out;
+			}
+			if (!(e->flags & TRACE_FL_PEEK))
+				consumed[e->end] = e->offset + (uint64_t)e->result;
+		}
+	}
+out:
+	free(in);
+	free(consumed);
+	if (rc) {
+		free(v);
+		v = NULL;
+		n = 0;
+	}
+	*races = v;
+	*nraces = n;
+	return rc;
+}

@@ -1,0 +1,575 @@
+/*
+ * match.c: channel matching and message edges (DESIGN.md, "Analysis"; issue #5).
+ *
+ * Each (process, local channel id) is an end record.  Records are merged across fork and
+ * exec with the ids a child says it inherited (same numeric ids as in the parent), then the
+ * merged ends are paired with their peers from what both sides logged, and never from
+ * timestamps:
+ *   - pipe(2)/socketpair(2): the two ends come from one PIPE event;
+ *   - sockets with both inodes known (socketpair, Unix): this end's inode is the other's
+ *     peer inode;
+ *   - TCP: one side's (local, peer) address pair is the other's (peer, local); loopback
+ *     addresses only match on the same host;
+ *   - Unix stream sockets: the client's peer path is the server's bound path, and each side's
+ *     SO_PEERCRED pid is the other's pid when known;
+ *   - named pipes: one writer and one reader end with the same inode on one host.
+ * An end with no recorded peer is external: its receives are external input.
+ *
+ * A receive depends on the send that produced its last byte: the reader derives byte offsets
+ * per direction (continuing across fork and exec), and the send containing offset+len-1 is
+ * found by binary search among the sends of the peer end.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "ana_internal.h"
+
+static uint32_t uf_find(struct ana_session *s, uint32_t e)
+{
+	uint32_t r = e;
+
+	while (s->ends[r].uf != r)
+		r = s->ends[r].uf;
+	while (s->ends[e].uf != r) {
+		uint32_t n = s->ends[e].uf;
+
+		s->ends[e].uf = r;
+		e = n;
+	}
+	return r;
+}
+
+static void fill_missing(struct trace_endpoint *dst, const struct trace_endpoint *src)
+{
+	if (!dst->type)
+		dst->type = src->type;
+	if (!dst->dir)
+		dst->dir = src->dir;
+	if (!dst->inode)
+		dst->inode = src->inode;
+	if (!dst->peer_inode)
+		dst->peer_inode = src->peer_inode;
+	if (!dst->peer_pid)
+		dst->peer_pid = src->peer_pid;
+	if (!dst->local_len && src->local_len) {
+		memcpy(dst->local, src->local, src->local_len);
+		dst->local_len = src->local_len;
+	}
+	if (!dst->peer_len && src->peer_len) {
+		memcpy(dst->peer, src->peer, src->peer_len);
+		dst->peer_len = src->peer_len;
+	}
+}
+
+/* The child's end becomes the parent's: the parent's record is the root, so the object keeps
+ * what the creating process logged, completed by what the child logged. */
+static void uf_union(struct ana_session *s, uint32_t child, uint32_t parent)
+{
+	uint32_t a = uf_find(s, child), b = uf_find(s, parent);
+
+	if (a == b)
+		return;
+	s->ends[a].uf = b;
+	if (s->ends[a].has_ep) {
+		fill_missing(&s->ends[b].ep, &s->ends[a].ep);
+		s->ends[b].has_ep = 1;
+	}
+	if (!s->ends[b].pipe_dir)
+		s->ends[b].pipe_dir = s->ends[a].pipe_dir;
+}
+
+static void pair(struct ana_session *s, uint32_t a, uint32_t b)
+{
+	s->ends[a].peer = b;
+	s->ends[b].peer = a;
+}
+
+static const char *host_of(const struct ana_session *s, uint32_t end)
+{
+	return s->procs[s->ends[end].proc].host_id;
+}
+
+static int same_host(const struct ana_session *s, uint32_t a, uint32_t b)
+{
+	return strcmp(host_of(s, a), host_of(s, b)) == 0;
+}
+
+/* A canonical text for a sockaddr: "4:ADDR:PORT", "6:ADDR:PORT", "u:PATH".  *loopback says
+ * whether the address only means something on its own host.  Returns 0 when unknown. */
+static int addr_key(const uint8_t *sa, uint32_t len, char *out, size_t cap, int *loopback)
+{
+	sa_family_t fam;
+
+	*loopback = 0;
+	if (len < sizeof(sa_family_t))
+		return 0;
+	memcpy(&fam, sa, sizeof(fam));
+	if (fam == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, sa, sizeof(in));
+		uint32_t a = ntohl(in.sin_addr.s_addr);
+		*loopback = (a >> 24) == 127;
+		snprintf(out, cap, "4:%08x:%u", a, ntohs(in.sin_port));
+		return 1;
+	}
+	if (fam == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+		char *p = out;
+
+		memcpy(&in6, sa, sizeof(in6));
+		*loopback = IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr) || IN6_IS_ADDR_LINKLOCAL(&in6.sin6_addr);
+		p += snprintf(p, cap, "6:");
+		for (int i = 0; i < 16 && (size_t)(p - out) + 3 < cap; i++)
+			p += snprintf(p, cap - (size_t)(p - out), "%02x", in6.sin6_addr.s6_addr[i]);
+		snprintf(p, cap - (size_t)(p - out), ":%u", ntohs(in6.sin6_port));
+		return 1;
+	}
+	if (fam == AF_UNIX) {
+		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+		const uint8_t *path = sa + offsetof(struct sockaddr_un, sun_path);
+		size_t i;
+
+		*loopback = 1;
+		if (n == 0 || (path[0] == 0 && n == 1))
+			return 0; /* unnamed */
+		out[0] = 'u';
+		out[1] = ':';
+		for (i = 0; i < n && i + 3 < cap; i++)
+			out[2 + i] = path[i] ? (char)path[i] : (i == 0 ? '@' : '\0');
+		out[2 + i] = '\0';
+		return out[2] != '\0';
+	}
+	return 0;
+}
+
+struct tcpkey {
+	char key[160];
+	uint32_t end;
+};
+
+static int cmp_tcpkey(const void *a, const void *b)
+{
+	const struct tcpkey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->end < y->end ? -1 : x->end > y->end);
+}
+
+static int tcp_key(const struct ana_session *s, uint32_t e, int mirrored, char *out, size_t cap)
+{
+	const struct trace_endpoint *ep = &s->ends[e].ep;
+	char l[72], p[72];
+	int ll, pl;
+
+	if (!addr_key(ep->local, ep->local_len, l, sizeof(l), &ll) ||
+	    !addr_key(ep->peer, ep->peer_len, p, sizeof(p), &pl))
+		return 0;
+	/* loopback 4-tuples are only unique per host */
+	snprintf(out, cap, "%s|%s|%s", (ll || pl) ? host_of(s, e) : "",
+	         mirrored ? p : l, mirrored ? l : p);
+	return 1;
+}
+
+static int match_tcp(struct ana_session *s, const uint32_t *roots, size_t nroots)
+{
+	struct tcpkey *v = calloc(nroots ? nroots : 1, sizeof(*v)), probe;
+	size_t n = 0, i;
+
+	if (!v)
+		return TRACE_ENOMEM;
+	for (i = 0; i < nroots; i++) {
+		uint32_t e = roots[i];
+
+		if (s->ends[e].peer != ANA_NONE || !s->ends[e].has_ep ||
+		    (s->ends[e].ep.type != TRACE_CHAN_TCP && s->ends[e].ep.type != TRACE_CHAN_UNKNOWN))
+			continue;
+		if (tcp_key(s, e, 0, v[n].key, sizeof(v[n].key)))
+			v[n++].end = e;
+	}
+	qsort(v, n, sizeof(*v), cmp_tcpkey);
+	for (i = 0; i < n; i++) {
+		uint32_t e = v[i].end;
+		size_t lo = 0, hi = n;
+
+		if (s->ends[e].peer != ANA_NONE || !tcp_key(s, e, 1, probe.key, sizeof(probe.key)))
+			continue;
+		/* the first entry with the mirrored key, then the first unpaired among equals:
+		 * a reused port pairs in creation order */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(v[mid].key, probe.key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && strcmp(v[lo].key, probe.key) == 0; lo++) {
+			uint32_t f = v[lo].end;
+
+			if (f != e && s->ends[f].peer == ANA_NONE) {
+				pair(s, e, f);
+				break;
+			}
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static void match_inodes(struct ana_session *s, const uint32_t *roots, size_t nroots)
+{
+	/* Quadratic in the ends that carry both inodes; those are socketpairs and Unix sockets
+	 * split across processes, few per session. */
+	for (size_t i = 0; i < nroots; i++) {
+		uint32_t a = roots[i];
+		const struct trace_endpoint *ea = &s->ends[a].ep;
+
+		if (s->ends[a].peer != ANA_NONE || !ea->inode || !ea->peer_inode ||
+		    ea->type == TRACE_CHAN_PIPE)
+			continue;
+		for (size_t j = i + 1; j < nroots; j++) {
+			uint32_t b = roots[j];
+			const struct trace_endpoint *eb = &s->ends[b].ep;
+
+			if (s->ends[b].peer == ANA_NONE && eb->inode == ea->peer_inode &&
+			    (!eb->peer_inode || eb->peer_inode == ea->inode) && same_host(s, a, b)) {
+				pair(s, a, b);
+				break;
+			}
+		}
+	}
+}
+
+static int unix_path(const struct ana_session *s, uint32_t e, int peer, char *out, size_t cap)
+{
+	const struct trace_endpoint *ep = &s->ends[e].ep;
+	int lb;
+
+	if (ep->type != TRACE_CHAN_UNIX)
+		return 0;
+	return peer ? addr_key(ep->peer, ep->peer_len, out, cap, &lb)
+	            : addr_key(ep->local, ep->local_len, out, cap, &lb);
+}
+
+static void match_unix(struct ana_session *s, const uint32_t *roots, size_t nroots,
+                       const uint8_t *active)
+{
+	char cp[160], sp[160], cl[160];
+
+	for (size_t i = 0; i < nroots; i++) {
+		uint32_t c = roots[i];
+		const struct trace_endpoint *ec = &s->ends[c].ep;
+
+		/* c is a client: it names the server's path as its peer and has no name itself */
+		if (s->ends[c].peer != ANA_NONE || !active[i] || !unix_path(s, c, 1, cp, sizeof(cp)) ||
+		    unix_path(s, c, 0, cl, sizeof(cl)))
+			continue;
+		for (size_t j = 0; j < nroots; j++) {
+			uint32_t v = roots[j];
+			const struct trace_endpoint *ev = &s->ends[v].ep;
+
+			if (j == i || s->ends[v].peer != ANA_NONE || !active[j] || !same_host(s, c, v) ||
+			    !unix_path(s, v, 0, sp, sizeof(sp)) || strcmp(cp, sp) != 0)
+				continue;
+			if (ec->peer_pid && s->procs[s->ends[v].proc].pid &&
+			    ec->peer_pid != s->procs[s->ends[v].proc].pid)
+				continue;
+			if (ev->peer_pid && s->procs[s->ends[c].proc].pid &&
+			    ev->peer_pid != s->procs[s->ends[c].proc].pid)
+				continue;
+			pair(s, c, v);
+			break;
+		}
+	}
+}
+
+static void match_fifos(struct ana_session *s, const uint32_t *roots, size_t nroots)
+{
+	for (size_t i = 0; i < nroots; i++) {
+		uint32_t w = roots[i], r = ANA_NONE;
+		int nr = 0, nw = 0;
+
+		if (s->ends[w].peer != ANA_NONE || s->ends[w].ep.type != TRACE_CHAN_PIPE ||
+		    s->ends[w].pipe_dir != 2 || !s->ends[w].ep.inode)
+			continue;
+		for (size_t j = 0; j < nroots; j++) {
+			uint32_t x = roots[j];
+
+			if (s->ends[x].ep.type != TRACE_CHAN_PIPE ||
+			    s->ends[x].ep.inode != s->ends[w].ep.inode || !same_host(s, w, x))
+				continue;
+			if (s->ends[x].pipe_dir == 1) {
+				nr++;
+				r = x;
+			} else if (s->ends[x].pipe_dir == 2) {
+				nw++;
+			}
+		}
+		/* several writers or readers of one pipe: their per-process offsets cannot be
+		 * interleaved, so leave it unmatched rather than guess */
+		if (nr == 1 && nw == 1 && s->ends[r].peer == ANA_NONE)
+			pair(s, w, r);
+	}
+}
+
+static int cmp_sendref(const void *a, const void *b)
+{
+	const struct ana_sendref *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static int64_t find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].offset + v[mid].len <= byte)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && v[lo].offset <= byte && byte < v[lo].offset + v[lo].len)
+		return (int64_t)lo;
+	return -1;
+}
+
+static uint64_t moved(const struct ana_ev *e)
+{
+	return e->result > 0 ? (uint64_t)e->result : 0;
+}
+
+int ana__match(struct ana_session *s, struct trace_diag *diag)
+{
+	uint64_t *cnt = NULL;
+	uint32_t *roots = NULL;
+	uint8_t *active = NULL, *rootactive = NULL, *warned = NULL;
+	size_t nroots = 0, i, p;
+	uint64_t unmatched = 0;
+	int rc = 0;
+
+	/* 1. fork/exec inheritance */
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+		int q;
+
+		if (!pr->ninherited)
+			continue;
+		q = pr->parent[0] ? ana_proc_find(s, pr->parent) : -1;
+		if (q < 0) {
+			ana__warn(s, "%s inherited %zu channels from %s, which is not in the session: "
+			          "they are external", pr->name, pr->ninherited,
+			          pr->parent[0] ? pr->parent : "its parent");
+			continue;
+		}
+		for (i = 0; i < pr->ninherited; i++) {
+			uint32_t c, par;
+
+			if ((rc = ana__end_get(s, (uint32_t)p, pr->inherited[i], &c)) ||
+			    (rc = ana__end_get(s, (uint32_t)q, pr->inherited[i], &par)))
+				goto out;
+			uf_union(s, c, par);
+		}
+	}
+
+	/* 2. pipes and socketpairs: paired by the event that made them */
+	for (i = 0; i < s->nends; i++) {
+		uint32_t o = s->ends[i].pipe_other, a, b;
+
+		if (o == ANA_NONE || o < i)
+			continue;
+		a = uf_find(s, (uint32_t)i);
+		b = uf_find(s, o);
+		if (a != b && s->ends[a].peer == ANA_NONE && s->ends[b].peer == ANA_NONE)
+			pair(s, a, b);
+	}
+
+	/* 3. ends that moved bytes, by root */
+	roots = malloc((s->nends ? s->nends : 1) * sizeof(*roots));
+	rootactive = calloc(s->nends ? s->nends : 1, 1);
+	active = calloc(s->nends ? s->nends : 1, 1);
+	cnt = calloc(s->nends ? s->nends : 1, sizeof(*cnt));
+	warned = calloc(s->nends ? s->nends : 1, 1);
+	if (!roots || !rootactive || !active || !cnt || !warned) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+
+			if ((e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV) && e->end != ANA_NONE)
+				rootactive[uf_find(s, e->end)] = 1;
+		}
+	}
+	for (i = 0; i < s->nends; i++) {
+		if (s->ends[i].uf == i) {
+			active[nroots] = rootactive[i];
+			roots[nroots++] = (uint32_t)i;
+		}
+	}
+
+	/* 4. pairing by what the ends logged */
+	match_inodes(s, roots, nroots);
+	if ((rc = match_tcp(s, roots, nroots)))
+		goto out;
+	match_unix(s, roots, nroots, active);
+	match_fifos(s, roots, nroots);
+
+	/* 5. every send and receive names its end object; who writes and reads each one */
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		pr->sends = pr->recvs = 0;
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+			struct ana_end *r;
+
+			if ((e->kind != TRACE_EV_SEND && e->kind != TRACE_EV_RECV) || e->end == ANA_NONE)
+				continue;
+			e->end = uf_find(s, e->end);
+			r = &s->ends[e->end];
+			if (!moved(e))
+				continue;
+			if (e->kind == TRACE_EV_SEND) {
+				pr->sends++;
+				cnt[e->end]++;
+				if (r->writer == ANA_NONE)
+					r->writer = (uint32_t)p;
+				else if (r->writer != p)
+					r->ambiguous |= 1;
+			} else {
+				pr->recvs++;
+				if (r->reader == ANA_NONE)
+					r->reader = (uint32_t)p;
+				else if (r->reader != p)
+					r->ambiguous |= 2;
+			}
+		}
+	}
+
+	/* 6. the sends of each end object sorted by offset.  Offsets continue across fork and
+	 * exec, so a parent that hands a socket to its child gives one ordered stream; writers
+	 * that really wrote at the same time overlap, and their messages cannot be told apart. */
+	free(s->sendrefs);
+	s->nsendrefs = 0;
+	for (i = 0; i < s->nends; i++) {
+		s->ends[i].firstsend = s->nsendrefs;
+		s->ends[i].nsends = 0;
+		s->nsendrefs += cnt[i];
+	}
+	s->sendrefs = malloc((s->nsendrefs ? s->nsendrefs : 1) * sizeof(*s->sendrefs));
+	if (!s->sendrefs) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+			struct ana_end *r;
+			struct ana_sendref *sr;
+
+			if (e->kind != TRACE_EV_SEND || e->end == ANA_NONE || !moved(e))
+				continue;
+			r = &s->ends[e->end];
+			sr = &s->sendrefs[r->firstsend + r->nsends++];
+			sr->offset = e->offset;
+			sr->len = moved(e);
+			sr->proc = (uint32_t)p;
+			sr->idx = (uint32_t)(k + 1);
+			e->src_proc = ANA_NONE; /* a send's src_* is its first dependent receive */
+		}
+	}
+	for (i = 0; i < s->nends; i++) {
+		struct ana_end *r = &s->ends[i];
+		struct ana_sendref *v = s->sendrefs + r->firstsend;
+
+		if (r->nsends < 2)
+			continue;
+		if (r->ambiguous & 1)
+			qsort(v, r->nsends, sizeof(*v), cmp_sendref);
+		for (uint64_t j = 1; j < r->nsends; j++)
+			if (v[j].offset < v[j - 1].offset + v[j - 1].len)
+				r->ambiguous |= 4;
+	}
+
+	/* 7. every receive to the send of its last byte */
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+			uint32_t r, w;
+			int64_t j;
+
+			if (e->kind != TRACE_EV_RECV || e->end == ANA_NONE)
+				continue;
+			e->src_proc = ANA_NONE;
+			e->external = 0;
+			if (!moved(e))
+				continue; /* EOF, error, EAGAIN: no bytes, no dependence */
+			r = e->end;
+			w = s->ends[r].peer;
+			if (w == ANA_NONE) {
+				e->external = 1;
+				continue;
+			}
+			if (s->ends[w].ambiguous & 4) {
+				if (!warned[r]) {
+					warned[r] = 1;
+					ana__warn(s, "channel %u of %s was written by several processes at "
+					          "once: its messages are not linked",
+					          s->ends[r].id, s->procs[s->ends[r].proc].name);
+				}
+				unmatched++;
+				continue;
+			}
+			j = find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
+			              e->offset + moved(e) - 1);
+			if (j < 0) {
+				unmatched++;
+				continue;
+			}
+			{
+				const struct ana_sendref *sr = &s->sendrefs[s->ends[w].firstsend + (uint64_t)j];
+				struct ana_ev *se = &s->procs[sr->proc].ev[sr->idx - 1];
+
+				e->src_proc = sr->proc;
+				e->src_idx = sr->idx;
+				if (se->src_proc == ANA_NONE) {
+					se->src_proc = (uint32_t)p;
+					se->src_idx = (uint32_t)(k + 1);
+				}
+			}
+		}
+	}
+	if (unmatched)
+		ana__warn(s, "%llu receives have no recorded send covering their bytes (a trace "
+		          "cut short, or a channel shared by several processes)",
+		          (unsigned long long)unmatched);
+	for (p = 0; p < s->nprocs; p++)
+		if (s->procs[p].threads)
+			ana__warn(s, "%s created threads: its replay is not guaranteed",
+			          s->procs[p].name);
+out:
+	if (rc == TRACE_ENOMEM)
+		ana__diag(diag, rc, "out of memory while matching channels");
+	free(cnt);
+	free(roots);
+	free(active);
+	free(rootactive);
+	free(warned);
+	return rc;
+}
