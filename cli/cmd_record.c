@@ -1,15 +1,566 @@
-/* cmd_record.c: `encore record` (record every process of a program).  Not built yet: issue #4. */
+/*
+ * cmd_record.c: `encore record` runs a program with libencore-record.so preloaded, so that
+ * it and every process it forks or execs is recorded into the session directory, then
+ * reports what the recorder could not guarantee (threads, processes left unrecorded).
+ *
+ * The recorder gets its whole configuration in one environment variable, ENCORE_RECORD
+ * (recorder/README.md); this command only prepares the directory, checks the program can
+ * be recorded at all (static binaries cannot be: LD_PRELOAD needs the dynamic loader), and
+ * waits.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 
+#define SESSION_ID_FILE ".encore-session"
+#define LIB_NAME "libencore-record.so"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "NAME\n"
+	        "    encore record - run a program and record every process it starts\n\n"
+	        "SYNOPSIS\n"
+	        "    encore record [-o DIR] [--name NAME] [--session DIR] [OPTIONS] -- CMD [ARGS...]\n\n"
+	        "DESCRIPTION\n"
+	        "    Runs CMD with the recorder (" LIB_NAME ") preloaded.  CMD and every\n"
+	        "    process it forks or execs are recorded, each image into its own trace file\n"
+	        "    in the session directory: NAME.trace for the root, NAME.k.trace for the k-th\n"
+	        "    child a process forks, NAME@s.trace for its s-th exec.  Recorded: channel\n"
+	        "    creation and use (sockets, socketpairs, pipes), the order and size of bytes\n"
+	        "    exchanged between recorded processes with a running content hash, the bytes\n"
+	        "    themselves when they come from outside the session (stdin, an unrecorded\n"
+	        "    peer), readiness results, clocks, random values, pids, fork, exec, exit and\n"
+	        "    fatal signals, and a call site per event.\n\n"
+	        "    The exit status is CMD's (128+N when it was killed by signal N).  After the\n"
+	        "    run, a warning names each recorded process that started threads: its replay\n"
+	        "    is not guaranteed.  Static binaries are refused before running.\n\n"
+	        "OPTIONS\n"
+	        "    -o, --output DIR    session directory to create (mode 0700); default\n"
+	        "                        ./encore-NAME-YYYYmmdd-HHMMSS\n"
+	        "    --session DIR       join an existing session (another root recorded into the\n"
+	        "                        same directory, e.g. a server and its clients started from\n"
+	        "                        different shells); created if it does not exist\n"
+	        "    --name NAME         logical name of the root process (letters, digits, '.',\n"
+	        "                        '_', '-'); default: CMD's base name\n"
+	        "    --hash-every K      a content hash every K events of a channel direction\n"
+	        "                        (default 64)\n"
+	        "    --depth N           call-site frames resolved per site (default 4, 0 = none)\n"
+	        "    --max-bytes N       disk budget per trace file; the oldest chunks are dropped\n"
+	        "                        beyond it, and the trace says so (default unbounded)\n"
+	        "    -q, --quiet         no summary line (warnings are still printed)\n"
+	        "    -h, --help          this text\n\n"
+	        "ENVIRONMENT\n"
+	        "    ENCORE_RECORD_LIB   path of " LIB_NAME " (default: found next to the\n"
+	        "                        encore executable, in the build tree or installed)\n"
+	        "    ENCORE_RECORD       set by this command for the recorder; not for users\n\n"
+	        "EXIT STATUS\n"
+	        "    CMD's status; 2 for a usage error; 1 when CMD could not be recorded or run.\n\n"
+	        "EXAMPLES\n"
+	        "    encore record -o /tmp/ring -- ./ring 4\n"
+	        "    encore record --session /tmp/kv --name server -- ./kvserver &\n"
+	        "    encore record --session /tmp/kv --name client -- ./kvclient\n");
+}
+
+/* --- the program: found on PATH, and dynamically linked ------------------------------------ */
+
+static int find_program(const char *cmd, char *out, size_t cap)
+{
+	const char *path, *p;
+
+	if (strchr(cmd, '/')) {
+		if ((size_t)snprintf(out, cap, "%s", cmd) >= cap)
+			return -1;
+		return access(out, X_OK) == 0 ? 0 : -1;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+
+		if ((size_t)snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", cmd) < cap &&
+		    access(out, X_OK) == 0)
+			return 0;
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return -1;
+}
+
+/* 1: dynamically linked ELF (has PT_INTERP); 0: static ELF; -1: not ELF or unreadable. */
+static int elf_dynamic(const char *path)
+{
+	unsigned char id[EI_NIDENT];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	uint64_t phoff, i;
+	uint16_t phnum, phentsize;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+		goto out;
+	if (id[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			goto out;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+	} else if (id[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			goto out;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+	} else {
+		goto out;
+	}
+	rc = 0;
+	for (i = 0; i < phnum; i++) {
+		uint32_t type;
+
+		if (pread(fd, &type, sizeof(type), (off_t)(phoff + i * phentsize)) !=
+		    (ssize_t)sizeof(type)) {
+			rc = -1;
+			break;
+		}
+		if (type == PT_INTERP) {
+			rc = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Scripts: the interpreter named on the #! line must be dynamic. */
+static int check_recordable(const char *path, char *why, size_t cap)
+{
+	char line[256], interp[PATH_MAX];
+	int fd, kind;
+	ssize_t n;
+	char *p, *end;
+
+	kind = elf_dynamic(path);
+	if (kind == 1)
+		return 0;
+	if (kind == 0) {
+		snprintf(why, cap,
+		         "%s is statically linked: the recorder is a preloaded library and needs the "
+		         "dynamic loader; rebuild it without -static",
+		         path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, cap, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return 0; /* not ELF, not a script: let exec say what it is */
+	line[n] = '\0';
+	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	for (end = p; *end && *end != ' ' && *end != '\t' && *end != '\n'; end++)
+		;
+	snprintf(interp, sizeof(interp), "%.*s", (int)(end - p), p);
+	if (elf_dynamic(interp) == 0) {
+		snprintf(why, cap, "%s runs under %s, which is statically linked", path, interp);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- the library ----------------------------------------------------------------------------- */
+
+static int find_lib(char *out, size_t cap)
+{
+	const char *env = getenv("ENCORE_RECORD_LIB");
+	const char *self = cli_self_dir();
+	const char *cand[4];
+	char buf[4][PATH_MAX];
+	size_t i, n = 0;
+
+	if (env && *env) {
+		if (env[0] != '/' && !realpath(env, out))
+			return -1;
+		if (env[0] == '/')
+			snprintf(out, cap, "%s", env);
+		return access(out, R_OK) == 0 ? 0 : -1;
+	}
+	/* Build tree: BUILD/cli/encore and BUILD/recorder/libencore-record.so. */
+	snprintf(buf[0], sizeof(buf[0]), "%s/../recorder/" LIB_NAME, self);
+	cand[n++] = buf[0];
+#ifdef ENCORE_RECORD_SO_BUILD
+	cand[n++] = ENCORE_RECORD_SO_BUILD;
+#endif
+	/* Installed: PREFIX/bin/encore and PREFIX/lib[/ARCH]/libencore-record.so. */
+	snprintf(buf[2], sizeof(buf[2]), "%s/../lib/" LIB_NAME, self);
+	cand[n++] = buf[2];
+	snprintf(buf[3], sizeof(buf[3]), "%s/../lib/x86_64-linux-gnu/" LIB_NAME, self);
+	cand[n++] = buf[3];
+	for (i = 0; i < n; i++)
+		if (access(cand[i], R_OK) == 0 && realpath(cand[i], out))
+			return 0;
+	return -1;
+}
+
+/* --- the session directory ------------------------------------------------------------------- */
+
+static int name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+/* Logical names become file names and go into ENCORE_RECORD: keep them plain. */
+static int valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= TRACE_NAME_MAX - 16 || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!name_char(s[i]))
+			return 0;
+	return 1;
+}
+
+/* A directory we own that nobody else can write into; created 0700 when missing. */
+static int prepare_dir(const char *dir, int join, char *why, size_t cap)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		snprintf(why, cap, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, cap, "%s exists and is not a directory (symbolic links are refused)",
+		         dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		snprintf(why, cap, "%s must be owned by you and not writable by others", dir);
+		return -1;
+	}
+	(void)join;
+	return 0;
+}
+
+static int session_id(const char *dir, int join, char *id, size_t cap)
+{
+	char path[PATH_MAX + 32];
+	unsigned char rnd[8];
+	int fd;
+	ssize_t n;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/" SESSION_ID_FILE, dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, id, cap - 1);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		id[n] = '\0';
+		id[strcspn(id, "\n")] = '\0';
+		return valid_name(id) ? 0 : -1;
+	}
+	(void)join;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -1;
+	for (i = 0; i < sizeof(rnd) && 2 * i + 2 < cap; i++)
+		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	n = write(fd, id, strlen(id));
+	if (write(fd, "\n", 1) != 1 || n != (ssize_t)strlen(id)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* --- after the run: what to warn about ------------------------------------------------------- */
+
+static int is_ours(const char *proc, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(proc, root, n) == 0 && (proc[n] == '\0' || proc[n] == '.');
+}
+
+static void report(const char *dir, const char *root, int quiet)
+{
+	struct trace_session *s = NULL;
+	struct trace_diag diag;
+	uint64_t events = 0;
+	size_t i, j, nproc = 0;
+	int found_root = 0;
+
+	memset(&diag, 0, sizeof(diag));
+	if (trace_session_open(dir, &s, &diag) != 0) {
+		cli_diag("record", &diag);
+		return;
+	}
+	for (i = 0; i < trace_session_count(s); i++) {
+		const char *name = trace_session_name(s, i);
+		const char *const *paths;
+		size_t nf = trace_session_files(s, i, &paths);
+		int threads = 0;
+		int64_t pid = 0;
+
+		if (!is_ours(name, root))
+			continue;
+		nproc++;
+		if (strcmp(name, root) == 0)
+			found_root = 1;
+		for (j = 0; j < nf; j++) {
+			struct trace_reader *r = NULL;
+			struct trace_event ev;
+			int rc;
+
+			if (trace_reader_open(paths[j], &r, &diag) != 0) {
+				cli_diag("record", &diag);
+				continue;
+			}
+			pid = trace_reader_process(r)->pid;
+			while ((rc = trace_reader_next(r, &ev)) == 1) {
+				events++;
+				if (ev.kind == TRACE_EV_THREAD)
+					threads = 1;
+			}
+			if (rc < 0 || trace_reader_damage(r, &diag) != 0)
+				cli_diag("record", &diag);
+			trace_reader_close(r);
+		}
+		if (threads)
+			fprintf(stderr,
+			        "encore record: warning: process %s (pid %lld) used threads: replay not "
+			        "guaranteed\n",
+			        name, (long long)pid);
+	}
+	trace_session_close(s);
+	if (!found_root)
+		fprintf(stderr,
+		        "encore record: warning: %s was not recorded (the recorder could not start "
+		        "in it: setuid program, static interpreter, or an unwritable %s)\n",
+		        root, dir);
+	if (!quiet)
+		fprintf(stderr, "encore record: %zu process%s, %llu events recorded in %s\n", nproc,
+		        nproc == 1 ? "" : "es", (unsigned long long)events, dir);
+}
+
+/* --- the command ----------------------------------------------------------------------------- */
+
 int cmd_record(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("NAME\n    encore record - record every process of a program\n\n"
-		       "This command is not built yet (issue #4).\n");
-		return CLI_OK;
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "session", required_argument, NULL, 's' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "hash-every", required_argument, NULL, 'k' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "max-bytes", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out_dir = NULL, *join_dir = NULL, *name = NULL, *dir;
+	unsigned long hash_every = 64, depth = 4;
+	unsigned long long max_bytes = 0;
+	char prog[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX], defdir[PATH_MAX];
+	char why[3 * PATH_MAX];
+	char namebuf[TRACE_NAME_MAX], sess[64], tracefile[TRACE_NAME_MAX + 32], *env, *preload;
+	const char *old_preload;
+	struct sigaction ign, old_int, old_quit;
+	int c, quiet = 0, status;
+	pid_t pid;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o': out_dir = optarg; break;
+		case 's': join_dir = optarg; break;
+		case 'n': name = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'k':
+		case 'd':
+		case 'm': {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || (c == 'k' && v == 0) || (c == 'd' && v > 32)) {
+				cli_error("record", "bad value for --%s: '%s'",
+				          c == 'k' ? "hash-every" : c == 'd' ? "depth" : "max-bytes", optarg);
+				return CLI_USAGE;
+			}
+			if (c == 'k')
+				hash_every = (unsigned long)v;
+			else if (c == 'd')
+				depth = (unsigned long)v;
+			else
+				max_bytes = v;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			fprintf(stderr, "run 'encore record --help' for usage\n");
+			return CLI_USAGE;
+		}
 	}
-	return cli_not_built("record", "the recorder (issue #4)");
+	if (optind >= argc) {
+		cli_error("record", "no command to record; usage: encore record [-o DIR] -- CMD ARGS...");
+		return CLI_USAGE;
+	}
+	if (out_dir && join_dir) {
+		cli_error("record", "-o and --session are exclusive: -o starts a session, --session "
+		                    "joins one");
+		return CLI_USAGE;
+	}
+	if (find_program(argv[optind], prog, sizeof(prog)) != 0) {
+		cli_error("record", "%s: command not found or not executable", argv[optind]);
+		return CLI_FAIL;
+	}
+	if (check_recordable(prog, why, sizeof(why)) != 0) {
+		cli_error("record", "cannot record: %s", why);
+		return CLI_FAIL;
+	}
+	if (!name) {
+		const char *base = strrchr(argv[optind], '/');
+		size_t i;
+
+		snprintf(namebuf, sizeof(namebuf) - 16, "%s", base ? base + 1 : argv[optind]);
+		for (i = 0; namebuf[i]; i++)
+			if (!name_char(namebuf[i]))
+				namebuf[i] = '_';
+		if (namebuf[0] == '.' || !namebuf[0])
+			namebuf[0] = '_';
+		name = namebuf;
+	}
+	if (!valid_name(name)) {
+		cli_error("record", "bad --name '%s': letters, digits, '.', '_' and '-' only, not "
+		                    "starting with '.'",
+		          name);
+		return CLI_USAGE;
+	}
+	if (find_lib(lib, sizeof(lib)) != 0) {
+		cli_error("record", "cannot find %s next to %s; set ENCORE_RECORD_LIB", LIB_NAME,
+		          cli_self_dir());
+		return CLI_FAIL;
+	}
+
+	dir = join_dir ? join_dir : out_dir;
+	if (!dir) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		snprintf(defdir, sizeof(defdir), "encore-%s-%04d%02d%02d-%02d%02d%02d", name,
+		         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		         tm.tm_sec);
+		dir = defdir;
+	}
+	if (prepare_dir(dir, join_dir != NULL, why, sizeof(why)) != 0) {
+		cli_error("record", "%s", why);
+		return CLI_FAIL;
+	}
+	if (!realpath(dir, absdir)) {
+		cli_error("record", "%s: %s", dir, strerror(errno));
+		return CLI_FAIL;
+	}
+	if (session_id(absdir, join_dir != NULL, sess, sizeof(sess)) != 0) {
+		cli_error("record", "%s: cannot read or create the session id file " SESSION_ID_FILE,
+		          absdir);
+		return CLI_FAIL;
+	}
+	if (trace_file_name(name, 0, tracefile, sizeof(tracefile)) == 0) {
+		char p[PATH_MAX + TRACE_NAME_MAX + 40];
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s/%s", absdir, tracefile);
+		if (lstat(p, &st) == 0) {
+			cli_error("record", "%s already holds a process named '%s'; choose another "
+			                    "--name or directory",
+			          absdir, name);
+			return CLI_FAIL;
+		}
+	}
+
+	if (asprintf(&env, "v=1;name=%s;parent=;sess=%s;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;"
+	                   "k=%lu;depth=%lu;max=%llu;ch=;fd=;dir=%s",
+	             name, sess, hash_every, depth, max_bytes, absdir) < 0)
+		return CLI_FAIL;
+	old_preload = getenv("LD_PRELOAD");
+	if (asprintf(&preload, "%s%s%s", lib, old_preload && *old_preload ? ":" : "",
+	             old_preload ? old_preload : "") < 0)
+		return CLI_FAIL;
+
+	/* Like time(1) and strace: the terminal's ^C and ^\ go to the recorded program, and we
+	 * stay to report. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		cli_error("record", "fork: %s", strerror(errno));
+		return CLI_FAIL;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		setenv("ENCORE_RECORD", env, 1);
+		setenv("LD_PRELOAD", preload, 1);
+		execv(prog, argv + optind);
+		fprintf(stderr, "encore record: %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	free(env);
+	free(preload);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			cli_error("record", "waitpid: %s", strerror(errno));
+			return CLI_FAIL;
+		}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	report(absdir, name, quiet);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 }
