@@ -440,7 +440,8 @@ static void forward(const struct ana_session *s, size_t p0, uint64_t j, uint64_t
 			first[p] = p == p0 ? 1 : 0;
 		return;
 	}
-	first[p0] = j + 1;
+	/* scan from the trigger itself (it may be a send), then make p0's bound strict */
+	first[p0] = j;
 	work[nw++] = (uint32_t)p0;
 	queued[p0] = 1;
 	while (nw) {
@@ -463,6 +464,7 @@ static void forward(const struct ana_session *s, size_t p0, uint64_t j, uint64_t
 		if (first[x] < done[x])
 			done[x] = first[x];
 	}
+	first[p0] = j + 1;
 }
 
 struct chainstate {

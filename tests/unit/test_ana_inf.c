@@ -1,0 +1,1024 @@
+/*
+ * test_ana_inf.c: the analyzer's cut algorithms against a brute-force twin.
+ *
+ * The twin enumerates every cut of a small trace, decides consistency from the message edges
+ * the generator itself knows (not from the analyzer's matching), computes happened-before by
+ * transitive closure, and finds the minimal cuts satisfying a predicate by looking at all of
+ * them.  Hand-made traces cover the examples of Manabe & Imase section 3; thousands of seeded
+ * random traces (random processes, channels, partial receives, interleavings) cover the rest.
+ */
+#include "unit.h"
+
+#include "ana.h"
+
+/* Check's ck_assert_msg records a mark point (a write to its pipe) on every success; the
+ * twin makes millions of comparisons, so only failures go to Check here. */
+#undef ck_assert_msg
+#define ck_assert_msg(expr, ...)                                                           \
+	((expr) ? (void)0                                                                      \
+	        : _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed",        \
+	                            ##__VA_ARGS__))
+
+#define MAXP 4
+#define MAXE 16
+#define MAXCH 6
+#define MAXQ 256
+
+/* ---------------------------------------------------------------------------------------
+ * A random execution, built by simulating it step by step so that it is a real one.
+ */
+struct gen {
+	struct ana_session *s;
+	int np, nch;
+	int cha[MAXCH], chb[MAXCH];
+	int n[MAXP];
+	int is_recv[MAXP][MAXE + 1];
+	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
+	/* bytes in flight per channel direction, each tagged with its send */
+	int qp[MAXCH][2][MAXQ], qk[MAXCH][2][MAXQ], qh[MAXCH][2], qt[MAXCH][2];
+	/* happened-before between events, by closure: hb[p][i][q][j] */
+	unsigned char hb[MAXP][MAXE + 1][MAXP][MAXE + 1];
+	size_t ncuts;
+	unsigned char *consistent;
+};
+
+static void gen_simple(struct gen *g, int p)
+{
+	ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0), g->n[p] + 1);
+	g->n[p]++;
+	g->is_recv[p][g->n[p]] = 0;
+}
+
+static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
+{
+	char name[16];
+	int t;
+
+	memset(g, 0, sizeof(*g));
+	ck_assert_int_eq(ana_new(&g->s), 0);
+	g->np = np;
+	for (int p = 0; p < np; p++) {
+		snprintf(name, sizeof(name), "p%d", p);
+		ck_assert_int_eq(ana_add_process(g->s, name, NULL, 0), p);
+	}
+	g->nch = 1 + (int)unit_rng_below(r, MAXCH);
+	for (int c = 0; c < g->nch; c++) {
+		int a = (int)unit_rng_below(r, (uint64_t)np), b = (int)unit_rng_below(r, (uint64_t)np);
+
+		if (a == b)
+			b = (a + 1) % np;
+		/* now and then a channel whose peer is not recorded */
+		if (unit_rng_below(r, 8) == 0)
+			b = -1;
+		g->cha[c] = a;
+		g->chb[c] = b;
+		ck_assert_int_eq(ana_add_channel(g->s, a, b), c);
+	}
+	for (t = 0; t < total; t++) {
+		int p = (int)unit_rng_below(r, (uint64_t)np);
+		int act = (int)unit_rng_below(r, 10);
+		int c, d;
+
+		if (g->n[p] >= MAXE)
+			break;
+		if (act < 4) {
+			/* send on one of p's channels */
+			int cand[MAXCH], nc = 0;
+
+			for (c = 0; c < g->nch; c++)
+				if ((g->cha[c] == p || g->chb[c] == p) && g->chb[c] != -1)
+					cand[nc++] = c;
+			if (!nc) {
+				gen_simple(g, p);
+				continue;
+			}
+			c = cand[unit_rng_below(r, (uint64_t)nc)];
+			d = g->cha[c] == p ? 0 : 1;
+			{
+				int len = 1 + (int)unit_rng_below(r, 3), k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_send(g->s, p, c, (uint64_t)len), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0;
+				for (int b = 0; b < len; b++) {
+					g->qp[c][d][g->qt[c][d] % MAXQ] = p;
+					g->qk[c][d][g->qt[c][d]++ % MAXQ] = k;
+				}
+			}
+		} else if (act < 8) {
+			/* receive some of the bytes waiting for p, or external input */
+			int cand[MAXCH * 2], nc = 0;
+
+			for (c = 0; c < g->nch; c++) {
+				if (g->chb[c] == p && g->qt[c][0] > g->qh[c][0])
+					cand[nc++] = c * 2;
+				if (g->cha[c] == p && g->qt[c][1] > g->qh[c][1])
+					cand[nc++] = c * 2 + 1;
+				if (g->cha[c] == p && g->chb[c] == -1)
+					cand[nc++] = -1 - c;
+			}
+			if (!nc) {
+				gen_simple(g, p);
+				continue;
+			}
+			c = cand[unit_rng_below(r, (uint64_t)nc)];
+			if (c < 0) {
+				int k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_recv(g->s, p, -1 - c, 2), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0; /* external: no edge */
+				continue;
+			}
+			d = c % 2;
+			c /= 2;
+			{
+				int avail = g->qt[c][d] - g->qh[c][d];
+				int m = 1 + (int)unit_rng_below(r, (uint64_t)avail), k = g->n[p] + 1;
+				int last = (g->qh[c][d] + m - 1) % MAXQ;
+
+				ck_assert_int_eq(ana_add_recv(g->s, p, c, (uint64_t)m), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 1;
+				g->src_p[p][k] = g->qp[c][d][last];
+				g->src_k[p][k] = g->qk[c][d][last];
+				g->qh[c][d] += m;
+			}
+		} else {
+			gen_simple(g, p);
+		}
+	}
+	ck_assert_int_eq(ana_finish(g->s, NULL), 0);
+
+	/* happened-before: program order and message edges, closed transitively */
+	for (int p = 0; p < np; p++)
+		for (int i = 1; i <= g->n[p]; i++) {
+			for (int j = i + 1; j <= g->n[p]; j++)
+				g->hb[p][i][p][j] = 1;
+			if (g->is_recv[p][i])
+				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
+		}
+	for (int kp = 0; kp < np; kp++)
+		for (int ki = 1; ki <= g->n[kp]; ki++)
+			for (int p = 0; p < np; p++)
+				for (int i = 1; i <= g->n[p]; i++)
+					if (g->hb[p][i][kp][ki])
+						for (int q = 0; q < np; q++)
+							for (int j = 1; j <= g->n[q]; j++)
+								if (g->hb[kp][ki][q][j])
+									g->hb[p][i][q][j] = 1;
+
+	/* every cut, and whether it is consistent */
+	g->ncuts = 1;
+	for (int p = 0; p < np; p++)
+		g->ncuts *= (size_t)(g->n[p] + 1);
+	g->consistent = calloc(g->ncuts, 1);
+	ck_assert_ptr_nonnull(g->consistent);
+	for (size_t ci = 0; ci < g->ncuts; ci++) {
+		uint64_t cut[MAXP];
+		size_t x = ci;
+		int ok = 1;
+
+		for (int p = 0; p < np; p++) {
+			cut[p] = x % (size_t)(g->n[p] + 1);
+			x /= (size_t)(g->n[p] + 1);
+		}
+		for (int p = 0; p < np && ok; p++)
+			for (int i = 1; i <= (int)cut[p] && ok; i++)
+				if (g->is_recv[p][i] && cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
+					ok = 0;
+		g->consistent[ci] = (unsigned char)ok;
+	}
+}
+
+static void gen_free(struct gen *g)
+{
+	ana_free(g->s);
+	free(g->consistent);
+}
+
+static void cut_of(const struct gen *g, size_t ci, uint64_t *cut)
+{
+	for (int p = 0; p < g->np; p++) {
+		cut[p] = ci % (size_t)(g->n[p] + 1);
+		ci /= (size_t)(g->n[p] + 1);
+	}
+}
+
+static int cut_leq(const uint64_t *a, const uint64_t *b, int np)
+{
+	for (int p = 0; p < np; p++)
+		if (a[p] > b[p])
+			return 0;
+	return 1;
+}
+
+/* Minimal consistent cuts among those accepted by ok(); returns their count in out. */
+typedef int (*cut_pred)(const struct gen *g, const uint64_t *cut, void *ctx);
+
+static size_t brute_minimal(const struct gen *g, cut_pred ok, void *ctx, uint64_t *out,
+                            size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t ci = 0; ci < g->ncuts; ci++) {
+		uint64_t c[MAXP];
+		int minimal = 1;
+
+		if (!g->consistent[ci])
+			continue;
+		cut_of(g, ci, c);
+		if (!ok(g, c, ctx))
+			continue;
+		for (size_t di = 0; di < g->ncuts && minimal; di++) {
+			uint64_t d[MAXP];
+
+			if (di == ci || !g->consistent[di])
+				continue;
+			cut_of(g, di, d);
+			if (cut_leq(d, c, g->np) && ok(g, d, ctx))
+				minimal = 0;
+		}
+		if (minimal) {
+			ck_assert_uint_lt(n, cap);
+			memcpy(out + n * MAXP, c, sizeof(c));
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The analyzer's set of cuts equals the twin's (as sets). */
+static void assert_same_cuts(const struct gen *g, const struct ana_cuts *a, const uint64_t *b,
+                             size_t nb, const char *what)
+{
+	ck_assert_msg(a->ncuts == nb, "%s: the analyzer found %zu minimal cuts, the twin %zu", what,
+	              a->ncuts, nb);
+	for (size_t i = 0; i < nb; i++) {
+		int found = 0;
+
+		for (size_t j = 0; j < a->ncuts && !found; j++) {
+			int eq = 1;
+
+			for (int p = 0; p < g->np; p++)
+				if (a->cuts[j * a->nprocs + (size_t)p] != b[i * MAXP + (size_t)p])
+					eq = 0;
+			found = eq;
+		}
+		ck_assert_msg(found, "cut %zu of the twin is missing from the analyzer's answer", i);
+	}
+}
+
+/* random SP truth: bit k set with probability 1/3, sometimes never true */
+static void random_bits(struct unit_rng *r, const struct gen *g, int p, uint64_t *bits)
+{
+	int never = unit_rng_below(r, 6) == 0;
+
+	memset(bits, 0, sizeof(uint64_t));
+	for (int k = 0; k <= g->n[p]; k++)
+		if (!never && unit_rng_below(r, 3) == 0)
+			bits[0] |= 1ull << k;
+}
+
+static int bit(const uint64_t *bits, uint64_t k)
+{
+	return (int)((bits[0] >> k) & 1);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Predicates for the twin
+ */
+struct cpdesc {
+	int nsp;
+	int proc[MAXP];
+	uint64_t bits[MAXP];
+};
+
+static int cp_holds(const struct cpdesc *cp, const uint64_t *cut)
+{
+	for (int i = 0; i < cp->nsp; i++)
+		if (!bit(&cp->bits[i], cut[cp->proc[i]]))
+			return 0;
+	return 1;
+}
+
+static int ok_cp(const struct gen *g, const uint64_t *cut, void *ctx)
+{
+	return cp_holds(ctx, cut);
+}
+
+struct dpdesc {
+	int ncp;
+	struct cpdesc cp[3];
+};
+
+static int ok_dp(const struct gen *g, const uint64_t *cut, void *ctx)
+{
+	const struct dpdesc *dp = ctx;
+
+	for (int i = 0; i < dp->ncp; i++)
+		if (cp_holds(&dp->cp[i], cut))
+			return 1;
+	return 0;
+}
+
+static void random_cp(struct unit_rng *r, const struct gen *g, struct cpdesc *cp)
+{
+	int used = 0;
+
+	cp->nsp = 1 + (int)unit_rng_below(r, (uint64_t)g->np);
+	for (int i = 0; i < cp->nsp; i++) {
+		int p = (int)unit_rng_below(r, (uint64_t)g->np);
+
+		/* allow the same process twice now and then: the API and-s them */
+		if ((used >> p) & 1 && unit_rng_below(r, 2))
+			p = (p + 1) % g->np;
+		used |= 1 << p;
+		cp->proc[i] = p;
+		random_bits(r, g, p, &cp->bits[i]);
+	}
+}
+
+static void to_api_cp(const struct cpdesc *d, struct ana_sp *sps, struct ana_cp *cp)
+{
+	for (int i = 0; i < d->nsp; i++) {
+		sps[i].proc = (size_t)d->proc[i];
+		sps[i].bits = &d->bits[i];
+	}
+	cp->sps = sps;
+	cp->nsp = (size_t)d->nsp;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Hand-made traces: Manabe & Imase section 3
+ */
+
+/* Fig. 2: P = SP1 && SP2 over three processes; process 3's message to process 2 is part of
+ * why P became true, so Inf(P) stops process 3 right after that send, not later, although
+ * (e11, e22, e23) satisfies P too. */
+START_TEST(mi_fig2_cp)
+{
+	struct ana_session *s;
+	uint64_t sp1 = 0, sp2 = 0, cut[3];
+	struct ana_sp sps[2];
+	struct ana_cp cp = {sps, 2};
+	int ch;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "P1", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "P2", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(s, "P3", NULL, 0), 2);
+	ch = ana_add_channel(s, 2, 1);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 1);   /* e11 */
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 1);   /* e12 */
+	ck_assert_int_eq(ana_add_send(s, 2, ch, 4), 1);                 /* e13: send to 2 */
+	ck_assert_int_eq(ana_add_recv(s, 1, ch, 4), 2);                 /* e22: receive it */
+	ck_assert_int_eq(ana_add_simple(s, 2, TRACE_EV_CLOCK, 0), 2);   /* e23 */
+	ck_assert_int_eq(ana_add_simple(s, 2, TRACE_EV_CLOCK, 0), 3);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+
+	sp1 = 1ull << 1 | 1ull << 2 * 0;      /* SP1 after e11 */
+	sp1 = 1ull << 1;
+	sp2 = 1ull << 2;                      /* SP2 after e22 */
+	sps[0] = (struct ana_sp){0, &sp1};
+	sps[1] = (struct ana_sp){1, &sp2};
+	ck_assert_int_eq(ana_inf_cp(s, &cp, cut), 1);
+	ck_assert_uint_eq(cut[0], 1);
+	ck_assert_uint_eq(cut[1], 2);
+	ck_assert_uint_eq(cut[2], 1); /* pulled to its send, and no further */
+
+	/* (1,2,2) satisfies P and is consistent, but it is not the least */
+	{
+		uint64_t other[3] = {1, 2, 2};
+
+		ck_assert_int_eq(ana_consistent(s, other), 1);
+		other[2] = 0;
+		ck_assert_int_eq(ana_consistent(s, other), 0); /* received, never sent */
+	}
+	/* SP2 never true: Inf is empty */
+	sp2 = 0;
+	ck_assert_int_eq(ana_inf_cp(s, &cp, cut), 0);
+	ana_free(s);
+}
+END_TEST
+
+/* Section 3.3, Theorem 1: two processes that never communicate, P = SP1 || SP2.  Offline both
+ * minimal states are known: one per disjunct. */
+START_TEST(mi_thm1_dp)
+{
+	struct ana_session *s;
+	uint64_t sp1 = 1ull << 2, sp2 = 1ull << 3;
+	struct ana_sp a = {0, &sp1}, b = {1, &sp2};
+	struct ana_cp cps[2] = {{&a, 1}, {&b, 1}};
+	struct ana_dp dp = {cps, 2};
+	struct ana_cuts out;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "P1", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "P2", NULL, 0), 1);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_gt(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 0);
+		ck_assert_int_gt(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 0);
+	}
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_inf_dp(s, &dp, &out), 0);
+	ck_assert_uint_eq(out.ncuts, 2);
+	ck_assert_uint_eq(out.cuts[0], 2);
+	ck_assert_uint_eq(out.cuts[1], 0);
+	ck_assert_uint_eq(out.cuts[2], 0);
+	ck_assert_uint_eq(out.cuts[3], 3);
+	ana_cuts_free(&out);
+
+	/* process 1 never satisfies SP1: only process 2's state remains */
+	sp1 = 0;
+	ck_assert_int_eq(ana_inf_dp(s, &dp, &out), 0);
+	ck_assert_uint_eq(out.ncuts, 1);
+	ck_assert_uint_eq(out.cuts[0], 0);
+	ck_assert_uint_eq(out.cuts[1], 3);
+	ana_cuts_free(&out);
+	ana_free(s);
+}
+END_TEST
+
+/* A predicate true at the initial state: Inf is the bottom cut. */
+START_TEST(cp_true_at_start)
+{
+	struct ana_session *s;
+	uint64_t sp = 1, cut[2] = {9, 9};
+	struct ana_sp a = {1, &sp};
+	struct ana_cp cp = {&a, 1};
+	int ch;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ch = ana_add_channel(s, 0, 1);
+	ck_assert_int_eq(ana_add_send(s, 0, ch, 1), 1);
+	ck_assert_int_eq(ana_add_recv(s, 1, ch, 1), 1);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_inf_cp(s, &cp, cut), 1);
+	ck_assert_uint_eq(cut[0], 0);
+	ck_assert_uint_eq(cut[1], 0);
+	/* true only after the receive: the sender is pulled to its send */
+	sp = 2;
+	ck_assert_int_eq(ana_inf_cp(s, &cp, cut), 1);
+	ck_assert_uint_eq(cut[0], 1);
+	ck_assert_uint_eq(cut[1], 1);
+	ana_free(s);
+}
+END_TEST
+
+/* A predicate process pulled to a send moves on to its next satisfying state (Appendix B:
+ * after sending the requested message it stays active until SP holds again). */
+START_TEST(cp_predicate_process_pulled_past_send)
+{
+	struct ana_session *s;
+	uint64_t spa = (1ull << 0) | (1ull << 3), spb = 1ull << 1, cut[2];
+	struct ana_sp sps[2] = {{0, &spa}, {1, &spb}};
+	struct ana_cp cp = {sps, 2};
+	int ch;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ch = ana_add_channel(s, 0, 1);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(ana_add_send(s, 0, ch, 1), 2);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 3);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 4);
+	ck_assert_int_eq(ana_add_recv(s, 1, ch, 1), 1);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_inf_cp(s, &cp, cut), 1);
+	ck_assert_uint_eq(cut[0], 3); /* not 2: SP_a is false there */
+	ck_assert_uint_eq(cut[1], 1);
+	ana_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Random traces against the twin
+ */
+static void check_hb_and_consistency(struct gen *g)
+{
+	uint64_t cut[MAXP];
+
+	for (int p = 0; p < g->np; p++)
+		for (int i = 1; i <= g->n[p]; i++) {
+			struct ana_event ev;
+
+			ck_assert_int_eq(ana_event_get(g->s, (size_t)p, (uint64_t)i, &ev), 0);
+			if (g->is_recv[p][i]) {
+				ck_assert_uint_eq(ev.src_proc, (uint32_t)g->src_p[p][i]);
+				ck_assert_uint_eq(ev.src_index, (uint64_t)g->src_k[p][i]);
+			} else {
+				ck_assert_uint_eq(ev.src_proc, ANA_NO_PROC);
+			}
+			for (int q = 0; q < g->np; q++)
+				for (int j = 1; j <= g->n[q]; j++)
+					ck_assert_int_eq(ana_hb(g->s, (size_t)p, (uint64_t)i, (size_t)q,
+					                        (uint64_t)j), g->hb[p][i][q][j]);
+		}
+	for (size_t ci = 0; ci < g->ncuts; ci++) {
+		uint64_t down[MAXP], up[MAXP];
+
+		cut_of(g, ci, cut);
+		ck_assert_int_eq(ana_consistent(g->s, cut), g->consistent[ci]);
+		/* the closures: least consistent above, greatest consistent below */
+		memcpy(down, cut, sizeof(cut));
+		memcpy(up, cut, sizeof(cut));
+		ck_assert_int_eq(ana_close_down(g->s, down), 0);
+		ck_assert_int_eq(ana_close_up(g->s, up), 0);
+		for (size_t di = 0; di < g->ncuts; di++) {
+			uint64_t d[MAXP];
+
+			if (!g->consistent[di])
+				continue;
+			cut_of(g, di, d);
+			if (cut_leq(cut, d, g->np))
+				ck_assert(cut_leq(down, d, g->np));
+			if (cut_leq(d, cut, g->np))
+				ck_assert(cut_leq(d, up, g->np));
+		}
+		ck_assert(cut_leq(cut, down, g->np));
+		ck_assert(cut_leq(up, cut, g->np));
+		ck_assert_int_eq(ana_consistent(g->s, down), 1);
+		ck_assert_int_eq(ana_consistent(g->s, up), 1);
+	}
+}
+
+static void check_cp_dp(struct gen *g, struct unit_rng *r)
+{
+	struct dpdesc dp;
+	struct ana_sp sps[3][MAXP];
+	struct ana_cp cps[3];
+	struct ana_dp adp;
+	struct ana_cuts out;
+	uint64_t twin[64 * MAXP], cut[MAXP];
+	size_t nt;
+
+	dp.ncp = 1 + (int)unit_rng_below(r, 3);
+	for (int i = 0; i < dp.ncp; i++) {
+		random_cp(r, g, &dp.cp[i]);
+		to_api_cp(&dp.cp[i], sps[i], &cps[i]);
+	}
+	/* each CP alone: at most one minimal cut (M&C Lemma 2), equal to ana_inf_cp */
+	for (int i = 0; i < dp.ncp; i++) {
+		int rc = ana_inf_cp(g->s, &cps[i], cut);
+
+		nt = brute_minimal(g, ok_cp, &dp.cp[i], twin, 64);
+		ck_assert_uint_le(nt, 1);
+		ck_assert_int_eq(rc, (int)nt);
+		if (nt)
+			for (int p = 0; p < g->np; p++)
+				ck_assert_uint_eq(cut[p], twin[p]);
+	}
+	adp.cps = cps;
+	adp.ncp = (size_t)dp.ncp;
+	ck_assert_int_eq(ana_inf_dp(g->s, &adp, &out), 0);
+	nt = brute_minimal(g, ok_dp, &dp, twin, 64);
+	assert_same_cuts(g, &out, twin, nt, "DP");
+	ana_cuts_free(&out);
+}
+
+/* General: (CP0 || CP1) && (CP2 || SP) style, as a monotone formula over a flat SP list. */
+struct genpred {
+	struct cpdesc all;      /* every SP */
+	int form;               /* which formula */
+};
+
+static int formula(int form, const uint8_t *t)
+{
+	switch (form) {
+	case 0: return (t[0] || t[1]) && (t[2] || t[3]);
+	case 1: return t[0] && (t[1] || (t[2] && t[3]));
+	default: return (t[0] && t[1]) || (t[2] && t[3]) || t[1];
+	}
+}
+
+static int general_eval(void *ctx, const uint8_t *truth)
+{
+	return formula(((struct genpred *)ctx)->form, truth);
+}
+
+static int ok_general(const struct gen *g, const uint64_t *cut, void *ctx)
+{
+	const struct genpred *gp = ctx;
+	uint8_t t[4];
+
+	for (int i = 0; i < 4; i++)
+		t[i] = (uint8_t)bit(&gp->all.bits[i], cut[gp->all.proc[i]]);
+	return formula(gp->form, t);
+}
+
+static void check_general(struct gen *g, struct unit_rng *r)
+{
+	struct genpred gp;
+	struct ana_sp sps[4];
+	struct ana_cuts out;
+	uint64_t twin[64 * MAXP];
+	size_t nt;
+
+	gp.form = (int)unit_rng_below(r, 3);
+	gp.all.nsp = 4;
+	for (int i = 0; i < 4; i++) {
+		gp.all.proc[i] = (int)unit_rng_below(r, (uint64_t)g->np);
+		random_bits(r, g, gp.all.proc[i], &gp.all.bits[i]);
+		sps[i].proc = (size_t)gp.all.proc[i];
+		sps[i].bits = &gp.all.bits[i];
+	}
+	ck_assert_int_eq(ana_inf_general(g->s, sps, 4, general_eval, &gp, 0, &out), 0);
+	ck_assert_int_eq(out.bound_hit, 0);
+	nt = brute_minimal(g, ok_general, &gp, twin, 64);
+	assert_same_cuts(g, &out, twin, nt, "general");
+	ana_cuts_free(&out);
+}
+
+/*
+ * Linked predicates.  The twin follows the definition, not the algorithm: a chain state is
+ * (cut, trigger events); for the next DP and each of its CPs, the least consistent cut above
+ * the previous cut where each SP holds at a state whose event the triggers happened before
+ * (strictly later on the trigger's own process; a trigger at state 0 constrains only its own
+ * process), found by looking at every consistent cut.
+ */
+struct lpdesc {
+	int ndp;
+	struct dpdesc dp[3];
+};
+
+struct lpstate {
+	uint64_t cut[MAXP];
+	int ntrig;
+	int tp[MAXP];
+	uint64_t tk[MAXP];
+};
+
+static int after_triggers(const struct gen *g, const struct lpstate *st, int q, uint64_t k)
+{
+	for (int t = 0; t < st->ntrig; t++) {
+		int p = st->tp[t];
+		uint64_t j = st->tk[t];
+
+		if (j == 0) {
+			if (p == q && k < 1)
+				return 0;
+			continue;
+		}
+		if (p == q) {
+			if (k <= j)
+				return 0;
+		} else if (k < 1 || !g->hb[p][j][q][k]) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static size_t twin_lp(const struct gen *g, const struct lpdesc *lp, uint64_t *out, size_t cap)
+{
+	static struct lpstate cur[512], next[512];
+	size_t ncur = 1, nnext, n = 0;
+
+	memset(&cur[0], 0, sizeof(cur[0]));
+	for (int d = 0; d < lp->ndp; d++) {
+		nnext = 0;
+		for (size_t c = 0; c < ncur; c++) {
+			for (int i = 0; i < lp->dp[d].ncp; i++) {
+				const struct cpdesc *cp = &lp->dp[d].cp[i];
+				uint64_t best[MAXP];
+				int have = 0;
+
+				for (size_t ci = 0; ci < g->ncuts; ci++) {
+					uint64_t x[MAXP];
+					int ok = 1;
+
+					if (!g->consistent[ci])
+						continue;
+					cut_of(g, ci, x);
+					if (!cut_leq(cur[c].cut, x, g->np) || !cp_holds(cp, x))
+						continue;
+					for (int k = 0; k < cp->nsp && ok; k++)
+						ok = after_triggers(g, &cur[c], cp->proc[k], x[cp->proc[k]]);
+					if (!ok)
+						continue;
+					if (!have || cut_leq(x, best, g->np)) {
+						memcpy(best, x, sizeof(best));
+						have = 1;
+					}
+				}
+				if (!have)
+					continue;
+				{
+					struct lpstate ns;
+					int dup = 0;
+
+					memset(&ns, 0, sizeof(ns));
+					memcpy(ns.cut, best, sizeof(best));
+					for (int k = 0; k < cp->nsp; k++) {
+						int t;
+
+						for (t = 0; t < ns.ntrig && ns.tp[t] != cp->proc[k]; t++)
+							;
+						if (t == ns.ntrig) {
+							ns.tp[ns.ntrig] = cp->proc[k];
+							ns.tk[ns.ntrig++] = best[cp->proc[k]];
+						}
+					}
+					for (size_t o = 0; o < nnext && !dup; o++)
+						dup = memcmp(&next[o], &ns, sizeof(ns)) == 0;
+					if (!dup) {
+						ck_assert_uint_lt(nnext, 512);
+						next[nnext++] = ns;
+					}
+				}
+			}
+		}
+		memcpy(cur, next, nnext * sizeof(cur[0]));
+		ncur = nnext;
+	}
+	/* minimal cuts of the last step */
+	for (size_t c = 0; c < ncur; c++) {
+		int minimal = 1, dup = 0;
+
+		for (size_t o = 0; o < ncur && minimal; o++)
+			if (o != c && cut_leq(cur[o].cut, cur[c].cut, g->np) &&
+			    memcmp(cur[o].cut, cur[c].cut, sizeof(cur[c].cut)) != 0)
+				minimal = 0;
+		for (size_t o = 0; o < n && !dup; o++)
+			dup = memcmp(out + o * MAXP, cur[c].cut, sizeof(cur[c].cut)) == 0;
+		if (minimal && !dup) {
+			ck_assert_uint_lt(n, cap);
+			memcpy(out + n * MAXP, cur[c].cut, sizeof(cur[c].cut));
+			n++;
+		}
+	}
+	return n;
+}
+
+static void check_lp(struct gen *g, struct unit_rng *r)
+{
+	struct lpdesc lp;
+	struct ana_sp sps[3][3][MAXP];
+	struct ana_cp cps[3][3];
+	struct ana_dp dps[3];
+	struct ana_cuts out;
+	uint64_t twin[64 * MAXP];
+	size_t nt;
+
+	lp.ndp = 2 + (int)unit_rng_below(r, 2);
+	for (int d = 0; d < lp.ndp; d++) {
+		lp.dp[d].ncp = 1 + (int)unit_rng_below(r, 2);
+		for (int i = 0; i < lp.dp[d].ncp; i++) {
+			struct cpdesc *cp = &lp.dp[d].cp[i];
+
+			random_cp(r, g, cp);
+			/* distinct processes per CP keep the twin's trigger list simple */
+			if (cp->nsp > 2)
+				cp->nsp = 2;
+			if (cp->nsp == 2 && cp->proc[0] == cp->proc[1])
+				cp->nsp = 1;
+			to_api_cp(cp, sps[d][i], &cps[d][i]);
+		}
+		dps[d].cps = cps[d];
+		dps[d].ncp = (size_t)lp.dp[d].ncp;
+	}
+	ck_assert_int_eq(ana_inf_lp(g->s, dps, (size_t)lp.ndp, 0, &out), 0);
+	ck_assert_int_eq(out.bound_hit, 0);
+	nt = twin_lp(g, &lp, twin, 64);
+	if (getenv("ANA_DEBUG") && nt != out.ncuts) {
+		for (int p = 0; p < g->np; p++) {
+			fprintf(stderr, "p%d:", p);
+			for (int k = 1; k <= g->n[p]; k++)
+				fprintf(stderr, " %d%s", k, g->is_recv[p][k] ? "r" : "");
+			fprintf(stderr, "\n");
+			for (int k = 1; k <= g->n[p]; k++)
+				if (g->is_recv[p][k])
+					fprintf(stderr, "  recv %d <- p%d:%d\n", k, g->src_p[p][k], g->src_k[p][k]);
+		}
+		for (int d = 0; d < lp.ndp; d++) {
+			fprintf(stderr, "DP%d:", d);
+			for (int i = 0; i < lp.dp[d].ncp; i++) {
+				fprintf(stderr, " CP[");
+				for (int k = 0; k < lp.dp[d].cp[i].nsp; k++)
+					fprintf(stderr, " p%d:%llx", lp.dp[d].cp[i].proc[k], (unsigned long long)lp.dp[d].cp[i].bits[k]);
+				fprintf(stderr, " ]");
+			}
+			fprintf(stderr, "\n");
+		}
+		for (size_t i = 0; i < nt; i++) {
+			fprintf(stderr, "twin:");
+			for (int p = 0; p < g->np; p++)
+				fprintf(stderr, " %llu", (unsigned long long)twin[i * MAXP + (size_t)p]);
+			fprintf(stderr, "\n");
+		}
+	}
+	assert_same_cuts(g, &out, twin, nt, "LP");
+	ana_cuts_free(&out);
+}
+
+/* Ariadne: after = least consistent cut containing the events; before = the causal past of
+ * the greatest consistent cut excluding them; roles from happened-before. */
+static void check_ariadne(struct gen *g, struct unit_rng *r)
+{
+	struct ana_ref refs[MAXP];
+	struct ana_breakpoint bp;
+	int nref = 0, used = 0;
+	int want = 1 + (int)unit_rng_below(r, 2);
+
+	for (int i = 0; i < want; i++) {
+		int p = (int)unit_rng_below(r, (uint64_t)g->np);
+
+		if (!g->n[p] || ((used >> p) & 1))
+			continue;
+		used |= 1 << p;
+		refs[nref].proc = (size_t)p;
+		refs[nref++].index = 1 + unit_rng_below(r, (uint64_t)g->n[p]);
+	}
+	if (!nref)
+		return;
+
+	/* after */
+	ck_assert_int_eq(ana_cut_after(g->s, refs, (size_t)nref, &bp, NULL), 0);
+	{
+		uint64_t least[MAXP];
+		int have = 0;
+
+		for (size_t ci = 0; ci < g->ncuts; ci++) {
+			uint64_t x[MAXP];
+			int ok = 1;
+
+			if (!g->consistent[ci])
+				continue;
+			cut_of(g, ci, x);
+			for (int i = 0; i < nref; i++)
+				ok &= x[refs[i].proc] >= refs[i].index;
+			if (ok && (!have || cut_leq(x, least, g->np))) {
+				memcpy(least, x, sizeof(x));
+				have = 1;
+			}
+		}
+		ck_assert(have);
+		for (int p = 0; p < g->np; p++) {
+			int core = (used >> p) & 1, infl = 0;
+
+			ck_assert_uint_eq(bp.cut[p], least[p]);
+			for (int i = 0; i < nref; i++)
+				for (int k = 1; k <= g->n[p]; k++)
+					infl |= g->hb[p][k][refs[i].proc][refs[i].index];
+			ck_assert_int_eq(bp.role[p], core ? ANA_ROLE_CORE
+			                                  : infl ? ANA_ROLE_INFLUENCE : ANA_ROLE_OTHER);
+		}
+	}
+	ana_breakpoint_free(&bp);
+
+	/* before */
+	ck_assert_int_eq(ana_cut_before(g->s, refs, (size_t)nref, &bp, NULL), 0);
+	{
+		uint64_t great[MAXP];
+		int have = 0, moved = 0;
+
+		for (size_t ci = 0; ci < g->ncuts; ci++) {
+			uint64_t x[MAXP];
+			int ok = 1;
+
+			if (!g->consistent[ci])
+				continue;
+			cut_of(g, ci, x);
+			for (int i = 0; i < nref; i++)
+				ok &= x[refs[i].proc] < refs[i].index;
+			if (ok && (!have || cut_leq(great, x, g->np))) {
+				memcpy(great, x, sizeof(x));
+				have = 1;
+			}
+		}
+		ck_assert(have); /* the bottom cut always qualifies */
+		for (int p = 0; p < g->np; p++)
+			ck_assert_uint_eq(bp.greatest[p], great[p]);
+		for (int i = 0; i < nref; i++)
+			moved |= great[refs[i].proc] < refs[i].index - 1;
+		ck_assert_int_eq(bp.moved, moved);
+		/* the stop: core at the greatest cut, others at their last event that happened
+		 * before (or is) a core position, else 0 */
+		for (int p = 0; p < g->np; p++) {
+			uint64_t want_p = 0;
+
+			if ((used >> p) & 1) {
+				want_p = great[p];
+			} else {
+				for (int i = 0; i < nref; i++) {
+					int c = (int)refs[i].proc;
+
+					for (int k = 1; k <= g->n[p]; k++)
+						if (great[c] >= 1 && g->hb[p][k][c][great[c]] && (uint64_t)k > want_p)
+							want_p = (uint64_t)k;
+				}
+			}
+			ck_assert_uint_eq(bp.cut[p], want_p);
+			ck_assert_uint_le(bp.cut[p], great[p]);
+		}
+	}
+	ana_breakpoint_free(&bp);
+}
+
+START_TEST(random_against_twin)
+{
+	struct unit_rng r;
+	uint64_t seed = unit_seed() + (uint64_t)_i * 7919u;
+
+	unit_rng_seed(&r, seed);
+	for (int iter = 0; iter < 500; iter++) {
+		struct gen *g = malloc(sizeof(*g));
+		int np = 2 + (int)unit_rng_below(&r, 3);
+		int total = 3 + (int)unit_rng_below(&r, np == 4 ? 11 : 14);
+
+		ck_assert_ptr_nonnull(g);
+		gen_build(g, &r, np, total);
+		check_hb_and_consistency(g);
+		for (int k = 0; k < 4; k++) {
+			check_cp_dp(g, &r);
+			check_general(g, &r);
+			check_lp(g, &r);
+			check_ariadne(g, &r);
+		}
+		gen_free(g);
+		free(g);
+	}
+}
+END_TEST
+
+/* An event's own process: the bounds say what a bad reference is. */
+START_TEST(cut_bad_refs)
+{
+	struct ana_session *s;
+	struct ana_ref ref = {0, 5};
+	struct ana_breakpoint bp;
+	struct trace_diag d;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_gt(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 0);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_cut_after(s, &ref, 1, &bp, &d), TRACE_ENOENT);
+	ck_assert_ptr_nonnull(strstr(d.msg, "numbered 1..1"));
+	ref.index = 0;
+	ck_assert_int_eq(ana_cut_before(s, &ref, 1, &bp, &d), TRACE_ENOENT);
+	ref.proc = 3;
+	ref.index = 1;
+	ck_assert_int_eq(ana_cut_before(s, &ref, 1, &bp, &d), TRACE_ENOENT);
+	ana_free(s);
+}
+END_TEST
+
+/* Stop before two events where one happened before the other's predecessor: the request
+ * cannot be met and moves back, saying so. */
+START_TEST(cut_before_moves)
+{
+	struct ana_session *s;
+	struct ana_ref refs[2] = {{0, 1}, {1, 2}};
+	struct ana_breakpoint bp;
+	int ch;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ch = ana_add_channel(s, 0, 1);
+	ck_assert_int_eq(ana_add_send(s, 0, ch, 1), 1);  /* a1 */
+	ck_assert_int_eq(ana_add_recv(s, 1, ch, 1), 1);  /* b1 depends on a1 */
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 2);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	/* before a1 and before b2: b would stop at 1, but b1 needs a1 */
+	ck_assert_int_eq(ana_cut_before(s, refs, 2, &bp, NULL), 0);
+	ck_assert_int_eq(bp.moved, 1);
+	ck_assert_uint_eq(bp.moved_proc, 1);
+	ck_assert_uint_eq(bp.moved_from, 1);
+	ck_assert_uint_eq(bp.cut[0], 0);
+	ck_assert_uint_eq(bp.cut[1], 0);
+	ana_breakpoint_free(&bp);
+	/* before b2 alone: a is influence (a1 -> b1), stops after a1 */
+	ck_assert_int_eq(ana_cut_before(s, &refs[1], 1, &bp, NULL), 0);
+	ck_assert_int_eq(bp.moved, 0);
+	ck_assert_uint_eq(bp.cut[0], 1);
+	ck_assert_uint_eq(bp.cut[1], 1);
+	ck_assert_int_eq(bp.role[0], ANA_ROLE_INFLUENCE);
+	ck_assert_int_eq(bp.role[1], ANA_ROLE_CORE);
+	ana_breakpoint_free(&bp);
+	ana_free(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ana_inf");
+	TCase *tc = tcase_create("inf");
+
+	tcase_add_test(tc, mi_fig2_cp);
+	tcase_add_test(tc, mi_thm1_dp);
+	tcase_add_test(tc, cp_true_at_start);
+	tcase_add_test(tc, cp_predicate_process_pulled_past_send);
+	tcase_add_test(tc, cut_bad_refs);
+	tcase_add_test(tc, cut_before_moves);
+	tcase_add_loop_test(tc, random_against_twin, 0, 6);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
