@@ -428,9 +428,35 @@ REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	return r;
 }
 
+/* A pipe made by the recorder itself (libunwind opens one to validate addresses) must not
+ * take the low numbers the program expects to get: move both ends high. */
+static void move_high(int fds[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		int hi = (int)syscall(SYS_fcntl, fds[i], F_DUPFD_CLOEXEC,
+		                      (rec.min_fd > 0 ? rec.min_fd : 1000) + 8);
+
+		if (hi >= 0) {
+			syscall(SYS_close, fds[i]);
+			fds[i] = hi;
+		}
+	}
+}
+
 REC_EXPORT int pipe(int fds[2])
 {
-	int r = REC_REAL(pipe)(fds), e = errno;
+	int r, e;
+
+	if (rec_busy()) {
+		r = REC_REAL(pipe)(fds);
+		if (r == 0)
+			move_high(fds);
+		return r;
+	}
+	r = REC_REAL(pipe)(fds);
+	e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -442,7 +468,16 @@ REC_EXPORT int pipe(int fds[2])
 
 REC_EXPORT int pipe2(int fds[2], int flags)
 {
-	int r = REC_REAL(pipe2)(fds, flags), e = errno;
+	int r, e;
+
+	if (rec_busy()) {
+		r = REC_REAL(pipe2)(fds, flags);
+		if (r == 0)
+			move_high(fds);
+		return r;
+	}
+	r = REC_REAL(pipe2)(fds, flags);
+	e = errno;
 
 	if (!rec_enter())
 		return r;
