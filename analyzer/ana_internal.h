@@ -55,6 +55,10 @@ struct ana_proc {
 	int sorted_stacks;
 	int threads;
 	uint64_t sends, recvs;
+	/* fork: the child's first event happened after the parent's fork event (a happened-
+	 * before edge like a message); ANA_NONE for a root or a parent not recorded */
+	uint32_t fparent;
+	uint64_t fidx;
 };
 
 /* One channel end object: a (process, local id) pair, merged across fork inheritance. */
@@ -134,6 +138,18 @@ int ana__match(struct ana_session *s, struct trace_diag *diag);
 static inline const struct ana_ev *ana__ev(const struct ana_session *s, size_t p, uint64_t k)
 {
 	return &s->procs[p].ev[k - 1];
+}
+
+/* Edges of happened-before stored on events: a receive names the send of its last byte; a
+ * send names its first dependent receive, a fork event the child's first event. */
+static inline int ana__in_edge(const struct ana_ev *e)
+{
+	return e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE;
+}
+
+static inline int ana__out_edge(const struct ana_ev *e)
+{
+	return (e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_FORK) && e->src_proc != ANA_NONE;
 }
 
 static inline int ana__bit(const uint64_t *bits, uint64_t k)

@@ -49,7 +49,13 @@ static int build_column(struct ana_session *s, size_t c)
 			const struct ana_ev *e = ana__ev(s, q, j);
 
 			v = j > 1 ? s->col[s->base[q] + j - 2] : 0;
-			if (e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
+			if (j == 1 && s->procs[q].fparent != ANA_NONE) {
+				uint32_t w = s->col[s->base[s->procs[q].fparent] + s->procs[q].fidx - 1];
+
+				if (w > v)
+					v = w;
+			}
+			if (ana__in_edge(e)) {
 				uint32_t w = s->col[s->base[e->src_proc] + e->src_idx - 1];
 
 				if (w > v)
@@ -122,14 +128,15 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 	struct ana_race *v = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t *in = NULL;
-	uint64_t *consumed = NULL;
+	uint64_t *consumed = NULL, *birth = NULL;
 	int rc = 0;
 
 	if (!s || !races || !nraces || !s->finished)
 		return TRACE_EINVAL;
 	in = malloc((s->nends ? s->nends : 1) * sizeof(*in));
 	consumed = malloc((s->nends ? s->nends : 1) * sizeof(*consumed));
-	if (!in || !consumed) {
+	birth = malloc((s->nends ? s->nends : 1) * sizeof(*birth));
+	if (!in || !consumed || !birth) {
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
@@ -143,11 +150,21 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 			if (e->uf == i && e->reader == q && e->peer != ANA_NONE && !(e->ambiguous & 2) &&
 			    !(s->ends[e->peer].ambiguous & 4)) {
 				consumed[i] = 0;
+				birth[i] = UINT64_MAX;
 				in[nin++] = (uint32_t)i;
 			}
 		}
 		if (nin < 2)
 			continue;
+		/* a channel q creates (socket, accept, pipe) cannot deliver before it exists;
+		 * one it inherited existed from the start */
+		for (uint64_t j = 1; j <= pr->n; j++) {
+			const struct ana_ev *e = ana__ev(s, q, j);
+
+			if (e->end != ANA_NONE && e->kind != TRACE_EV_MARK && birth[e->end] == UINT64_MAX)
+				birth[e->end] = (e->kind == TRACE_EV_SOCKET || e->kind == TRACE_EV_ACCEPT ||
+				                 e->kind == TRACE_EV_PIPE) ? j : 0;
+		}
 		if ((rc = build_column(s, q)))
 			goto out;
 		for (uint64_t j = 1; j <= pr->n; j++) {
@@ -161,7 +178,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 				int64_t k;
 				struct ana_race race;
 
-				if (r2 == e->end)
+				if (r2 == e->end || birth[r2] >= j)
 					continue;
 				k = send_at(s, w2, consumed[r2]);
 				if (k < 0)
@@ -185,6 +202,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 out:
 	free(in);
 	free(consumed);
+	free(birth);
 	if (rc) {
 		free(v);
 		v = NULL;

@@ -46,6 +46,26 @@ static uint64_t next_bit(const uint64_t *bits, uint64_t n, uint64_t k)
  * predicate processes on satisfying states.  Returns 1, or 0 when some predicate process has
  * no satisfying state left (P never holds above the start).
  */
+/* Make process q include its event `need` (a send or fork some included event depends on).
+ * A predicate process goes on to its next satisfying state; returns 0 when there is none. */
+static inline int pull(const struct ana_session *s, uint64_t *cut, const uint64_t *const *bits,
+                       uint32_t *work, size_t *nw, uint8_t *queued, uint32_t q, uint64_t need)
+{
+	if (cut[q] >= need)
+		return 1;
+	if (bits && bits[q]) {
+		need = next_bit(bits[q], s->procs[q].n, need);
+		if (need == UINT64_MAX)
+			return 0;
+	}
+	cut[q] = need;
+	if (!queued[q]) {
+		queued[q] = 1;
+		work[(*nw)++] = q;
+	}
+	return 1;
+}
+
 static int closure(const struct ana_session *s, uint64_t *cut, const uint64_t *const *bits,
                    uint64_t *scanned, uint32_t *work, uint8_t *queued)
 {
@@ -62,27 +82,16 @@ static int closure(const struct ana_session *s, uint64_t *cut, const uint64_t *c
 		const struct ana_ev *ev = s->procs[x].ev;
 
 		queued[x] = 0;
+		/* the child exists only once its parent forked it */
+		if (scanned[x] == 0 && cut[x] >= 1 && s->procs[x].fparent != ANA_NONE &&
+		    !pull(s, cut, bits, work, &nw, queued, s->procs[x].fparent, s->procs[x].fidx))
+			return 0;
 		for (uint64_t k = scanned[x] + 1; k <= cut[x]; k++) {
 			const struct ana_ev *e = &ev[k - 1];
-			uint32_t q;
-			uint64_t need;
 
-			if (e->kind != TRACE_EV_RECV || e->src_proc == ANA_NONE)
-				continue;
-			q = e->src_proc;
-			if (cut[q] >= e->src_idx)
-				continue;
-			need = e->src_idx;
-			if (bits && bits[q]) {
-				need = next_bit(bits[q], s->procs[q].n, need);
-				if (need == UINT64_MAX)
-					return 0;
-			}
-			cut[q] = need;
-			if (!queued[q]) {
-				queued[q] = 1;
-				work[nw++] = q;
-			}
+			if (ana__in_edge(e) &&
+			    !pull(s, cut, bits, work, &nw, queued, e->src_proc, e->src_idx))
+				return 0;
 		}
 		if (cut[x] > scanned[x])
 			scanned[x] = cut[x];
@@ -134,8 +143,8 @@ int ana_close_down(const struct ana_session *s, uint64_t *cut)
 }
 
 /* The dual: lower processes until no send outside the cut feeds a receive inside it.  A
- * send's src_* fields hold its first dependent receive (match.c); excluding the send excludes
- * that receive and, by program order, every later one. */
+ * send's src_* fields hold its first dependent receive (match.c), a fork's the child's first
+ * event; excluding the send excludes that event and, by program order, every later one. */
 int ana_close_up(const struct ana_session *s, uint64_t *cut)
 {
 	size_t np, nw = 0, p;
@@ -173,7 +182,7 @@ int ana_close_up(const struct ana_session *s, uint64_t *cut)
 			const struct ana_ev *e = &ev[k - 1];
 			uint32_t r;
 
-			if (e->kind != TRACE_EV_SEND || e->src_proc == ANA_NONE)
+			if (!ana__out_edge(e))
 				continue;
 			r = e->src_proc;
 			if (cut[r] < e->src_idx)
@@ -200,10 +209,13 @@ int ana_consistent(const struct ana_session *s, const uint64_t *cut)
 	for (size_t p = 0; p < s->nprocs; p++) {
 		if (cut[p] > s->procs[p].n)
 			return TRACE_EINVAL;
+		if (cut[p] >= 1 && s->procs[p].fparent != ANA_NONE &&
+		    cut[s->procs[p].fparent] < s->procs[p].fidx)
+			return 0;
 		for (uint64_t k = 1; k <= cut[p]; k++) {
 			const struct ana_ev *e = ana__ev(s, p, k);
 
-			if (e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE && cut[e->src_proc] < e->src_idx)
+			if (ana__in_edge(e) && cut[e->src_proc] < e->src_idx)
 				return 0;
 		}
 	}
@@ -451,7 +463,7 @@ static void forward(const struct ana_session *s, size_t p0, uint64_t j, uint64_t
 		for (uint64_t k = first[x]; k < done[x]; k++) {
 			const struct ana_ev *e = ana__ev(s, x, k);
 
-			if (e->kind != TRACE_EV_SEND || e->src_proc == ANA_NONE)
+			if (!ana__out_edge(e))
 				continue;
 			if (e->src_idx < first[e->src_proc]) {
 				first[e->src_proc] = e->src_idx;

@@ -22,7 +22,7 @@ static int load_file(struct ana_session *s, int p, const char *path, int first,
 	struct trace_diag dd;
 	uint32_t *sites = NULL;
 	size_t nsites = 0, capsites = 0;
-	int rc;
+	int rc, renumbered = 0;
 
 	rc = trace_reader_open(path, &r, diag);
 	if (rc)
@@ -65,11 +65,15 @@ static int load_file(struct ana_session *s, int p, const char *path, int first,
 					rc = (int)added;
 					goto out;
 				}
-		} else if (ev.index && ev.index < pr->n + 1) {
-			ana__diag(diag, TRACE_ECORRUPT, "%s: event %llu comes after event %llu", path,
-			          (unsigned long long)ev.index, (unsigned long long)pr->n);
-			rc = TRACE_ECORRUPT;
-			goto out;
+		} else if (ev.index && ev.index < pr->n + 1 && !renumbered) {
+			/* Indices must grow; a file that repeats them is numbered on from where the
+			 * previous one stopped, and the difference is reported rather than fatal, so
+			 * the rest of the session can still be analysed. */
+			ana__warn(s, "%s: event %llu comes after event %llu of the previous image: "
+			          "its events were renumbered from %llu", path,
+			          (unsigned long long)ev.index, (unsigned long long)pr->n,
+			          (unsigned long long)pr->n + 1);
+			renumbered = 1;
 		}
 		if ((added = ana_add_trace_event(s, p, &ev)) < 0) {
 			rc = (int)added;

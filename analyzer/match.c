@@ -147,7 +147,7 @@ static int addr_key(const uint8_t *sa, uint32_t len, char *out, size_t cap, int 
 }
 
 struct tcpkey {
-	char key[160];
+	char key[224]; /* host (64) | local (72) | peer (72) */
 	uint32_t end;
 };
 
@@ -435,9 +435,11 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 			struct ana_ev *e = &pr->ev[k];
 			struct ana_end *r;
 
-			if ((e->kind != TRACE_EV_SEND && e->kind != TRACE_EV_RECV) || e->end == ANA_NONE)
+			if (e->end == ANA_NONE)
 				continue;
 			e->end = uf_find(s, e->end);
+			if (e->kind != TRACE_EV_SEND && e->kind != TRACE_EV_RECV)
+				continue;
 			r = &s->ends[e->end];
 			if (!moved(e))
 				continue;

@@ -262,6 +262,7 @@ int ana_add_process(struct ana_session *s, const char *name, const char *parent,
 		return TRACE_ENOMEM;
 	}
 	p->fork_index = fork_index;
+	p->fparent = ANA_NONE;
 	return (int)s->nprocs++;
 }
 
@@ -602,12 +603,21 @@ static int order_events(struct ana_session *s, struct trace_diag *diag)
 		qn--;
 		while (pos[x] < pr->n) {
 			const struct ana_ev *e = &pr->ev[pos[x]];
+			uint32_t from = ANA_NONE;
+			uint64_t at = 0;
 
-			if (e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE &&
-			    pos[e->src_proc] < e->src_idx) {
-				need[x] = e->src_idx;
-				wnext[x] = whead[e->src_proc];
-				whead[e->src_proc] = x;
+			if (pos[x] == 0 && pr->fparent != ANA_NONE) {
+				from = pr->fparent;
+				at = pr->fidx;
+			}
+			if (ana__in_edge(e) && (from == ANA_NONE || e->src_idx > pos[e->src_proc])) {
+				from = e->src_proc;
+				at = e->src_idx;
+			}
+			if (from != ANA_NONE && pos[from] < at) {
+				need[x] = at;
+				wnext[x] = whead[from];
+				whead[from] = x;
 				break;
 			}
 			s->topo[t++] = x;
@@ -643,6 +653,40 @@ out:
 	return rc;
 }
 
+/* A child's first event happened after its parent's fork event. */
+static void link_forks(struct ana_session *s)
+{
+	for (size_t c = 0; c < s->nprocs; c++) {
+		struct ana_proc *ch = &s->procs[c];
+		struct ana_ev *fe;
+		int p;
+
+		ch->fparent = ANA_NONE;
+		if (!ch->parent[0] || !ch->fork_index || !ch->n)
+			continue;
+		p = ana_proc_find(s, ch->parent);
+		if (p < 0 || (size_t)p == c)
+			continue; /* a parent outside the session orders nothing we know */
+		if (ch->fork_index > s->procs[p].n) {
+			ana__warn(s, "%s says it was forked at event %llu of %s, which has %llu events: "
+			          "the fork is not ordered", ch->name, (unsigned long long)ch->fork_index,
+			          ch->parent, (unsigned long long)s->procs[p].n);
+			continue;
+		}
+		fe = &s->procs[p].ev[ch->fork_index - 1];
+		if (fe->kind != TRACE_EV_FORK || fe->src_proc != ANA_NONE) {
+			ana__warn(s, "%s says it was forked at event %llu of %s, which is not a fork "
+			          "(or forked another child): the fork is not ordered", ch->name,
+			          (unsigned long long)ch->fork_index, ch->parent);
+			continue;
+		}
+		fe->src_proc = (uint32_t)c;
+		fe->src_idx = 1;
+		ch->fparent = (uint32_t)p;
+		ch->fidx = ch->fork_index;
+	}
+}
+
 int ana_finish(struct ana_session *s, struct trace_diag *diag)
 {
 	int rc;
@@ -653,6 +697,7 @@ int ana_finish(struct ana_session *s, struct trace_diag *diag)
 		return 0;
 	if ((rc = ana__match(s, diag)))
 		return rc;
+	link_forks(s);
 	if ((rc = order_events(s, diag)))
 		return rc;
 	s->finished = 1;
@@ -727,7 +772,7 @@ const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uin
 	struct ana_proc *pr;
 	struct ana_stackrec key;
 
-	if (!site || p >= s->nprocs)
+	if (!site || p >= s->nprocs || !s->procs[p].nstacks)
 		return NULL;
 	/* Sorting lazily is a benign mutation of a cache: the set of stacks does not change. */
 	pr = (struct ana_proc *)&s->procs[p];

@@ -1,15 +1,122 @@
-/* cmd_analyze.c: `encore analyze` (summarise a session).  Not built yet: issue #5. */
-#include <stdio.h>
+/*
+ * cmd_analyze.c: `encore analyze DIR`: what the analyzer made of a session: processes,
+ * events, channels (matched and external), messages, warnings (threads, damage, channels it
+ * could not link) and message races, the places where another run could differ.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ana.h"
 #include "cli.h"
 #include "commands.h"
 
+#define SHOW_RACES 20
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "NAME\n"
+	        "    encore analyze - summarise a session: channels, messages, races\n\n"
+	        "SYNOPSIS\n"
+	        "    encore analyze [--races N] DIR\n\n"
+	        "DESCRIPTION\n"
+	        "    Loads every trace of DIR, matches the two ends of each channel from what both\n"
+	        "    ends logged (addresses, inodes, peer credentials, fork inheritance; never\n"
+	        "    timestamps) and links every receive to the send of its last byte.  Prints the\n"
+	        "    processes with their event counts, the channels (matched, or external when the\n"
+	        "    peer was not recorded), the messages, warnings (threads, damaged traces,\n"
+	        "    channels written by several processes at once) and the message races: a\n"
+	        "    receive, and a message waiting on another channel of the same process that it\n"
+	        "    could have received instead because the receive did not happen before it was\n"
+	        "    sent.\n\n"
+	        "OPTIONS\n"
+	        "    --races N   list at most N races (default %d; 0 lists none, counts stay)\n"
+	        "    -h, --help  this text\n\n"
+	        "EXIT STATUS\n"
+	        "    0 analysed; 1 the session cannot be loaded; 2 usage error.\n", SHOW_RACES);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("NAME\n    encore analyze - summarise a session\n\n"
-		       "This command is not built yet (issue #5).\n");
-		return CLI_OK;
+	static const struct option opts[] = {
+		{ "races", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ana_session *s = NULL;
+	struct ana_stats st;
+	struct ana_race *races = NULL;
+	struct trace_diag d;
+	size_t nraces = 0, show = SHOW_RACES;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': {
+			char *end;
+
+			show = (size_t)strtoull(optarg, &end, 10);
+			if (*end || !optarg[0]) {
+				cli_error("analyze", "--races takes a number, not '%s'", optarg);
+				return CLI_USAGE;
+			}
+			break;
+		}
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
 	}
-	return cli_not_built("analyze", "the analyzer (issue #5)");
+	if (argc - optind != 1) {
+		cli_error("analyze", "expected one session directory: encore analyze DIR");
+		return CLI_USAGE;
+	}
+	memset(&d, 0, sizeof(d));
+	if ((rc = ana_load(argv[optind], &s, &d))) {
+		cli_diag("analyze", &d);
+		return CLI_FAIL;
+	}
+	if (ana_stats(s, &st) || ana_races(s, &races, &nraces)) {
+		cli_error("analyze", "out of memory analysing %s", argv[optind]);
+		ana_free(s);
+		return CLI_FAIL;
+	}
+	printf("session %s\n", argv[optind]);
+	printf("  processes  %zu%s\n", st.procs,
+	       st.thread_procs ? " (some created threads: see warnings)" : "");
+	printf("  events     %llu (%llu sends, %llu receives that moved bytes)\n",
+	       (unsigned long long)st.events, (unsigned long long)st.sends,
+	       (unsigned long long)st.recvs);
+	printf("  channels   %zu (%zu matched, %zu external)\n", st.channels, st.channels_matched,
+	       st.channels_external);
+	printf("  messages   %llu linked; %llu external receives; %llu unmatched\n",
+	       (unsigned long long)st.messages, (unsigned long long)st.external_recvs,
+	       (unsigned long long)st.unmatched_recvs);
+	printf("  races      %zu\n\n", nraces);
+	printf("    %-24s %10s\n", "PROCESS", "EVENTS");
+	for (size_t p = 0; p < ana_nprocs(s); p++)
+		printf("    %-24s %10llu\n", ana_proc_name(s, p),
+		       (unsigned long long)ana_nevents(s, p));
+	if (nraces && show) {
+		printf("\nmessage races (receive <- its send; could have received instead):\n");
+		for (size_t i = 0; i < nraces && i < show; i++) {
+			const struct ana_race *r = &races[i];
+
+			printf("    %s:%llu <- %s:%llu; rival %s:%llu\n", ana_proc_name(s, r->proc),
+			       (unsigned long long)r->recv, ana_proc_name(s, r->src_proc),
+			       (unsigned long long)r->src_send, ana_proc_name(s, r->rival_proc),
+			       (unsigned long long)r->rival_send);
+		}
+		if (nraces > show)
+			printf("    ... and %zu more (--races N lists more)\n", nraces - show);
+	}
+	if (ana_nwarnings(s)) {
+		printf("\nwarnings:\n");
+		for (size_t i = 0; i < ana_nwarnings(s); i++)
+			printf("    %s\n", ana_warning(s, i));
+	}
+	free(races);
+	ana_free(s);
+	return CLI_OK;
 }
