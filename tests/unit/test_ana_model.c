@@ -1,0 +1,601 @@
+/*
+ * test_ana_model.c: the analyzer's model from recorded events: channel matching from what
+ * both ends logged (pipe events, inodes, TCP 4-tuples, Unix paths and peer pids, fork
+ * inheritance), the last-byte rule for messages, loading real trace files through libtrace,
+ * predicates evaluated on recorded states, and message races.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "unit.h"
+
+#include "ana.h"
+
+/* ---------------------------------------------------------------------------------------
+ * Building raw events as the trace reader returns them
+ */
+struct raw {
+	struct ana_session *s;
+	uint64_t off_out[8][64], off_in[8][64]; /* per process and channel id: derived offsets */
+};
+
+static int64_t raw_event(struct raw *r, int p, uint32_t kind, uint32_t chan, int64_t result,
+                         const struct trace_endpoint *ep, int64_t aux0, int64_t aux1,
+                         uint32_t flags)
+{
+	struct trace_event ev;
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	int n;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.fd = -1;
+	ev.channel = chan;
+	ev.result = result;
+	ev.flags = flags;
+	if (ep) {
+		n = trace_endpoint_encode(ep, buf, sizeof(buf));
+		ck_assert_int_gt(n, 0);
+		ev.data = buf;
+		ev.data_len = (uint32_t)n;
+	}
+	if (aux0 || aux1) {
+		ev.naux = 2;
+		ev.aux[0] = aux0;
+		ev.aux[1] = aux1;
+	}
+	if (kind == TRACE_EV_SEND) {
+		ev.offset = r->off_out[p][chan];
+		r->off_out[p][chan] += result > 0 ? (uint64_t)result : 0;
+	} else if (kind == TRACE_EV_RECV) {
+		ev.offset = r->off_in[p][chan];
+		if (!(flags & TRACE_FL_PEEK))
+			r->off_in[p][chan] += result > 0 ? (uint64_t)result : 0;
+	}
+	return ana_add_trace_event(r->s, p, &ev);
+}
+
+static void tcp_ep(struct trace_endpoint *ep, uint16_t lport, uint16_t pport, uint32_t paddr)
+{
+	struct sockaddr_in l = {0}, pr = {0};
+
+	memset(ep, 0, sizeof(*ep));
+	ep->type = TRACE_CHAN_TCP;
+	l.sin_family = AF_INET;
+	l.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l.sin_port = htons(lport);
+	pr.sin_family = AF_INET;
+	pr.sin_addr.s_addr = htonl(paddr);
+	pr.sin_port = htons(pport);
+	memcpy(ep->local, &l, sizeof(l));
+	ep->local_len = sizeof(l);
+	memcpy(ep->peer, &pr, sizeof(pr));
+	ep->peer_len = sizeof(pr);
+}
+
+static void src_is(struct ana_session *s, int p, uint64_t k, uint32_t sp, uint64_t sk)
+{
+	struct ana_event ev;
+
+	ck_assert_int_eq(ana_event_get(s, (size_t)p, k, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, sp);
+	if (sp != ANA_NO_PROC)
+		ck_assert_uint_eq(ev.src_index, sk);
+}
+
+/* TCP: client (local 5000 -> peer 80) and server (local 80 -> peer 5000) on one host. */
+START_TEST(match_tcp_and_last_byte)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	struct ana_stats st;
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "client", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "server", NULL, 0), 1);
+	tcp_ep(&ep, 5000, 80, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CONNECT, 3, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_SEND, 3, 4, NULL, 0, 0, 0), 2);   /* [0,4) */
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_SEND, 3, 4, NULL, 0, 0, 0), 3);   /* [4,8) */
+	tcp_ep(&ep, 80, 5000, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_ACCEPT, 7, 0, &ep, 0, 0, 0), 1);
+	/* peek the first 2 bytes, then read 3 (in the first send), then 5 (ends in the second) */
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 7, 2, NULL, 0, 0, TRACE_FL_PEEK), 2);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 7, 3, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 7, 5, NULL, 0, 0, 0), 4);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_SEND, 7, 1, NULL, 0, 0, 0), 5);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_RECV, 3, 1, NULL, 0, 0, 0), 4);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_RECV, 3, 0, NULL, 0, 0, 0), 5);  /* EOF */
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+
+	src_is(r.s, 1, 2, 0, 2);   /* peek: last byte (1) is in the first send */
+	src_is(r.s, 1, 3, 0, 2);
+	src_is(r.s, 1, 4, 0, 3);   /* bytes 3..7: the last one is in the second send */
+	src_is(r.s, 0, 4, 1, 5);
+	src_is(r.s, 0, 5, ANA_NO_PROC, 0); /* no bytes, no edge */
+	ck_assert_int_eq(ana_stats(r.s, &st), 0);
+	ck_assert_uint_eq(st.channels, 1);
+	ck_assert_uint_eq(st.channels_matched, 1);
+	ck_assert_uint_eq(st.messages, 4);
+	ck_assert_uint_eq(st.external_recvs, 0);
+	/* happened-before follows: the server's reply came after the client's second send */
+	ck_assert_int_eq(ana_hb(r.s, 0, 3, 1, 5), 1);
+	ck_assert_int_eq(ana_hb(r.s, 1, 2, 0, 3), 0);
+	ana_free(r.s);
+}
+END_TEST
+
+/* The same loopback 4-tuple on two hosts is two different connections; a peer that is not
+ * recorded makes the receives external. */
+START_TEST(match_tcp_hosts_and_external)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	struct ana_stats st;
+	struct ana_event ev;
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "b", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(r.s, "c", NULL, 0), 2);
+	/* a and b form a pair; c talks to 10.0.0.9, which is not recorded */
+	tcp_ep(&ep, 4000, 4001, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_SEND, 1, 3, NULL, 0, 0, 0), 2);
+	tcp_ep(&ep, 4001, 4000, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_ACCEPT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 1, 3, NULL, 0, 0, 0), 2);
+	tcp_ep(&ep, 4002, 80, 0x0a000009);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_RECV, 1, 10, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	src_is(r.s, 1, 2, 0, 2);
+	ck_assert_int_eq(ana_event_get(r.s, 2, 2, &ev), 0);
+	ck_assert_int_eq(ev.external, 1);
+	ck_assert_int_eq(ana_stats(r.s, &st), 0);
+	ck_assert_uint_eq(st.channels_matched, 1);
+	ck_assert_uint_eq(st.channels_external, 1);
+	ck_assert_uint_eq(st.external_recvs, 1);
+	ana_free(r.s);
+}
+END_TEST
+
+/* A socketpair and a pipe made by the parent, used by the child it forks: the child's
+ * inherited channel ids are the parent's, and its first event comes after the fork. */
+START_TEST(match_fork_inheritance)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "par", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "par.1", "par", 3), 1);
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_SOCKETPAIR;
+	ep.inode = 100;
+	ep.peer_inode = 101;
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_PIPE, 1, 0, &ep, 1, 2, 0), 1);
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_PIPE;
+	ep.inode = 200;
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_PIPE, 3, 0, &ep, 3, 4, 0), 2);
+	ck_assert_int_eq(ana_add_simple(r.s, 0, TRACE_EV_FORK, 0), 3);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_SEND, 1, 4, NULL, 0, 0, 0), 4);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_RECV, 3, 6, NULL, 0, 0, 0), 5);
+	/* the child: channels 2 (socketpair end) and 4 (pipe write end) */
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 1), 0);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 2), 0);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 3), 0);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 4), 0);
+	ck_assert_int_eq(ana_add_simple(r.s, 1, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 2, 4, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_SEND, 4, 6, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+
+	src_is(r.s, 1, 2, 0, 4);
+	src_is(r.s, 0, 5, 1, 3);
+	/* fork: the parent's fork happened before the child's first event, not its own next */
+	ck_assert_int_eq(ana_hb(r.s, 0, 3, 1, 1), 1);
+	ck_assert_int_eq(ana_hb(r.s, 0, 2, 1, 1), 1);
+	ck_assert_int_eq(ana_hb(r.s, 1, 1, 0, 4), 0);
+	{
+		uint64_t cut[2] = {2, 1};
+
+		ck_assert_int_eq(ana_consistent(r.s, cut), 0); /* child before its fork */
+		cut[0] = 3;
+		ck_assert_int_eq(ana_consistent(r.s, cut), 1);
+		cut[0] = 0;
+		ck_assert_int_eq(ana_close_down(r.s, cut), 0);
+		ck_assert_uint_eq(cut[0], 3);
+	}
+	ana_free(r.s);
+}
+END_TEST
+
+/* Unix stream sockets: the client names the server's path; SO_PEERCRED pids tell two
+ * clients of one server apart. */
+START_TEST(match_unix_paths)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	struct sockaddr_un un = {0};
+	size_t plen;
+
+	un.sun_family = AF_UNIX;
+	strcpy(un.sun_path, "/tmp/srv.sock");
+	plen = offsetof(struct sockaddr_un, sun_path) + strlen(un.sun_path) + 1;
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "srv", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "c1", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(r.s, "c2", NULL, 0), 2);
+	/* pids are only known from loaded traces; here the order of creation pairs them */
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_UNIX;
+	memcpy(ep.peer, &un, plen);
+	ep.peer_len = (uint32_t)plen;
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_SEND, 1, 2, NULL, 0, 0, 0), 2);
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_UNIX;
+	memcpy(ep.local, &un, plen);
+	ep.local_len = (uint32_t)plen;
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_ACCEPT, 5, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_RECV, 5, 2, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	src_is(r.s, 0, 2, 1, 2);
+	ana_free(r.s);
+}
+END_TEST
+
+/* Parent and child writing one inherited socket at the same time: their offsets overlap,
+ * so the analyzer refuses to guess and says so. */
+START_TEST(concurrent_writers_not_linked)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	int warned = 0;
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "p", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "p.1", "p", 2), 1);
+	ck_assert_int_eq(ana_add_process(r.s, "q", NULL, 0), 2);
+	tcp_ep(&ep, 7000, 7001, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(ana_add_simple(r.s, 0, TRACE_EV_FORK, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_SEND, 1, 4, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 1), 0);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_SEND, 1, 4, NULL, 0, 0, 0), 1);
+	tcp_ep(&ep, 7001, 7000, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_ACCEPT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_RECV, 1, 8, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	src_is(r.s, 2, 2, ANA_NO_PROC, 0);
+	for (size_t i = 0; i < ana_nwarnings(r.s); i++)
+		warned |= strstr(ana_warning(r.s, i), "several processes at once") != NULL;
+	ck_assert(warned);
+	ana_free(r.s);
+}
+END_TEST
+
+/* Receives that depend on each other's sends cannot come from a real run. */
+START_TEST(cycle_is_corrupt)
+{
+	struct ana_session *s;
+	struct trace_diag d;
+	int ab, ba;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ab = ana_add_channel(s, 0, 1);
+	ba = ana_add_channel(s, 1, 0);
+	ck_assert_int_eq(ana_add_recv(s, 0, ba, 1), 1);
+	ck_assert_int_eq(ana_add_send(s, 0, ab, 1), 2);
+	ck_assert_int_eq(ana_add_recv(s, 1, ab, 1), 1);
+	ck_assert_int_eq(ana_add_send(s, 1, ba, 1), 2);
+	ck_assert_int_eq(ana_finish(s, &d), TRACE_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(d.msg, "cycle"));
+	ana_free(s);
+}
+END_TEST
+
+/* The builder refuses what makes no sense. */
+START_TEST(builder_errors)
+{
+	struct ana_session *s;
+	int ch;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), TRACE_EINVAL);
+	ck_assert_int_eq(ana_add_process(s, "", NULL, 0), TRACE_EINVAL);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(s, "c", NULL, 0), 2);
+	ch = ana_add_channel(s, 0, 1);
+	ck_assert_int_eq(ana_add_channel(s, 0, 0), TRACE_EINVAL);
+	ck_assert_int_eq(ana_add_send(s, 2, ch, 1), TRACE_EINVAL); /* c is not on it */
+	ck_assert_int_eq(ana_add_send(s, 0, 99, 1), TRACE_EINVAL);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_SEND, 0), TRACE_EINVAL);
+	ck_assert_int_eq(ana_proc_find(s, "zz"), TRACE_ENOENT);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_add_process(s, "d", NULL, 0), TRACE_EINVAL); /* finished */
+	ck_assert_int_eq(ana_hb(s, 0, 1, 1, 1), TRACE_EINVAL);            /* no such events */
+	ana_free(s);
+	ana_free(NULL);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Real trace files, written with libtrace's writer and loaded with ana_load
+ */
+static void write_trace(const char *dir, const char *name, const char *parent,
+                        uint64_t fork_index, const struct trace_event *evs, size_t n,
+                        const uint32_t *inherit, size_t ninherit)
+{
+	struct trace_process p;
+	struct trace_writer *w;
+	struct trace_diag d;
+	char file[256], path[4400];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	snprintf(p.parent, sizeof(p.parent), "%s", parent);
+	snprintf(p.host, sizeof(p.host), "testhost");
+	snprintf(p.host_id, sizeof(p.host_id), "h1");
+	p.fork_index = fork_index;
+	ck_assert_int_eq(trace_file_name(name, 0, file, sizeof(file)), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
+	for (size_t i = 0; i < ninherit; i++)
+		ck_assert_int_eq(trace_writer_inherit(w, inherit[i], 0, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(trace_writer_event(w, &evs[i]), 0);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+}
+
+static struct trace_event mkev(uint32_t kind, uint32_t chan, int64_t result)
+{
+	struct trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.fd = -1;
+	ev.channel = chan;
+	ev.result = result;
+	ev.len = result > 0 ? (uint64_t)result : 0;
+	return ev;
+}
+
+START_TEST(load_session_dir)
+{
+	char dir[1024];
+	struct trace_event pe[5], ce[3];
+	uint32_t inh[] = {1, 2};
+	uint8_t epbuf[TRACE_ENDPOINT_MAX];
+	struct trace_endpoint ep;
+	struct ana_session *s;
+	struct trace_diag d;
+	struct ana_stats st;
+	int n, p, c;
+
+	unit_tmpdir(dir, sizeof(dir));
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_SOCKETPAIR;
+	ep.inode = 11;
+	ep.peer_inode = 12;
+	n = trace_endpoint_encode(&ep, epbuf, sizeof(epbuf));
+	ck_assert_int_gt(n, 0);
+	pe[0] = mkev(TRACE_EV_PIPE, 1, 0);
+	pe[0].call = TRACE_CALL_SOCKETPAIR;
+	pe[0].naux = 2;
+	pe[0].aux[0] = 1;
+	pe[0].aux[1] = 2;
+	pe[0].data = epbuf;
+	pe[0].data_len = (uint32_t)n;
+	pe[1] = mkev(TRACE_EV_FORK, 0, 42);
+	pe[1].naux = 1;
+	pe[1].aux[0] = 1;
+	pe[2] = mkev(TRACE_EV_SEND, 1, 5);
+	pe[3] = mkev(TRACE_EV_RECV, 1, 2);
+	pe[4] = mkev(TRACE_EV_EXIT, 0, 0);
+	write_trace(dir, "par", "", 0, pe, 5, NULL, 0);
+	ce[0] = mkev(TRACE_EV_RECV, 2, 5);
+	ce[1] = mkev(TRACE_EV_SEND, 2, 2);
+	ce[2] = mkev(TRACE_EV_EXIT, 0, 0);
+	write_trace(dir, "par.1", "par", 2, ce, 3, inh, 2);
+
+	ck_assert_int_eq(ana_load(dir, &s, &d), 0);
+	ck_assert_uint_eq(ana_nprocs(s), 2);
+	p = ana_proc_find(s, "par");
+	c = ana_proc_find(s, "par.1");
+	ck_assert_int_ge(p, 0);
+	ck_assert_int_ge(c, 0);
+	ck_assert_uint_eq(ana_nevents(s, (size_t)p), 5);
+	src_is(s, c, 1, (uint32_t)p, 3);
+	src_is(s, p, 4, (uint32_t)c, 2);
+	ck_assert_int_eq(ana_stats(s, &st), 0);
+	ck_assert_uint_eq(st.messages, 2);
+	ck_assert_uint_eq(st.channels_matched, 1);
+	ck_assert_int_eq(ana_hb(s, (size_t)p, 2, (size_t)c, 1), 1); /* the fork */
+	ana_free(s);
+
+	/* a directory with no traces says what to do */
+	unit_rmdir(dir);
+	unit_tmpdir(dir, sizeof(dir));
+	ck_assert_int_ne(ana_load(dir, &s, &d), 0);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(d.msg[0] != '\0', "an empty directory fails without saying why");
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Predicates on recorded states
+ */
+static struct ana_session *pred_session(void)
+{
+	struct ana_session *s;
+	const char *fns[] = {"do_commit", "main"};
+	int ab, ba;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_stack(s, 0, 7, fns, 2), 0);
+	ab = ana_add_channel(s, 0, 1);
+	ba = ana_add_channel(s, 1, 0);
+	ck_assert_int_eq(ana_add_mark(s, 0, "phase", 1), 1);     /* a1 */
+	ck_assert_int_eq(ana_add_send(s, 0, ab, 10), 2);         /* a2 */
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 7), 3); /* a3 in do_commit */
+	ck_assert_int_eq(ana_add_mark(s, 0, "phase", 2), 4);     /* a4 */
+	ck_assert_int_eq(ana_add_recv(s, 0, ba, 3), 5);          /* a5 <- b3 */
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_EXIT, 0), 6);
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(ana_add_recv(s, 1, ab, 10), 2);         /* b2 <- a2 */
+	ck_assert_int_eq(ana_add_send(s, 1, ba, 3), 3);          /* b3 */
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 4);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	return s;
+}
+
+static void inf_is(struct ana_session *s, const char *text, int shape, size_t ncuts,
+                   const uint64_t *cuts)
+{
+	struct trace_pred *p;
+	struct trace_diag d;
+	struct ana_cuts out;
+
+	ck_assert_msg(trace_pred_parse(text, &p, &d) == 0, "%s: %s", text, d.msg);
+	ck_assert_int_eq(trace_pred_shape(p), shape);
+	ck_assert_msg(ana_inf(s, p, &out, &d) == 0, "%s: %s", text, d.msg);
+	ck_assert_msg(out.ncuts == ncuts, "%s: %zu cuts, expected %zu", text, out.ncuts, ncuts);
+	for (size_t i = 0; i < ncuts * 2; i++)
+		ck_assert_msg(out.cuts[i] == cuts[i], "%s: cut value %zu is %llu, expected %llu", text,
+		              i, (unsigned long long)out.cuts[i], (unsigned long long)cuts[i]);
+	ana_cuts_free(&out);
+	trace_pred_free(p);
+}
+
+START_TEST(predicates_offline)
+{
+	struct ana_session *s = pred_session();
+
+	/* b received its message at b2; a is pulled to the send a2 */
+	inf_is(s, "b: received >= 1", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){2, 2});
+	inf_is(s, "a: mark.phase == 2 && b: sent(a) >= 1", TRACE_PRED_CONJUNCTIVE, 1,
+	       (uint64_t[]){4, 3});
+	inf_is(s, "a: mark.nokey == 0", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){0, 0});
+	inf_is(s, "a: in(do_commit)", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){3, 0});
+	inf_is(s, "a: last(recv) && b: bytes_received == 10", TRACE_PRED_CONJUNCTIVE, 1,
+	       (uint64_t[]){5, 3});
+	inf_is(s, "a: received(b) >= 1 and bytes_sent > 5", TRACE_PRED_CONJUNCTIVE, 1,
+	       (uint64_t[]){5, 3});
+	inf_is(s, "a: exited", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){6, 3});
+	inf_is(s, "a: events > 100", TRACE_PRED_CONJUNCTIVE, 0, NULL);
+	/* one minimal cut per disjunct, when they are not ordered */
+	inf_is(s, "a: mark.phase == 2 || b: events >= 1", TRACE_PRED_DISJUNCTIVE, 2,
+	       (uint64_t[]){4, 0, 0, 1});
+	/* ordered ones collapse to the least */
+	inf_is(s, "a: exited || b: received >= 1", TRACE_PRED_DISJUNCTIVE, 1, (uint64_t[]){2, 2});
+	/* linked: a's send, then b's state after it, then a's exit after that */
+	inf_is(s, "a: last(send) -> b: sent >= 1 -> a: exited", TRACE_PRED_LINKED, 1,
+	       (uint64_t[]){6, 3});
+	/* b's first event is not after a's send: linked waits for b2 at least */
+	inf_is(s, "a: sent >= 1 -> b: events >= 1", TRACE_PRED_LINKED, 1, (uint64_t[]){2, 2});
+	/* general: (a3 or b4) and (a in phase 1 or b2).  a3 is still phase 1: (3,0); b4 needs
+	 * a2, where a is in phase 1: (2,4); the two are not ordered, both are minimal */
+	inf_is(s, "(a: in(do_commit) || b: events == 4) && (a: mark.phase == 1 || b: received >= 1)",
+	       TRACE_PRED_GENERAL, 2, (uint64_t[]){3, 0, 2, 4});
+	ana_free(s);
+}
+END_TEST
+
+START_TEST(predicate_errors)
+{
+	struct ana_session *s = pred_session();
+	struct trace_pred *p;
+	struct trace_diag d;
+	struct ana_cuts out;
+
+	ck_assert_int_eq(trace_pred_parse("a: var.counter > 3", &p, &d), 0);
+	ck_assert_int_eq(ana_inf(s, p, &out, &d), TRACE_EINVAL);
+	ck_assert_ptr_nonnull(strstr(d.msg, "var.counter"));
+	ck_assert_ptr_nonnull(strstr(d.msg, "encore replay"));
+	trace_pred_free(p);
+
+	ck_assert_int_eq(trace_pred_parse("zed: events > 1", &p, &d), 0);
+	ck_assert_int_eq(ana_inf(s, p, &out, &d), TRACE_ENOENT);
+	ck_assert_ptr_nonnull(strstr(d.msg, "'zed'"));
+	trace_pred_free(p);
+
+	ck_assert_int_eq(trace_pred_parse("a: sent(zed) > 1", &p, &d), 0);
+	ck_assert_int_eq(ana_inf(s, p, &out, &d), TRACE_ENOENT);
+	ck_assert_ptr_nonnull(strstr(d.msg, "'zed'"));
+	trace_pred_free(p);
+	ana_free(s);
+}
+END_TEST
+
+/* Races: c receives a1, then asks b (c2 -> b1), and b answers with b2.  b2 was sent after
+ * c1, so c1 could not have received it: no race.  c3 receives a2, which is concurrent with
+ * b2 waiting on the other channel: c3 could have received b2 instead. */
+START_TEST(races_found)
+{
+	struct ana_session *s;
+	struct ana_race *races;
+	size_t n;
+	int ac, bc, cb;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(s, "c", NULL, 0), 2);
+	ac = ana_add_channel(s, 0, 2);
+	bc = ana_add_channel(s, 1, 2);
+	cb = ana_add_channel(s, 2, 1);
+	ck_assert_int_eq(ana_add_send(s, 0, ac, 1), 1);  /* a1 */
+	ck_assert_int_eq(ana_add_send(s, 0, ac, 1), 2);  /* a2 */
+	ck_assert_int_eq(ana_add_recv(s, 2, ac, 1), 1);  /* c1 <- a1 */
+	ck_assert_int_eq(ana_add_send(s, 2, cb, 1), 2);  /* c2 */
+	ck_assert_int_eq(ana_add_recv(s, 1, cb, 1), 1);  /* b1 <- c2 */
+	ck_assert_int_eq(ana_add_send(s, 1, bc, 1), 2);  /* b2 */
+	ck_assert_int_eq(ana_add_recv(s, 2, ac, 1), 3);  /* c3 <- a2, races with b2 */
+	ck_assert_int_eq(ana_add_recv(s, 2, bc, 1), 4);  /* c4 <- b2: a has nothing more */
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_races(s, &races, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(races[0].proc, 2);
+	ck_assert_uint_eq(races[0].recv, 3);
+	ck_assert_uint_eq(races[0].src_proc, 0);
+	ck_assert_uint_eq(races[0].src_send, 2);
+	ck_assert_uint_eq(races[0].rival_proc, 1);
+	ck_assert_uint_eq(races[0].rival_send, 2);
+	free(races);
+	ana_free(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ana_model");
+	TCase *tc = tcase_create("model");
+
+	tcase_add_test(tc, match_tcp_and_last_byte);
+	tcase_add_test(tc, match_tcp_hosts_and_external);
+	tcase_add_test(tc, match_fork_inheritance);
+	tcase_add_test(tc, match_unix_paths);
+	tcase_add_test(tc, concurrent_writers_not_linked);
+	tcase_add_test(tc, cycle_is_corrupt);
+	tcase_add_test(tc, builder_errors);
+	tcase_add_test(tc, load_session_dir);
+	tcase_add_test(tc, predicates_offline);
+	tcase_add_test(tc, predicate_errors);
+	tcase_add_test(tc, races_found);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
