@@ -9,6 +9,7 @@
 #   NAME    logical name of the root; K the recorder's --hash-every;
 #   KILLED  the process expected to die by SIGKILL ("-" for none);
 #   PROG    is run as PROG REPORTDIR ARGS..., with a pipe from outside on its stdin.
+# EXPECT_STDERR, when set, is a string `encore record` must print (a warning).
 set -eu
 encore=$1 check=$2 name=$3 k=$4 killed=$5 prog=$6
 shift 6
@@ -18,7 +19,12 @@ mkdir "$tmp/bare" "$tmp/rec"
 
 printf 'bytes-from-outside' | "$prog" "$tmp/bare" "$@" > "$tmp/bare.out"
 printf 'bytes-from-outside' | "$encore" record -q -o "$tmp/session" --name "$name" \
-    --hash-every "$k" -- "$prog" "$tmp/rec" "$@" > "$tmp/rec.out"
+    --hash-every "$k" -- "$prog" "$tmp/rec" "$@" > "$tmp/rec.out" 2> "$tmp/rec.err"
+cat "$tmp/rec.err" >&2
+if [ -n "${EXPECT_STDERR:-}" ] && ! grep -qF "$EXPECT_STDERR" "$tmp/rec.err"; then
+    echo "FAIL: encore record did not say: $EXPECT_STDERR"
+    exit 1
+fi
 
 if ! cmp -s "$tmp/bare.out" "$tmp/rec.out"; then
     echo "FAIL: output differs with recording:"; diff "$tmp/bare.out" "$tmp/rec.out" || true
