@@ -31,6 +31,7 @@ struct gen {
 	struct ana_session *s;
 	int np, nch;
 	int cha[MAXCH], chb[MAXCH];
+	int fparent[MAXP], fidx[MAXP]; /* forked children: parent and the parent's fork event */
 	int n[MAXP];
 	int is_recv[MAXP][MAXE + 1];
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
@@ -58,8 +59,25 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 	ck_assert_int_eq(ana_new(&g->s), 0);
 	g->np = np;
 	for (int p = 0; p < np; p++) {
+		char parent[16];
+
+		/* some processes are forked by an earlier one at its event 1..3 */
+		g->fparent[p] = -1;
+		if (p > 0 && unit_rng_below(r, 2)) {
+			int q = (int)unit_rng_below(r, (uint64_t)p), f = 1 + (int)unit_rng_below(r, 3);
+
+			for (int o = 0; o < p; o++)
+				if (g->fparent[o] == q && g->fidx[o] == f)
+					q = -1;
+			if (q >= 0) {
+				g->fparent[p] = q;
+				g->fidx[p] = f;
+			}
+		}
 		snprintf(name, sizeof(name), "p%d", p);
-		ck_assert_int_eq(ana_add_process(g->s, name, NULL, 0), p);
+		snprintf(parent, sizeof(parent), "p%d", g->fparent[p]);
+		ck_assert_int_eq(ana_add_process(g->s, name, g->fparent[p] >= 0 ? parent : NULL,
+		                                 g->fparent[p] >= 0 ? (uint64_t)g->fidx[p] : 0), p);
 	}
 	g->nch = 1 + (int)unit_rng_below(r, MAXCH);
 	for (int c = 0; c < g->nch; c++) {
@@ -81,6 +99,21 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 
 		if (g->n[p] >= MAXE)
 			break;
+		/* a child does nothing before its parent forks it */
+		if (g->fparent[p] >= 0 && g->n[g->fparent[p]] < g->fidx[p])
+			continue;
+		{
+			int forks = 0;
+
+			for (int k = 0; k < np; k++)
+				forks |= g->fparent[k] == p && g->fidx[k] == g->n[p] + 1;
+			if (forks) {
+				ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_FORK, 0), g->n[p] + 1);
+				g->n[p]++;
+				g->is_recv[p][g->n[p]] = 0;
+				continue;
+			}
+		}
 		if (act < 4) {
 			/* send on one of p's channels */
 			int cand[MAXCH], nc = 0;
@@ -150,7 +183,10 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 	}
 	ck_assert_int_eq(ana_finish(g->s, NULL), 0);
 
-	/* happened-before: program order and message edges, closed transitively */
+	/* happened-before: program order, message edges and forks, closed transitively */
+	for (int p = 0; p < np; p++)
+		if (g->fparent[p] >= 0 && g->n[p] >= 1)
+			g->hb[g->fparent[p]][g->fidx[p]][p][1] = 1;
 	for (int p = 0; p < np; p++)
 		for (int i = 1; i <= g->n[p]; i++) {
 			for (int j = i + 1; j <= g->n[p]; j++)
@@ -183,6 +219,9 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			cut[p] = x % (size_t)(g->n[p] + 1);
 			x /= (size_t)(g->n[p] + 1);
 		}
+		for (int p = 0; p < np && ok; p++)
+			if (g->fparent[p] >= 0 && cut[p] >= 1 && cut[g->fparent[p]] < (uint64_t)g->fidx[p])
+				ok = 0;
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
 				if (g->is_recv[p][i] && cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
@@ -1005,6 +1044,33 @@ START_TEST(cut_before_moves)
 }
 END_TEST
 
+/* A general predicate searched with a bound too small says so. */
+START_TEST(general_bound_hit)
+{
+	struct ana_session *s;
+	uint64_t b[4] = {2, 2, 2, 2};
+	struct ana_sp sps[4] = {{0, &b[0]}, {0, &b[1]}, {0, &b[2]}, {0, &b[3]}};
+	struct genpred gp = {.form = 0};
+	struct ana_cuts out;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_gt(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 0);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	/* (t0 || t1) && (t2 || t3): no single SP makes it true, so 4 sets are examined first */
+	ck_assert_int_eq(ana_inf_general(s, sps, 4, general_eval, &gp, 3, &out), 0);
+	ck_assert_int_eq(out.bound_hit, 1);
+	ck_assert_uint_eq(out.ncuts, 0);
+	ana_cuts_free(&out);
+	ck_assert_int_eq(ana_inf_general(s, sps, 4, general_eval, &gp, 0, &out), 0);
+	ck_assert_int_eq(out.bound_hit, 0);
+	ck_assert_uint_eq(out.ncuts, 1);
+	ck_assert_uint_eq(out.cuts[0], 1);
+	ana_cuts_free(&out);
+	ana_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ana_inf");
@@ -1016,6 +1082,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cp_predicate_process_pulled_past_send);
 	tcase_add_test(tc, cut_bad_refs);
 	tcase_add_test(tc, cut_before_moves);
+	tcase_add_test(tc, general_bound_hit);
 	tcase_add_loop_test(tc, random_against_twin, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
