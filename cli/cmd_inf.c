@@ -89,8 +89,8 @@ static void parse_error(const char *text, const struct trace_diag *d)
 {
 	size_t col = (size_t)d->offset;
 
-	cli_error("inf", "bad predicate at column %zu: %s", col + 1,
-	          d->msg[0] ? d->msg : trace_strerror(d->code));
+	/* the parser's message already names the column */
+	cli_error("inf", "bad predicate: %s", d->msg[0] ? d->msg : trace_strerror(d->code));
 	fprintf(stderr, "    %s\n    %*s^\n", text, (int)(col < strlen(text) ? col : strlen(text)),
 	        "");
 	fprintf(stderr, "    (the grammar is in schemas/predicates.md; quote P for the shell)\n");
