@@ -219,9 +219,13 @@ enum ana_role {
 };
 
 struct ana_breakpoint {
-	uint64_t *cut;           /* nprocs: the cut to stop at */
-	uint64_t *greatest;      /* before only: the greatest consistent cut excluding the
-	                            events (other processes run as far as they can) */
+	uint64_t *cut;           /* nprocs.  after: the least consistent cut containing the
+	                            events; before: the greatest consistent cut excluding them
+	                            (every other process as far as it can go) */
+	uint64_t *ariadne;       /* nprocs: Ariadne's stop, which keeps what led to the events:
+	                            core as in cut, influence just after their last event that
+	                            happened before the core's, other at state 0.  For after it
+	                            equals cut. */
 	uint8_t *role;           /* nprocs: enum ana_role */
 	int moved;               /* the request was inconsistent and was moved */
 	size_t moved_proc;       /* when moved: a core process that could not stop where asked */
@@ -232,11 +236,11 @@ void ana_breakpoint_free(struct ana_breakpoint *b);
 /* The least consistent cut containing every event of refs (stop just after them). */
 int ana_cut_after(const struct ana_session *s, const struct ana_ref *refs, size_t n,
                   struct ana_breakpoint *out, struct trace_diag *diag);
-/* Stop just before the events of refs: core processes just before their earliest event of
- * refs, influence processes just after their last event that happened before one of refs,
- * others at state 0.  When one event of refs happened before another, the request cannot be
- * met: the cut moves back to the latest consistent state excluding all of refs, and `moved`
- * says so. */
+/* Stop just before the events of refs: the greatest consistent cut with every core process
+ * before its earliest event of refs (and Ariadne's stop below it).  When one event of refs
+ * happened before another's predecessor, a core process cannot stop just before its event:
+ * the cut moves back to the latest consistent state excluding all of refs, and `moved` says
+ * so. */
 int ana_cut_before(const struct ana_session *s, const struct ana_ref *refs, size_t n,
                    struct ana_breakpoint *out, struct trace_diag *diag);
 

@@ -6,9 +6,12 @@
  *
  * Per the paper: other processes stop at their earliest state, influence processes just
  * after their latest event that could causally influence the events, core processes just
- * before their earliest / just after their latest event.  Both are the causal-past closure
- * of the core positions.  An inconsistent "before" request (one event happened before
- * another's predecessor) is rolled back to the latest consistent state excluding every
+ * before their earliest / just after their latest event: the causal-past closure of the core
+ * positions.  For "after" that is the least consistent cut containing the events.  For
+ * "before", issue #5 asks for the greatest consistent cut excluding the events (the other
+ * processes run as far as they can); both are returned, the paper's stop being the causal
+ * past of the greatest cut's core.  An inconsistent "before" request (one event happened
+ * before another's predecessor) is rolled back to the latest consistent state excluding every
  * event, as the paper's greedy readjustment does.
  */
 #include <stdlib.h>
@@ -21,7 +24,7 @@ void ana_breakpoint_free(struct ana_breakpoint *b)
 	if (!b)
 		return;
 	free(b->cut);
-	free(b->greatest);
+	free(b->ariadne);
 	free(b->role);
 	memset(b, 0, sizeof(*b));
 }
@@ -50,9 +53,9 @@ static int bp_init(const struct ana_session *s, const struct ana_ref *refs, size
 		}
 	}
 	out->cut = calloc(np ? np : 1, sizeof(uint64_t));
-	out->greatest = calloc(np ? np : 1, sizeof(uint64_t));
+	out->ariadne = calloc(np ? np : 1, sizeof(uint64_t));
 	out->role = calloc(np ? np : 1, 1);
-	if (!out->cut || !out->greatest || !out->role) {
+	if (!out->cut || !out->ariadne || !out->role) {
 		ana_breakpoint_free(out);
 		ana__diag(diag, TRACE_ENOMEM, "out of memory");
 		return TRACE_ENOMEM;
@@ -87,8 +90,8 @@ int ana_cut_after(const struct ana_session *s, const struct ana_ref *refs, size_
 		return rc;
 	}
 	set_roles(s, out);
-	/* "after" has no greatest variant: the least cut is the request itself */
-	memcpy(out->greatest, out->cut, s->nprocs * sizeof(uint64_t));
+	/* the least cut containing the events is Ariadne's stop after them */
+	memcpy(out->ariadne, out->cut, s->nprocs * sizeof(uint64_t));
 	return 0;
 }
 
@@ -103,30 +106,33 @@ int ana_cut_before(const struct ana_session *s, const struct ana_ref *refs, size
 	if ((rc = bp_init(s, refs, n, out, diag)))
 		return rc;
 	np = s->nprocs;
-	/* the bound: core processes just before their earliest event, others unbounded */
+	/* the bound: core processes just before their earliest event, others unbounded; the
+	 * request for the core is kept in ariadne[] to see whether it moved */
 	for (size_t p = 0; p < np; p++)
-		out->greatest[p] = s->procs[p].n;
+		out->cut[p] = s->procs[p].n;
 	for (size_t i = 0; i < n; i++)
-		if (refs[i].index - 1 < out->greatest[refs[i].proc])
-			out->greatest[refs[i].proc] = refs[i].index - 1;
-	/* what was asked of the core, to see whether it moved */
-	memcpy(out->cut, out->greatest, np * sizeof(uint64_t));
-	if ((rc = ana_close_up(s, out->greatest)))
+		if (refs[i].index - 1 < out->cut[refs[i].proc])
+			out->cut[refs[i].proc] = refs[i].index - 1;
+	memcpy(out->ariadne, out->cut, np * sizeof(uint64_t));
+	if ((rc = ana_close_up(s, out->cut)))
 		goto fail;
 	for (size_t p = 0; p < np; p++) {
-		if (out->role[p] == ANA_ROLE_CORE && out->greatest[p] < out->cut[p] && !out->moved) {
+		if (out->role[p] == ANA_ROLE_CORE && out->cut[p] < out->ariadne[p] && !out->moved) {
 			out->moved = 1;
 			out->moved_proc = p;
-			out->moved_from = out->cut[p];
+			out->moved_from = out->ariadne[p];
 		}
 	}
 	/* Ariadne's stop: the core where the greatest cut leaves it, everything else only as far
 	 * as it influences the core (the causal past), which stays below the greatest cut */
 	for (size_t p = 0; p < np; p++)
-		out->cut[p] = out->role[p] == ANA_ROLE_CORE ? out->greatest[p] : 0;
-	if ((rc = ana_close_down(s, out->cut)))
+		out->ariadne[p] = out->role[p] == ANA_ROLE_CORE ? out->cut[p] : 0;
+	if ((rc = ana_close_down(s, out->ariadne)))
 		goto fail;
-	set_roles(s, out);
+	/* roles: the influence set is who the core's state depends on */
+	for (size_t p = 0; p < np; p++)
+		if (out->role[p] != ANA_ROLE_CORE)
+			out->role[p] = out->ariadne[p] > 0 ? ANA_ROLE_INFLUENCE : ANA_ROLE_OTHER;
 	return 0;
 fail:
 	ana_breakpoint_free(out);

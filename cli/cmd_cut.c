@@ -28,18 +28,20 @@ static void usage(FILE *out)
 	        "      influence  processes that can causally influence them: stopped just after\n"
 	        "                 their last event that could;\n"
 	        "      other      processes that cannot: stopped at their earliest state (0).\n"
-	        "    --after stops the core just after its latest named event (the least\n"
-	        "    consistent cut containing them).  --before stops the core just before its\n"
-	        "    earliest named event.  If that is not a consistent state (one named event\n"
-	        "    happened before another's predecessor) the cut moves back to the latest\n"
-	        "    consistent state excluding every named event, and the output says so.\n"
-	        "    --before also gives the greatest consistent cut excluding the events (every\n"
-	        "    process as far as it can go).\n\n"
+	        "    --after gives the least consistent cut containing the named events: the core\n"
+	        "    just after its latest named event, influence and other processes as above.\n"
+	        "    --before gives the greatest consistent cut excluding the named events: the\n"
+	        "    core just before its earliest named event, every other process as far as it\n"
+	        "    can go; and, as ARIADNE, the stop that keeps what led to the events (influence\n"
+	        "    and other processes as above).  If the core cannot stop just before its events\n"
+	        "    (one named event happened before another's predecessor) the cut moves back to\n"
+	        "    the latest consistent state excluding every named event, and the output says\n"
+	        "    so.\n\n"
 	        "OPTIONS\n"
 	        "    --after LIST, --before LIST   the events\n"
 	        "    --json      {\"mode\":\"after|before\",\"events\":[{\"PROC\":INDEX}],\n"
 	        "                \"cut\":{\"PROC\":INDEX,...},\"core\":[...],\"influence\":[...],\n"
-	        "                \"other\":[...],\"moved\":false[,\"greatest\":{...}]}\n"
+	        "                \"other\":[...],\"moved\":false,\"ariadne\":{\"PROC\":INDEX,...}}\n"
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 computed; 1 the session cannot be loaded; 2 usage error or an unknown\n"
@@ -214,10 +216,8 @@ int cmd_cut(int argc, char **argv)
 			cli_json_string(stdout, ana_proc_name(s, bp.moved_proc));
 			printf(",\"moved_from\":%llu", (unsigned long long)bp.moved_from);
 		}
-		if (before) {
-			printf(",\"greatest\":");
-			json_cut(s, bp.greatest);
-		}
+		printf(",\"ariadne\":");
+		json_cut(s, bp.ariadne);
 		printf("}\n");
 	} else {
 		printf("Stop just %s", before ? "before" : "after");
@@ -231,12 +231,12 @@ int cmd_cut(int argc, char **argv)
 			       "consistent state.\n", ana_proc_name(s, bp.moved_proc),
 			       (unsigned long long)bp.moved_from);
 		printf("    %-20s %-10s %8s%s\n", "PROCESS", "SET", "STATE",
-		       before ? "  GREATEST" : "");
+		       before ? "   ARIADNE" : "");
 		for (size_t p = 0; p < ana_nprocs(s); p++) {
 			printf("    %-20s %-10s %8llu", ana_proc_name(s, p), role_name(bp.role[p]),
 			       (unsigned long long)bp.cut[p]);
 			if (before)
-				printf("  %8llu", (unsigned long long)bp.greatest[p]);
+				printf("  %8llu", (unsigned long long)bp.ariadne[p]);
 			printf("\n");
 		}
 	}

@@ -931,7 +931,7 @@ static void check_ariadne(struct gen *g, struct unit_rng *r)
 		}
 		ck_assert(have); /* the bottom cut always qualifies */
 		for (int p = 0; p < g->np; p++)
-			ck_assert_uint_eq(bp.greatest[p], great[p]);
+			ck_assert_uint_eq(bp.cut[p], great[p]);
 		for (int i = 0; i < nref; i++)
 			moved |= great[refs[i].proc] < refs[i].index - 1;
 		ck_assert_int_eq(bp.moved, moved);
@@ -951,8 +951,11 @@ static void check_ariadne(struct gen *g, struct unit_rng *r)
 							want_p = (uint64_t)k;
 				}
 			}
-			ck_assert_uint_eq(bp.cut[p], want_p);
-			ck_assert_uint_le(bp.cut[p], great[p]);
+			ck_assert_uint_eq(bp.ariadne[p], want_p);
+			ck_assert_uint_le(bp.ariadne[p], great[p]);
+			/* roles follow Ariadne's stop: influence when something led to the core */
+			if (!((used >> p) & 1))
+				ck_assert_int_eq(bp.role[p], want_p ? ANA_ROLE_INFLUENCE : ANA_ROLE_OTHER);
 		}
 	}
 	ana_breakpoint_free(&bp);
@@ -1031,14 +1034,27 @@ START_TEST(cut_before_moves)
 	ck_assert_uint_eq(bp.moved_from, 1);
 	ck_assert_uint_eq(bp.cut[0], 0);
 	ck_assert_uint_eq(bp.cut[1], 0);
+	ck_assert_uint_eq(bp.ariadne[0], 0);
+	ck_assert_uint_eq(bp.ariadne[1], 0);
 	ana_breakpoint_free(&bp);
 	/* before b2 alone: a is influence (a1 -> b1), stops after a1 */
 	ck_assert_int_eq(ana_cut_before(s, &refs[1], 1, &bp, NULL), 0);
 	ck_assert_int_eq(bp.moved, 0);
 	ck_assert_uint_eq(bp.cut[0], 1);
 	ck_assert_uint_eq(bp.cut[1], 1);
+	ck_assert_uint_eq(bp.ariadne[0], 1);
+	ck_assert_uint_eq(bp.ariadne[1], 1);
 	ck_assert_int_eq(bp.role[0], ANA_ROLE_INFLUENCE);
 	ck_assert_int_eq(bp.role[1], ANA_ROLE_CORE);
+	ana_breakpoint_free(&bp);
+	/* before a1 alone: b cannot have received it, so the greatest cut stops b before b1;
+	 * Ariadne's stop keeps nobody but a (b is in the other set) */
+	ck_assert_int_eq(ana_cut_before(s, &refs[0], 1, &bp, NULL), 0);
+	ck_assert_int_eq(bp.moved, 0);
+	ck_assert_uint_eq(bp.cut[0], 0);
+	ck_assert_uint_eq(bp.cut[1], 0);
+	ck_assert_int_eq(bp.role[0], ANA_ROLE_CORE);
+	ck_assert_int_eq(bp.role[1], ANA_ROLE_OTHER);
 	ana_breakpoint_free(&bp);
 	ana_free(s);
 }
