@@ -45,23 +45,24 @@ static void hex(char *out, const uint8_t *p, size_t n)
 }
 
 /* Compare one event with one report line; returns 0 when they agree. */
-static int compare(const char *name, uint64_t idx, const struct trace_event *ev, char *line)
+static int compare(const char *name, uint64_t idx, const struct trace_event *ev, char *orig)
 {
-	char kind[32], call[32], *tok, *save = NULL, buf[4100], aux[256] = "", *p;
+	char kind[32], call[32], *tok, *save = NULL, buf[4100], aux[256] = "", *p, line[8192];
 	long long fd, ch, res, err;
 	int n = 0, want_hash = 0, bad = 0;
 	unsigned long long flags = 0;
 	uint32_t i;
 
+	snprintf(line, sizeof(line), "%s", orig); /* tokenised below; orig is quoted in messages */
 	if (sscanf(line, "%31s %31s %lld %lld %lld %lld %n", kind, call, &fd, &ch, &res, &err, &n) <
 	    6) {
-		FAIL("%s: bad report line '%s'", name, line);
+		FAIL("%s: bad report line '%s'", name, orig);
 		return -1;
 	}
 #define DIFF(what, fmt, want, got) \
 	do { \
 		FAIL("%s event %" PRIu64 ": %s: report says " fmt ", trace says " fmt " (line: %s)", \
-		     name, idx, what, want, got, line); \
+		     name, idx, what, want, got, orig); \
 		bad = 1; \
 	} while (0)
 	if (strcmp(kind, trace_kind_name(ev->kind)))
