@@ -35,6 +35,7 @@ struct gen {
 	int n[MAXP];
 	int is_recv[MAXP][MAXE + 1];
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
+	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
 	/* bytes in flight per channel direction, each tagged with its send */
 	int qp[MAXCH][2][MAXQ], qk[MAXCH][2][MAXQ], qh[MAXCH][2], qt[MAXCH][2];
 	/* happened-before between events, by closure: hb[p][i][q][j] */
@@ -175,6 +176,9 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->is_recv[p][k] = 1;
 				g->src_p[p][k] = g->qp[c][d][last];
 				g->src_k[p][k] = g->qk[c][d][last];
+				g->rc[p][k] = c;
+				g->rd[p][k] = d;
+				g->rm[p][k] = m;
 				g->qh[c][d] += m;
 			}
 		} else {
@@ -961,6 +965,53 @@ static void check_ariadne(struct gen *g, struct unit_rng *r)
 	ana_breakpoint_free(&bp);
 }
 
+/* Races by definition, from the generator's own byte queues: for a receive r of q, the
+ * message next in line on each other channel direction q reads; a race unless r happened
+ * before its send. */
+static void check_races(struct gen *g)
+{
+	struct ana_race *races;
+	size_t n, found = 0;
+
+	ck_assert_int_eq(ana_races(g->s, &races, &n), 0);
+	for (int q = 0; q < g->np; q++) {
+		int used[MAXCH][2] = {{0}}, consumed[MAXCH][2] = {{0}}, ndir = 0;
+
+		for (int j = 1; j <= g->n[q]; j++)
+			if (g->is_recv[q][j] && !used[g->rc[q][j]][g->rd[q][j]]++)
+				ndir++;
+		for (int j = 1; j <= g->n[q]; j++) {
+			if (!g->is_recv[q][j])
+				continue;
+			for (int c = 0; c < g->nch && ndir >= 2; c++)
+				for (int d = 0; d < 2; d++) {
+					int b = consumed[c][d], sp, sk, hit = 0;
+
+					if (!used[c][d] || (c == g->rc[q][j] && d == g->rd[q][j]) ||
+					    b >= g->qt[c][d])
+						continue;
+					sp = g->qp[c][d][b];
+					sk = g->qk[c][d][b];
+					if (g->hb[q][j][sp][sk])
+						continue;
+					for (size_t i = 0; i < n && !hit; i++)
+						hit = races[i].proc == (size_t)q && races[i].recv == (uint64_t)j &&
+						      races[i].rival_proc == (size_t)sp &&
+						      races[i].rival_send == (uint64_t)sk &&
+						      races[i].src_proc == (size_t)g->src_p[q][j] &&
+						      races[i].src_send == (uint64_t)g->src_k[q][j];
+					ck_assert_msg(hit, "race %d:%d with %d:%d not reported", q, j, sp, sk);
+					found++;
+				}
+			consumed[g->rc[q][j]][g->rd[q][j]] += g->rm[q][j];
+		}
+	}
+	ck_assert_uint_eq(n, found);
+	if (getenv("ANA_DEBUG") && n)
+		fprintf(stderr, "races: %zu\n", n);
+	free(races);
+}
+
 START_TEST(random_against_twin)
 {
 	struct unit_rng r;
@@ -975,6 +1026,7 @@ START_TEST(random_against_twin)
 		ck_assert_ptr_nonnull(g);
 		gen_build(g, &r, np, total);
 		check_hb_and_consistency(g);
+		check_races(g);
 		for (int k = 0; k < 4; k++) {
 			check_cp_dp(g, &r);
 			check_general(g, &r);
