@@ -16,6 +16,11 @@
  * must read back whole and closed -- except the one named by --killed, which must read back
  * (to its last completed event) and must not say it was closed.
  * Exit status 0 when everything matches, 1 otherwise (with one line per difference).
+ *
+ *   check_trace --dropped FILE
+ *
+ * instead checks that FILE reads back whole although the disk budget dropped events from it
+ * (--max-bytes), and prints how many.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -200,6 +205,42 @@ static int check_process(struct trace_session *s, size_t pi, const char *repdir,
 	return 0;
 }
 
+static int check_dropped(const char *path)
+{
+	struct trace_reader *r = NULL;
+	struct trace_diag diag;
+	struct trace_event ev;
+	uint64_t n = 0, last = 0;
+	int rc;
+
+	memset(&diag, 0, sizeof(diag));
+	if (trace_reader_open(path, &r, &diag) != 0) {
+		fprintf(stderr, "check_trace: %s: %s\n", path, diag.msg);
+		return 1;
+	}
+	while ((rc = trace_reader_next(r, &ev)) == 1) {
+		if (last && ev.index != last + 1)
+			FAIL("%s: event %" PRIu64 " follows %" PRIu64, path, ev.index, last);
+		last = ev.index;
+		n++;
+	}
+	if (rc < 0)
+		FAIL("%s: read error %d", path, rc);
+	if (trace_reader_damage(r, &diag) != 0)
+		FAIL("%s: damaged: %s", path, diag.msg);
+	if (trace_reader_dropped(r) == 0)
+		FAIL("%s: nothing was dropped", path);
+	if (!trace_reader_closed(r))
+		FAIL("%s: not closed", path);
+	if (last != n + trace_reader_dropped(r))
+		FAIL("%s: last index %" PRIu64 " != %" PRIu64 " read + %" PRIu64 " dropped", path,
+		     last, n, trace_reader_dropped(r));
+	printf("check_trace: %s: %" PRIu64 " events read, %" PRIu64 " dropped by the budget\n",
+	       path, n, trace_reader_dropped(r));
+	trace_reader_close(r);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct trace_session *s = NULL;
@@ -209,6 +250,8 @@ int main(int argc, char **argv)
 	DIR *d;
 	struct dirent *de;
 
+	if (argc == 3 && !strcmp(argv[1], "--dropped"))
+		return check_dropped(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "--killed")) {
 		killed = argv[2];
 		argv += 2;
