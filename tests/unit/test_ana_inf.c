@@ -36,6 +36,8 @@ struct gen {
 	int is_recv[MAXP][MAXE + 1];
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
 	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
+	int kind[MAXP][MAXE + 1], val[MAXP][MAXE + 1]; /* 1 send, 2 recv, 3 mark x; bytes or value */
+	struct unit_rng *rng;
 	/* bytes in flight per channel direction, each tagged with its send */
 	int qp[MAXCH][2][MAXQ], qk[MAXCH][2][MAXQ], qh[MAXCH][2], qt[MAXCH][2];
 	/* happened-before between events, by closure: hb[p][i][q][j] */
@@ -46,7 +48,15 @@ struct gen {
 
 static void gen_simple(struct gen *g, int p)
 {
-	ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0), g->n[p] + 1);
+	if (unit_rng_below(g->rng, 3) == 0) {
+		int v = (int)unit_rng_below(g->rng, 4);
+
+		ck_assert_int_eq(ana_add_mark(g->s, p, "x", v), g->n[p] + 1);
+		g->kind[p][g->n[p] + 1] = 3;
+		g->val[p][g->n[p] + 1] = v;
+	} else {
+		ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0), g->n[p] + 1);
+	}
 	g->n[p]++;
 	g->is_recv[p][g->n[p]] = 0;
 }
@@ -57,6 +67,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 	int t;
 
 	memset(g, 0, sizeof(*g));
+	g->rng = r;
 	ck_assert_int_eq(ana_new(&g->s), 0);
 	g->np = np;
 	for (int p = 0; p < np; p++) {
@@ -132,6 +143,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				int len = 1 + (int)unit_rng_below(r, 3), k = g->n[p] + 1;
 
 				ck_assert_int_eq(ana_add_send(g->s, p, c, (uint64_t)len), k);
+				g->kind[p][k] = 1;
+				g->val[p][k] = len;
 				g->n[p]++;
 				g->is_recv[p][k] = 0;
 				for (int b = 0; b < len; b++) {
@@ -160,6 +173,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				int k = g->n[p] + 1;
 
 				ck_assert_int_eq(ana_add_recv(g->s, p, -1 - c, 2), k);
+				g->kind[p][k] = 2;
+				g->val[p][k] = 2;
 				g->n[p]++;
 				g->is_recv[p][k] = 0; /* external: no edge */
 				continue;
@@ -172,6 +187,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				int last = (g->qh[c][d] + m - 1) % MAXQ;
 
 				ck_assert_int_eq(ana_add_recv(g->s, p, c, (uint64_t)m), k);
+				g->kind[p][k] = 2;
+				g->val[p][k] = m;
 				g->n[p]++;
 				g->is_recv[p][k] = 1;
 				g->src_p[p][k] = g->qp[c][d][last];
@@ -1012,6 +1029,102 @@ static void check_races(struct gen *g)
 	free(races);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Predicate text, parsed by libtrace and evaluated by the analyzer, against the twin's own
+ * evaluation of the same terms on each state.
+ */
+static const char *const term_names[] = {"events", "sent", "received", "mark.x", "bytes_sent",
+                                         "last(send)"};
+static const char *const op_names[] = {">=", "==", "<"};
+
+struct textsp {
+	int proc, term, op, val;
+};
+
+static int64_t term_at(const struct gen *g, int p, int term, uint64_t k)
+{
+	int64_t v = 0;
+
+	if (term == 0)
+		return (int64_t)k;
+	if (term == 5)
+		return k && g->kind[p][k] == 1;
+	for (uint64_t i = 1; i <= k; i++) {
+		int kd = g->kind[p][i];
+
+		if (term == 1 && kd == 1)
+			v++;
+		else if (term == 2 && kd == 2)
+			v++;
+		else if (term == 3 && kd == 3)
+			v = g->val[p][i];
+		else if (term == 4 && kd == 1)
+			v += g->val[p][i];
+	}
+	return v;
+}
+
+static int textsp_holds(const struct gen *g, const struct textsp *t, uint64_t k)
+{
+	int64_t v = term_at(g, t->proc, t->term, k);
+
+	if (t->term == 5)
+		return (int)v;
+	return t->op == 0 ? v >= t->val : t->op == 1 ? v == t->val : v < t->val;
+}
+
+static int textsp_format(const struct textsp *t, char *buf, size_t cap)
+{
+	if (t->term == 5)
+		return snprintf(buf, cap, "p%d: %s", t->proc, term_names[t->term]);
+	return snprintf(buf, cap, "p%d: %s %s %d", t->proc, term_names[t->term], op_names[t->op],
+	                t->val);
+}
+
+static void check_text(struct gen *g, struct unit_rng *r)
+{
+	struct textsp sps[2];
+	int nsp = 1 + (int)unit_rng_below(r, 2), disj = (int)unit_rng_below(r, 2);
+	struct dpdesc dp;
+	char text[256], *t = text;
+	struct trace_pred *pred;
+	struct trace_diag d;
+	struct ana_cuts out;
+	uint64_t twin[64 * MAXP];
+	size_t nt;
+
+	memset(&dp, 0, sizeof(dp));
+	for (int i = 0; i < nsp; i++) {
+		sps[i].proc = (int)unit_rng_below(r, (uint64_t)g->np);
+		if (i == 1 && !disj && sps[1].proc == sps[0].proc)
+			sps[1].proc = (sps[0].proc + 1) % g->np; /* one SP per process in a CP */
+		sps[i].term = (int)unit_rng_below(r, 6);
+		sps[i].op = (int)unit_rng_below(r, 3);
+		sps[i].val = (int)unit_rng_below(r, 4);
+		if (i)
+			t += snprintf(t, sizeof(text) - (size_t)(t - text), disj ? " || " : " && ");
+		t += textsp_format(&sps[i], t, sizeof(text) - (size_t)(t - text));
+	}
+	/* the twin's truth as bitsets, shaped as the text */
+	dp.ncp = disj ? nsp : 1;
+	for (int i = 0; i < nsp; i++) {
+		struct cpdesc *cp = &dp.cp[disj ? i : 0];
+		int k = cp->nsp++;
+
+		cp->proc[k] = sps[i].proc;
+		cp->bits[k] = 0;
+		for (uint64_t st = 0; st <= (uint64_t)g->n[sps[i].proc]; st++)
+			if (textsp_holds(g, &sps[i], st))
+				cp->bits[k] |= 1ull << st;
+	}
+	ck_assert_msg(trace_pred_parse(text, &pred, &d) == 0, "%s: %s", text, d.msg);
+	ck_assert_msg(ana_inf(g->s, pred, &out, &d) == 0, "%s: %s", text, d.msg);
+	nt = brute_minimal(g, ok_dp, &dp, twin, 64);
+	assert_same_cuts(g, &out, twin, nt, text);
+	ana_cuts_free(&out);
+	trace_pred_free(pred);
+}
+
 START_TEST(random_against_twin)
 {
 	struct unit_rng r;
@@ -1032,6 +1145,7 @@ START_TEST(random_against_twin)
 			check_general(g, &r);
 			check_lp(g, &r);
 			check_ariadne(g, &r);
+			check_text(g, &r);
 		}
 		gen_free(g);
 		free(g);
