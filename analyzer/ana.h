@@ -18,7 +18,8 @@
  * code on failure, with a struct trace_diag where one is taken.  Nothing here prints or exits.
  * Processes are numbered 0..nprocs-1 in the order they were added (by logical name when
  * loaded); their events 1..n; state k is the process right after event k.  A cut is an
- * array of nprocs state indices.
+ * array of nprocs state indices.  A session is not thread-safe: queries keep caches in it
+ * (ana_hb's column), so give each thread its own or serialise.
  */
 #ifndef ENCORE_ANA_H
 #define ENCORE_ANA_H
