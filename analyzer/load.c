@@ -122,7 +122,10 @@ static int load_file(struct ana_session *s, int p, const char *path, int first,
 		goto out;
 	}
 	rc = 0;
-	{
+	if (first) {
+		/* The first image inherited its channels from the parent (fork); a later image's
+		 * list names channels of this same process that survived exec, which are already
+		 * the same end records. */
 		const struct trace_inherit *inh;
 		size_t n = trace_reader_inherited(r, &inh);
 

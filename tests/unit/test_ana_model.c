@@ -331,9 +331,10 @@ END_TEST
 /* ---------------------------------------------------------------------------------------
  * Real trace files, written with libtrace's writer and loaded with ana_load
  */
-static void write_trace(const char *dir, const char *name, const char *parent,
-                        uint64_t fork_index, const struct trace_event *evs, size_t n,
-                        const uint32_t *inherit, size_t ninherit)
+static void write_segment(const char *dir, const char *name, const char *parent,
+                          uint64_t fork_index, uint32_t segment, uint64_t first_index,
+                          const struct trace_event *evs, size_t n, const uint32_t *inherit,
+                          const uint64_t *sent, size_t ninherit)
 {
 	struct trace_process p;
 	struct trace_writer *w;
@@ -346,14 +347,23 @@ static void write_trace(const char *dir, const char *name, const char *parent,
 	snprintf(p.host, sizeof(p.host), "testhost");
 	snprintf(p.host_id, sizeof(p.host_id), "h1");
 	p.fork_index = fork_index;
-	ck_assert_int_eq(trace_file_name(name, 0, file, sizeof(file)), 0);
+	p.segment = segment;
+	p.first_index = first_index;
+	ck_assert_int_eq(trace_file_name(name, segment, file, sizeof(file)), 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
 	for (size_t i = 0; i < ninherit; i++)
-		ck_assert_int_eq(trace_writer_inherit(w, inherit[i], 0, 0), 0);
+		ck_assert_int_eq(trace_writer_inherit(w, inherit[i], sent ? sent[i] : 0, 0), 0);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_int_eq(trace_writer_event(w, &evs[i]), 0);
 	ck_assert_int_eq(trace_writer_close(w), 0);
+}
+
+static void write_trace(const char *dir, const char *name, const char *parent,
+                        uint64_t fork_index, const struct trace_event *evs, size_t n,
+                        const uint32_t *inherit, size_t ninherit)
+{
+	write_segment(dir, name, parent, fork_index, 0, 0, evs, n, inherit, NULL, ninherit);
 }
 
 static struct trace_event mkev(uint32_t kind, uint32_t chan, int64_t result)
@@ -428,6 +438,59 @@ START_TEST(load_session_dir)
 	ck_assert_int_ne(ana_load(dir, &s, &d), 0);
 	ck_assert_ptr_null(s);
 	ck_assert_msg(d.msg[0] != '\0', "an empty directory fails without saying why");
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* A child that execs: its second image continues the numbering, and the channels it says
+ * survived the exec are its own, not its parent's channels with the same numbers. */
+START_TEST(load_exec_segments)
+{
+	char dir[1024];
+	struct trace_event pe[5], c0[3], c1[2];
+	uint32_t inh0[] = {1}, inh1[] = {1, 5, 6};
+	uint64_t sent1[] = {0, 7, 0}; /* bytes image 0 sent on each: offsets continue */
+	struct ana_session *s;
+	struct trace_diag d;
+	int p, c;
+
+	unit_tmpdir(dir, sizeof(dir));
+	/* parent: pipe 1 (unused here), fork, then its own socketpair 5/6 and a message on it */
+	pe[0] = mkev(TRACE_EV_PIPE, 1, 0);
+	pe[0].naux = 2;
+	pe[0].aux[0] = 1;
+	pe[0].aux[1] = 2;
+	pe[1] = mkev(TRACE_EV_FORK, 0, 99);
+	pe[2] = mkev(TRACE_EV_PIPE, 5, 0);
+	pe[2].naux = 2;
+	pe[2].aux[0] = 5;
+	pe[2].aux[1] = 6;
+	pe[3] = mkev(TRACE_EV_SEND, 5, 3);
+	pe[4] = mkev(TRACE_EV_RECV, 6, 3);
+	write_trace(dir, "r", "", 0, pe, 5, NULL, 0);
+	/* child image 0: its own socketpair 5/6 (same numbers as the parent's), then exec */
+	c0[0] = mkev(TRACE_EV_PIPE, 5, 0);
+	c0[0].naux = 2;
+	c0[0].aux[0] = 5;
+	c0[0].aux[1] = 6;
+	c0[1] = mkev(TRACE_EV_SEND, 5, 7);
+	c0[2] = mkev(TRACE_EV_EXEC, 0, 0);
+	write_segment(dir, "r.1", "r", 2, 0, 0, c0, 3, inh0, NULL, 1);
+	/* child image 1: reads what image 0 sent, and sends once more */
+	c1[0] = mkev(TRACE_EV_RECV, 6, 7);
+	c1[1] = mkev(TRACE_EV_SEND, 5, 1);
+	write_segment(dir, "r.1", "r", 2, 1, 3, c1, 2, inh1, sent1, 3);
+
+	ck_assert_int_eq(ana_load(dir, &s, &d), 0);
+	p = ana_proc_find(s, "r");
+	c = ana_proc_find(s, "r.1");
+	ck_assert_uint_eq(ana_nevents(s, (size_t)c), 5);
+	src_is(s, c, 4, (uint32_t)c, 2); /* within the child, across its exec */
+	src_is(s, p, 5, (uint32_t)p, 4); /* within the parent */
+	for (size_t i = 0; i < ana_nwarnings(s); i++)
+		ck_assert_msg(strstr(ana_warning(s, i), "several processes") == NULL, "%s",
+		              ana_warning(s, i));
+	ana_free(s);
 	unit_rmdir(dir);
 }
 END_TEST
@@ -591,6 +654,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cycle_is_corrupt);
 	tcase_add_test(tc, builder_errors);
 	tcase_add_test(tc, load_session_dir);
+	tcase_add_test(tc, load_exec_segments);
 	tcase_add_test(tc, predicates_offline);
 	tcase_add_test(tc, predicate_errors);
 	tcase_add_test(tc, races_found);
