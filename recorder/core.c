@@ -33,6 +33,19 @@
 struct rec_state rec;
 
 static __thread int rec_depth __attribute__((tls_model("initial-exec")));
+/* Inside a library the recorder calls that calls libc back (dlsym, libunwind): its calls
+ * are the recorder's own, not a signal handler's, and are not counted as unlogged. */
+static __thread int rec_internal __attribute__((tls_model("initial-exec")));
+
+void rec_internal_begin(void)
+{
+	rec_internal++;
+}
+
+void rec_internal_end(void)
+{
+	rec_internal--;
+}
 static int rec_lockv;
 
 /* --- real functions --------------------------------------------------------------------- */
@@ -44,7 +57,9 @@ void *rec_resolve(const char *name)
 	void *p;
 
 	rec_depth++;
+	rec_internal++;
 	p = dlsym(RTLD_NEXT, name);
+	rec_internal--;
 	rec_depth--;
 	return p;
 }
@@ -71,7 +86,8 @@ int rec_enter(void)
 	if (rec_depth) {
 		/* The recorder itself, or a signal handler that interrupted it mid-event: log
 		 * nothing (a queued event would need storage a handler cannot allocate). */
-		__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		if (!rec_internal)
+			__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	rec_depth++;
@@ -145,6 +161,10 @@ void rec_finish(int status, int signo)
 		rec_event_init(&ev, TRACE_EV_EXIT, TRACE_CALL_EXIT, -1);
 		ev.result = status;
 	}
+	/* Say whether the trace misses calls: those a signal handler made while it had
+	 * interrupted the recorder (last aux entry; absent when there were none). */
+	if (rec.unlogged)
+		ev.aux[ev.naux++] = (int64_t)rec.unlogged;
 	rec_log(&ev, NULL);
 	trace_writer_close(rec.w);
 	rec.w = NULL;
@@ -647,6 +667,7 @@ __attribute__((constructor)) static void rec_init(void)
 	if (!env || !*env)
 		return;
 	rec_depth++;
+	rec_internal++;
 	if (env_parse(env, &stale) != 0)
 		goto out;
 	if (stale) {
@@ -676,6 +697,7 @@ __attribute__((constructor)) static void rec_init(void)
 	rec_signals_install();
 	on_exit(on_exit_handler, NULL);
 out:
+	rec_internal--;
 	rec_depth--;
 }
 

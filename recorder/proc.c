@@ -96,9 +96,11 @@ static const char *self_so(void)
 {
 	Dl_info info;
 
+	rec_internal_begin();
 	if (!self_path[0] && dladdr((void *)self_so, &info) && info.dli_fname &&
 	    info.dli_fname[0] == '/')
 		snprintf(self_path, sizeof(self_path), "%s", info.dli_fname);
+	rec_internal_end();
 	return self_path;
 }
 

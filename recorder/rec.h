@@ -121,6 +121,9 @@ extern struct rec_state rec REC_HIDDEN;
  * the caller).  Pair a 1 with rec_leave(). */
 REC_HIDDEN int rec_enter(void);
 REC_HIDDEN void rec_leave(void);
+/* Around calls into libraries that call libc back (libunwind, dladdr). */
+REC_HIDDEN void rec_internal_begin(void);
+REC_HIDDEN void rec_internal_end(void);
 /* 1 when the calling thread is inside the recorder (for the interposers' pass-through). */
 REC_HIDDEN int rec_busy(void);
 

@@ -11,6 +11,7 @@
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <libunwind.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -152,7 +153,18 @@ uint32_t rec_site(void *ra_ptr)
 
 		if (nsites >= SITE_MAX)
 			return 0;
+		sigset_t all, old;
+
+		/* Resolving takes long (libunwind reads symbol tables) and is not async-signal-
+		 * safe: signals wait until it is done.  A handler then runs while we still hold
+		 * the guard, so its calls are counted as unlogged (and libunwind's own calls to
+		 * libc, inside the internal section, are not). */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		rec_internal_begin();
 		n = resolve(ra, tmp, rec.depth ? rec.depth : 1);
+		rec_internal_end();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		s->frames = arena_frames(n);
 		if (!s->frames)
 			return 0;
