@@ -113,10 +113,14 @@ struct ana_session {
 
 	uint32_t *topo;       /* a linear extension of happened-before: process of each step */
 
-	/* reachability column cache (ana_hb) */
-	uint32_t *col;        /* col[base[q] + j - 1] = last event of colproc that hb-or-eq (q,j) */
+	/* reachability columns (ana_hb), the ANA_NCOLS most recently used:
+	 * col[c][base[q] + j - 1] = last event of colproc[c] that happened before or is (q,j) */
+#define ANA_NCOLS 4
+	uint32_t *col[ANA_NCOLS];
+	size_t colproc[ANA_NCOLS];
+	uint64_t colused[ANA_NCOLS];
+	uint64_t coltick;
 	uint64_t *base;
-	size_t colproc;
 
 	char **warnings;
 	size_t nwarnings, capwarnings;

@@ -4,40 +4,49 @@
  * A full vector clock per event would take nprocs counters per event (1e9 for 1e7 events and
  * 100 processes).  Instead a query about events of process c uses c's reachability column:
  * for every event, the last event of c that happened before or is it.  One column is one
- * pass over the linear extension computed by ana_finish and 4 bytes per event; it is cached,
- * so a batch of queries about one process (what `encore sql`'s hb() and the race detector do)
- * costs one pass.
+ * pass over the linear extension computed by ana_finish and 4 bytes per event; the last
+ * ANA_NCOLS columns are cached, so a batch of queries about a few processes (what `encore
+ * sql`'s hb() and the race detector do) costs one pass each.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ana_internal.h"
 
-static int build_column(struct ana_session *s, size_t c)
+/* The column of process c: from the cache, or built in one pass over the linear extension
+ * into the least recently used slot.  Returns it, or NULL when out of memory. */
+static const uint32_t *column(struct ana_session *s, size_t c)
 {
 	size_t np = s->nprocs;
 	uint64_t *pos;
+	uint32_t *col;
+	int slot = 0;
 
-	if (s->col && s->colproc == c)
-		return 0;
-	if (!s->col) {
-		s->col = malloc((s->total ? s->total : 1) * sizeof(uint32_t));
-		s->base = malloc((np ? np : 1) * sizeof(uint64_t));
-		if (!s->col || !s->base) {
-			free(s->col);
-			free(s->base);
-			s->col = NULL;
-			s->base = NULL;
-			return TRACE_ENOMEM;
+	for (int i = 0; i < ANA_NCOLS; i++) {
+		if (s->col[i] && s->colproc[i] == c) {
+			s->colused[i] = ++s->coltick;
+			return s->col[i];
 		}
+		if (!s->col[i] || s->colused[i] < s->colused[slot])
+			slot = i;
+		if (!s->col[slot])
+			break;
+	}
+	if (!s->base) {
+		s->base = malloc((np ? np : 1) * sizeof(uint64_t));
+		if (!s->base)
+			return NULL;
 		for (size_t p = 0, b = 0; p < np; p++) {
 			s->base[p] = b;
 			b += s->procs[p].n;
 		}
 	}
+	if (!s->col[slot] && !(s->col[slot] = malloc((s->total ? s->total : 1) * sizeof(uint32_t))))
+		return NULL;
+	col = s->col[slot];
 	pos = calloc(np ? np : 1, sizeof(*pos));
 	if (!pos)
-		return TRACE_ENOMEM;
+		return NULL;
 	for (uint64_t t = 0; t < s->total; t++) {
 		uint32_t q = s->topo[t];
 		uint64_t j = ++pos[q];
@@ -48,39 +57,40 @@ static int build_column(struct ana_session *s, size_t c)
 		} else {
 			const struct ana_ev *e = ana__ev(s, q, j);
 
-			v = j > 1 ? s->col[s->base[q] + j - 2] : 0;
+			v = j > 1 ? col[s->base[q] + j - 2] : 0;
 			if (j == 1 && s->procs[q].fparent != ANA_NONE) {
-				uint32_t w = s->col[s->base[s->procs[q].fparent] + s->procs[q].fidx - 1];
+				uint32_t w = col[s->base[s->procs[q].fparent] + s->procs[q].fidx - 1];
 
 				if (w > v)
 					v = w;
 			}
 			if (ana__in_edge(e)) {
-				uint32_t w = s->col[s->base[e->src_proc] + e->src_idx - 1];
+				uint32_t w = col[s->base[e->src_proc] + e->src_idx - 1];
 
 				if (w > v)
 					v = w;
 			}
 		}
-		s->col[s->base[q] + j - 1] = v;
+		col[s->base[q] + j - 1] = v;
 	}
 	free(pos);
-	s->colproc = c;
-	return 0;
+	s->colproc[slot] = c;
+	s->colused[slot] = ++s->coltick;
+	return col;
 }
 
 int ana_hb(struct ana_session *s, size_t p, uint64_t i, size_t q, uint64_t j)
 {
-	int rc;
+	const uint32_t *col;
 
 	if (!s || !s->finished || p >= s->nprocs || q >= s->nprocs || i < 1 || j < 1 ||
 	    i > s->procs[p].n || j > s->procs[q].n)
 		return TRACE_EINVAL;
 	if (p == q)
 		return i < j;
-	if ((rc = build_column(s, p)))
-		return rc;
-	return s->col[s->base[q] + j - 1] >= i;
+	if (!(col = column(s, p)))
+		return TRACE_ENOMEM;
+	return col[s->base[q] + j - 1] >= i;
 }
 
 /* The send holding byte `byte` of the stream written on end object w, or -1. */
@@ -129,6 +139,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 	size_t n = 0, cap = 0;
 	uint32_t *in = NULL;
 	uint64_t *consumed = NULL, *birth = NULL;
+	const uint32_t *col;
 	int rc = 0;
 
 	if (!s || !races || !nraces || !s->finished)
@@ -165,8 +176,10 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 				birth[e->end] = (e->kind == TRACE_EV_SOCKET || e->kind == TRACE_EV_ACCEPT ||
 				                 e->kind == TRACE_EV_PIPE) ? j : 0;
 		}
-		if ((rc = build_column(s, q)))
+		if (!(col = column(s, q))) {
+			rc = TRACE_ENOMEM;
 			goto out;
+		}
 		for (uint64_t j = 1; j <= pr->n; j++) {
 			const struct ana_ev *e = ana__ev(s, q, j);
 
@@ -184,7 +197,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 				if (k < 0)
 					continue;
 				sr = &s->sendrefs[s->ends[w2].firstsend + (uint64_t)k];
-				if (s->col[s->base[sr->proc] + sr->idx - 1] >= j)
+				if (col[s->base[sr->proc] + sr->idx - 1] >= j)
 					continue; /* r happened before that send: it could not be there */
 				race.proc = q;
 				race.recv = j;

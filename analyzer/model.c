@@ -116,7 +116,8 @@ void ana_free(struct ana_session *s)
 	free(s->builder_a);
 	free(s->builder_b);
 	free(s->topo);
-	free(s->col);
+	for (int c = 0; c < ANA_NCOLS; c++)
+		free(s->col[c]);
 	free(s->base);
 	for (i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
