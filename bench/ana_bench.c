@@ -10,7 +10,8 @@
  *           the closure covers most events (the target is >= 1e7 events/s);
  *   pred    the same CP as predicate text ("p0: events >= N && ..."): parsing, evaluating
  *           each SP on every state of its process, then Inf (events/s over all events);
- *   hb      one reachability column (the cost of the first ana_hb about a process).
+ *   hb      one reachability column (the cost of the first ana_hb about a process);
+ *   races   ana_races (one column per receiving process), up to 2e6 events.
  * Timings are printed, never asserted.
  */
 #include <arpa/inet.h>
@@ -316,6 +317,18 @@ static int run(uint64_t target)
 	t4 = now();
 	printf("  hb     %8.3f s  %12.0f events/s  (one reachability column)\n", t4 - t3,
 	       (double)total / (t4 - t3));
+	if (target <= 2000000) {
+		struct ana_race *races = NULL;
+		size_t nr = 0;
+
+		t3 = now();
+		if (ana_races(s, &races, &nr))
+			goto out;
+		t4 = now();
+		free(races);
+		printf("  races  %8.3f s  %12.0f events/s  (%zu races)\n", t4 - t3,
+		       (double)total / (t4 - t3), nr);
+	}
 	if (f) {
 		struct ana_session *l = NULL;
 		struct ana_stats st, st0;
