@@ -208,6 +208,13 @@ int trace_reader_open(const char *path, struct trace_reader **out, struct trace_
 		fmt_diag(diag, rc, path, HDR_TAIL_SIZE, "corrupt header: impossible layout");
 		goto fail;
 	}
+	if (r->file_size < r->chunks_off) {
+		/* The writer sizes the file past its tail region before anything else. */
+		rc = TRACE_ETRUNCATED;
+		fmt_diag(diag, rc, path, r->file_size, "file ends before its first chunk (expected at least %llu bytes)",
+		         (unsigned long long)r->chunks_off);
+		goto fail;
+	}
 	r->live_off = r->chunks_off;
 	if (xpread(r->fd, t, sizeof(t), r->tail_off) == (long)sizeof(t) &&
 	    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) == 0) {
@@ -361,7 +368,7 @@ static int load_tail(struct trace_reader *r)
 {
 	uint8_t t[FMT_TAIL_HEADER];
 	uint32_t committed;
-	uint64_t seq;
+	uint64_t seq, expect;
 	int rc;
 
 	if (xpread(r->fd, t, sizeof(t), r->tail_off) != (long)sizeof(t) ||
@@ -370,19 +377,29 @@ static int load_tail(struct trace_reader *r)
 	r->closed = get_u32(t + TAIL_CLOSED) == 1;
 	committed = get_u32(t + TAIL_COMMITTED);
 	seq = get_u64(t + TAIL_SEQ);
+	expect = r->seen_chunk || r->torn_off ? r->expect_seq : 0;
+	if (r->skip_to_record)
+		return 0; /* dropped chunks and nothing readable after: no sync point */
+	/* The tail names the chunk it will become: chunks before it that we did not read were
+	 * cut off the file (a cut exactly between two chunks leaves no other trace). */
+	if (!r->damage && seq > expect) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "file ends after chunk %llu but the writer wrote %llu chunks",
+		         (unsigned long long)expect, (unsigned long long)seq);
+		set_damage(r, TRACE_ETRUNCATED, r->next_off, msg);
+		return 0;
+	}
 	if (r->closed || committed == 0)
 		return 0;
 	if (committed > r->tail_size - FMT_TAIL_HEADER) {
 		set_damage(r, TRACE_ECORRUPT, r->tail_off, "tail holds an impossible length");
 		return 0;
 	}
-	/* The tail continues the stream only if it is the chunk after the last good one. */
-	if (r->damage && !r->torn_off)
+	/* The tail continues the stream only if it is the chunk after the last good one (a
+	 * smaller seq is a tail the writer had not reset yet when it died: already read). */
+	if ((r->damage && !r->torn_off) || seq != expect)
 		return 0;
-	if (seq != (r->seen_chunk || r->torn_off ? r->expect_seq : 0))
-		return 0;
-	if (r->skip_to_record)
-		return 0; /* dropped chunks and nothing readable after: no sync point */
 	if ((rc = reserve(r, committed)) != 0)
 		return rc;
 	if (xpread(r->fd, r->buf + r->len, committed, r->tail_off + FMT_TAIL_HEADER) !=

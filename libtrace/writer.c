@@ -48,6 +48,8 @@ struct trace_writer {
 	int level;
 	uint64_t max_bytes;
 	uint64_t live_off;
+	uint64_t chunks_off;
+	uint64_t page;
 	uint64_t live_bytes;
 	uint64_t dropped;
 	int broken;           /* sticky: a failed write leaves the file as it was, say so */
@@ -142,9 +144,17 @@ static void drop_oldest(struct trace_writer *w, uint64_t keep_from)
 		if (sys_pread(w->fd, h, sizeof(h), w->live_off) != (long)sizeof(h))
 			return;
 		size = FMT_CHUNK_HEADER + (uint64_t)get_u32(h + CHK_COMP_LEN);
-		/* Punching keeps offsets stable: readers start at TAIL_LIVE_OFF. */
-		syscall(SYS_fallocate, w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		        (off_t)w->live_off, (off_t)size);
+		/* Punching keeps offsets stable: readers start at TAIL_LIVE_OFF.  The hole starts at
+		 * the page boundary below the chunk (everything there is dropped already) so that
+		 * the blocks chunks share are freed too. */
+		{
+			uint64_t from = w->live_off & ~(uint64_t)(w->page - 1);
+
+			if (from < w->chunks_off)
+				from = w->chunks_off;
+			syscall(SYS_fallocate, w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			        (off_t)from, (off_t)(w->live_off + size - from));
+		}
 		w->dropped += get_u32(h + CHK_NEVENTS);
 		w->live_off += size;
 		w->live_bytes -= size;
@@ -278,7 +288,8 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	tail_off = hdr_len;
 	w->tail_size = round_up(FMT_TAIL_HEADER + (size_t)chunk, page);
 	w->cap = (uint32_t)(w->tail_size - FMT_TAIL_HEADER);
-	w->end = w->live_off = tail_off + w->tail_size;
+	w->end = w->live_off = w->chunks_off = tail_off + w->tail_size;
+	w->page = page;
 	memcpy(hdr + HDR_MAGIC, FMT_MAGIC, 8);
 	put_u16(hdr + HDR_VERSION, FMT_VERSION);
 	put_u16(hdr + HDR_MIN_VERSION, FMT_MIN_VERSION);

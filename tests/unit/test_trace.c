@@ -1,0 +1,774 @@
+/*
+ * test_trace.c: libtrace's trace format.  Every event kind round-trips; random streams
+ * round-trip bit-exactly (records spanning chunks included); a writer that dies after any
+ * event leaves a file that reads back exactly to that event; a chunk torn mid-write is
+ * recovered from the tail; truncation at every byte offset and flipped bytes are detected
+ * and never yield a wrong event; the disk budget drops the oldest chunks and says so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "trace.h"
+#include "unit.h"
+
+void trace_crc_force_soft(int soft); /* test hook in crc.c */
+
+#define CHUNK 4096
+
+/* --- helpers --------------------------------------------------------------------------- */
+
+struct stored {
+	struct trace_event ev;
+	uint8_t *data;
+};
+
+static void fill_process(struct trace_process *p, const char *name)
+{
+	static char *argv[] = { "prog", "--flag", "argument with spaces" };
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->parent, sizeof(p->parent), "root");
+	snprintf(p->host, sizeof(p->host), "hostA");
+	snprintf(p->host_id, sizeof(p->host_id), "0123456789abcdef");
+	snprintf(p->session, sizeof(p->session), "sess-1");
+	p->pid = 4242;
+	p->ppid = 1;
+	p->fork_index = 7;
+	p->start_realtime_ns = 1700000000123456789ull;
+	snprintf(p->exe, sizeof(p->exe), "/usr/bin/prog");
+	snprintf(p->cwd, sizeof(p->cwd), "/tmp");
+	memcpy(p->build_id, "\x01\x02\x03\x04\x05", 5);
+	p->build_id_len = 5;
+	p->argc = 3;
+	p->argv = argv;
+}
+
+static struct trace_writer *open_writer(const char *path, const char *name, uint32_t chunk,
+                                        uint64_t max_bytes)
+{
+	struct trace_process p;
+	struct trace_writer_options o = { chunk, 0, max_bytes };
+	struct trace_writer *w = NULL;
+	struct trace_diag d;
+	int rc;
+
+	fill_process(&p, name);
+	rc = trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d);
+	ck_assert_msg(rc == 0, "writer open %s: %s", path, d.msg);
+	return w;
+}
+
+/* A random event; data (if any) is written to buf. */
+static void random_event(struct unit_rng *g, struct trace_event *ev, uint8_t *buf, size_t cap)
+{
+	uint32_t i;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = 1 + (uint32_t)unit_rng_below(g, TRACE_EV_KIND_MAX);
+	ev->call = (uint32_t)unit_rng_below(g, TRACE_CALL_MAX);
+	ev->flags = unit_rng_below(g, 4) == 0 ? (uint32_t)unit_rng_below(g, 8) : 0;
+	ev->fd = unit_rng_below(g, 5) == 0 ? -1 : (int32_t)unit_rng_below(g, 1100);
+	ev->channel = (uint32_t)unit_rng_below(g, 40);
+	ev->site = (uint32_t)unit_rng_below(g, 30);
+	switch (unit_rng_below(g, 4)) {
+	case 0: ev->result = -1; ev->err = (int32_t)(1 + unit_rng_below(g, 130)); break;
+	case 1: ev->result = 0; break;
+	case 2: ev->result = (int64_t)unit_rng_below(g, 70000); break;
+	default: ev->result = (int64_t)(unit_rng_next(g) >> 1) * (unit_rng_below(g, 2) ? 1 : -1);
+	}
+	ev->len = unit_rng_below(g, 3) == 0 ? unit_rng_next(g) : (ev->result > 0 ? (uint64_t)ev->result : 0);
+	ev->time_ns = unit_rng_below(g, 3) ? 1000000000ull + unit_rng_below(g, 1ull << 40) : 0;
+	if (unit_rng_below(g, 4) == 0) {
+		ev->has_hash = 1;
+		ev->hash = (uint32_t)unit_rng_next(g);
+	}
+	ev->naux = (uint32_t)unit_rng_below(g, TRACE_AUX_MAX + 1);
+	for (i = 0; i < ev->naux; i++)
+		ev->aux[i] = (int64_t)unit_rng_next(g);
+	if (unit_rng_below(g, 3) == 0) {
+		/* mostly small values, sometimes larger than a chunk so records span chunks */
+		size_t n = unit_rng_below(g, 8) == 0 ? unit_rng_below(g, cap) : unit_rng_below(g, 64);
+
+		for (i = 0; i < n; i++)
+			buf[i] = (uint8_t)unit_rng_next(g);
+		ev->data = buf;
+		ev->data_len = (uint32_t)n;
+	}
+}
+
+/* The reader reconstructs time absolutely, len by default and offsets by derivation:
+ * compare what the writer was given with what the reader returned.  Plain comparisons and
+ * one failure call: every passing ck_assert costs Check a message through a pipe, and these
+ * loops compare millions of fields. */
+static const char *differs(const struct trace_event *w, const struct trace_event *r)
+{
+	uint32_t i;
+
+	if (r->kind != w->kind) return "kind";
+	if (r->call != w->call) return "call";
+	if (r->flags != w->flags) return "flags";
+	if (r->fd != w->fd) return "fd";
+	if (r->channel != w->channel) return "channel";
+	if (r->site != w->site) return "site";
+	if (r->result != w->result) return "result";
+	if (r->err != w->err) return "err";
+	if (r->len != w->len) return "len";
+	if (r->time_ns != w->time_ns) return "time_ns";
+	if (r->has_hash != w->has_hash || (w->has_hash && r->hash != w->hash)) return "hash";
+	if (r->naux != w->naux) return "naux";
+	for (i = 0; i < w->naux; i++)
+		if (r->aux[i] != w->aux[i])
+			return "aux";
+	if (r->data_len != w->data_len) return "data_len";
+	if (w->data_len && memcmp(r->data, w->data, w->data_len) != 0) return "data";
+	return NULL;
+}
+
+static void assert_same(const struct trace_event *w, const struct trace_event *r, uint64_t index)
+{
+	const char *field = r->index != index ? "index" : differs(w, r);
+
+	if (field)
+		ck_abort_msg("event %llu: %s differs", (unsigned long long)index, field);
+}
+
+static size_t max_data = 3 * CHUNK;
+
+static struct stored *write_random(const char *path, uint64_t seed, size_t n, uint32_t chunk,
+                                   int close_it)
+{
+	struct unit_rng g;
+	struct stored *s = calloc(n, sizeof(*s));
+	static uint8_t buf[3 * CHUNK];
+	struct trace_writer *w = open_writer(path, "rnd", chunk, 0);
+	size_t i;
+
+	unit_rng_seed(&g, seed);
+	for (i = 0; i < n; i++) {
+		if (unit_rng_below(&g, 10) == 0) {
+			struct trace_frame f[2] = { { 0x400000 + i, 12, "main", "prog" },
+			                            { 0x500000, 3, "__libc_start_main", "libc.so.6" } };
+
+			ck_assert_int_eq(trace_writer_stack(w, (uint32_t)unit_rng_below(&g, 30), f, 2), 0);
+		}
+		random_event(&g, &s[i].ev, buf, max_data);
+		if (s[i].ev.data_len) {
+			s[i].data = malloc(s[i].ev.data_len);
+			memcpy(s[i].data, s[i].ev.data, s[i].ev.data_len);
+			s[i].ev.data = s[i].data;
+		}
+		ck_assert_int_eq(trace_writer_event(w, &s[i].ev), 0);
+		ck_assert_uint_eq(trace_writer_count(w), i + 1);
+	}
+	if (close_it)
+		ck_assert_int_eq(trace_writer_close(w), 0);
+	else
+		trace_writer_abandon(w);
+	return s;
+}
+
+static void free_stored(struct stored *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(s[i].data);
+	free(s);
+}
+
+/* Read path; check every event against s (by index).  Returns the number read. */
+static size_t read_check(const char *path, const struct stored *s, size_t n, int *damage)
+{
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event ev;
+	size_t got = 0;
+	int rc;
+
+	rc = trace_reader_open(path, &r, &d);
+	if (rc != 0) {
+		*damage = rc;
+		return 0;
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (ev.index < 1 || ev.index > n)
+			ck_abort_msg("index %llu out of range", (unsigned long long)ev.index);
+		assert_same(&s[ev.index - 1].ev, &ev, ev.index);
+		got++;
+	}
+	if (rc != 0)
+		ck_abort_msg("read error %d", rc);
+	*damage = trace_reader_damage(r, &d);
+	if (*damage && (!d.msg[0] || !strstr(d.file, path)))
+		ck_abort_msg("damage without a message or file");
+	trace_reader_close(r);
+	return got;
+}
+
+static size_t file_size(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (size_t)st.st_size;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+
+	ck_assert_ptr_nonnull(f);
+	*n = file_size(path);
+	b = malloc(*n ? *n : 1);
+	ck_assert_uint_eq(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f;
+
+	unlink(path);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+static void poke(const char *path, size_t at, uint8_t v)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || pwrite(fd, &v, 1, (off_t)at) != 1)
+		ck_abort_msg("poke %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* --- tests ----------------------------------------------------------------------------- */
+
+START_TEST(crc_known_values)
+{
+	ck_assert_uint_eq(trace_crc32c(0, "123456789", 9), 0xE3069283u);
+	trace_crc_force_soft(1);
+	ck_assert_uint_eq(trace_crc32c(0, "123456789", 9), 0xE3069283u);
+	trace_crc_force_soft(0);
+}
+END_TEST
+
+START_TEST(hash_composes_over_splits)
+{
+	struct unit_rng g;
+	uint8_t buf[5000];
+	size_t i;
+
+	unit_rng_seed(&g, unit_seed());
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)unit_rng_next(&g);
+	for (i = 0; i < 200; i++) {
+		size_t a = unit_rng_below(&g, sizeof(buf)), b = unit_rng_below(&g, sizeof(buf) - a);
+		uint32_t whole = trace_hash(0, buf, a + b);
+		uint32_t split = trace_hash(trace_hash(0, buf, a), buf + a, b);
+
+		ck_assert_uint_eq(whole, split);
+		trace_crc_force_soft(1);
+		ck_assert_uint_eq(trace_hash(0, buf, a + b), whole);
+		trace_crc_force_soft(0);
+	}
+	ck_assert_uint_ne(trace_hash(0, "a", 1), trace_hash(0, "b", 1));
+}
+END_TEST
+
+START_TEST(kind_names_round_trip)
+{
+	uint32_t k;
+
+	for (k = 1; k <= TRACE_EV_KIND_MAX; k++)
+		ck_assert_uint_eq(trace_kind_from_name(trace_kind_name(k)), k);
+	ck_assert_str_eq(trace_kind_name(TRACE_EV_ACCEPT), "accept");
+	ck_assert_str_eq(trace_kind_name(999), "unknown");
+	ck_assert_uint_eq(trace_kind_from_name("nonsense"), TRACE_EV_NONE);
+	ck_assert_str_eq(trace_call_name(TRACE_CALL_RECVMSG), "recvmsg");
+}
+END_TEST
+
+START_TEST(endpoint_round_trip)
+{
+	struct trace_endpoint a, b;
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	char s[200];
+	int n;
+
+	memset(&a, 0, sizeof(a));
+	a.type = TRACE_CHAN_TCP;
+	a.inode = 991;
+	a.peer_pid = -5;
+	a.local_len = 16;
+	a.local[0] = 2; /* AF_INET, little-endian sa_family */
+	a.local[2] = 0x0f;
+	a.local[3] = 0xa0; /* port 4000 */
+	a.local[4] = 127;
+	a.local[7] = 1;
+	a.peer_len = 3;
+	memcpy(a.peer, "xyz", 3);
+	n = trace_endpoint_encode(&a, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(trace_endpoint_decode(buf, (size_t)n, &b), 0);
+	ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
+	trace_endpoint_format(&b, 0, s, sizeof(s));
+	ck_assert_str_eq(s, "127.0.0.1:4000");
+	ck_assert_int_eq(trace_endpoint_encode(&a, buf, 5), TRACE_EINVAL);
+	ck_assert_int_eq(trace_endpoint_decode(buf, (size_t)n - 1, &b), TRACE_ECORRUPT);
+}
+END_TEST
+
+START_TEST(every_kind_round_trips)
+{
+	char dir[4096], path[4200];
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event in[TRACE_EV_KIND_MAX + 1], out;
+	struct trace_diag d;
+	const struct trace_process *p;
+	const struct trace_stack *st;
+	const struct trace_inherit *inh;
+	struct trace_frame f[3] = { { 0x1234, 0x10, "send_request", "client" },
+	                            { 0x2000, 0x20, "main", "client" },
+	                            { 0x3000, 0, "", "" } };
+	uint32_t k;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/p.trace", dir);
+	w = open_writer(path, "p", CHUNK, 0);
+	ck_assert_int_eq(trace_writer_inherit(w, 3, 100, 50), 0);
+	ck_assert_int_eq(trace_writer_stack(w, 1, f, 3), 0);
+	for (k = 1; k <= TRACE_EV_KIND_MAX; k++) {
+		struct trace_event *e = &in[k];
+
+		memset(e, 0, sizeof(*e));
+		e->kind = k;
+		e->call = k % TRACE_CALL_MAX;
+		e->fd = (int32_t)k;
+		e->channel = 3;
+		e->site = 1;
+		e->result = (int64_t)k * 10;
+		e->len = (uint64_t)k * 10 + (k % 2);
+		e->time_ns = 1000 + k;
+		e->naux = 2;
+		e->aux[0] = -(int64_t)k;
+		e->aux[1] = INT64_MAX;
+		e->data = (const uint8_t *)"value";
+		e->data_len = 5;
+		e->has_hash = 1;
+		e->hash = 0xdeadbeef ^ k;
+		ck_assert_int_eq(trace_writer_event(w, e), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	p = trace_reader_process(r);
+	ck_assert_str_eq(p->name, "p");
+	ck_assert_str_eq(p->parent, "root");
+	ck_assert_int_eq(p->pid, 4242);
+	ck_assert_uint_eq(p->fork_index, 7);
+	ck_assert_uint_eq(p->argc, 3);
+	ck_assert_str_eq(p->argv[2], "argument with spaces");
+	ck_assert_uint_eq(p->build_id_len, 5);
+	ck_assert_str_eq(p->exe, "/usr/bin/prog");
+	for (k = 1; k <= TRACE_EV_KIND_MAX; k++) {
+		ck_assert_int_eq(trace_reader_next(r, &out), 1);
+		assert_same(&in[k], &out, k);
+		/* offsets continue from the inherited byte counts, per direction */
+		if (k == TRACE_EV_SEND)
+			ck_assert_uint_eq(out.offset, 100);
+		if (k == TRACE_EV_RECV)
+			ck_assert_uint_eq(out.offset, 50);
+	}
+	ck_assert_int_eq(trace_reader_next(r, &out), 0);
+	ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+	ck_assert_int_eq(trace_reader_closed(r), 1);
+	ck_assert_uint_eq(trace_reader_inherited(r, &inh), 1);
+	ck_assert_uint_eq(inh[0].channel, 3);
+	ck_assert_uint_eq(inh[0].sent, 100);
+	st = trace_reader_stack(r, 1);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_str_eq(st->frames[0].function, "send_request");
+	ck_assert_str_eq(st->frames[1].object, "client");
+	ck_assert_uint_eq(st->frames[1].offset, 0x20);
+	ck_assert_ptr_null(trace_reader_stack(r, 2));
+	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(offsets_are_derived_per_direction)
+{
+	char dir[4096], path[4200];
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event e, out;
+	struct trace_diag d;
+	/* kind, channel, result, flags -> expected offset */
+	static const int64_t plan[][5] = {
+		{ TRACE_EV_SEND, 1, 10, 0, 0 },  { TRACE_EV_SEND, 1, 5, 0, 10 },
+		{ TRACE_EV_RECV, 1, 7, 0, 0 },   { TRACE_EV_RECV, 1, 3, TRACE_FL_PEEK, 7 },
+		{ TRACE_EV_RECV, 1, 3, 0, 7 },   { TRACE_EV_RECV, 1, -1, 0, 10 },
+		{ TRACE_EV_SEND, 2, 4, 0, 0 },   { TRACE_EV_SEND, 1, 0, 0, 15 },
+		{ TRACE_EV_SEND, 1, 1, 0, 15 },
+	};
+	size_t i;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/o.trace", dir);
+	w = open_writer(path, "o", CHUNK, 0);
+	for (i = 0; i < sizeof(plan) / sizeof(plan[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		e.kind = (uint32_t)plan[i][0];
+		e.channel = (uint32_t)plan[i][1];
+		e.result = plan[i][2];
+		e.err = e.result < 0 ? EAGAIN : 0;
+		e.flags = (uint32_t)plan[i][3];
+		e.len = e.result > 0 ? (uint64_t)e.result : 0;
+		e.fd = -1;
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	for (i = 0; i < sizeof(plan) / sizeof(plan[0]); i++) {
+		ck_assert_int_eq(trace_reader_next(r, &out), 1);
+		ck_assert_msg(out.offset == (uint64_t)plan[i][4], "event %zu: offset %llu, want %lld", i + 1,
+		              (unsigned long long)out.offset, (long long)plan[i][4]);
+	}
+	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(random_streams_round_trip)
+{
+	char dir[4096], path[4200];
+	int round, damage;
+
+	unit_tmpdir(dir, sizeof(dir));
+	for (round = 0; round < 20; round++) {
+		size_t n = 50 + (size_t)round * 37;
+		struct stored *s;
+
+		snprintf(path, sizeof(path), "%s/r%d.trace", dir, round);
+		s = write_random(path, unit_seed() + (uint64_t)round, n, CHUNK, 1);
+		ck_assert_uint_eq(read_check(path, s, n, &damage), n);
+		ck_assert_int_eq(damage, 0);
+		free_stored(s, n);
+	}
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* The writer dies (never closes) after k events, for every k: all k events read back. */
+START_TEST(writer_death_after_any_event)
+{
+	char dir[4096], path[4200];
+	const size_t n = 160;
+	size_t k;
+
+	unit_tmpdir(dir, sizeof(dir));
+	for (k = 0; k <= n; k++) {
+		struct stored *s;
+		int damage;
+
+		snprintf(path, sizeof(path), "%s/k%zu.trace", dir, k);
+		s = write_random(path, unit_seed() ^ k, k, CHUNK, 0);
+		ck_assert_uint_eq(read_check(path, s, k, &damage), k);
+		ck_assert_int_eq(damage, 0);
+		free_stored(s, k);
+		unlink(path);
+	}
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Death in the middle of writing a chunk: the file holds a torn chunk, the tail still
+ * holds the same bytes.  Every cut of that chunk recovers every event. */
+START_TEST(torn_chunk_recovered_from_tail)
+{
+	char dir[4096], path[4200], cut[4300];
+	struct trace_writer *w;
+	struct trace_event e;
+	uint8_t *before, *after, *mix;
+	size_t nb, na, i, n = 0, chunk_start, tail_off = 0;
+	int damage;
+	struct stored *s = calloc(64, sizeof(*s));
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.trace", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.trace", dir);
+	w = open_writer(path, "t", CHUNK, 0);
+	for (i = 0; i < 40; i++) {
+		memset(&e, 0, sizeof(e));
+		e.kind = TRACE_EV_SEND;
+		e.channel = 1;
+		e.result = (int64_t)i;
+		e.len = i;
+		e.fd = 5;
+		s[n].ev = e;
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+		n++;
+	}
+	before = slurp(path, &nb);        /* tail holds the 40 events, no chunk yet */
+	chunk_start = nb;
+	ck_assert_int_eq(trace_writer_flush(w), 0);
+	after = slurp(path, &na);         /* chunk 0 written, tail reset */
+	trace_writer_abandon(w);
+	ck_assert_uint_gt(na, nb);
+	/* the tail region is the page-aligned stretch that differs before/after, ending at
+	 * chunk_start: find its start from the header (offset 24, little-endian u64) */
+	for (i = 0; i < 8; i++)
+		tail_off |= (size_t)before[24 + i] << (8 * i);
+	mix = malloc(na);
+	for (i = chunk_start; i < na; i++) {
+		memcpy(mix, after, na);
+		memcpy(mix + tail_off, before + tail_off, chunk_start - tail_off);
+		spit(cut, mix, i);
+		ck_assert_uint_eq(read_check(cut, s, n, &damage), n);
+		ck_assert_int_eq(damage, 0);
+	}
+	free(mix);
+	free(before);
+	free(after);
+	free(s);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* A closed file cut at every byte offset: never a wrong event, never a crash; a cut inside
+ * the chunks reports damage and keeps the whole chunks before it. */
+START_TEST(truncation_at_every_offset)
+{
+	char dir[4096], path[4200], cut[4300];
+	const size_t n = 120;
+	struct stored *s;
+	uint8_t *b;
+	size_t nb, i, best = 0;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f.trace", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.trace", dir);
+	max_data = 600; /* a small file: a few chunks, some records spanning them */
+	s = write_random(path, unit_seed(), n, CHUNK, 1);
+	max_data = 3 * CHUNK;
+	b = slurp(path, &nb);
+	spit(cut, b, nb);
+	best = n;
+	/* from the longest cut down, shrinking one file in place */
+	for (i = nb; i-- > 0;) {
+		int damage;
+		size_t got;
+
+		if (truncate(cut, (off_t)i) != 0)
+			ck_abort_msg("truncate: %s", strerror(errno));
+		got = read_check(cut, s, n, &damage);
+		if (damage == 0)
+			ck_abort_msg("cut at %zu of %zu not reported", i, nb);
+		if (got > best) /* a shorter prefix never reads more events */
+			ck_abort_msg("cut at %zu reads %zu events, longer cut read %zu", i, got, best);
+		best = got;
+	}
+	free(b);
+	free_stored(s, n);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(flipped_bytes_detected)
+{
+	char dir[4096], path[4200], bad[4300];
+	const size_t n = 200;
+	struct stored *s;
+	uint8_t *b;
+	size_t nb, i, chunks_off = 0, header_end;
+	struct unit_rng g;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f.trace", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.trace", dir);
+	s = write_random(path, unit_seed() + 99, n, CHUNK, 1);
+	b = slurp(path, &nb);
+	for (i = 0; i < 8; i++)
+		chunks_off |= (size_t)b[32 + i] << (8 * i);
+	header_end = 64 + (b[16] | b[17] << 8);
+	spit(bad, b, nb);
+	unit_rng_seed(&g, unit_seed());
+	for (i = 0; i < nb; i += 1 + unit_rng_below(&g, 7)) {
+		int damage;
+		size_t got;
+		uint8_t keep = b[i];
+
+		if (i >= header_end && i < chunks_off)
+			continue; /* padding and the mutable tail region: no checksum by design */
+		b[i] ^= (uint8_t)(1u << unit_rng_below(&g, 8));
+		poke(bad, i, b[i]);
+		got = read_check(bad, s, n, &damage); /* every event returned is right */
+		if (damage == 0)
+			ck_abort_msg("flip at %zu (%zu events read) not detected", i, got);
+		b[i] = keep;
+		poke(bad, i, keep);
+	}
+	free(b);
+	free_stored(s, n);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(garbage_is_not_a_trace)
+{
+	char dir[4096], path[4200];
+	struct trace_reader *r;
+	struct trace_diag d;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/g.trace", dir);
+	spit(path, (const uint8_t *)"hello, world, this is not a trace file at all....................."
+	                            "..............", 80);
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), TRACE_EMAGIC);
+	ck_assert_ptr_nonnull(strstr(d.file, "g.trace"));
+	ck_assert_int_eq(trace_reader_open("/nonexistent/x.trace", &r, &d), TRACE_ENOENT);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(disk_budget_drops_oldest)
+{
+	char dir[4096], path[4200];
+	const size_t n = 20000;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event e, out;
+	struct stat st;
+	struct unit_rng g;
+	size_t i, got = 0;
+	uint64_t first = 0, last = 0;
+	static uint8_t noise[64];
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/b.trace", dir);
+	w = open_writer(path, "b", CHUNK, 64 * 1024);
+	unit_rng_seed(&g, unit_seed());
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < sizeof(noise); j++)
+			noise[j] = (uint8_t)unit_rng_next(&g); /* incompressible: many chunks */
+		memset(&e, 0, sizeof(e));
+		e.kind = TRACE_EV_INPUT;
+		e.fd = 0;
+		e.result = (int64_t)i;
+		e.len = i;
+		e.data = noise;
+		e.data_len = sizeof(noise);
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg((uint64_t)st.st_blocks * 512 < 64 * 1024 + 3 * 65536,
+	              "budget not kept: %lld bytes allocated", (long long)st.st_blocks * 512);
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	while (trace_reader_next(r, &out) > 0) {
+		if (!got)
+			first = out.index;
+		ck_assert_uint_eq(out.index, last ? last + 1 : out.index);
+		ck_assert_int_eq(out.result, (int64_t)out.index - 1); /* the right events */
+		last = out.index;
+		got++;
+	}
+	ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+	ck_assert_uint_eq(last, n);
+	ck_assert_uint_gt(first, 1);
+	ck_assert_uint_eq(trace_reader_dropped(r), first - 1);
+	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(session_groups_segments)
+{
+	char dir[4096], path[4400], name[256];
+	const char *names[] = { "b", "a", "a.1", "a" };
+	uint32_t segs[] = { 0, 1, 0, 0 };
+	struct trace_session *s;
+	struct trace_diag d;
+	const char *const *paths;
+	size_t i;
+
+	unit_tmpdir(dir, sizeof(dir));
+	for (i = 0; i < 4; i++) {
+		struct trace_process p;
+		struct trace_writer *w;
+
+		fill_process(&p, names[i]);
+		p.segment = segs[i];
+		ck_assert_int_eq(trace_file_name(names[i], segs[i], name, sizeof(name)), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
+		ck_assert_int_eq(trace_writer_close(w), 0);
+	}
+	ck_assert_int_eq(trace_session_open(dir, &s, &d), 0);
+	ck_assert_uint_eq(trace_session_count(s), 3);
+	ck_assert_str_eq(trace_session_name(s, 0), "a");
+	ck_assert_str_eq(trace_session_name(s, 1), "a.1");
+	ck_assert_str_eq(trace_session_name(s, 2), "b");
+	ck_assert_uint_eq(trace_session_files(s, 0, &paths), 2);
+	ck_assert_ptr_nonnull(strstr(paths[0], "/a.trace"));
+	ck_assert_ptr_nonnull(strstr(paths[1], "/a@1.trace"));
+	trace_session_close(s);
+	ck_assert_int_eq(trace_file_name("x/y", 0, name, sizeof(name)), TRACE_EINVAL);
+	/* writers refuse to overwrite */
+	{
+		struct trace_process p;
+		struct trace_writer *w;
+
+		fill_process(&p, "b");
+		snprintf(path, sizeof(path), "%s/b.trace", dir);
+		ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), TRACE_EIO);
+		ck_assert_int_eq(d.sys_errno, EEXIST);
+	}
+	unit_rmdir(dir);
+	unit_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(trace_session_open(dir, &s, &d), TRACE_ENOENT);
+	unit_rmdir(dir);
+}
+END_TEST
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *basics = tcase_create("basics"), *recovery = tcase_create("recovery");
+	TCase *damage = tcase_create("damage"), *budget = tcase_create("budget");
+
+	tcase_add_test(basics, crc_known_values);
+	tcase_add_test(basics, hash_composes_over_splits);
+	tcase_add_test(basics, kind_names_round_trip);
+	tcase_add_test(basics, endpoint_round_trip);
+	tcase_add_test(basics, every_kind_round_trips);
+	tcase_add_test(basics, offsets_are_derived_per_direction);
+	tcase_add_test(basics, random_streams_round_trip);
+	tcase_add_test(basics, session_groups_segments);
+	tcase_add_test(recovery, writer_death_after_any_event);
+	tcase_add_test(recovery, torn_chunk_recovered_from_tail);
+	tcase_add_test(damage, truncation_at_every_offset);
+	tcase_add_test(damage, flipped_bytes_detected);
+	tcase_add_test(damage, garbage_is_not_a_trace);
+	tcase_add_test(budget, disk_budget_drops_oldest);
+	tcase_set_timeout(damage, 240);
+	suite_add_tcase(s, basics);
+	suite_add_tcase(s, recovery);
+	suite_add_tcase(s, damage);
+	suite_add_tcase(s, budget);
+	return s;
+}
+
+UNIT_MAIN(trace_suite)
