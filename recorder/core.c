@@ -457,18 +457,33 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
  * local port P).  The analyzer does not use them: they only let a recorder decide at record
  * time whether the bytes it receives come from a recorded peer (see README.md). */
 
-void rec_registry_add(const char *kind, unsigned long key)
+/* Create DIR/.encore-registry/KIND.KEY[.SUB] holding `content` (may be NULL).  With excl, an
+ * existing file is a failure (used to claim a number).  Returns 0 or -1. */
+static int registry_put(const char *kind, unsigned long key, long sub, const char *content,
+                        int excl)
 {
 	char path[4096 + 64];
-	int fd;
+	int fd, n;
 
-	if (snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key) >=
-	    (int)sizeof(path))
-		return;
+	n = sub >= 0 ? snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu.%ld", rec.dir, kind,
+	                        key, sub)
+	             : snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key);
+	if (n < 0 || n >= (int)sizeof(path))
+		return -1;
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-	                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		syscall(SYS_close, fd);
+	                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC),
+	                  0600);
+	if (fd < 0)
+		return -1;
+	if (content)
+		syscall(SYS_write, fd, content, strlen(content));
+	syscall(SYS_close, fd);
+	return 0;
+}
+
+void rec_registry_add(const char *kind, unsigned long key)
+{
+	registry_put(kind, key, -1, NULL, 0);
 }
 
 int rec_registry_has(const char *kind, unsigned long key)
@@ -625,7 +640,9 @@ int rec_open_trace(int64_t ppid)
 		rec.w = NULL;
 		return -1;
 	}
-	rec_registry_add("pid", (unsigned long)proc.pid);
+	/* The pid file holds the logical name: a child started by posix_spawn or system()
+	 * finds its parent's name there (its environment may be older than a fork). */
+	registry_put("pid", (unsigned long)proc.pid, -1, rec.name, 0);
 	return 0;
 }
 
@@ -674,12 +691,23 @@ __attribute__((constructor)) static void rec_init(void)
 		/* Started by a path we do not intercept (posix_spawn, system, popen): a new
 		 * process whose ordinal we cannot know.  It is still recorded, under a name that
 		 * says so; its descriptors are classified at first use. */
-		char base[TRACE_NAME_MAX];
+		char base[TRACE_NAME_MAX], path[4096 + 64];
+		unsigned long ppid = (unsigned long)syscall(SYS_getppid);
+		long k;
 		size_t i;
 
 		snprintf(base, sizeof(base), "%s", rec.name);
+		snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/pid.%lu", rec.dir, ppid);
+		read_small(path, base, sizeof(base));
+		if (!valid_name(base, strlen(base)))
+			snprintf(base, sizeof(base), "%s", rec.name);
+		/* The k-th such child of a parent is PARENT.sK: stable when the parent starts
+		 * them one at a time, which is how system() and popen() are used. */
+		for (k = 1; k < 100000; k++)
+			if (registry_put("spawn", ppid, k, NULL, 1) == 0)
+				break;
 		snprintf(rec.parent, sizeof(rec.parent), "%s", base);
-		snprintf(rec.name, sizeof(rec.name), "%.100s.p%ld", base, (long)syscall(SYS_getpid));
+		snprintf(rec.name, sizeof(rec.name), "%.100s.s%ld", base, k);
 		rec.segment = 0;
 		rec.first_index = 0;
 		rec.fork_index = 0;
@@ -696,6 +724,15 @@ __attribute__((constructor)) static void rec_init(void)
 	rec_chan_inherit_all();
 	rec_signals_install();
 	on_exit(on_exit_handler, NULL);
+	{
+		/* Stamp our pid into the variable (encore record starts the root with pid=0): a
+		 * child started behind our back (system, posix_spawn) then sees a pid that is not
+		 * its own and knows it is a new process, not this one. */
+		static char buf[65536];
+
+		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
+			setenv(REC_ENV, buf + sizeof(REC_ENV), 1);
+	}
 out:
 	rec_internal--;
 	rec_depth--;
