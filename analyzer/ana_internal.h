@@ -31,7 +31,7 @@ struct ana_ev {
 	uint8_t kind;
 	uint8_t flags;
 	uint8_t external;    /* recv from an unrecorded peer */
-	uint8_t pad;
+	uint8_t fatal;       /* signal: it killed the process (aux[0] == 1) */
 };
 
 struct ana_stackrec {

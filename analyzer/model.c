@@ -420,6 +420,8 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		return rc;
 	if (e->kind == TRACE_EV_THREAD)
 		pr->threads = 1;
+	if (e->kind == TRACE_EV_SIGNAL && ev->naux && ev->aux[0] == 1)
+		e->fatal = 1;
 	pr->n++;
 	s->total++;
 	return (int64_t)pr->n;

@@ -122,7 +122,9 @@ static void step(struct evalctx *c, const struct ana_ev *e)
 		c->exited = 1;
 		break;
 	case TRACE_EV_SIGNAL:
-		/* a fatal signal ends the process like exit; aux is not kept, result is the signal */
+		/* a fatal signal ends the process as exit does */
+		if (e->fatal)
+			c->exited = 1;
 		break;
 	default:
 		break;

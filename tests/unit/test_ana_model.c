@@ -520,6 +520,19 @@ static struct ana_session *pred_session(void)
 	ck_assert_int_eq(ana_add_recv(s, 1, ab, 10), 2);         /* b2 <- a2 */
 	ck_assert_int_eq(ana_add_send(s, 1, ba, 3), 3);          /* b3 */
 	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 4);
+	{
+		struct trace_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_SIGNAL;
+		ev.fd = -1;
+		ev.result = 10; /* SIGUSR1, handled */
+		ck_assert_int_eq(ana_add_trace_event(s, 1, &ev), 5);
+		ev.result = 9;  /* SIGKILL */
+		ev.naux = 1;
+		ev.aux[0] = 1;
+		ck_assert_int_eq(ana_add_trace_event(s, 1, &ev), 6);
+	}
 	ck_assert_int_eq(ana_finish(s, NULL), 0);
 	return s;
 }
@@ -557,6 +570,8 @@ START_TEST(predicates_offline)
 	inf_is(s, "a: received(b) >= 1 and bytes_sent > 5", TRACE_PRED_CONJUNCTIVE, 1,
 	       (uint64_t[]){5, 3});
 	inf_is(s, "a: exited", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){6, 3});
+	/* b was killed by a signal at b6, after a handled one at b5 */
+	inf_is(s, "b: exited", TRACE_PRED_CONJUNCTIVE, 1, (uint64_t[]){2, 6});
 	inf_is(s, "a: events > 100", TRACE_PRED_CONJUNCTIVE, 0, NULL);
 	/* one minimal cut per disjunct, when they are not ordered */
 	inf_is(s, "a: mark.phase == 2 || b: events >= 1", TRACE_PRED_DISJUNCTIVE, 2,
