@@ -101,10 +101,13 @@ static void step(struct evalctx *c, const struct ana_ev *e)
 		c->sent++;
 		c->bytes_sent += n;
 		if (e->end != ANA_NONE && s->ends[e->end].peer != ANA_NONE) {
-			uint32_t r = s->ends[s->ends[e->end].peer].reader;
+			/* the process holding the other end: the one reading it, else the one using
+			 * it at all, else the one that made it */
+			const struct ana_end *o = &s->ends[s->ends[e->end].peer];
+			uint32_t r = o->reader != ANA_NONE ? o->reader
+			             : o->writer != ANA_NONE ? o->writer : o->proc;
 
-			if (r != ANA_NONE)
-				c->sent_to[r]++;
+			c->sent_to[r]++;
 		}
 		break;
 	case TRACE_EV_RECV:
