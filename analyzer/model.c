@@ -817,6 +817,10 @@ int ana_stats(const struct ana_session *s, struct ana_stats *st)
 				continue;
 			if (e->kind == TRACE_EV_SEND) {
 				st->sends++;
+			} else if (e->kind == TRACE_EV_INPUT && e->end != ANA_NONE) {
+				/* the recorder logs bytes from an unrecorded peer as INPUT */
+				st->recvs++;
+				st->external_recvs++;
 			} else if (e->kind == TRACE_EV_RECV) {
 				st->recvs++;
 				if (e->src_proc != ANA_NONE)

@@ -118,6 +118,14 @@ static void step(struct evalctx *c, const struct ana_ev *e)
 		if (e->src_proc != ANA_NONE)
 			c->received_from[e->src_proc]++;
 		break;
+	case TRACE_EV_INPUT:
+		/* a receive from a peer outside the session (logged with its bytes) is a receive
+		 * too; reads of clocks or random bytes have no channel */
+		if (n && e->end != ANA_NONE) {
+			c->received++;
+			c->bytes_received += n;
+		}
+		break;
 	case TRACE_EV_MARK:
 		c->marks[e->chan] = e->result;
 		break;

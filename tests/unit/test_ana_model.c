@@ -151,6 +151,8 @@ START_TEST(match_tcp_hosts_and_external)
 	tcp_ep(&ep, 4002, 80, 0x0a000009);
 	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
 	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_RECV, 1, 10, NULL, 0, 0, 0), 2);
+	/* what the recorder logs when it knows the peer is not recorded */
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_INPUT, 1, 5, NULL, 0, 0, 0), 3);
 	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
 	src_is(r.s, 1, 2, 0, 2);
 	ck_assert_int_eq(ana_event_get(r.s, 2, 2, &ev), 0);
@@ -158,7 +160,21 @@ START_TEST(match_tcp_hosts_and_external)
 	ck_assert_int_eq(ana_stats(r.s, &st), 0);
 	ck_assert_uint_eq(st.channels_matched, 1);
 	ck_assert_uint_eq(st.channels_external, 1);
-	ck_assert_uint_eq(st.external_recvs, 1);
+	ck_assert_uint_eq(st.external_recvs, 2);
+	ck_assert_uint_eq(st.recvs, 3);
+	{
+		/* both count as received by the predicate terms */
+		struct trace_pred *p;
+		struct ana_cuts out;
+
+		ck_assert_int_eq(trace_pred_parse("c: received == 2 and bytes_received == 15", &p,
+		                                  NULL), 0);
+		ck_assert_int_eq(ana_inf(r.s, p, &out, NULL), 0);
+		ck_assert_uint_eq(out.ncuts, 1);
+		ck_assert_uint_eq(out.cuts[2], 3);
+		ana_cuts_free(&out);
+		trace_pred_free(p);
+	}
 	ana_free(r.s);
 }
 END_TEST
