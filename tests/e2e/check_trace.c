@@ -8,11 +8,12 @@
  * events (all segments, in order) must match the report's lines one to one:
  *
  *   KIND CALL FD CHANNEL RESULT ERRNO [a=AUX,..] [f=FLAGS] [n=LEN] [h=HASH] [v=HEX]
- *   [ino=N] [pino=N] [epl=ADDR] [epp=ADDR]
+ *   [ino=N] [pino=N] [epl=ADDR] [epp=ADDR] [fn=FUNCTION]
  *
  * kind, call, fd, channel, result, errno, aux and flags are always compared (a missing a= or
  * f= means none); h= must be present exactly when the event carries a hash; the others are
- * compared when present.  Every process of the session must have a report, and every trace
+ * compared when present (fn: the function of the call site's first frame).  Every site an
+ * event names must be defined in the trace before it.  Every process of the session must have a report, and every trace
  * must read back whole and closed -- except the one named by --killed, which must read back
  * (to its last completed event) and must not say it was closed.
  * Exit status 0 when everything matches, 1 otherwise (with one line per difference).
@@ -50,7 +51,8 @@ static void hex(char *out, const uint8_t *p, size_t n)
 }
 
 /* Compare one event with one report line; returns 0 when they agree. */
-static int compare(const char *name, uint64_t idx, const struct trace_event *ev, char *orig)
+static int compare(const char *name, uint64_t idx, const struct trace_event *ev, char *orig,
+                   const struct trace_stack *st)
 {
 	char kind[32], call[32], *tok, *save = NULL, buf[4100], aux[256] = "", *p, line[8192];
 	long long fd, ch, res, err;
@@ -113,6 +115,14 @@ static int compare(const char *name, uint64_t idx, const struct trace_event *ev,
 			hex(buf, ev->data, ev->data_len);
 			if (strcmp(val, buf))
 				DIFF("value", "%s", val, buf);
+		} else if (!strcmp(tok, "fn")) {
+			const char *fn = st && st->nframes ? st->frames[0].function : "(no site)";
+
+			size_t vl = strlen(val);
+
+			/* GCC clones keep the name with a suffix: exec_stage.isra.0 */
+			if (strncmp(val, fn, vl) || (fn[vl] && fn[vl] != '.'))
+				DIFF("call site", "%s", val, fn);
 		} else if (!strcmp(tok, "ino") || !strcmp(tok, "pino") || !strcmp(tok, "epl") ||
 		           !strcmp(tok, "epp")) {
 			struct trace_endpoint ep;
@@ -184,7 +194,10 @@ static int check_process(struct trace_session *s, size_t pi, const char *repdir,
 				continue;
 			}
 			line[strcspn(line, "\n")] = '\0';
-			compare(name, idx, &ev, line);
+			/* Every site an event names is defined before it (the writer's contract). */
+			if (ev.site && !trace_reader_stack(r, ev.site))
+				FAIL("%s event %" PRIu64 ": site %u is not defined", name, idx, ev.site);
+			compare(name, idx, &ev, line, ev.site ? trace_reader_stack(r, ev.site) : NULL);
 		}
 		if (rc < 0)
 			FAIL("%s: read error %d", paths[j], rc);

@@ -137,7 +137,8 @@ static const char *addr(int fd, int peer, char *out)
 }
 
 /* The exec'd image of calls.1: argv = prog dir K exec FD CH NEXT H0 H1 S0 S1 */
-static int exec_stage(char **argv)
+/* noinline: the call-site checks (fn=) name this function and child(). */
+__attribute__((noinline)) static int exec_stage(char **argv)
 {
 	int fd = atoi(argv[4]), ch = atoi(argv[5]);
 	char buf[64];
@@ -150,6 +151,8 @@ static int exec_stage(char **argv)
 	since[ch][1] = strtoull(argv[10], NULL, 10);
 	rep_open(argv[1], "calls.1", "a");
 
+	r = getppid();
+	R("pid", "getppid", -1, 0, r, 0, "fn=exec_stage");
 	r = send(fd, "from-new-image", 14, 0);
 	D("send", fd, ch, 0, r, errno, 14, "from-new-image", 0, 0, 0);
 	r = recv(fd, buf, sizeof(buf), 0);
@@ -159,7 +162,7 @@ static int exec_stage(char **argv)
 	_exit(7);
 }
 
-static void child(const char *dir, char *self, int sv1, int p0, int p1, int sv0, int lfd,
+__attribute__((noinline)) static void child(const char *dir, char *self, int sv1, int p0, int p1, int sv0, int lfd,
                   int q0, int q1, int port, int ch_sv1, int ch_p0)
 {
 	char buf[64], a1[64], a2[64], args[6][32];
@@ -184,7 +187,7 @@ static void child(const char *dir, char *self, int sv1, int p0, int p1, int sv0,
 
 	tcp = socket(AF_INET, SOCK_STREAM, 0);
 	ch_tcp = ++next_ch;
-	R("socket", "socket", tcp, ch_tcp, tcp, errno, "a=%d,%d", AF_INET, SOCK_STREAM);
+	R("socket", "socket", tcp, ch_tcp, tcp, errno, "a=%d,%d fn=child", AF_INET, SOCK_STREAM);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -300,7 +303,7 @@ int main(int argc, char **argv)
 
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	ch_l = ++next_ch;
-	R("socket", "socket", lfd, ch_l, lfd, errno, "a=%d,%d", AF_INET, SOCK_STREAM);
+	R("socket", "socket", lfd, ch_l, lfd, errno, "a=%d,%d fn=main", AF_INET, SOCK_STREAM);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
