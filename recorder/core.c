@@ -100,6 +100,11 @@ int rec_enter(void)
 	return 1;
 }
 
+void rec_lock_reset(void)
+{
+	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+}
+
 void rec_leave(void)
 {
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
@@ -723,6 +728,7 @@ __attribute__((constructor)) static void rec_init(void)
 		goto out;
 	rec_chan_inherit_all();
 	rec_signals_install();
+	rec_atfork_install();
 	on_exit(on_exit_handler, NULL);
 	{
 		/* Stamp our pid into the variable (encore record starts the root with pid=0): a

@@ -17,6 +17,34 @@
 
 /* --- fork ----------------------------------------------------------------------------------- */
 
+/* Set around the real fork of our interposer, so that the atfork handlers below know the
+ * fork is already taken care of. */
+static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
+
+/* In a new child (the guard held): forget the parent's writer copy without touching the
+ * parent's file and shared tail, and start the trace of PARENT.k. */
+static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid)
+{
+	struct trace_writer *old = rec.w;
+
+	rec.w = NULL;
+	trace_writer_abandon(old);
+	snprintf(rec.parent, sizeof(rec.parent), "%s", rec.name);
+	if ((size_t)snprintf(rec.name, sizeof(rec.name), "%s.%u", rec.parent, k) >=
+	    sizeof(rec.name))
+		return; /* name too long: unrecorded */
+	rec.segment = 0;
+	rec.first_index = 0;
+	rec.fork_index = fork_index;
+	rec.forks = 0;
+	rec.exited = 0;
+	rec.threads = 0;
+	rec.unlogged = 0;
+	rec_site_new_trace();
+	if (rec_open_trace(parent_pid) == 0)
+		rec_chan_inherit_all();
+}
+
 static pid_t do_fork(void *ra)
 {
 	struct trace_event ev;
@@ -32,29 +60,12 @@ static pid_t do_fork(void *ra)
 	k = ++rec.forks;
 	idx = trace_writer_count(rec.w) + 1;
 	self = (pid_t)syscall(SYS_getpid);
+	in_our_fork = 1;
 	r = REC_REAL(fork)();
 	e = errno;
+	in_our_fork = 0;
 	if (r == 0) {
-		struct trace_writer *old = rec.w;
-
-		/* The parent's writer, file and shared tail are the parent's: forget our copy
-		 * without touching them, then start NAME.k. */
-		rec.w = NULL;
-		trace_writer_abandon(old);
-		snprintf(rec.parent, sizeof(rec.parent), "%s", rec.name);
-		if ((size_t)snprintf(rec.name, sizeof(rec.name), "%s.%u", rec.parent, k) >=
-		    sizeof(rec.name))
-			goto child_out; /* name too long: unrecorded */
-		rec.segment = 0;
-		rec.first_index = 0;
-		rec.fork_index = idx;
-		rec.forks = 0;
-		rec.exited = 0;
-		rec.threads = 0;
-		rec_site_new_trace();
-		if (rec_open_trace(self) == 0)
-			rec_chan_inherit_all();
-child_out:
+		child_start(k, idx, self);
 		rec_leave();
 		return 0;
 	}
@@ -71,6 +82,47 @@ child_out:
 	rec_leave();
 	errno = e;
 	return r;
+}
+
+/* Forks made inside libc (daemon() calls fork internally, past our interposer) still run
+ * the atfork handlers: the child gets its own trace as PARENT.k, and the parent logs a
+ * FORK event whose result is 0 (the child's pid is not known here). */
+static uint64_t unseen_fork_index;
+
+static void atfork_prepare(void)
+{
+	if (!in_our_fork && rec.w && !rec_busy())
+		unseen_fork_index = trace_writer_count(rec.w) + 1;
+}
+
+static void atfork_parent(void)
+{
+	struct trace_event ev;
+
+	if (in_our_fork || !rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
+	ev.naux = 1;
+	ev.aux[0] = ++rec.forks;
+	rec_log(&ev, NULL);
+	rec_leave();
+}
+
+static void atfork_child(void)
+{
+	if (in_our_fork || !rec.w || rec_busy())
+		return;
+	/* Only this thread exists now: a lock another thread held at the fork is void. */
+	rec_lock_reset();
+	if (!rec_enter())
+		return;
+	child_start(rec.forks + 1, unseen_fork_index, (pid_t)syscall(SYS_getppid));
+	rec_leave();
+}
+
+void rec_atfork_install(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 REC_EXPORT pid_t fork(void)

@@ -171,7 +171,10 @@ REC_HIDDEN uint32_t rec_site(void *ra);
 /* A new trace file begins (fork child): every site must be defined again in it. */
 REC_HIDDEN void rec_site_new_trace(void);
 
-/* --- signals (proc.c) ----------------------------------------------------------------- */
+/* --- signals and forks inside libc (proc.c) ------------------------------------------- */
 REC_HIDDEN void rec_signals_install(void);
+REC_HIDDEN void rec_atfork_install(void);
+/* In a child of a fork we did not make: release a lock another thread may have held. */
+REC_HIDDEN void rec_lock_reset(void);
 
 #endif
