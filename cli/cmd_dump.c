@@ -45,6 +45,7 @@ static void hex(FILE *out, const uint8_t *p, size_t n)
 static int has_endpoint(uint32_t kind)
 {
 	return kind == TRACE_EV_SOCKET || kind == TRACE_EV_BIND || kind == TRACE_EV_CONNECT ||
+	       kind == TRACE_EV_LISTEN ||
 	       kind == TRACE_EV_ACCEPT || kind == TRACE_EV_PIPE;
 }
 

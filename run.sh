@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# run.sh: encore's one entry point for people and CI.  Installs the Debian packages the
+# project needs (only those missing), configures and builds, then runs the main job or the
+# whole test suite.
+#
+#   ./run.sh demo     set up, build, and show encore at work on a recorded program
+#   ./run.sh test     set up, build, and run every test: unit, end-to-end and fuzz suites
+#                     with warnings as errors, then the unit tests again under ASan+UBSan,
+#                     then a short libFuzzer run of the trace reader
+#   ./run.sh build    set up and build only
+#
+# Build directories: build/ (normal), build-asan/ (sanitizers), build-fuzz/ (clang, libFuzzer).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
+          check python3 clang libclang-rt-14-dev iproute2 strace gdb)
+
+say() { printf '==> %s\n' "$*"; }
+
+install_deps() {
+	local missing=() p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing ${missing[*]}"
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >/dev/null
+}
+
+# configure DIR [meson options...]: set up DIR once, reconfigure when options change.
+configure() {
+	local dir=$1; shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson configure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+}
+
+build() {
+	install_deps
+	say "building (build/)"
+	configure build -Dwerror=true
+	ninja -C build >/dev/null
+}
+
+# The counts of a meson test log: prints "PASSED FAILED".
+count_log() {
+	python3 - "$1" <<'PY'
+import json, sys
+ok = bad = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("result") in ("OK", "EXPECTEDFAIL"):
+        ok += 1
+    elif r.get("result") != "SKIP":
+        bad += 1
+print(ok, bad)
+PY
+}
+
+run_tests() {
+	local passed=0 failed=0 p f status=0
+	build
+	say "unit, e2e and fuzz suites (build/)"
+	meson test -C build --no-rebuild --print-errorlogs --num-processes 2 || status=1
+	read -r p f < <(count_log build/meson-logs/testlog.json)
+	passed=$((passed + p)); failed=$((failed + f))
+
+	say "unit suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+	configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C build-asan >/dev/null
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+		meson test -C build-asan --no-rebuild --print-errorlogs --suite unit --suite fuzz || status=1
+	read -r p f < <(count_log build-asan/meson-logs/testlog.json)
+	passed=$((passed + p)); failed=$((failed + f))
+
+	if command -v clang >/dev/null; then
+		say "libFuzzer: the trace reader for 20 s (build-fuzz/)"
+		if [ ! -f build-fuzz/build.ninja ]; then
+			CC=clang meson setup build-fuzz -Dfuzz=enabled -Dtests=disabled \
+				-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+		fi
+		ninja -C build-fuzz tests/fuzz/fuzz_reader >/dev/null
+		local corpus
+		corpus=$(mktemp -d /tmp/encore-fuzz-corpus.XXXXXX)
+		if build-fuzz/tests/fuzz/fuzz_reader -max_total_time=20 -seed=1 -rss_limit_mb=2048 \
+			"$corpus" >"$corpus.log" 2>&1; then
+			passed=$((passed + 1))
+			say "libFuzzer: $(grep -Eo 'Done [0-9]+ runs' "$corpus.log" || echo done)"
+		else
+			failed=$((failed + 1)); status=1
+			tail -40 "$corpus.log"
+		fi
+		rm -rf "$corpus" "$corpus.log"
+	fi
+	echo "tests: $passed passed, $failed failed"
+	return $status
+}
+
+DEMO_DIR=
+demo() {
+	build
+	DEMO_DIR=$(mktemp -d /tmp/encore-demo.XXXXXX)
+	trap 'rm -rf "$DEMO_DIR"' EXIT
+	local dir=$DEMO_DIR
+	mkdir "$dir/reports"
+	say "encore --help"
+	build/cli/encore --help
+	say "encore record -o $dir/session -- e2e_calls   (two processes: sockets, pipes, fork, exec)"
+	build/cli/encore record -o "$dir/session" -- build/tests/e2e/e2e_calls "$dir/reports" 1 >/dev/null
+	say "encore check $dir/session"
+	build/cli/encore check "$dir/session"
+	say "encore dump $dir/session   (first 12 events of each process)"
+	build/cli/encore dump --limit 12 "$dir/session"
+}
+
+case "${1:-}" in
+	demo) demo ;;
+	test) run_tests ;;
+	build) build ;;
+	-h|--help|"")
+		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		[ -n "${1:-}" ] ;;
+	*) echo "run.sh: unknown command '$1' (demo, test, build)" >&2; exit 2 ;;
+esac
