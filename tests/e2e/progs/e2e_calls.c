@@ -44,6 +44,10 @@
 
 static FILE *rep;
 static unsigned K;
+/* Sizes the compiler cannot see: built with _FORTIFY_SOURCE, the calls using them become
+ * __recv_chk, __read_chk, __recvfrom_chk and __poll_chk, which the recorder must catch. */
+static volatile size_t runtime_len = 256;
+static volatile nfds_t runtime_one = 1;
 static uint32_t hashv[MAXCH][2];
 static uint64_t since[MAXCH][2];
 static int next_ch;
@@ -337,14 +341,14 @@ int main(int argc, char **argv)
 	D("send", sv[0], ch_sv0, 0, r, errno, 5, "ping1", 0, 0, 0);
 	r = recv(sv[0], buf, sizeof(buf), MSG_PEEK);
 	D("recv", sv[0], ch_sv0, 1, r, errno, sizeof(buf), buf, TRACE_FL_PEEK, 1, 0);
-	r = recv(sv[0], buf, sizeof(buf), 0);
+	r = recv(sv[0], buf, runtime_len, 0);
 	D("recv", sv[0], ch_sv0, 1, r, errno, sizeof(buf), buf, 0, 0, 0);
 	printf("parent got '%.*s'\n", (int)r, buf);
 	/* Nothing is in flight now: the child waits for the pipe. */
 	r = recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT);
 	D("recv", sv[0], ch_sv0, 1, r, errno, sizeof(buf), buf, TRACE_FL_NONBLOCK, 0, 0);
 	printf("nonblocking recv: %zd %s\n", r, r < 0 ? strerror(errno) : "");
-	r = read(q[0], buf, sizeof(buf));
+	r = read(q[0], buf, runtime_len);
 	D("read", q[0], ch_q0, 1, r, errno, sizeof(buf), buf, TRACE_FL_NONBLOCK, 0, 0);
 	r = write(q[1], "x", 1);
 	D("write", q[1], ch_q1, 0, r, errno, 1, "x", 0, 0, 0);
@@ -369,7 +373,7 @@ int main(int argc, char **argv)
 	/* Readiness: the child's sendto is on its way or there. */
 	pfd.fd = sv[0];
 	pfd.events = POLLIN;
-	r = poll(&pfd, 1, -1);
+	r = poll(&pfd, runtime_one, -1);
 	hex(v, &(int16_t){ pfd.revents }, 2);
 	R("ready", "poll", -1, 0, r, errno, "v=%s", v);
 	FD_ZERO(&rs);
@@ -390,9 +394,27 @@ int main(int argc, char **argv)
 	r = epoll_wait(ep, &got, 1, -1);
 	hex(v, &got, sizeof(got));
 	R("ready", "epoll_wait", -1, 0, r, errno, "v=%s", v);
+	r = epoll_pwait(ep, &got, 1, -1, NULL);
+	hex(v, &got, sizeof(got));
+	R("ready", "epoll_pwait", -1, 0, r, errno, "v=%s", v);
 	close(ep); /* an epoll descriptor: ignored, no event */
+	pfd.revents = 0;
+	r = ppoll(&pfd, 1, NULL, NULL);
+	hex(v, &(int16_t){ pfd.revents }, 2);
+	R("ready", "ppoll", -1, 0, r, errno, "v=%s", v);
+	FD_ZERO(&rs);
+	FD_SET(sv[0], &rs);
+	r = pselect(sv[0] + 1, &rs, NULL, NULL, NULL, NULL);
+	{
+		uint8_t sets[3 * 8] = { 0 };
+		size_t k = ((size_t)sv[0] + 1 + 7) / 8;
 
-	r = recvfrom(sv[0], buf, sizeof(buf), 0, NULL, NULL);
+		memcpy(sets, &rs, k);
+		hex(v, sets, 3 * k);
+	}
+	R("ready", "pselect", -1, 0, r, errno, "v=%s", v);
+
+	r = recvfrom(sv[0], buf, runtime_len, 0, NULL, NULL);
 	D("recvfrom", sv[0], ch_sv0, 1, r, errno, sizeof(buf), buf, 0, 0, 0);
 	printf("recvfrom: '%.*s'\n", (int)r, buf);
 
