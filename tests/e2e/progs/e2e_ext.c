@@ -8,11 +8,13 @@
  *   1. unrecorded TCP client -> recorded server (accept; decided at the first data);
  *   2. recorded client -> unrecorded TCP server (connect);
  *   3. unrecorded client -> recorded Unix socket server (SO_PEERCRED pid not registered);
- *   4. recorded child ext.1 -> the same TCP listener (registered port: not INPUT).
+ *   4. recorded child ext.1 -> the same TCP listener (registered port: not INPUT);
+ *   5. recorded child ext.2 -> a listener on [::1] (IPv6, not INPUT).
  * Report format: tests/e2e/check_trace.c.
  *
  *   e2e_ext REPORTDIR
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -106,6 +108,77 @@ static int lfd_tcp(struct sockaddr_in *sa)
 	    syscall(SYS_getsockname, fd, sa, &len))
 		return -1;
 	return fd;
+}
+
+static const char *addr6(int fd, int peer, char *out)
+{
+	struct sockaddr_in6 a;
+	socklen_t len = sizeof(a);
+	char ip[INET6_ADDRSTRLEN];
+
+	if ((peer ? getpeername(fd, (struct sockaddr *)&a, &len)
+	          : getsockname(fd, (struct sockaddr *)&a, &len)) != 0 ||
+	    !inet_ntop(AF_INET6, &a.sin6_addr, ip, sizeof(ip)))
+		return "?";
+	sprintf(out, "[%s]:%u", ip, ntohs(a.sin6_port));
+	return out;
+}
+
+/* 5. TCP over IPv6 loopback between the root and a recorded child (ext.2): a plain receive,
+ * and endpoints in IPv6 form.  Where ::1 is unusable both runs say so and stop here. */
+static void ipv6(const char *dir)
+{
+	struct sockaddr_in6 sa;
+	socklen_t slen = sizeof(sa);
+	char buf[64], a1[80], a2[80];
+	int lfd, c, ch_l, ch, status;
+	pid_t pid;
+	ssize_t r;
+
+	lfd = socket(AF_INET6, SOCK_STREAM, 0);
+	ch_l = ++next_ch;
+	fprintf(rep, "socket socket %d %d %d %d a=%d,%d\n", lfd, lfd >= 0 ? ch_l : 0, lfd,
+	        lfd < 0 ? errno : 0, AF_INET6, SOCK_STREAM);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin6_family = AF_INET6;
+	sa.sin6_addr = in6addr_loopback;
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		printf("no IPv6 loopback here\n");
+		fprintf(rep, "bind bind %d %d -1 %d\n", lfd, ch_l, errno);
+		return;
+	}
+	fprintf(rep, "bind bind %d %d 0 0 epl=%s\n", lfd, ch_l, addr6(lfd, 0, a1));
+	r = listen(lfd, 1);
+	fprintf(rep, "listen listen %d %d %zd 0\n", lfd, ch_l, r);
+	getsockname(lfd, (struct sockaddr *)&sa, &slen);
+	fflush(rep);
+	pid = fork();
+	if (pid == 0) {
+		fclose(rep);
+		rep_open(dir, "ext.2");
+		r = close(lfd);
+		fprintf(rep, "close close %d %d %zd 0\n", lfd, ch_l, r);
+		c = socket(AF_INET6, SOCK_STREAM, 0);
+		ch = ++next_ch;
+		fprintf(rep, "socket socket %d %d %d 0 a=%d,%d\n", c, ch, c, AF_INET6, SOCK_STREAM);
+		r = connect(c, (struct sockaddr *)&sa, sizeof(sa));
+		fprintf(rep, "connect connect %d %d %zd 0 epl=%s epp=%s\n", c, ch, r, addr6(c, 0, a1),
+		        addr6(c, 1, a2));
+		r = send(c, "inside-v6", 9, 0);
+		data("send", "send", c, ch, r, 9, "inside-v6", 0);
+		fprintf(rep, "exit exit -1 0 0 0\n");
+		fclose(rep);
+		exit(0);
+	}
+	fprintf(rep, "fork fork -1 0 %d 0 a=2\n", pid);
+	c = accept(lfd, NULL, NULL);
+	ch = ++next_ch;
+	fprintf(rep, "accept accept %d %d %d 0 a=%d epl=%s epp=%s\n", c, ch, c, ch_l,
+	        addr6(c, 0, a1), addr6(c, 1, a2));
+	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
+	data("recv", "recv", c, ch, r, sizeof(buf), buf, 0);
+	printf("over IPv6: '%.*s'\n", (int)r, buf);
+	waitpid(pid, &status, 0);
 }
 
 int main(int argc, char **argv)
@@ -230,6 +303,7 @@ int main(int argc, char **argv)
 	data("recv", "recv", c, ch, r, sizeof(buf), buf, 0);
 	printf("from the recorded child: '%.*s'\n", (int)r, buf);
 	waitpid(pid, &status, 0);
+	ipv6(argv[1]);
 	fprintf(rep, "exit exit -1 0 0 0\n");
 	fclose(rep);
 	return 0;
