@@ -406,6 +406,8 @@ static int put(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
 	return 0;
 }
 
+static uint8_t live[REC_CHAN_MAX]; /* rec_env_format: channel slot survives the exec */
+
 int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index)
 {
 	size_t pos = 0;
@@ -420,19 +422,17 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
 	        (long)syscall(SYS_getpid), rec.hash_every, rec.depth,
 	        (unsigned long long)rec.max_bytes) != 0)
 		return -1;
-	/* Channels that survive the exec: those with a descriptor not marked close-on-exec.
-	 * Recount nfds here for the new image. */
+	/* Channels that survive the exec: those with a descriptor not marked close-on-exec
+	 * (one pass over the descriptors; the new image recounts its descriptors). */
+	memset(live, 0, sizeof(live));
+	for (fd = 0; fd < REC_FD_MAX; fd++)
+		if (rec.fd[fd] > 0 && !rec_fd_cloexec(fd))
+			live[rec.fd[fd] - 1] = 1;
 	first = 1;
 	for (i = 0; i < REC_CHAN_MAX; i++) {
 		struct rec_chan *c = &rec.chan[i];
-		int live = 0;
 
-		if (!c->id)
-			continue;
-		for (fd = 0; fd < REC_FD_MAX && !live; fd++)
-			if (rec.fd[fd] == (int32_t)i + 1 && !rec_fd_cloexec(fd))
-				live = 1;
-		if (!live)
+		if (!c->id || !live[i])
 			continue;
 		if (put(buf, cap, &pos, "%s%u:%u:%u:%u:%llu:%llu:%u:%u:%u:%u", first ? "" : ",",
 		        c->id, c->type, c->external, c->dir, (unsigned long long)c->bytes[0],
