@@ -43,11 +43,24 @@ configure() {
 	fi
 }
 
+# quiet_ninja DIR [targets...]: build, showing the compiler's output only when it fails.
+quiet_ninja() {
+	local log
+	log=$(mktemp /tmp/encore-build.XXXXXX)
+	if ! ninja -C "$@" >"$log" 2>&1; then
+		grep -v '^\[' "$log" | tail -60 >&2
+		rm -f "$log"
+		echo "run.sh: the build in $1 failed (output above)" >&2
+		return 1
+	fi
+	rm -f "$log"
+}
+
 build() {
 	install_deps
 	say "building (build/)"
 	configure build -Dwerror=true
-	ninja -C build >/dev/null
+	quiet_ninja build
 }
 
 # The counts of a meson test log: prints "PASSED FAILED".
@@ -75,7 +88,7 @@ run_tests() {
 
 	say "unit suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 	configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
-	ninja -C build-asan >/dev/null
+	quiet_ninja build-asan
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C build-asan --no-rebuild --print-errorlogs --suite unit --suite fuzz || status=1
 	read -r p f < <(count_log build-asan/meson-logs/testlog.json)
@@ -84,12 +97,13 @@ run_tests() {
 	if command -v clang >/dev/null; then
 		say "libFuzzer: the trace reader for 20 s (build-fuzz/)"
 		if [ ! -f build-fuzz/build.ninja ]; then
-			CC=clang meson setup build-fuzz -Dfuzz=enabled -Dtests=disabled \
+			CC=clang meson setup build-fuzz -Dfuzz=enabled \
 				-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 		fi
-		ninja -C build-fuzz tests/fuzz/fuzz_reader >/dev/null
+		quiet_ninja build-fuzz tests/fuzz/fuzz_reader
 		local corpus
 		corpus=$(mktemp -d /tmp/encore-fuzz-corpus.XXXXXX)
+		build/tests/fuzz/fuzz_reader_driver --seeds "$corpus"
 		if build-fuzz/tests/fuzz/fuzz_reader -max_total_time=20 -seed=1 -rss_limit_mb=2048 \
 			"$corpus" >"$corpus.log" 2>&1; then
 			passed=$((passed + 1))

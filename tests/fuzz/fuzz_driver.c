@@ -5,6 +5,7 @@
  * kind with stacks and inherit records, and a stream with records spanning chunks.
  *
  *   fuzz_driver [ITERATIONS] [SEED]
+ *   fuzz_driver --seeds DIR      write the seed inputs into DIR (a libFuzzer corpus)
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -95,17 +96,40 @@ static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 	return buf;
 }
 
+static void write_seeds(const char *dir, uint8_t *const *seeds, const size_t *sizes)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/seed-%d", dir, k);
+		f = fopen(path, "wb");
+		if (!f || fwrite(seeds[k], 1, sizes[k], f) != sizes[k]) {
+			perror(path);
+			exit(1);
+		}
+		fclose(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	long iters = argc > 1 ? atol(argv[1]) : 20000, i;
+	int seed_mode = argc > 2 && strcmp(argv[1], "--seeds") == 0;
+	long iters = argc > 1 && !seed_mode ? atol(argv[1]) : 20000, i;
 	char path[64];
 	uint8_t *seeds[2], *m;
 	size_t sizes[2], j;
 
-	s = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x2545F4914F6CDD1Dull;
+	s = argc > 2 && !seed_mode ? strtoull(argv[2], NULL, 0) : 0x2545F4914F6CDD1Dull;
 	snprintf(path, sizeof(path), "/tmp/encore-fuzz-seed-%d.trace", (int)getpid());
 	seeds[0] = make_seed(path, 0, &sizes[0]);
 	seeds[1] = make_seed(path, 1, &sizes[1]);
+	if (seed_mode) {
+		write_seeds(argv[2], seeds, sizes);
+		return 0;
+	}
 	m = malloc(sizes[1] + 64);
 	for (i = 0; i < iters; i++) {
 		int which = (int)(rnd() % 2);
