@@ -100,7 +100,7 @@ static void event_text(FILE *out, struct trace_reader *r, const struct trace_eve
 		trace_endpoint_format(&ep, 0, l, sizeof(l));
 		trace_endpoint_format(&ep, 1, p, sizeof(p));
 		fprintf(out, " %s %s -> %s", chan_type_name(ep.type), l, p);
-	} else if (ev->kind == TRACE_EV_MARK) {
+	} else if (ev->kind == TRACE_EV_MARK || ev->kind == TRACE_EV_EXEC) {
 		fprintf(out, " %.*s", (int)ev->data_len, (const char *)ev->data);
 	} else if (ev->data_len) {
 		fprintf(out, " data=");

@@ -257,6 +257,10 @@ uint64_t trace_writer_count(const struct trace_writer *w);
 int trace_writer_fd(const struct trace_writer *w);
 /* Compress and write the current chunk now (e.g. before exec). */
 int trace_writer_flush(struct trace_writer *w);
+/* Flush and mark the file closed, keeping the writer usable: before an exec, which either
+ * ends the image (the file is then whole) or fails, and the next event reopens it (the
+ * closed mark is withdrawn before that event is written). */
+int trace_writer_seal(struct trace_writer *w);
 /* Flush, close and free.  NULL is fine. */
 int trace_writer_close(struct trace_writer *w);
 /* Forget the writer without touching the file (a forked child holding its parent's writer

@@ -53,6 +53,7 @@ struct trace_writer {
 	uint64_t live_bytes;
 	uint64_t dropped;
 	int broken;           /* sticky: a failed write leaves the file as it was, say so */
+	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
 	size_t cctx_size;
@@ -221,6 +222,11 @@ static int append(struct trace_writer *w, const void *buf, size_t n)
 
 static void record_start(struct trace_writer *w, int is_event)
 {
+	if (w->sealed) {
+		/* the exec failed: the image goes on, so the file is open again */
+		tail_store32(w, TAIL_CLOSED, 0);
+		w->sealed = 0;
+	}
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
 	if (is_event)
@@ -497,6 +503,17 @@ int trace_writer_fd(const struct trace_writer *w)
 int trace_writer_flush(struct trace_writer *w)
 {
 	return flush_chunk(w);
+}
+
+int trace_writer_seal(struct trace_writer *w)
+{
+	int rc = flush_chunk(w);
+
+	if (rc == 0) {
+		tail_store32(w, TAIL_CLOSED, 1);
+		w->sealed = 1;
+	}
+	return rc;
 }
 
 int trace_writer_close(struct trace_writer *w)

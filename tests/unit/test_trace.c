@@ -544,6 +544,52 @@ START_TEST(torn_chunk_recovered_from_tail)
 }
 END_TEST
 
+/* Sealing before an exec: a successful exec leaves a whole, closed file; a failed one goes
+ * on writing into the same file, which is open again until it is closed or sealed. */
+START_TEST(seal_then_exec_or_not)
+{
+	char dir[4096], path[4200];
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event e, out;
+	int round;
+
+	unit_tmpdir(dir, sizeof(dir));
+	for (round = 0; round < 3; round++) {
+		uint64_t n = 0;
+
+		snprintf(path, sizeof(path), "%s/s%d.trace", dir, round);
+		w = open_writer(path, "s", CHUNK, 0);
+		memset(&e, 0, sizeof(e));
+		e.kind = TRACE_EV_EXEC;
+		e.fd = -1;
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+		ck_assert_int_eq(trace_writer_seal(w), 0);
+		if (round == 0) {
+			trace_writer_abandon(w); /* the exec succeeded: the image is gone */
+		} else {
+			e.result = -1;
+			e.err = ENOENT;
+			ck_assert_int_eq(trace_writer_event(w, &e), 0);
+			if (round == 1)
+				ck_assert_int_eq(trace_writer_close(w), 0);
+			else
+				trace_writer_abandon(w); /* died after the failed exec, unsealed */
+		}
+		ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+		while (trace_reader_next(r, &out) > 0)
+			n++;
+		ck_assert_uint_eq(n, round == 0 ? 1 : 2);
+		ck_assert_int_eq(trace_reader_closed(r), round != 2);
+		ck_assert_uint_eq(trace_reader_tail_events(r), round == 2 ? 1 : 0);
+		ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+		trace_reader_close(r);
+	}
+	unit_rmdir(dir);
+}
+END_TEST
+
 /* A closed file cut at every byte offset: never a wrong event, never a crash; a cut inside
  * the chunks reports damage and keeps the whole chunks before it. */
 START_TEST(truncation_at_every_offset)
@@ -759,6 +805,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(basics, session_groups_segments);
 	tcase_add_test(recovery, writer_death_after_any_event);
 	tcase_add_test(recovery, torn_chunk_recovered_from_tail);
+	tcase_add_test(recovery, seal_then_exec_or_not);
 	tcase_add_test(damage, truncation_at_every_offset);
 	tcase_add_test(damage, flipped_bytes_detected);
 	tcase_add_test(damage, garbage_is_not_a_trace);
