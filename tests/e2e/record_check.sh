@@ -26,6 +26,11 @@ if [ -n "${EXPECT_STDERR:-}" ] && ! grep -qF "$EXPECT_STDERR" "$tmp/rec.err"; th
     exit 1
 fi
 
+# Security: the session directory is 0700, every trace file 0600.
+[ "$(stat -c %a "$tmp/session")" = 700 ] || { echo "FAIL: session directory mode"; exit 1; }
+for f in "$tmp"/session/*.trace; do
+    [ "$(stat -c %a "$f")" = 600 ] || { echo "FAIL: $f mode $(stat -c %a "$f")"; exit 1; }
+done
 if ! cmp -s "$tmp/bare.out" "$tmp/rec.out"; then
     echo "FAIL: output differs with recording:"; diff "$tmp/bare.out" "$tmp/rec.out" || true
     exit 1
