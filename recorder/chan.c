@@ -17,6 +17,10 @@
  * headers: both names are interposed here, so each must keep its own name. */
 #undef _FILE_OFFSET_BITS
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <string.h>
@@ -157,6 +161,59 @@ static int addr_local(const struct trace_endpoint *ep)
 	return 0;
 }
 
+/* The inode of the other end of a connected Unix stream socket, from the kernel's sock_diag
+ * interface (what `ss -x` shows): with it the analyzer matches connect and accept ends
+ * exactly, even when one client connects twice.  Known at accept (the connecting end's
+ * inode); at connect the server's end has no inode until it is accepted.  0 when unknown
+ * (no peer yet, no unix_diag).  Raw system calls: the recorder's own I/O is not the
+ * program's. */
+static uint64_t unix_peer_inode(uint64_t ino)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req;
+	union {
+		struct nlmsghdr nlh;
+		char buf[1024];
+	} resp;
+	struct sockaddr_nl nl;
+	struct nlmsghdr *h = &resp.nlh;
+	uint64_t peer = 0;
+	long n;
+	int fd;
+
+	if (!ino || ino > UINT32_MAX)
+		return 0;
+	fd = (int)syscall(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return 0;
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0u;
+	req.r.udiag_ino = (uint32_t)ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0u; /* no cookie: look up by inode */
+	memset(&nl, 0, sizeof(nl));
+	nl.nl_family = AF_NETLINK;
+	if (syscall(SYS_sendto, fd, &req, sizeof(req), 0, &nl, sizeof(nl)) == (long)sizeof(req) &&
+	    (n = syscall(SYS_recvfrom, fd, &resp, sizeof(resp), 0, NULL, NULL)) > 0 &&
+	    NLMSG_OK(h, (unsigned long)n) && h->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+		struct unix_diag_msg *m = NLMSG_DATA(h);
+		struct rtattr *a = (struct rtattr *)(void *)(m + 1);
+		long len = (long)h->nlmsg_len - (long)NLMSG_LENGTH(sizeof(*m));
+
+		for (; len > 0 && RTA_OK(a, (unsigned long)len); a = RTA_NEXT(a, len))
+			if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t))
+				peer = *(uint32_t *)RTA_DATA(a);
+	}
+	syscall(SYS_close, fd);
+	return peer;
+}
+
 static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
                           const struct sockaddr *peer_hint, socklen_t hint_len)
 {
@@ -185,6 +242,8 @@ static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
 			ep->peer_pid = cred.pid;
 	}
+	if (c->type == TRACE_CHAN_UNIX && ep->peer_len)
+		ep->peer_inode = unix_peer_inode(ep->inode);
 }
 
 /* Decide whether the bytes this end receives come from a recorded process.  `accepted`:

@@ -9,7 +9,8 @@
  *   2. recorded client -> unrecorded TCP server (connect);
  *   3. unrecorded client -> recorded Unix socket server (SO_PEERCRED pid not registered);
  *   4. recorded child ext.1 -> the same TCP listener (registered port: not INPUT);
- *   5. recorded child ext.2 -> a listener on [::1] (IPv6, not INPUT).
+ *   5. recorded child ext.2 -> a listener on [::1] (IPv6, not INPUT);
+ *   6. a Unix connection within the root: the accepted end names the connecting end's inode.
  * Report format: tests/e2e/check_trace.c.
  *
  *   e2e_ext REPORTDIR
@@ -22,7 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -152,6 +157,7 @@ static void ipv6(const char *dir)
 	fprintf(rep, "listen listen %d %d %zd 0\n", lfd, ch_l, r);
 	getsockname(lfd, (struct sockaddr *)&sa, &slen);
 	fflush(rep);
+	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		fclose(rep);
@@ -179,6 +185,94 @@ static void ipv6(const char *dir)
 	data("recv", "recv", c, ch, r, sizeof(buf), buf, 0);
 	printf("over IPv6: '%.*s'\n", (int)r, buf);
 	waitpid(pid, &status, 0);
+}
+
+/* Does this kernel answer sock_diag queries for Unix sockets?  (Asked with raw system
+ * calls, so that the recorder does not see the question.) */
+static int unix_diag_works(int fd)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req;
+	char resp[1024];
+	struct sockaddr_nl nl;
+	struct stat st;
+	long n;
+	int s = (int)syscall(SYS_socket, AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG);
+
+	if (s < 0 || fstat(fd, &st) != 0)
+		return 0;
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0u;
+	req.r.udiag_ino = (unsigned)st.st_ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0u;
+	memset(&nl, 0, sizeof(nl));
+	nl.nl_family = AF_NETLINK;
+	n = syscall(SYS_sendto, s, &req, sizeof(req), 0, &nl, sizeof(nl));
+	if (n == (long)sizeof(req))
+		n = syscall(SYS_recvfrom, s, resp, sizeof(resp), 0, NULL, NULL);
+	syscall(SYS_close, s);
+	return n > 0 && ((struct nlmsghdr *)(void *)resp)->nlmsg_type == SOCK_DIAG_BY_FAMILY;
+}
+
+static unsigned long long inode(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* 6. A Unix stream connection within the root: the accepting end's endpoint names the
+ * connecting end's inode (peer_inode, from sock_diag), which pairs connect and accept.
+ * Kernels without unix_diag leave peer_inode 0: then both runs report 0. */
+static void unix_self(void)
+{
+	struct sockaddr_un su;
+	socklen_t len;
+	char name[64];
+	int l, c, a, ch_l, ch_c, ch_a, r;
+	unsigned long long ic, ia;
+
+	memset(&su, 0, sizeof(su));
+	su.sun_family = AF_UNIX;
+	snprintf(name, sizeof(name), "encore-e2e-self-%d", (int)syscall(SYS_getpid));
+	memcpy(su.sun_path + 1, name, strlen(name));
+	len = (socklen_t)(sizeof(sa_family_t) + 1 + strlen(name));
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	ch_l = ++next_ch;
+	fprintf(rep, "socket socket %d %d %d 0 a=%d,%d\n", l, ch_l, l, AF_UNIX, SOCK_STREAM);
+	r = bind(l, (struct sockaddr *)&su, len);
+	fprintf(rep, "bind bind %d %d %d 0\n", l, ch_l, r);
+	r = listen(l, 1);
+	fprintf(rep, "listen listen %d %d %d 0\n", l, ch_l, r);
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	ch_c = ++next_ch;
+	fprintf(rep, "socket socket %d %d %d 0 a=%d,%d\n", c, ch_c, c, AF_UNIX, SOCK_STREAM);
+	r = connect(c, (struct sockaddr *)&su, len);
+	a = accept(l, NULL, NULL);
+	ch_a = ++next_ch;
+	ic = inode(c);
+	ia = inode(a);
+	if (!unix_diag_works(c))
+		ia = ic = 0; /* the recorder cannot know either */
+	/* At connect the server's end has no inode yet (it gets one when accepted): only the
+	 * accepting end can name its peer. */
+	(void)ia;
+	fprintf(rep, "connect connect %d %d %d 0 ino=%llu pino=0\n", c, ch_c, r, inode(c));
+	fprintf(rep, "accept accept %d %d %d 0 a=%d ino=%llu pino=%llu\n", a, ch_a, a, ch_l,
+	        inode(a), ic);
+	close(a);
+	fprintf(rep, "close close %d %d 0 0\n", a, ch_a);
+	close(c);
+	fprintf(rep, "close close %d %d 0 0\n", c, ch_c);
+	close(l);
+	fprintf(rep, "close close %d %d 0 0\n", l, ch_l);
 }
 
 int main(int argc, char **argv)
@@ -304,6 +398,7 @@ int main(int argc, char **argv)
 	printf("from the recorded child: '%.*s'\n", (int)r, buf);
 	waitpid(pid, &status, 0);
 	ipv6(argv[1]);
+	unix_self();
 	fprintf(rep, "exit exit -1 0 0 0\n");
 	fclose(rep);
 	return 0;
