@@ -86,6 +86,33 @@ void rec_chan_inherit_all(void)
 			                     rec.chan[i].bytes[REC_IN]);
 }
 
+/* Registry entries saying "a recorded process is at this TCP port": made at listen and
+ * connect, removed when the process that made them closes the channel, so that a port
+ * reused later by an unrecorded process is not taken for a recorded one.  (A process that
+ * exits without closing leaves its entries: the session is then conservative only as long
+ * as nobody outside reuses the port during the recording.) */
+static void reg_chan(struct rec_chan *c, uint8_t kind, int port, int server_port)
+{
+	c->reg = kind;
+	c->reg_pid = (int32_t)syscall(SYS_getpid);
+	c->local_port = (uint16_t)port;
+	c->peer_port = (uint16_t)server_port;
+	if (kind == REC_REG_TCP)
+		rec_registry_add("tcp", (unsigned long)port, -1);
+	else
+		rec_registry_add("conn", (unsigned long)port, server_port);
+}
+
+static void unreg_chan(const struct rec_chan *c)
+{
+	if (!c->reg || c->reg_pid != (int32_t)syscall(SYS_getpid))
+		return;
+	if (c->reg == REC_REG_TCP)
+		rec_registry_del("tcp", c->local_port, -1);
+	else
+		rec_registry_del("conn", c->local_port, c->peer_port);
+}
+
 /* The descriptor goes away (close, or dup2 over it).  Logs CLOSE when it was the process's
  * last descriptor of its channel.  Called with the guard held. */
 static void fd_release(int fd, uint32_t call, void *ra)
@@ -108,6 +135,7 @@ static void fd_release(int fd, uint32_t call, void *ra)
 	rec_event_init(&ev, TRACE_EV_CLOSE, call, fd);
 	ev.channel = c->id;
 	rec_log(&ev, ra);
+	unreg_chan(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -260,17 +288,18 @@ static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int
 		c->external = 0; /* made here: both ends are in recorded processes */
 		break;
 	case TRACE_CHAN_UNIX:
-		if (ep->peer_pid > 0 && rec_registry_has("pid", (unsigned long)ep->peer_pid))
+		if (ep->peer_pid > 0 && rec_registry_has("pid", (unsigned long)ep->peer_pid, -1))
 			c->external = 0;
 		break;
 	case TRACE_CHAN_TCP:
 		if (!ep->peer_len || !addr_local(ep))
 			break;
 		c->peer_port = (uint16_t)addr_port(ep->peer, ep->peer_len);
+		c->local_port = (uint16_t)addr_port(ep->local, ep->local_len);
 		if (!accepted) {
-			if (rec_registry_has("tcp", c->peer_port))
+			if (rec_registry_has("tcp", c->peer_port, -1))
 				c->external = 0;
-		} else if (rec_registry_has("conn", c->peer_port)) {
+		} else if (rec_registry_has("conn", c->peer_port, c->local_port)) {
 			c->external = 0;
 		} else {
 			c->undecided = 1;
@@ -565,12 +594,13 @@ static void log_sock_op(int fd, int r, int e, uint32_t kind, uint32_t call,
 	fill_endpoint(fd, c, &ep, hint, hint_len);
 	if (kind == TRACE_EV_CONNECT) {
 		decide_peer(c, &ep, 0);
-		if (c->type == TRACE_CHAN_TCP && addr_port(ep.local, ep.local_len))
-			rec_registry_add("conn", (unsigned long)addr_port(ep.local, ep.local_len));
+		if (c->type == TRACE_CHAN_TCP && addr_port(ep.local, ep.local_len) && !c->reg)
+			reg_chan(c, REC_REG_CONN, addr_port(ep.local, ep.local_len),
+			         addr_port(ep.peer, ep.peer_len));
 	}
 	if (kind == TRACE_EV_LISTEN && c->type == TRACE_CHAN_TCP &&
-	    addr_port(ep.local, ep.local_len))
-		rec_registry_add("tcp", (unsigned long)addr_port(ep.local, ep.local_len));
+	    addr_port(ep.local, ep.local_len) && !c->reg)
+		reg_chan(c, REC_REG_TCP, addr_port(ep.local, ep.local_len), 0);
 	log_endpoint(&ev, &ep, ra);
 }
 
@@ -601,8 +631,8 @@ REC_EXPORT int listen(int fd, int backlog)
 			struct trace_endpoint ep;
 
 			fill_endpoint(fd, c, &ep, NULL, 0);
-			if (addr_port(ep.local, ep.local_len))
-				rec_registry_add("tcp", (unsigned long)addr_port(ep.local, ep.local_len));
+			if (addr_port(ep.local, ep.local_len) && !c->reg)
+				reg_chan(c, REC_REG_TCP, addr_port(ep.local, ep.local_len), 0);
 		}
 		rec_leave();
 	}
@@ -1006,7 +1036,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	if (dir == REC_IN && c->undecided && r > 0) {
 		/* The client registered its port before it sent these bytes. */
 		c->undecided = 0;
-		c->external = !rec_registry_has("conn", c->peer_port);
+		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
 	}
 	if (dir == REC_IN && c->external) {
 		ev.kind = TRACE_EV_INPUT;

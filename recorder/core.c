@@ -486,20 +486,36 @@ static int registry_put(const char *kind, unsigned long key, long sub, const cha
 	return 0;
 }
 
-void rec_registry_add(const char *kind, unsigned long key)
+static int registry_path(char *path, size_t cap, const char *kind, unsigned long key, long sub)
 {
-	registry_put(kind, key, -1, NULL, 0);
+	int n = sub >= 0 ? snprintf(path, cap, "%s/" REC_REGISTRY "/%s.%lu.%ld", rec.dir, kind, key,
+	                            sub)
+	                 : snprintf(path, cap, "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key);
+
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
-int rec_registry_has(const char *kind, unsigned long key)
+void rec_registry_add(const char *kind, unsigned long key, long sub)
+{
+	registry_put(kind, key, sub, NULL, 0);
+}
+
+int rec_registry_has(const char *kind, unsigned long key, long sub)
 {
 	char path[4096 + 64];
 	struct stat st;
 
-	if (snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key) >=
-	    (int)sizeof(path))
+	if (registry_path(path, sizeof(path), kind, key, sub) != 0)
 		return 0;
 	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+void rec_registry_del(const char *kind, unsigned long key, long sub)
+{
+	char path[4096 + 64];
+
+	if (registry_path(path, sizeof(path), kind, key, sub) == 0)
+		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }
 
 /* --- opening the trace ------------------------------------------------------------------ */
