@@ -1,15 +1,434 @@
-/* cmd_replay.c: `encore replay` (re-execute a session and halt at Inf(P)).  Not built yet: issue #6. */
-#include <stdio.h>
+/*
+ * cmd_replay.c: `encore replay DIR [--stop 'P' | --cut FILE] [--json] [--then ...]`
+ * re-executes a recorded session under the replayer (issue #6): the global debugger (rep.h)
+ * starts every recorded root with libencore-replay.so preloaded, each process's local
+ * controller enforces its trace, and the replay runs to the end or halts at a cut.  Thin:
+ * parses options, calls rep_*, prints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "rep.h"
+
+#define LIB_NAME "libencore-replay.so"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "NAME\n"
+	        "    encore replay - re-execute a recorded session, halt at a global state\n\n"
+	        "SYNOPSIS\n"
+	        "    encore replay [OPTIONS] DIR\n"
+	        "    encore replay [OPTIONS] --stop 'PREDICATE' DIR\n"
+	        "    encore replay [OPTIONS] --cut CUT.json DIR\n\n"
+	        "DESCRIPTION\n"
+	        "    Starts every recorded root process of the session DIR again (same argv, same\n"
+	        "    directory) with the local controller (" LIB_NAME ") preloaded.  Each\n"
+	        "    process follows its trace: the k-th receive reads the recorded channel and\n"
+	        "    exactly the recorded number of bytes; clocks, random bytes, pids, readiness\n"
+	        "    results and bytes from outside the session are given back from the trace;\n"
+	        "    forked children take the same logical names.  Its own output is the same as\n"
+	        "    in the recorded run.  A process that does something else (another call, \n"
+	        "    channel, size, or content than the trace says) stops the replay with a\n"
+	        "    report naming the process, the event, and the difference.\n\n"
+	        "    A session whose traces are damaged, or whose executables changed (another\n"
+	        "    ELF build-id), is refused before anything starts.\n\n"
+	        "    With --stop or --cut, every process halts before the first event outside\n"
+	        "    the cut, blocked inside its controller, and the global state is printed:\n"
+	        "    per process its logical name, pid, state index, last and next event and a\n"
+	        "    backtrace of the halted process.\n\n"
+	        "OPTIONS\n"
+	        "    --stop P            halt at Inf(P), computed by the analyzer as `encore inf`\n"
+	        "                        does (for a disjunctive P: its first minimal cut)\n"
+	        "    --cut FILE          halt at the first cut of FILE, in the shape `encore inf\n"
+	        "                        --json` prints ({\"cuts\":[{\"PROC\":N,...}]}); '-' reads stdin\n"
+	        "    --json              print the halted state as one JSON line:\n"
+	        "                        {\"halted\":true,\"cuts\":[{\"PROC\":N,...}],\"processes\":[...]}\n"
+	        "    --then WHAT         after the halt: stop (keep the processes halted, print\n"
+	        "                        `gdb -p PID` lines, end them when you press Enter),\n"
+	        "                        kill (end them), continue (run on to the end), gdb (open\n"
+	        "                        gdb on the first halted process, end them after it).\n"
+	        "                        Default: stop on a terminal, kill otherwise\n"
+	        "    --stall-timeout S   a replay that makes no progress for S seconds stops and\n"
+	        "                        says which process waits for what (default 10)\n"
+	        "    -q, --quiet         no summary line\n"
+	        "    -h, --help          this text\n\n"
+	        "ENVIRONMENT\n"
+	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: next to the encore\n"
+	        "                        executable, in the build tree or installed)\n\n"
+	        "FILES\n"
+	        "    DIR/.encore-replay/ the control socket (0600) and status board of a running\n"
+	        "                        replay; removed when it ends\n\n"
+	        "EXIT STATUS\n"
+	        "    0 replayed to the end, or halted; 1 divergence, refusal, stall or a replay\n"
+	        "    that ended early; 2 usage error; 130 interrupted (every replayed process is\n"
+	        "    ended first).\n\n"
+	        "LIMITS\n"
+	        "    Not yet: predicates on program variables (var.NAME, the online halting\n"
+	        "    protocol), halt markers for disjunctive predicates, --step, exec, accept\n"
+	        "    order between several clients, threads.\n\n"
+	        "EXAMPLES\n"
+	        "    encore replay /tmp/ring\n"
+	        "    encore replay --stop 'ring: sent >= 3 && ring.1: received >= 2' /tmp/ring\n"
+	        "    encore inf --json /tmp/ring 'ring.2: exited' > cut.json &&\n"
+	        "        encore replay --cut cut.json --then kill /tmp/ring\n");
+}
+
+static int find_lib(char *out, size_t cap)
+{
+	const char *env = getenv("ENCORE_REPLAY_LIB");
+	const char *self = cli_self_dir();
+	char buf[3][PATH_MAX];
+	const char *cand[4];
+	size_t n = 0;
+
+	if (env && *env)
+		return realpath(env, out) && access(out, R_OK) == 0 ? 0 : -1;
+	snprintf(buf[0], sizeof(buf[0]), "%s/../replayer/" LIB_NAME, self);
+	cand[n++] = buf[0];
+#ifdef ENCORE_REPLAY_SO_BUILD
+	cand[n++] = ENCORE_REPLAY_SO_BUILD;
+#endif
+	snprintf(buf[1], sizeof(buf[1]), "%s/../lib/" LIB_NAME, self);
+	cand[n++] = buf[1];
+	snprintf(buf[2], sizeof(buf[2]), "%s/../lib/x86_64-linux-gnu/" LIB_NAME, self);
+	cand[n++] = buf[2];
+	(void)cap;
+	for (size_t i = 0; i < n; i++)
+		if (access(cand[i], R_OK) == 0 && realpath(cand[i], out))
+			return 0;
+	return -1;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int c;
+
+	if (!f)
+		return NULL;
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 2 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 4096);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		buf[n++] = (char)c;
+	}
+	if (buf)
+		buf[n] = '\0';
+	else if (!ferror(f))
+		buf = strdup("");
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+static const char *pstate_name(enum rep_pstate s)
+{
+	switch (s) {
+	case REP_P_RUNNING: return "running";
+	case REP_P_HALTED: return "halted";
+	case REP_P_EXITED: return "exited";
+	default: return "not started";
+	}
+}
+
+static void print_state_text(struct rep *r)
+{
+	printf("Global state (one line per process; state k = after its event k):\n");
+	for (size_t i = 0; i < rep_nprocs(r); i++) {
+		struct rep_proc_info in;
+
+		rep_proc_info(r, i, &in);
+		printf("  %-16s pid %-7ld state %llu of %llu, %s\n", in.name, in.pid,
+		       (unsigned long long)in.index, (unsigned long long)in.nevents,
+		       pstate_name(in.state));
+		printf("      last: %s\n      next: %s\n", in.last, in.next);
+		if (in.backtrace && in.backtrace[0]) {
+			const char *p = in.backtrace;
+
+			printf("      backtrace:\n");
+			while (*p) {
+				const char *nl = strchr(p, '\n');
+				int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+				printf("        %.*s\n", len, p);
+				p += len + (nl ? 1 : 0);
+			}
+		}
+	}
+	fflush(stdout);
+}
+
+static void print_state_json(struct rep *r, const char *pred)
+{
+	printf("{\"halted\":true");
+	if (pred) {
+		printf(",\"predicate\":");
+		cli_json_string(stdout, pred);
+	}
+	printf(",\"cuts\":[{");
+	for (size_t i = 0; i < rep_nprocs(r); i++) {
+		struct rep_proc_info in;
+
+		rep_proc_info(r, i, &in);
+		printf("%s", i ? "," : "");
+		cli_json_string(stdout, in.name);
+		printf(":%llu", (unsigned long long)in.index);
+	}
+	printf("}],\"processes\":[");
+	for (size_t i = 0; i < rep_nprocs(r); i++) {
+		struct rep_proc_info in;
+
+		rep_proc_info(r, i, &in);
+		printf("%s{\"name\":", i ? "," : "");
+		cli_json_string(stdout, in.name);
+		printf(",\"pid\":%ld,\"state\":%llu,\"events\":%llu,\"status\":\"%s\",\"last\":", in.pid,
+		       (unsigned long long)in.index, (unsigned long long)in.nevents,
+		       pstate_name(in.state));
+		cli_json_string(stdout, in.last);
+		printf(",\"next\":");
+		cli_json_string(stdout, in.next);
+		printf(",\"backtrace\":");
+		cli_json_string(stdout, in.backtrace ? in.backtrace : "");
+		printf("}");
+	}
+	printf("]}\n");
+	fflush(stdout);
+}
+
+static void run_gdb(struct rep *r)
+{
+	for (size_t i = 0; i < rep_nprocs(r); i++) {
+		struct rep_proc_info in;
+		char pid[32];
+		pid_t g;
+
+		rep_proc_info(r, i, &in);
+		if (in.state != REP_P_HALTED)
+			continue;
+		snprintf(pid, sizeof(pid), "%ld", in.pid);
+		g = fork();
+		if (g == 0) {
+			execlp("gdb", "gdb", "-q", "-p", pid, (char *)NULL);
+			fprintf(stderr, "encore replay: cannot run gdb: %s\n", strerror(errno));
+			_exit(127);
+		}
+		if (g > 0)
+			waitpid(g, NULL, 0);
+		return;
+	}
+}
 
 int cmd_replay(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		printf("NAME\n    encore replay - re-execute a session and halt at Inf(P)\n\n"
-		       "This command is not built yet (issue #6).\n");
-		return CLI_OK;
+	static const struct option opts[] = {
+		{ "stop", required_argument, NULL, 's' },
+		{ "cut", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "then", required_argument, NULL, 't' },
+		{ "stall-timeout", required_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *stop = NULL, *cutfile = NULL, *then = NULL, *dir;
+	struct rep_options ro;
+	struct trace_diag d;
+	struct sigaction sa;
+	struct rep *r = NULL;
+	char lib[PATH_MAX];
+	int json = 0, quiet = 0, c, rc, ret = CLI_FAIL;
+	double stall = 10;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': stop = optarg; break;
+		case 'c': cutfile = optarg; break;
+		case 'j': json = 1; break;
+		case 't': then = optarg; break;
+		case 'T':
+			stall = strtod(optarg, NULL);
+			if (stall <= 0) {
+				cli_error("replay", "--stall-timeout wants a positive number of seconds");
+				return CLI_USAGE;
+			}
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
 	}
-	return cli_not_built("replay", "the replayer (issue #6)");
+	if (argc - optind != 1) {
+		cli_error("replay", "expected one session directory, e.g. encore replay /tmp/ring");
+		return CLI_USAGE;
+	}
+	dir = argv[optind];
+	if (stop && cutfile) {
+		cli_error("replay", "--stop and --cut both say where to halt: give one");
+		return CLI_USAGE;
+	}
+	if (!then)
+		then = isatty(0) && isatty(1) ? "stop" : "kill";
+	if (strcmp(then, "stop") && strcmp(then, "kill") && strcmp(then, "continue") &&
+	    strcmp(then, "gdb")) {
+		cli_error("replay", "--then %s: expected stop, kill, continue or gdb", then);
+		return CLI_USAGE;
+	}
+	if (find_lib(lib, sizeof(lib)) != 0) {
+		cli_error("replay", "cannot find %s next to %s; set ENCORE_REPLAY_LIB", LIB_NAME,
+		          cli_self_dir());
+		return CLI_FAIL;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.lib = lib;
+	ro.stall_ms = (unsigned)(stall * 1000);
+	ro.interrupted = &interrupted;
+	memset(&d, 0, sizeof(d));
+	if ((rc = rep_open(dir, &ro, &r, &d)) != 0) {
+		cli_diag("replay", &d);
+		cli_error("replay", "refusing to replay %s", dir);
+		return CLI_FAIL;
+	}
+	if (cutfile) {
+		char *text = read_all(cutfile);
+
+		if (!text) {
+			cli_error("replay", "cannot read the cut %s: %s", cutfile, strerror(errno));
+			goto out;
+		}
+		memset(&d, 0, sizeof(d));
+		rc = rep_cut_json(r, text, &d);
+		free(text);
+		if (rc) {
+			cli_error("replay", "%s: %s", cutfile, d.msg);
+			goto out;
+		}
+	} else if (stop) {
+		size_t which, ncuts;
+		struct trace_pred *pred = NULL;
+
+		memset(&d, 0, sizeof(d));
+		if (trace_pred_parse(stop, &pred, &d) != 0) {
+			cli_error("replay", "bad predicate: %s (column %llu)", d.msg,
+			          (unsigned long long)d.offset);
+			ret = CLI_USAGE;
+			goto out;
+		}
+		if (trace_pred_uses_var(pred)) {
+			trace_pred_free(pred);
+			cli_error("replay", "var.NAME predicates need the online halting protocol "
+			          "(Manabe & Imase 3.2), which is not built yet; use terms the trace "
+			          "holds (sent, received, mark.KEY...) or encore_mark() the variable");
+			ret = CLI_MISSING;
+			goto out;
+		}
+		trace_pred_free(pred);
+		memset(&d, 0, sizeof(d));
+		rc = rep_cut_predicate(r, stop, &which, &ncuts, &d);
+		if (rc < 0) {
+			cli_diag("replay", &d);
+			goto out;
+		}
+		if (rc == 0) {
+			cli_error("replay", "the predicate never holds in this recording: nothing to "
+			          "halt at (check it with encore inf %s '...')", dir);
+			goto out;
+		}
+		if (ncuts > 1 && !quiet)
+			fprintf(stderr, "encore replay: the predicate has %zu minimal cuts; halting at "
+			        "the first (encore inf lists them all)\n", ncuts);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	memset(&d, 0, sizeof(d));
+	if ((rc = rep_start(r, &d)) != 0) {
+		cli_diag("replay", &d);
+		goto out;
+	}
+	rc = rep_run(r);
+again:
+	switch (rc) {
+	case REP_END:
+		if (!quiet)
+			fprintf(stderr, "encore replay: %zu processes replayed to the end, every event "
+			        "as recorded\n", rep_nprocs(r));
+		ret = CLI_OK;
+		break;
+	case REP_HALTED:
+		if (json)
+			print_state_json(r, stop);
+		else
+			print_state_text(r);
+		ret = CLI_OK;
+		if (strcmp(then, "continue") == 0) {
+			rep_continue(r);
+			rc = rep_run(r);
+			goto again;
+		}
+		if (strcmp(then, "gdb") == 0) {
+			run_gdb(r);
+		} else if (strcmp(then, "stop") == 0) {
+			char line[64];
+
+			fprintf(stderr, "The processes are halted inside their controllers; attach with:\n");
+			for (size_t i = 0; i < rep_nprocs(r); i++) {
+				struct rep_proc_info in;
+
+				rep_proc_info(r, i, &in);
+				if (in.state == REP_P_HALTED)
+					fprintf(stderr, "    gdb -p %ld    # %s\n", in.pid, in.name);
+			}
+			fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
+			if (!fgets(line, sizeof(line), stdin))
+				line[0] = '\0';
+		}
+		break;
+	case REP_INTERRUPTED:
+		rep_kill(r);
+		cli_error("replay", "interrupted; every replayed process was ended");
+		ret = 130;
+		break;
+	default:
+		if (rc < 0)
+			cli_error("replay", "%s", trace_strerror(rc));
+		else
+			cli_error("replay", "%s", rep_message(r));
+		ret = CLI_FAIL;
+		break;
+	}
+out:
+	rep_close(r); /* ends whatever still runs, reaps everything */
+	return ret;
 }

@@ -1,0 +1,847 @@
+/*
+ * gd.c: the global debugger (Manabe & Imase section 2.2), the coordinating half of the
+ * replayer, run inside `encore replay`.
+ *
+ * It checks the session (every trace whole, every executable the recorded one), makes the
+ * control socket and the status board in DIR/.encore-replay/, starts the recorded roots with
+ * the LC preloaded, answers each LC's HELLO with its slot and target state, and watches:
+ * DONE and end of connection (a process ended), HALTED (a process reached its target),
+ * DIVERGED (the trace was not followed), and the board (no progress for stall_ms: who waits
+ * for what).  It is a subreaper, so every replayed process ends up its child and is reaped
+ * here; rep_kill ends them all, whatever state they are in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ana.h"
+#include "proto.h"
+#include "rep.h"
+
+#define MSG_HDR offsetof(struct rep_msg, text)
+
+struct gd_proc {
+	char name[TRACE_NAME_MAX];
+	char parent[TRACE_NAME_MAX];
+	char exe[4096];
+	char cwd[4096];
+	char **argv;
+	uint32_t argc;
+	uint64_t nevents;
+	int ana;                /* process number in the analyzer */
+	uint64_t target;        /* REP_NO_TARGET: run to the end */
+	long pid;
+	int conn;               /* control connection, -1 when none */
+	int started, halted, done, gone, reaped;
+	uint64_t index;         /* last state reported */
+	int wait_status;
+	char *backtrace;
+};
+
+struct rep {
+	char dir[4096];
+	char lib[4096];
+	struct rep_options opt;
+	struct gd_proc *procs;
+	size_t nprocs;
+	struct ana_session *ana;
+	int lfd;                /* listening control socket */
+	struct rep_slot *board;
+	long pgid;
+	int started;
+	int killed;
+	char message[8192];
+	/* connections not yet matched to a process (before HELLO) */
+	int pending[256];
+	size_t npending;
+	uint64_t last_progress;
+	struct timespec last_change;
+};
+
+static void diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d)
+		return;
+	memset(d, 0, sizeof(*d));
+	d->code = code;
+	d->sys_errno = errno;
+	if (file)
+		snprintf(d->file, sizeof(d->file), "%s", file);
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void hex(const uint8_t *b, size_t n, char *out, size_t cap)
+{
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && 2 * i + 2 < cap; i++)
+		snprintf(out + 2 * i, cap - 2 * i, "%02x", b[i]);
+}
+
+/* --- opening: the session, its damage, its binaries ---------------------------------------- */
+
+/* Read one trace through; fill p from its header.  Refuses damage. */
+static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d)
+{
+	struct trace_reader *rd = NULL;
+	struct trace_event ev;
+	const struct trace_process *h;
+	uint8_t bid[64];
+	char want[160], have[160];
+	int rc, n;
+
+	if ((rc = trace_reader_open(path, &rd, d)) != 0)
+		return rc;
+	h = trace_reader_process(rd);
+	snprintf(p->name, sizeof(p->name), "%s", h->name);
+	snprintf(p->parent, sizeof(p->parent), "%s", h->parent);
+	snprintf(p->exe, sizeof(p->exe), "%s", h->exe);
+	snprintf(p->cwd, sizeof(p->cwd), "%s", h->cwd);
+	p->argc = h->argc;
+	p->argv = calloc((size_t)h->argc + 1, sizeof(char *));
+	for (uint32_t i = 0; p->argv && i < h->argc; i++)
+		p->argv[i] = strdup(h->argv[i]);
+	if (h->build_id_len) {
+		n = rep_elf_build_id(h->exe, bid, sizeof(bid));
+		if (n < 0) {
+			diag_set(d, TRACE_ENOENT, h->exe,
+			         "process %s: the recorded executable cannot be read (%s): restore it, "
+			         "or replay on the machine that recorded it", h->name, strerror(errno));
+			rc = TRACE_ENOENT;
+			goto out;
+		}
+		if ((uint32_t)n != h->build_id_len || memcmp(bid, h->build_id, (size_t)n) != 0) {
+			hex(h->build_id, h->build_id_len, want, sizeof(want));
+			hex(bid, n > 0 ? (size_t)n : 0, have, sizeof(have));
+			diag_set(d, TRACE_EINVAL, h->exe,
+			         "process %s: the executable changed since the recording (build-id %s, "
+			         "recorded %s): replay needs the recorded binary; rebuild or restore it",
+			         h->name, have[0] ? have : "none", want);
+			rc = TRACE_EINVAL;
+			goto out;
+		}
+	}
+	p->nevents = 0;
+	while ((rc = trace_reader_next(rd, &ev)) == 1)
+		p->nevents++;
+	if (rc < 0) {
+		diag_set(d, rc, path, "cannot read the trace: %s", trace_strerror(rc));
+		goto out;
+	}
+	if ((rc = trace_reader_damage(rd, d)) != 0) {
+		char msg[sizeof(d->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", d->msg);
+		snprintf(d->msg, sizeof(d->msg),
+		         "trace of process %.40s is damaged (%.80s): replay needs every event; the run "
+		         "cannot be reproduced past the damage", p->name,
+		         msg[0] ? msg : trace_strerror(rc));
+		if (!d->file[0])
+			snprintf(d->file, sizeof(d->file), "%s", path);
+		goto out;
+	}
+	if (trace_reader_dropped(rd)) {
+		diag_set(d, TRACE_ECORRUPT, path,
+		         "trace of process %s lost its oldest events to the disk budget (--max-bytes): "
+		         "it cannot be replayed from the start", p->name);
+		rc = TRACE_ECORRUPT;
+		goto out;
+	}
+	rc = 0;
+out:
+	trace_reader_close(rd);
+	return rc;
+}
+
+int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
+             struct trace_diag *d)
+{
+	struct trace_session *s = NULL;
+	struct rep *r;
+	int rc;
+
+	*out = NULL;
+	if (!opt || !opt->lib || opt->lib[0] != '/') {
+		diag_set(d, TRACE_EINVAL, NULL, "the path of libencore-replay.so must be absolute");
+		return TRACE_EINVAL;
+	}
+	if (!(r = calloc(1, sizeof(*r))))
+		return TRACE_ENOMEM;
+	r->lfd = -1;
+	r->opt = *opt;
+	if (!r->opt.stall_ms)
+		r->opt.stall_ms = 10000;
+	snprintf(r->lib, sizeof(r->lib), "%s", opt->lib);
+	if (!realpath(dir, r->dir)) {
+		diag_set(d, TRACE_ENOENT, dir, "no such session directory: %s", strerror(errno));
+		rc = TRACE_ENOENT;
+		goto fail;
+	}
+	if ((rc = trace_session_open(r->dir, &s, d)) != 0)
+		goto fail;
+	r->nprocs = trace_session_count(s);
+	if (!r->nprocs) {
+		diag_set(d, TRACE_ENOENT, r->dir, "no trace files in this directory: record with "
+		         "`encore record -o DIR -- CMD` first");
+		rc = TRACE_ENOENT;
+		goto fail;
+	}
+	r->procs = calloc(r->nprocs, sizeof(*r->procs));
+	if (!r->procs) {
+		rc = TRACE_ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const char *const *paths;
+		size_t nf = trace_session_files(s, i, &paths);
+		struct gd_proc *p = &r->procs[i];
+
+		p->conn = -1;
+		p->target = REP_NO_TARGET;
+		p->wait_status = -1;
+		if ((rc = check_trace(paths[0], p, d)) != 0)
+			goto fail;
+		if (nf > 1) {
+			diag_set(d, TRACE_EINVAL, paths[1], "process %s exec'd a new program image: "
+			         "replay across exec is not supported yet", p->name);
+			rc = TRACE_EINVAL;
+			goto fail;
+		}
+	}
+	trace_session_close(s);
+	s = NULL;
+	if ((rc = ana_load(r->dir, &r->ana, d)) != 0)
+		goto fail;
+	for (size_t i = 0; i < r->nprocs; i++)
+		r->procs[i].ana = ana_proc_find(r->ana, r->procs[i].name);
+	*out = r;
+	return 0;
+fail:
+	trace_session_close(s);
+	rep_close(r);
+	return rc;
+}
+
+static void free_proc(struct gd_proc *p)
+{
+	for (uint32_t i = 0; p->argv && i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	free(p->backtrace);
+	if (p->conn >= 0)
+		close(p->conn);
+}
+
+void rep_close(struct rep *r)
+{
+	char path[4096 + 64];
+
+	if (!r)
+		return;
+	rep_kill(r);
+	for (size_t i = 0; i < r->nprocs; i++)
+		free_proc(&r->procs[i]);
+	for (size_t i = 0; i < r->npending; i++)
+		close(r->pending[i]);
+	free(r->procs);
+	if (r->lfd >= 0) {
+		close(r->lfd);
+		snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/" REP_SUBDIR, r->dir);
+		rmdir(path);
+	}
+	if (r->board)
+		munmap(r->board, REP_SLOTS_MAX * sizeof(struct rep_slot));
+	ana_free(r->ana);
+	free(r);
+}
+
+size_t rep_nprocs(const struct rep *r)
+{
+	return r->nprocs;
+}
+
+const char *rep_proc_name(const struct rep *r, size_t i)
+{
+	return i < r->nprocs ? r->procs[i].name : NULL;
+}
+
+uint64_t rep_proc_nevents(const struct rep *r, size_t i)
+{
+	return i < r->nprocs ? r->procs[i].nevents : 0;
+}
+
+struct ana_session *rep_analysis(struct rep *r)
+{
+	return r->ana;
+}
+
+const char *rep_message(const struct rep *r)
+{
+	return r->message;
+}
+
+int rep_set_target(struct rep *r, size_t i, uint64_t state)
+{
+	if (i >= r->nprocs || state > r->procs[i].nevents)
+		return TRACE_EINVAL;
+	r->procs[i].target = state;
+	return 0;
+}
+
+/* --- starting ------------------------------------------------------------------------------ */
+
+static int make_control(struct rep *r, struct trace_diag *d)
+{
+	char path[4096 + 64];
+	struct sockaddr_un sa;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR, r->dir);
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s", strerror(errno));
+		return TRACE_EIO;
+	}
+	/* The board: one slot per process, written by the LCs with plain stores. */
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, REP_SLOTS_MAX * sizeof(struct rep_slot)) != 0) {
+		diag_set(d, TRACE_EIO, path, "cannot create the status board: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return TRACE_EIO;
+	}
+	r->board = mmap(NULL, REP_SLOTS_MAX * sizeof(struct rep_slot), PROT_READ | PROT_WRITE,
+	                MAP_SHARED, fd, 0);
+	close(fd);
+	if (r->board == MAP_FAILED) {
+		r->board = NULL;
+		diag_set(d, TRACE_EIO, path, "cannot map the status board: %s", strerror(errno));
+		return TRACE_EIO;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
+	                     r->dir) >= sizeof(sa.sun_path)) {
+		diag_set(d, TRACE_EINVAL, r->dir, "the session directory's path is too long for a "
+		         "Unix socket (%zu bytes at most): move or link it to a shorter path",
+		         sizeof(sa.sun_path) - sizeof("/" REP_SUBDIR "/" REP_CTL));
+		return TRACE_EINVAL;
+	}
+	unlink(sa.sun_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(sa.sun_path, 0600) != 0 || listen(fd, 128) != 0) {
+		diag_set(d, TRACE_EIO, sa.sun_path, "cannot make the control socket: %s",
+		         strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return TRACE_EIO;
+	}
+	r->lfd = fd;
+	return 0;
+}
+
+extern char **environ;
+
+/* In the forked child, before exec: environment, directory, group, death with the GD. */
+static void child_exec(struct rep *r, struct gd_proc *p, long pgid)
+{
+	static char preload[8192], cfg[8192];
+	const char *old = getenv("LD_PRELOAD");
+
+	setpgid(0, (pid_t)pgid);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
+	         old ? old : "");
+	setenv("LD_PRELOAD", preload, 1);
+	snprintf(cfg, sizeof(cfg), "v=1;name=%s;pid=0;seg=0;dir=%s", p->name, r->dir);
+	setenv(REP_ENV, cfg, 1);
+	unsetenv("ENCORE_RECORD");
+	if (p->cwd[0] && chdir(p->cwd) != 0) {
+		dprintf(2, "encore replay: process %s: cannot enter its recorded directory %s: %s\n",
+		        p->name, p->cwd, strerror(errno));
+		_exit(127);
+	}
+	execv(p->exe, p->argv && p->argc ? p->argv : (char *[]){ p->exe, NULL });
+	dprintf(2, "encore replay: process %s: cannot run %s: %s\n", p->name, p->exe,
+	        strerror(errno));
+	_exit(127);
+}
+
+int rep_start(struct rep *r, struct trace_diag *d)
+{
+	int rc;
+
+	if ((rc = make_control(r, d)) != 0)
+		return rc;
+	/* Orphans of the replayed programs become our children: all are reaped here. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		pid_t pid;
+
+		if (p->parent[0])
+			continue;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			diag_set(d, TRACE_EIO, NULL, "fork: %s", strerror(errno));
+			return TRACE_EIO;
+		}
+		if (pid == 0)
+			child_exec(r, p, r->pgid);
+		if (!r->pgid)
+			r->pgid = pid;
+		setpgid(pid, (pid_t)r->pgid);
+		p->pid = pid;
+		p->started = 1;
+	}
+	r->started = 1;
+	clock_gettime(CLOCK_MONOTONIC, &r->last_change);
+	return 0;
+}
+
+/* --- the loop ------------------------------------------------------------------------------ */
+
+static struct gd_proc *by_name(struct rep *r, const char *name)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (strcmp(r->procs[i].name, name) == 0)
+			return &r->procs[i];
+	return NULL;
+}
+
+static struct gd_proc *by_pid(struct rep *r, long pid)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid == pid)
+			return &r->procs[i];
+	return NULL;
+}
+
+static void send_msg(int fd, uint32_t type, int64_t a, int64_t b)
+{
+	struct rep_msg m;
+
+	memset(&m, 0, MSG_HDR + 1);
+	m.type = type;
+	m.a = a;
+	m.b = b;
+	send(fd, &m, MSG_HDR + 1, MSG_NOSIGNAL);
+}
+
+static void accept_peers(struct rep *r)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int fd = accept4(r->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		/* Only our own user's processes may join: the session is ours (0700), the socket
+		 * 0600, and this closes the rest. */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid() ||
+		    r->npending >= sizeof(r->pending) / sizeof(r->pending[0])) {
+			close(fd);
+			continue;
+		}
+		r->pending[r->npending++] = fd;
+	}
+}
+
+static void note_change(struct rep *r)
+{
+	clock_gettime(CLOCK_MONOTONIC, &r->last_change);
+}
+
+/* One message from a connection; returns 0, or -1 when the connection ended. */
+static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
+{
+	struct rep_msg m;
+	struct gd_proc *p = *pp;
+	ssize_t n = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < (ssize_t)MSG_HDR) {
+		if (p) {
+			p->gone = 1;
+			p->conn = -1;
+		}
+		close(fd);
+		note_change(r);
+		return -1;
+	}
+	m.text[n - (ssize_t)MSG_HDR > 0 ? (size_t)(n - (ssize_t)MSG_HDR) - 1 : 0] = '\0';
+	m.text[REP_TEXT_MAX - 1] = '\0';
+	note_change(r);
+	switch (m.type) {
+	case REP_MSG_HELLO:
+		p = by_name(r, m.text);
+		if (!p || p->conn >= 0) {
+			/* A process the recording does not have: it will report its divergence. */
+			send_msg(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET);
+			return 0;
+		}
+		*pp = p;
+		p->conn = fd;
+		p->pid = (long)m.a;
+		p->started = 1;
+		send_msg(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target);
+		break;
+	case REP_MSG_HALTED:
+		if (!p)
+			break;
+		p->halted = 1;
+		p->index = (uint64_t)m.a;
+		free(p->backtrace);
+		p->backtrace = strdup(m.text);
+		break;
+	case REP_MSG_DIVERGED:
+		snprintf(r->message, sizeof(r->message), "divergence: %s", m.text);
+		*outcome = REP_DIVERGED;
+		break;
+	case REP_MSG_DONE:
+		if (!p)
+			break;
+		p->done = 1;
+		p->index = (uint64_t)m.a;
+		break;
+	}
+	return 0;
+}
+
+static void reap(struct rep *r)
+{
+	int st;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct gd_proc *p = by_pid(r, pid);
+
+		if (p) {
+			p->reaped = 1;
+			p->wait_status = st;
+		}
+		note_change(r);
+	}
+}
+
+static int children_left(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+static uint64_t board_sum(struct rep *r)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < r->nprocs && r->board; i++)
+		s += r->board[i].index + r->board[i].progress;
+	return s;
+}
+
+static const char *kind_name(uint32_t k)
+{
+	return trace_kind_name(k);
+}
+
+static void describe_event(struct rep *r, struct gd_proc *p, uint64_t k, char *buf, size_t cap)
+{
+	struct ana_event ev;
+	const char *fn;
+
+	if (k == 0 || k > p->nevents || p->ana < 0 || ana_event_get(r->ana, (size_t)p->ana, k, &ev)) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	fn = ana_site_function(r->ana, (size_t)p->ana, ev.site);
+	if (ev.kind == TRACE_EV_SEND || ev.kind == TRACE_EV_RECV)
+		snprintf(buf, cap, "#%llu %s %lld bytes, channel %u%s%s",
+		         (unsigned long long)k, kind_name(ev.kind), (long long)ev.result, ev.channel,
+		         fn[0] ? " in " : "", fn);
+	else if (ev.kind == TRACE_EV_MARK)
+		snprintf(buf, cap, "#%llu mark = %lld%s%s", (unsigned long long)k,
+		         (long long)ev.result, fn[0] ? " in " : "", fn);
+	else
+		snprintf(buf, cap, "#%llu %s%s%s", (unsigned long long)k, kind_name(ev.kind),
+		         fn[0] ? " in " : "", fn);
+}
+
+/* Who waits for what, from the board and the analyzer (the sender of an awaited receive). */
+static void stall_report(struct rep *r)
+{
+	size_t pos;
+
+	pos = (size_t)snprintf(r->message, sizeof(r->message),
+	                       "no progress for %u ms; the replay is stuck:\n", r->opt.stall_ms);
+	for (size_t i = 0; i < r->nprocs && pos < sizeof(r->message) - 256; i++) {
+		struct gd_proc *p = &r->procs[i];
+		struct rep_slot *s = r->board ? &r->board[i] : NULL;
+		char next[160], from[200] = "";
+		uint64_t idx = s ? s->index : p->index;
+
+		if (!p->started) {
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        "  %s: not started (its parent has not forked it)\n",
+			                        p->name);
+			continue;
+		}
+		if (p->done || p->gone) {
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        "  %s: ended at state %llu\n", p->name,
+			                        (unsigned long long)idx);
+			continue;
+		}
+		describe_event(r, p, idx + 1, next, sizeof(next));
+		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_RECV && p->ana >= 0) {
+			struct ana_event ev;
+
+			if (ana_event_get(r->ana, (size_t)p->ana, idx + 1, &ev) == 0 &&
+			    ev.src_proc != ANA_NO_PROC)
+				snprintf(from, sizeof(from), ", from %s (its event #%llu, which it has %s)",
+				         ana_proc_name(r->ana, ev.src_proc),
+				         (unsigned long long)ev.src_index, "not reached");
+		}
+		pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+		                        "  %s (pid %ld) at state %llu of %llu: %s %s%s\n", p->name, p->pid,
+		                        (unsigned long long)idx, (unsigned long long)p->nevents,
+		                        s && s->state == REP_SLOT_WAITING ? "waiting to complete" :
+		                        s && s->state == REP_SLOT_HALTED ? "halted before" :
+		                                                           "running, next",
+		                        next, from);
+	}
+}
+
+/* Every process halted at its target, ended, or (target 0) never forked by a parent that is
+ * halted or ended. */
+static int all_halted(struct rep *r)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (p->target == REP_NO_TARGET)
+			return 0;
+		any = 1;
+		if (p->halted || p->done || p->gone)
+			continue;
+		if (!p->started && p->target == 0) {
+			struct gd_proc *par = by_name(r, p->parent);
+
+			if (!par || par->halted || par->done || par->gone)
+				continue;
+		}
+		return 0;
+	}
+	return any;
+}
+
+static int finish_check(struct rep *r)
+{
+	size_t pos = 0;
+	int bad = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		uint64_t idx = r->board && p->started ? r->board[i].index : p->index;
+		struct ana_event ev;
+		int signalled = 0;
+
+		if (p->ana >= 0 && p->nevents &&
+		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0)
+			signalled = ev.kind == TRACE_EV_SIGNAL;
+		if (p->done && idx == p->nevents)
+			continue;
+		if (p->started && signalled && idx + 1 >= p->nevents)
+			continue;
+		if (p->started && !p->done && p->reaped && idx == p->nevents)
+			continue;
+		bad = 1;
+		if (pos < sizeof(r->message) - 256)
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        "%s%s %s at state %llu of %llu\n",
+			                        pos ? "" : "the replay ended early:\n  ", p->name,
+			                        p->started ? "ended" : "never started; its parent stopped",
+			                        (unsigned long long)idx, (unsigned long long)p->nevents);
+	}
+	return bad ? REP_FAILED : REP_END;
+}
+
+int rep_run(struct rep *r)
+{
+	if (!r->started)
+		return TRACE_EINVAL;
+	r->message[0] = '\0';
+	for (;;) {
+		struct pollfd pf[1 + 256 + 1024];
+		struct gd_proc *owner[1 + 256 + 1024];
+		size_t n = 0, i;
+		int outcome = -1, live = 0;
+		struct timespec now;
+		uint64_t sum;
+
+		if (r->opt.interrupted && *r->opt.interrupted)
+			return REP_INTERRUPTED;
+		pf[n].fd = r->lfd;
+		pf[n].events = POLLIN;
+		owner[n++] = NULL;
+		for (i = 0; i < r->npending; i++) {
+			pf[n].fd = r->pending[i];
+			pf[n].events = POLLIN;
+			owner[n++] = NULL;
+		}
+		for (i = 0; i < r->nprocs && n < sizeof(pf) / sizeof(pf[0]); i++)
+			if (r->procs[i].conn >= 0) {
+				pf[n].fd = r->procs[i].conn;
+				pf[n].events = POLLIN;
+				owner[n++] = &r->procs[i];
+				live++;
+			}
+		if (poll(pf, n, 50) < 0 && errno != EINTR)
+			return TRACE_EIO;
+		if (pf[0].revents)
+			accept_peers(r);
+		/* pending connections first: their HELLO binds them to a process */
+		for (i = 1; i < n; i++) {
+			struct gd_proc *p = owner[i];
+
+			if (!pf[i].revents)
+				continue;
+			if (handle(r, pf[i].fd, &p, &outcome) < 0 || (p && !owner[i])) {
+				/* drop from pending (closed, or now owned by a process) */
+				for (size_t j = 0; j < r->npending; j++)
+					if (r->pending[j] == pf[i].fd) {
+						r->pending[j] = r->pending[--r->npending];
+						break;
+					}
+			}
+		}
+		reap(r);
+		if (outcome >= 0)
+			return outcome;
+		if (all_halted(r))
+			return REP_HALTED;
+		if (!live && !r->npending && !children_left())
+			return finish_check(r);
+		sum = board_sum(r);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (sum != r->last_progress) {
+			r->last_progress = sum;
+			r->last_change = now;
+		} else if ((uint64_t)(now.tv_sec - r->last_change.tv_sec) * 1000 +
+		               (uint64_t)((now.tv_nsec - r->last_change.tv_nsec) / 1000000) >=
+		           r->opt.stall_ms) {
+			stall_report(r);
+			return REP_STALLED;
+		}
+	}
+}
+
+int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
+{
+	struct gd_proc *p;
+
+	if (i >= r->nprocs)
+		return TRACE_EINVAL;
+	p = &r->procs[i];
+	memset(info, 0, sizeof(*info));
+	info->name = p->name;
+	info->pid = p->pid;
+	info->index = r->board && p->started ? r->board[i].index : p->index;
+	if (p->halted)
+		info->index = p->index;
+	info->nevents = p->nevents;
+	info->wait_status = p->reaped ? p->wait_status : -1;
+	info->state = !p->started ? REP_P_NOT_STARTED :
+	              (p->done || p->gone || p->reaped) ? REP_P_EXITED :
+	              p->halted ? REP_P_HALTED : REP_P_RUNNING;
+	describe_event(r, p, info->index, info->last, sizeof(info->last));
+	describe_event(r, p, info->index + 1, info->next, sizeof(info->next));
+	info->backtrace = p->halted ? p->backtrace : NULL;
+	return 0;
+}
+
+int rep_continue(struct rep *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		p->target = REP_NO_TARGET;
+		if (p->halted && p->conn >= 0) {
+			p->halted = 0;
+			send_msg(p->conn, REP_MSG_CONT, (int64_t)REP_NO_TARGET, 0);
+		}
+	}
+	note_change(r);
+	return 0;
+}
+
+void rep_kill(struct rep *r)
+{
+	if (!r || !r->started || r->killed)
+		return;
+	r->killed = 1;
+	if (r->pgid > 0)
+		kill(-(pid_t)r->pgid, SIGKILL);
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid > 0 && !r->procs[i].reaped)
+			kill((pid_t)r->procs[i].pid, SIGKILL);
+	/* Every replayed process is our descendant and, as a subreaper, we reap them all. */
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		struct gd_proc *p = by_pid(r, pid);
+
+		if (p) {
+			p->reaped = 1;
+			p->wait_status = st;
+		} else {
+			kill(pid, SIGKILL);
+		}
+		/* Processes that left our group (setsid) are found by pid above; any other live
+		 * descendant is killed as it becomes reapable. */
+		if (r->pgid > 0)
+			kill(-(pid_t)r->pgid, SIGKILL);
+		for (size_t i = 0; i < r->nprocs; i++)
+			if (r->procs[i].pid > 0 && !r->procs[i].reaped && r->procs[i].started)
+				kill((pid_t)r->procs[i].pid, SIGKILL);
+	}
+}

@@ -1,0 +1,665 @@
+/*
+ * lc.c: the local controller's process-wide machinery (Manabe & Imase section 2.2): the
+ * real_* pointers and the guard, ENCORE_REPLAY, loading this process's trace, the control
+ * connection to the GD and the status board, the event cursor (expect/commit), halting
+ * before the target event, divergence reports, and the start of a forked child.
+ *
+ * Lifecycle of one process:
+ *   constructor  resolve real_*; parse ENCORE_REPLAY; load NAME.trace whole; connect to the
+ *                GD, say HELLO, get the slot and the target; register an on_exit handler
+ *                (run after the program's atexit handlers, as the recorder's is, so the
+ *                EXIT event is the last one here too).
+ *   each call    the interposers (lc_calls.c) enforce the next event.
+ *   fork         the child becomes PARENT.k: loads its own trace, connects anew.
+ *   exit         EXIT is checked and consumed, DONE goes to the GD.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
+#include "calls.def"
+
+struct lc_state lc = { .ctl = -1, .target = REP_NO_TARGET };
+int32_t lc_fd[LC_FD_MAX];
+struct lc_chan lc_chan[LC_CHAN_MAX];
+
+static __thread int lc_depth __attribute__((tls_model("initial-exec")));
+/* Before the GD gives us a slot (and when there is no GD), the board is a private dummy. */
+static struct rep_slot dummy_slot;
+
+/* --- raw system calls and the guard -------------------------------------------------------- */
+
+long lc_sys_read(int fd, void *buf, size_t n)
+{
+	return syscall(SYS_read, fd, buf, n);
+}
+
+long lc_sys_write(int fd, const void *buf, size_t n)
+{
+	return syscall(SYS_write, fd, buf, n);
+}
+
+void *lc_resolve(const char *name)
+{
+	void *p;
+
+	lc_depth++;
+	p = dlsym(RTLD_NEXT, name);
+	lc_depth--;
+	return p;
+}
+
+static void resolve_all(void)
+{
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+	if (!real_##name) \
+		real_##name = (ret(*) params)lc_resolve(#name);
+#include "calls.def"
+}
+
+int lc_on(void)
+{
+	return lc.active && !lc_depth;
+}
+
+void lc_enter(void)
+{
+	lc_depth++;
+}
+
+void lc_leave(void)
+{
+	lc_depth--;
+}
+
+/* --- the control connection ---------------------------------------------------------------- */
+
+static int ctl_send(uint32_t type, int64_t a, int64_t b, const char *text)
+{
+	struct rep_msg m;
+	size_t n = text ? strnlen(text, REP_TEXT_MAX - 1) : 0;
+
+	if (lc.ctl < 0)
+		return -1;
+	memset(&m, 0, offsetof(struct rep_msg, text));
+	m.type = type;
+	m.a = a;
+	m.b = b;
+	m.len = (uint32_t)n;
+	if (n)
+		memcpy(m.text, text, n);
+	m.text[n] = '\0';
+	return syscall(SYS_sendto, lc.ctl, &m, offsetof(struct rep_msg, text) + n + 1,
+	               MSG_NOSIGNAL, NULL, 0) < 0 ? -1 : 0;
+}
+
+/* Block for the next message from the GD.  Without a GD (it died, or never was), a replayed
+ * process has nobody to obey: it ends, so that nothing is left behind. */
+static void ctl_recv(struct rep_msg *m)
+{
+	long r;
+
+	do
+		r = syscall(SYS_recvfrom, lc.ctl, m, sizeof(*m), 0, NULL, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r < (long)offsetof(struct rep_msg, text))
+		syscall(SYS_exit_group, 111);
+}
+
+static int pick_min_fd(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1100)
+		return 1000;
+	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
+}
+
+/* Move an LC descriptor to a high number, out of the program's way. */
+static int move_high(int fd)
+{
+	int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, lc.min_fd);
+
+	if (hi < 0)
+		return fd;
+	syscall(SYS_close, fd);
+	return hi;
+}
+
+static int ctl_connect(void)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
+	                     lc.dir) >= sizeof(sa.sun_path))
+		return -1;
+	fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	return move_high(fd);
+}
+
+static void board_map(void)
+{
+	char path[4096 + 64];
+	int fd;
+	void *p;
+
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, lc.dir);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	p = mmap(NULL, REP_SLOTS_MAX * sizeof(struct rep_slot), PROT_READ | PROT_WRITE, MAP_SHARED,
+	         fd, 0);
+	syscall(SYS_close, fd);
+	if (p != MAP_FAILED)
+		lc.slots = p;
+}
+
+/* HELLO, then CONFIG: our slot on the board and the state to halt at. */
+static void ctl_hello(void)
+{
+	struct rep_msg m;
+
+	lc.slot = &dummy_slot;
+	lc.ctl = ctl_connect();
+	if (lc.ctl < 0)
+		return;
+	if (ctl_send(REP_MSG_HELLO, (int64_t)syscall(SYS_getpid), 0, lc.name) != 0)
+		return;
+	ctl_recv(&m);
+	if (m.type != REP_MSG_CONFIG)
+		return;
+	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX)
+		lc.slot = &lc.slots[m.a];
+	lc.target = (uint64_t)m.b;
+	lc.slot->pid = (int32_t)syscall(SYS_getpid);
+	lc.slot->index = lc.pos;
+	lc.slot->state = REP_SLOT_RUNNING;
+}
+
+/* --- loading the trace --------------------------------------------------------------------- */
+
+/* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
+ * allocates.  Returns 0, or -1 with why[] filled. */
+static int load_trace(char *why, size_t cap)
+{
+	struct trace_reader *r = NULL;
+	struct trace_diag d;
+	struct trace_event ev;
+	char path[4096 + TRACE_NAME_MAX + 32], file[TRACE_NAME_MAX + 32];
+	uint64_t n = 0, ncap = 0, dlen = 0, dcap = 0;
+	struct lc_ev *evs = NULL;
+	uint8_t *data = NULL;
+	const struct trace_inherit *inh;
+	size_t ninh, i;
+	int rc;
+
+	if (trace_file_name(lc.name, 0, file, sizeof(file)) != 0) {
+		snprintf(why, cap, "bad logical name '%s'", lc.name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", lc.dir, file);
+	memset(&d, 0, sizeof(d));
+	if (trace_reader_open(path, &r, &d) != 0) {
+		snprintf(why, cap, "no trace for process %s (%.200s: %.120s): it did not exist in the "
+		         "recorded run", lc.name, path, d.msg[0] ? d.msg : trace_strerror(d.code));
+		return -1;
+	}
+	while ((rc = trace_reader_next(r, &ev)) == 1) {
+		struct lc_ev *e;
+
+		if (n == ncap) {
+			uint64_t nc = ncap ? ncap * 2 : 1024;
+			struct lc_ev *ne = realloc(evs, nc * sizeof(*ne));
+
+			if (!ne)
+				goto nomem;
+			evs = ne;
+			ncap = nc;
+		}
+		e = &evs[n++];
+		memset(e, 0, sizeof(*e));
+		e->kind = ev.kind;
+		e->call = ev.call;
+		e->flags = ev.flags;
+		e->fd = ev.fd;
+		e->channel = ev.channel;
+		e->err = ev.err;
+		e->result = ev.result;
+		e->len = ev.len;
+		e->hash = ev.hash;
+		e->has_hash = ev.has_hash != 0;
+		e->naux = ev.naux > TRACE_AUX_MAX ? TRACE_AUX_MAX : ev.naux;
+		memcpy(e->aux, ev.aux, sizeof(e->aux));
+		e->data_off = dlen;
+		e->data_len = ev.data_len;
+		if (ev.data_len) {
+			if (dlen + ev.data_len > dcap) {
+				uint64_t nc = dcap ? dcap * 2 : 65536;
+				uint8_t *nd;
+
+				while (nc < dlen + ev.data_len)
+					nc *= 2;
+				if (!(nd = realloc(data, nc)))
+					goto nomem;
+				data = nd;
+				dcap = nc;
+			}
+			memcpy(data + dlen, ev.data, ev.data_len);
+			dlen += ev.data_len;
+		}
+	}
+	if (rc < 0 || trace_reader_damage(r, &d) != 0) {
+		snprintf(why, cap, "trace %.200s is damaged: %.200s", path,
+		         d.msg[0] ? d.msg : trace_strerror(rc < 0 ? rc : d.code));
+		goto fail;
+	}
+	/* Channels inherited from the parent continue its byte counts (a forked child's table
+	 * is a copy of the parent's already; a root's are the recorder's first-use ones). */
+	ninh = trace_reader_inherited(r, &inh);
+	for (i = 0; i < ninh; i++)
+		if (inh[i].channel < LC_CHAN_MAX) {
+			lc_chan[inh[i].channel].bytes[0] = inh[i].sent;
+			lc_chan[inh[i].channel].bytes[1] = inh[i].received;
+		}
+	trace_reader_close(r);
+	lc.ev = evs;
+	lc.nev = n;
+	lc.data = data;
+	lc.pos = 0;
+	return 0;
+nomem:
+	snprintf(why, cap, "out of memory loading %.200s", path);
+fail:
+	free(evs);
+	free(data);
+	trace_reader_close(r);
+	return -1;
+}
+
+/* --- events -------------------------------------------------------------------------------- */
+
+void lc_ev_describe(const struct lc_ev *ev, char *buf, size_t cap)
+{
+	const char *k = trace_kind_name(ev->kind), *c = trace_call_name(ev->call);
+
+	switch (ev->kind) {
+	case TRACE_EV_SEND:
+	case TRACE_EV_RECV:
+	case TRACE_EV_INPUT:
+		if (ev->result < 0)
+			snprintf(buf, cap, "%s (%s) on fd %d, channel %u, failing with errno %d", k, c,
+			         ev->fd, ev->channel, ev->err);
+		else
+			snprintf(buf, cap, "%s (%s) of %lld bytes on fd %d, channel %u", k, c,
+			         (long long)ev->result, ev->fd, ev->channel);
+		break;
+	case TRACE_EV_EXIT:
+		snprintf(buf, cap, "exit with status %lld", (long long)ev->result);
+		break;
+	case TRACE_EV_SIGNAL:
+		snprintf(buf, cap, "death by signal %lld", (long long)ev->result);
+		break;
+	default:
+		if (ev->fd >= 0)
+			snprintf(buf, cap, "%s (%s) on fd %d", k, c, ev->fd);
+		else
+			snprintf(buf, cap, "%s (%s)", k, c);
+	}
+}
+
+void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t missing)
+{
+	struct rep_slot *s = lc.slot;
+
+	s->wait_kind = kind;
+	s->wait_fd = fd;
+	s->wait_chan = chan;
+	s->wait_len = missing;
+	s->progress++;
+	s->state = kind ? REP_SLOT_WAITING : REP_SLOT_RUNNING;
+}
+
+__attribute__((noreturn)) static void block_forever(uint32_t state)
+{
+	struct rep_msg m;
+
+	lc.slot->state = state;
+	if (lc.ctl < 0)
+		syscall(SYS_exit_group, 111);
+	for (;;)
+		ctl_recv(&m); /* the GD ends us; on its death ctl_recv ends us */
+}
+
+void lc_diverge(const char *fmt, ...)
+{
+	char text[REP_TEXT_MAX];
+	va_list ap;
+	int n;
+
+	n = snprintf(text, sizeof(text), "process %s (pid %ld), event %llu: ", lc.name,
+	             (long)syscall(SYS_getpid), (unsigned long long)lc.pos + 1);
+	va_start(ap, fmt);
+	vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
+	va_end(ap);
+	lc_depth++;
+	lc.active = 0;
+	ctl_send(REP_MSG_DIVERGED, (int64_t)lc.pos + 1, 0, text);
+	block_forever(REP_SLOT_DIVERGED);
+}
+
+/* The program's stack at the halt, from the caller of the interposer outwards (libunwind,
+ * local unwinding: the process unwinds itself). */
+static void backtrace_text(char *out, size_t cap)
+{
+	unw_context_t uc;
+	unw_cursor_t cur;
+	Dl_info self, info;
+	size_t pos = 0;
+	int depth = 0;
+
+	out[0] = '\0';
+	if (!dladdr((void *)backtrace_text, &self))
+		self.dli_fbase = NULL;
+	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
+		return;
+	while (unw_step(&cur) > 0 && depth < 32 && pos + 200 < cap) {
+		unw_word_t ip = 0, off = 0;
+		char fn[160];
+		const char *obj = "?";
+
+		unw_get_reg(&cur, UNW_REG_IP, &ip);
+		if (dladdr((void *)ip, &info)) {
+			if (self.dli_fbase && info.dli_fbase == self.dli_fbase)
+				continue; /* the LC's own frames */
+			if (info.dli_fname) {
+				const char *slash = strrchr(info.dli_fname, '/');
+
+				obj = slash ? slash + 1 : info.dli_fname;
+			}
+		}
+		if (unw_get_proc_name(&cur, fn, sizeof(fn), &off) != 0)
+			snprintf(fn, sizeof(fn), "??");
+		pos += (size_t)snprintf(out + pos, cap - pos, "#%d 0x%llx %s+0x%llx (%s)\n", depth,
+		                        (unsigned long long)ip, fn, (unsigned long long)off, obj);
+		depth++;
+	}
+}
+
+/* Halt before the next event (Manabe & Imase 2.2: the LC stops its process when told; here
+ * the state to stop at came with CONFIG or CONT).  Blocks until the GD says go on. */
+static void lc_halt(void)
+{
+	char bt[REP_TEXT_MAX - 64];
+	struct rep_msg m;
+
+	lc_depth++;
+	backtrace_text(bt, sizeof(bt));
+	lc.slot->state = REP_SLOT_HALTED;
+	if (lc.ctl < 0 || ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, 0, bt) != 0)
+		syscall(SYS_exit_group, 111);
+	for (;;) {
+		ctl_recv(&m);
+		if (m.type == REP_MSG_CONT) {
+			lc.target = (uint64_t)m.a;
+			if (lc.target != lc.pos)
+				break;
+			ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, 0, bt);
+		}
+	}
+	lc.slot->state = REP_SLOT_RUNNING;
+	lc_depth--;
+}
+
+const struct lc_ev *lc_peek(void)
+{
+	return lc.pos < lc.nev ? &lc.ev[lc.pos] : NULL;
+}
+
+static int kind_ok(uint32_t have, uint32_t want)
+{
+	return have == want || (want == TRACE_EV_RECV && have == TRACE_EV_INPUT);
+}
+
+const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
+{
+	const struct lc_ev *ev;
+	char desc[192];
+
+	if (__builtin_expect(lc.pos == lc.target, 0))
+		lc_halt();
+	if (__builtin_expect(lc.pos >= lc.nev, 0))
+		lc_diverge("the recorded run ended here (after %llu events), but the process went "
+		           "on and called %s%s%.0d", (unsigned long long)lc.nev, what,
+		           fd >= 0 ? " on fd " : "", fd >= 0 ? fd : 0);
+	ev = &lc.ev[lc.pos];
+	if (__builtin_expect(!kind_ok(ev->kind, kind) || (fd >= 0 && ev->fd != fd), 0)) {
+		lc_ev_describe(ev, desc, sizeof(desc));
+		if (fd >= 0)
+			lc_diverge("expected %s, but the process called %s on fd %d", desc, what, fd);
+		lc_diverge("expected %s, but the process called %s", desc, what);
+	}
+	return ev;
+}
+
+void lc_commit(void)
+{
+	lc.pos++;
+	lc.slot->index = lc.pos;
+}
+
+/* --- descriptors --------------------------------------------------------------------------- */
+
+int32_t lc_fd_class(int fd)
+{
+	const struct lc_ev *ev;
+	int32_t v;
+
+	if (fd < 0 || fd >= LC_FD_MAX)
+		return LC_FD_IGNORED;
+	v = lc_fd[fd];
+	if (v != LC_FD_UNKNOWN)
+		return v;
+	/* The recorder classifies a descriptor at its first use (fstat): a socket or pipe it did
+	 * not see made gets a SOCKET or PIPE event with no call, just before the event that used
+	 * it; /dev/urandom reads become RANDOM events; anything else is left alone. */
+	ev = lc_peek();
+	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
+	    (ev->kind == TRACE_EV_SOCKET || ev->kind == TRACE_EV_PIPE)) {
+		if (lc.pos == lc.target)
+			lc_halt();
+		lc_fd[fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;
+		lc_commit();
+		return lc_fd[fd];
+	}
+	if (ev && ev->fd == fd && ev->kind == TRACE_EV_RANDOM)
+		return lc_fd[fd] = LC_FD_RANDOM;
+	return lc_fd[fd] = LC_FD_IGNORED;
+}
+
+void lc_fd_forget(int fd)
+{
+	if (fd >= 0 && fd < LC_FD_MAX)
+		lc_fd[fd] = LC_FD_UNKNOWN;
+}
+
+int lc_own_fd(int fd)
+{
+	return fd >= 0 && fd == lc.ctl;
+}
+
+void lc_own_fd_move(int fd)
+{
+	if (fd >= 0 && fd == lc.ctl) {
+		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1);
+
+		if (hi >= 0) {
+			lc.ctl = hi;
+			syscall(SYS_close, fd);
+		}
+	}
+}
+
+/* --- process life -------------------------------------------------------------------------- */
+
+static void on_exit_handler(int status, void *arg)
+{
+	(void)arg;
+	if (lc_on())
+		lc_exit_event(status);
+}
+
+void lc_exit_event(int status)
+{
+	if (lc.done)
+		return;
+	lc_expect(TRACE_EV_EXIT, -1, "exit");
+	lc_commit();
+	lc.done = 1;
+	lc.active = 0;
+	lc.slot->state = REP_SLOT_DONE;
+	ctl_send(REP_MSG_DONE, (int64_t)lc.pos, status, NULL);
+}
+
+/* In a new child (fork): become PARENT.k, with our own trace and our own connection.  The
+ * descriptor and channel tables are the parent's, copied by fork: the child inherited its
+ * channels with their byte counts and hashes. */
+void lc_child_start(uint32_t k)
+{
+	char why[512];
+	size_t n;
+
+	lc_depth++;
+	if (lc.ctl >= 0)
+		syscall(SYS_close, lc.ctl);
+	lc.ctl = -1;
+	free(lc.ev);
+	free(lc.data);
+	lc.ev = NULL;
+	lc.data = NULL;
+	lc.nev = 0;
+	lc.pos = 0;
+	lc.target = REP_NO_TARGET;
+	lc.done = 0;
+	n = strlen(lc.name);
+	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);
+	if (load_trace(why, sizeof(why)) != 0) {
+		ctl_hello();
+		lc_depth--;
+		lc_diverge("%s", why);
+	}
+	ctl_hello();
+	lc_depth--;
+}
+
+/* --- configuration ------------------------------------------------------------------------- */
+
+/* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session (dir last).  pid is the process
+ * that last wrote the variable (0 from the GD): another value means an image the LC did not
+ * see start (exec, system(), posix_spawn), which is not replayed yet. */
+static int env_parse(const char *s, uint32_t *seg, long *pid)
+{
+	const char *p = s;
+
+	*seg = 0;
+	*pid = 0;
+	while (*p) {
+		const char *eq = strchr(p, '='), *end;
+		size_t klen, vlen;
+
+		if (!eq)
+			return -1;
+		klen = (size_t)(eq - p);
+		if (klen == 3 && memcmp(p, "dir", 3) == 0) {
+			if (eq[1] != '/' || strlen(eq + 1) >= sizeof(lc.dir))
+				return -1;
+			strcpy(lc.dir, eq + 1);
+			return lc.name[0] ? 0 : -1;
+		}
+		end = strchr(eq + 1, ';');
+		if (!end)
+			return -1;
+		vlen = (size_t)(end - eq - 1);
+		if (klen == 4 && memcmp(p, "name", 4) == 0) {
+			if (!vlen || vlen >= sizeof(lc.name))
+				return -1;
+			memcpy(lc.name, eq + 1, vlen);
+			lc.name[vlen] = '\0';
+		} else if (klen == 3 && memcmp(p, "seg", 3) == 0) {
+			*seg = (uint32_t)strtoul(eq + 1, NULL, 10);
+		} else if (klen == 3 && memcmp(p, "pid", 3) == 0) {
+			*pid = strtol(eq + 1, NULL, 10);
+		}
+		p = end + 1;
+	}
+	return -1;
+}
+
+__attribute__((constructor)) static void lc_init(void)
+{
+	const char *env;
+	char why[512];
+	uint32_t seg = 0;
+	long pid = 0;
+
+	resolve_all();
+	lc.slot = &dummy_slot;
+	env = getenv(REP_ENV);
+	if (!env || !*env)
+		return;
+	lc_depth++;
+	lc.min_fd = pick_min_fd();
+	if (env_parse(env, &seg, &pid) != 0)
+		goto out;
+	board_map();
+	if (seg != 0 || (pid != 0 && pid != (long)syscall(SYS_getpid))) {
+		/* A new image of a replayed process (exec), or a child started behind the
+		 * interposers' back (system, posix_spawn): not replayed yet. */
+		snprintf(lc.name + strlen(lc.name), sizeof(lc.name) - strlen(lc.name), "+image");
+		ctl_hello();
+		lc_depth--;
+		lc_diverge("a new program image started in this process tree (exec, system() or "
+		           "posix_spawn): replay across exec is not supported yet");
+	}
+	{
+		/* Stamp our pid: an image started later from this environment knows it is not us. */
+		static char buf[4096 + 256];
+
+		snprintf(buf, sizeof(buf), "v=1;name=%s;pid=%ld;seg=0;dir=%s", lc.name,
+		         (long)syscall(SYS_getpid), lc.dir);
+		setenv(REP_ENV, buf, 1);
+	}
+	if (load_trace(why, sizeof(why)) != 0) {
+		ctl_hello();
+		lc_depth--;
+		lc_diverge("%s", why);
+	}
+	ctl_hello();
+	on_exit(on_exit_handler, NULL);
+	lc.active = 1;
+out:
+	lc_depth--;
+}

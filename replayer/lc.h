@@ -1,0 +1,144 @@
+/*
+ * lc.h: what the files of libencore-replay.so (the local controller, LC) share.  Private
+ * to replayer/, never installed; everything here is hidden (-fvisibility=hidden): the
+ * library exports only the interposers of libtrace/calls.def and encore_mark.
+ *
+ * The model (replayer/README.md says more):
+ *   - at load, the LC reads its own process's trace whole into memory (events and their
+ *     value bytes), connects to the GD and learns its slot and target state index; from
+ *     then on its hot paths allocate nothing and log nothing;
+ *   - every interposer asks lc_expect() for the next recorded event, checks the call
+ *     against it (kind, descriptor), does what the trace says (the real call with the
+ *     recorded size for bytes between recorded processes, the recorded value for external
+ *     input) and lc_commit()s it;
+ *   - before an event whose index is one past the target state, the LC halts: it reports
+ *     to the GD and blocks until told to go on (Manabe & Imase section 2.2, 3.2).
+ */
+#ifndef ENCORE_REP_LC_H
+#define ENCORE_REP_LC_H
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "proto.h"
+#include "trace.h"
+
+#define LC_HIDDEN __attribute__((visibility("hidden")))
+#define LC_EXPORT __attribute__((visibility("default")))
+
+#define LC_FD_MAX 65536
+#define LC_CHAN_MAX 65536
+
+/* The real functions, resolved with dlsym(RTLD_NEXT). */
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+	extern ret (*real_##name) params LC_HIDDEN;
+#include "calls.def"
+
+LC_HIDDEN void *lc_resolve(const char *name);
+#define LC_REAL(name) \
+	(*({ \
+		if (__builtin_expect(real_##name == NULL, 0)) \
+			real_##name = (__typeof__(real_##name))lc_resolve(#name); \
+		&real_##name; \
+	}))
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+                       struct sockaddr *addr, socklen_t *len);
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+
+/* One recorded event, compact; value bytes live in lc.data. */
+struct lc_ev {
+	uint32_t kind, call, flags;
+	int32_t fd;
+	uint32_t channel;
+	int32_t err;
+	int64_t result;
+	uint64_t len;
+	uint32_t hash;
+	uint32_t has_hash;
+	uint32_t naux;
+	uint32_t data_len;
+	int64_t aux[TRACE_AUX_MAX];
+	uint64_t data_off;
+};
+
+/* fd table values (lc_fd[]): > 0 is a channel id. */
+#define LC_FD_UNKNOWN 0
+#define LC_FD_IGNORED (-1)
+#define LC_FD_RANDOM (-2)
+
+struct lc_chan {
+	uint64_t bytes[2]; /* [0] sent, [1] received */
+	uint32_t hash[2];
+};
+
+struct lc_state {
+	int active;                /* replaying: the interposers enforce the trace */
+	char name[TRACE_NAME_MAX];
+	char dir[4096];
+	struct lc_ev *ev;
+	uint64_t nev;
+	uint8_t *data;
+	uint64_t pos;              /* events executed: the state index */
+	uint64_t target;           /* halt before event target + 1; REP_NO_TARGET: never */
+	int ctl;                   /* control socket to the GD, -1 when none */
+	struct rep_slot *slots;    /* the status board, REP_SLOTS_MAX entries */
+	struct rep_slot *slot;     /* ours (a private dummy before the GD answered) */
+	int min_fd;
+	int done;
+};
+
+extern struct lc_state lc LC_HIDDEN;
+extern int32_t lc_fd[LC_FD_MAX] LC_HIDDEN;
+extern struct lc_chan lc_chan[LC_CHAN_MAX] LC_HIDDEN;
+
+/* 1 when the calling thread may enforce the trace (replaying, not inside the LC itself). */
+LC_HIDDEN int lc_on(void);
+LC_HIDDEN void lc_enter(void);
+LC_HIDDEN void lc_leave(void);
+
+/* The next event, which must be of `kind` (RECV also accepts INPUT) on descriptor fd (fd < 0:
+ * any).  Halts first when the target state is reached; reports a divergence (and never
+ * returns) when the trace says otherwise.  `what` names the call for the report. */
+LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what);
+/* The next event without checks, or NULL at the end. */
+LC_HIDDEN const struct lc_ev *lc_peek(void);
+/* The event returned by lc_expect is done. */
+LC_HIDDEN void lc_commit(void);
+/* Report a divergence to the GD and never return. */
+LC_HIDDEN void lc_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Describe an event in a few words ("recv of 10 bytes on channel 3, fd 5"). */
+LC_HIDDEN void lc_ev_describe(const struct lc_ev *ev, char *buf, size_t cap);
+/* Mark the slot as waiting for the outside world (kind 0: running again). */
+LC_HIDDEN void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t missing);
+
+/* The class of a descriptor as the recorder saw it at this point: a channel id (> 0),
+ * LC_FD_IGNORED or LC_FD_RANDOM.  Consumes the recorder's first-use SOCKET/PIPE event. */
+LC_HIDDEN int32_t lc_fd_class(int fd);
+/* A descriptor goes away: forget its class. */
+LC_HIDDEN void lc_fd_forget(int fd);
+/* Our own descriptors, which the program may not close or dup2 over. */
+LC_HIDDEN int lc_own_fd(int fd);
+LC_HIDDEN void lc_own_fd_move(int fd);
+
+/* Process life (lc.c). */
+LC_HIDDEN void lc_child_start(uint32_t k);
+LC_HIDDEN void lc_exit_event(int status);
+
+/* Raw system calls that never reach an interposer. */
+LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);
+LC_HIDDEN long lc_sys_write(int fd, const void *buf, size_t n);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * proto.h: what the global debugger (gd.c, inside `encore replay`) and the local controllers
+ * (lc*.c, libencore-replay.so, one inside each replayed process) share.  Private to
+ * replayer/, never installed.
+ *
+ * Manabe & Imase section 2.2: one local controller LC_i per process, one global debugger GD
+ * that starts the processes and coordinates the halt.  Two channels between them:
+ *
+ *   - the control socket: DIR/.encore-replay/ctl, an AF_UNIX SOCK_SEQPACKET socket (mode
+ *     0600 inside a 0700 directory; the GD checks SO_PEERCRED of every peer).  One
+ *     connection per process image; messages are struct rep_msg, one per packet.
+ *   - the status board: DIR/.encore-replay/status, a shared file of struct rep_slot, one
+ *     per process, which an LC updates with plain stores on every event (no system call on
+ *     the hot path) and the GD reads to detect a replay that makes no progress and to say
+ *     who waits for what.
+ *
+ * The LC learns where they are from one environment variable, ENCORE_REPLAY (below).
+ */
+#ifndef ENCORE_REP_PROTO_H
+#define ENCORE_REP_PROTO_H
+
+#include <stdint.h>
+
+#include "trace.h"
+
+#define REP_ENV "ENCORE_REPLAY"
+#define REP_SUBDIR ".encore-replay"
+#define REP_CTL "ctl"
+#define REP_STATUS "status"
+
+/* ENCORE_REPLAY=v=1;name=NAME;seg=S;first=F;dir=/abs/session  (dir last: it may hold ';').
+ * seg/first are for an image after exec (not replayed yet: the LC reports it). */
+
+#define REP_NO_TARGET UINT64_MAX
+
+enum rep_msg_type {
+	/* LC -> GD */
+	REP_MSG_HELLO = 1,    /* a = pid, text = logical name */
+	REP_MSG_HALTED = 2,   /* a = state index, text = backtrace (one frame per line) */
+	REP_MSG_DIVERGED = 3, /* a = event index, text = what was expected and what happened */
+	REP_MSG_DONE = 4,     /* a = state index at exit, b = exit status */
+	/* GD -> LC */
+	REP_MSG_CONFIG = 16,  /* a = slot, b = target state index (REP_NO_TARGET: to the end) */
+	REP_MSG_CONT = 17,    /* leave the halt; a = new target (REP_NO_TARGET: to the end) */
+};
+
+#define REP_TEXT_MAX 3072
+
+struct rep_msg {
+	uint32_t type;
+	uint32_t len;         /* bytes used in text, without the NUL */
+	int64_t a, b;
+	char text[REP_TEXT_MAX];
+};
+
+/* What an LC is doing, for the status board. */
+enum rep_slot_state {
+	REP_SLOT_FREE = 0,
+	REP_SLOT_RUNNING = 1,  /* between events, in the program's own code */
+	REP_SLOT_WAITING = 2,  /* blocked for the outside world: wait_* say on what */
+	REP_SLOT_HALTED = 3,
+	REP_SLOT_DONE = 4,
+	REP_SLOT_DIVERGED = 5,
+};
+
+#define REP_SLOTS_MAX 1024
+
+struct rep_slot {
+	volatile int32_t pid;
+	volatile uint32_t state;      /* enum rep_slot_state */
+	volatile uint64_t index;      /* events executed: the state index */
+	volatile uint64_t progress;   /* bumped on every byte batch moved while waiting */
+	volatile uint32_t wait_kind;  /* enum trace_kind of the event it waits to complete */
+	volatile int32_t wait_fd;
+	volatile uint32_t wait_chan;
+	volatile uint32_t pad;
+	volatile uint64_t wait_len;   /* bytes still missing */
+};
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * rep.h: the replayer's public face, used by `encore replay` (cli/cmd_replay.c).
+ *
+ * The global debugger (GD, Manabe & Imase section 2.2) re-executes every root process of a
+ * recorded session with libencore-replay.so preloaded, so that each process runs under a
+ * local controller (LC) that enforces its trace, and coordinates them over a control socket
+ * inside the session directory.  Without a target it replays to the end; with a cut (one
+ * state index per process, from `encore inf --json` or computed here from a predicate) each
+ * LC halts before the event that would leave its state, and the GD reports the global state.
+ *
+ * Conventions follow trace.h: 0 or a count on success, a negative TRACE_E* code on failure
+ * with a struct trace_diag naming the thing and what to do.  Nothing here prints or exits;
+ * the only text the replayer produces is in the results it returns.
+ */
+#ifndef ENCORE_REP_H
+#define ENCORE_REP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rep;
+
+struct rep_options {
+	const char *lib;          /* absolute path of libencore-replay.so (required) */
+	unsigned stall_ms;        /* no progress for this long: REP_STALLED (0: 10000) */
+	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT/SIGTERM handler */
+};
+
+/* Open a recorded session for replay: every trace is read through (a damaged one is refused,
+ * naming the file and offset), every recorded executable must still be there with the same
+ * ELF build-id (a changed binary is refused before anything starts). */
+int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
+             struct trace_diag *diag);
+void rep_close(struct rep *r);
+
+size_t rep_nprocs(const struct rep *r);
+const char *rep_proc_name(const struct rep *r, size_t i);
+uint64_t rep_proc_nevents(const struct rep *r, size_t i);
+
+/* The cut to halt at: process i stops at state `state` (before event state + 1). */
+int rep_set_target(struct rep *r, size_t i, uint64_t state);
+/* The first cut of a JSON document in the shape `encore inf --json` prints
+ * ({"cuts":[{"PROC":N,...},...]}), or a bare {"PROC":N,...} object.  Processes it does not
+ * name are halted at state 0.  TRACE_EPARSE with diag for bad text, TRACE_ENOENT for an
+ * unknown process, TRACE_EINVAL for a state beyond the trace. */
+int rep_cut_json(struct rep *r, const char *json, struct trace_diag *diag);
+/* Inf(P) computed offline by the analyzer; 1 when P holds somewhere (the cut is set; for a
+ * disjunctive P the first minimal cut, *which says its position among `*ncuts`), 0 when P
+ * never holds (nothing set). */
+int rep_cut_predicate(struct rep *r, const char *text, size_t *which, size_t *ncuts,
+                      struct trace_diag *diag);
+
+/* Start the roots (argv and cwd from the trace header).  Each becomes its own process group
+ * leader's member, dies with the GD (PR_SET_PDEATHSIG) and reports to the control socket. */
+int rep_start(struct rep *r, struct trace_diag *diag);
+
+enum rep_outcome {
+	REP_END = 0,          /* every process ran to the end of its trace */
+	REP_HALTED = 1,       /* every process is halted at its target (or ended before it) */
+	REP_DIVERGED = 2,     /* a process did not do what its trace says: rep_message */
+	REP_STALLED = 3,      /* no progress for stall_ms: rep_message says who waits for what */
+	REP_INTERRUPTED = 4,  /* *interrupted was set */
+	REP_FAILED = 5,       /* processes ended early or never started: rep_message */
+};
+
+/* Run until one of the outcomes above.  Returns it (>= 0) or a negative code. */
+int rep_run(struct rep *r);
+/* The report of the last REP_DIVERGED / REP_STALLED / REP_FAILED, "" otherwise. */
+const char *rep_message(const struct rep *r);
+
+enum rep_pstate {
+	REP_P_NOT_STARTED = 0,
+	REP_P_RUNNING = 1,
+	REP_P_HALTED = 2,
+	REP_P_EXITED = 3,     /* ended (exit or signal) */
+};
+
+struct rep_proc_info {
+	const char *name;
+	long pid;             /* 0 when not started */
+	enum rep_pstate state;
+	uint64_t index;       /* state index: events executed */
+	uint64_t nevents;     /* in the trace */
+	int wait_status;      /* as waitpid gave it, when exited and reaped; -1 otherwise */
+	char last[160];       /* event `index`, "-" at state 0 */
+	char next[160];       /* event index + 1, "-" at the end */
+	const char *backtrace;/* at a halt: one frame per line (libunwind, in the process) */
+};
+int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info);
+
+/* Leave the halt and run to the end (then rep_run again). */
+int rep_continue(struct rep *r);
+/* End every replayed process (SIGKILL) and reap them all; idempotent. */
+void rep_kill(struct rep *r);
+
+/* The analyzer's view of the session (for evaluating predicate terms at a halt). */
+struct ana_session;
+struct ana_session *rep_analysis(struct rep *r);
+
+/* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
+ * negative code (TRACE_EIO cannot read, TRACE_EINVAL not ELF). */
+int rep_elf_build_id(const char *path, uint8_t *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
