@@ -1,0 +1,1079 @@
+/*
+ * dcfg.c: the distributed control-flow graph (DCFG) of Spezialetti & Gupta section 2, built
+ * from recordings, and the data-flow sets of their section 3.2: Reach, Dom and PDom per
+ * process, PRE (Definition 3.1, an over-approximation) and POST1 / POST2 (Definition 3.2,
+ * under-approximations).  stable.c uses them to find valid recognition points (3.2.4).
+ *
+ * The paper builds the DCFG from the program text; encore builds it from what recordings
+ * observed: a node is a communication call site (a send or a receive, identified by the
+ * call-site stack the recorder logged: function+offset of every frame), an intraprocess edge
+ * is one observed succession of two sites in one process (with a summary of the events seen
+ * between them), and an interprocess edge joins the send site of a message to the receive
+ * site that read it.  Several recordings merge by logical process name and stack.  Every
+ * "guaranteed" below is therefore relative to the behaviours recorded: a path no recording
+ * took is not in the graph (analyzer/README.md, "Stability").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana_internal.h"
+#include "dcfg_internal.h"
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t nc;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 8;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*p, nc * size);
+	if (!n)
+		return TRACE_ENOMEM;
+	*p = n;
+	*cap = nc;
+	return 0;
+}
+
+static int grow32(uint32_t **p, uint32_t *cap, uint32_t need)
+{
+	size_t c = *cap;
+	int rc = grow((void **)p, &c, need, sizeof(**p));
+
+	*cap = (uint32_t)c;
+	return rc;
+}
+
+int ana_dcfg_new(struct ana_dcfg **out)
+{
+	if (!out)
+		return TRACE_EINVAL;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : TRACE_ENOMEM;
+}
+
+static void unsolve(struct ana_dcfg *g)
+{
+	free(g->reach);
+	free(g->dom);
+	free(g->pdom);
+	free(g->pre);
+	free(g->post1);
+	free(g->post2);
+	free(g->sends_of);
+	free(g->recvs_of);
+	g->reach = g->dom = g->pdom = g->pre = g->post1 = g->post2 = NULL;
+	g->sends_of = g->recvs_of = NULL;
+	g->solved = 0;
+}
+
+void ana_dcfg_free(struct ana_dcfg *g)
+{
+	if (!g)
+		return;
+	unsolve(g);
+	for (size_t i = 0; i < g->nprocs; i++)
+		free(g->procs[i].name);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct dcfg_node *n = &g->nodes[i];
+
+		free(n->key);
+		free(n->function);
+		free(n->succ);
+		free(n->pred);
+		free(n->out);
+		free(n->in);
+	}
+	for (size_t i = 0; i < g->nflows; i++) {
+		for (size_t k = 0; k < g->flows[i].nmarks; k++)
+			free(g->flows[i].marks[k]);
+		free(g->flows[i].marks);
+	}
+	free(g->procs);
+	free(g->nodes);
+	free(g->flows);
+	free(g->map);
+	free(g);
+}
+
+static int new_node(struct ana_dcfg *g, uint32_t proc, uint32_t kind, const char *key,
+                    const char *function)
+{
+	struct dcfg_node *n;
+	int rc;
+
+	if (g->nnodes >= INT32_MAX)
+		return TRACE_EINVAL;
+	if ((rc = grow((void **)&g->nodes, &g->capnodes, g->nnodes + 1, sizeof(*n))))
+		return rc;
+	n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->proc = proc;
+	n->kind = kind;
+	n->key = strdup(key ? key : "");
+	n->function = strdup(function ? function : "");
+	if (!n->key || !n->function) {
+		free(n->key);
+		free(n->function);
+		return TRACE_ENOMEM;
+	}
+	g->solved = 0;
+	return (int)g->nnodes++;
+}
+
+int ana_dcfg_proc_find(const struct ana_dcfg *g, const char *name)
+{
+	if (!g || !name)
+		return TRACE_EINVAL;
+	for (size_t i = 0; i < g->nprocs; i++)
+		if (strcmp(g->procs[i].name, name) == 0)
+			return (int)i;
+	return TRACE_ENOENT;
+}
+
+int ana_dcfg_add_proc(struct ana_dcfg *g, const char *name)
+{
+	struct dcfg_proc *p;
+	int rc, a, b;
+
+	if (!g || !name || !*name)
+		return TRACE_EINVAL;
+	if ((rc = ana_dcfg_proc_find(g, name)) >= 0)
+		return rc;
+	if ((rc = grow((void **)&g->procs, &g->capprocs, g->nprocs + 1, sizeof(*p))))
+		return rc;
+	p = &g->procs[g->nprocs];
+	if (!(p->name = strdup(name)))
+		return TRACE_ENOMEM;
+	if ((a = new_node(g, (uint32_t)g->nprocs, ANA_NODE_START, "start", "")) < 0 ||
+	    (b = new_node(g, (uint32_t)g->nprocs, ANA_NODE_STOP, "stop", "")) < 0) {
+		free(p->name);
+		return a < 0 ? a : b;
+	}
+	p->start = (uint32_t)a;
+	p->stop = (uint32_t)b;
+	return (int)g->nprocs++;
+}
+
+int ana_dcfg_find(const struct ana_dcfg *g, size_t proc, uint32_t kind, const char *key)
+{
+	if (!g || !key || proc >= g->nprocs)
+		return TRACE_EINVAL;
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].proc == proc && g->nodes[i].kind == kind &&
+		    strcmp(g->nodes[i].key, key) == 0)
+			return (int)i;
+	return TRACE_ENOENT;
+}
+
+int ana_dcfg_add_node(struct ana_dcfg *g, int proc, uint32_t kind, const char *key,
+                      const char *function)
+{
+	int rc;
+
+	if (!g || proc < 0 || (size_t)proc >= g->nprocs || !key ||
+	    (kind != ANA_NODE_SEND && kind != ANA_NODE_RECV))
+		return TRACE_EINVAL;
+	if ((rc = ana_dcfg_find(g, (size_t)proc, kind, key)) >= 0)
+		return rc;
+	return new_node(g, (uint32_t)proc, kind, key, function);
+}
+
+int ana_dcfg_start(const struct ana_dcfg *g, int proc)
+{
+	if (!g || proc < 0 || (size_t)proc >= g->nprocs)
+		return TRACE_EINVAL;
+	return (int)g->procs[proc].start;
+}
+
+int ana_dcfg_stop(const struct ana_dcfg *g, int proc)
+{
+	if (!g || proc < 0 || (size_t)proc >= g->nprocs)
+		return TRACE_EINVAL;
+	return (int)g->procs[proc].stop;
+}
+
+int ana_dcfg_set_flags(struct ana_dcfg *g, int node, int flags)
+{
+	if (!g || node < 0 || (size_t)node >= g->nnodes)
+		return TRACE_EINVAL;
+	g->nodes[node].flags |= flags;
+	g->solved = 0;
+	return 0;
+}
+
+static int add_mark(struct dcfg_flow *f, const char *key)
+{
+	char **n;
+
+	for (size_t i = 0; i < f->nmarks; i++)
+		if (strcmp(f->marks[i], key) == 0)
+			return 0;
+	n = realloc(f->marks, (f->nmarks + 1) * sizeof(*n));
+	if (!n)
+		return TRACE_ENOMEM;
+	f->marks = n;
+	if (!(f->marks[f->nmarks] = strdup(key)))
+		return TRACE_ENOMEM;
+	f->nmarks++;
+	return 0;
+}
+
+int ana_dcfg_add_flow(struct ana_dcfg *g, int a, int b, const struct ana_between *between)
+{
+	struct dcfg_node *na, *nb;
+	struct dcfg_flow *f = NULL;
+	int rc;
+
+	if (!g || a < 0 || b < 0 || (size_t)a >= g->nnodes || (size_t)b >= g->nnodes)
+		return TRACE_EINVAL;
+	na = &g->nodes[a];
+	nb = &g->nodes[b];
+	if (na->proc != nb->proc || na->kind == ANA_NODE_STOP || nb->kind == ANA_NODE_START)
+		return TRACE_EINVAL;
+	for (uint32_t i = 0; i < na->nsucc; i++)
+		if (g->flows[na->succ[i]].b == (uint32_t)b)
+			f = &g->flows[na->succ[i]];
+	if (!f) {
+		if ((rc = grow((void **)&g->flows, &g->capflows, g->nflows + 1, sizeof(*f))) ||
+		    (rc = grow32(&na->succ, &na->capsucc, na->nsucc + 1)) ||
+		    (rc = grow32(&nb->pred, &nb->cappred, nb->npred + 1)))
+			return rc;
+		f = &g->flows[g->nflows];
+		memset(f, 0, sizeof(*f));
+		f->a = (uint32_t)a;
+		f->b = (uint32_t)b;
+		na->succ[na->nsucc++] = (uint32_t)g->nflows;
+		nb->pred[nb->npred++] = (uint32_t)g->nflows;
+		g->nflows++;
+	}
+	f->seen++;
+	if (between) {
+		f->kinds |= between->kinds;
+		for (size_t i = 0; i < between->nmarks; i++)
+			if ((rc = add_mark(f, between->marks[i])))
+				return rc;
+	}
+	g->solved = 0;
+	return 0;
+}
+
+int ana_dcfg_add_msg(struct ana_dcfg *g, int send, int recv)
+{
+	struct dcfg_node *s, *r;
+	int rc;
+
+	if (!g || send < 0 || recv < 0 || (size_t)send >= g->nnodes || (size_t)recv >= g->nnodes)
+		return TRACE_EINVAL;
+	s = &g->nodes[send];
+	r = &g->nodes[recv];
+	if (s->kind != ANA_NODE_SEND || r->kind != ANA_NODE_RECV)
+		return TRACE_EINVAL;
+	for (uint32_t i = 0; i < s->nout; i++)
+		if (s->out[i] == (uint32_t)recv)
+			return 0;
+	if ((rc = grow32(&s->out, &s->capout, s->nout + 1)) ||
+	    (rc = grow32(&r->in, &r->capin, r->nin + 1)))
+		return rc;
+	s->out[s->nout++] = (uint32_t)recv;
+	r->in[r->nin++] = (uint32_t)send;
+	g->nmsgs++;
+	g->solved = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * From a recorded session.
+ */
+
+/* The identity of a call site: every frame as function+offset, innermost first, joined by
+ * " < " (read "called from").  Frames without a function name use object+pc. */
+static char *stack_key(const struct trace_stack *st)
+{
+	size_t cap = 64, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	buf[0] = 0;
+	for (uint32_t f = 0; st && f < st->nframes; f++) {
+		const struct trace_frame *fr = &st->frames[f];
+		char one[600];
+		int n;
+
+		if (fr->function && *fr->function)
+			n = snprintf(one, sizeof(one), "%s%s+0x%llx", f ? " < " : "", fr->function,
+			             (unsigned long long)fr->offset);
+		else
+			n = snprintf(one, sizeof(one), "%s%s@0x%llx", f ? " < " : "",
+			             fr->object && *fr->object ? fr->object : "?",
+			             (unsigned long long)fr->pc);
+		if (n < 0)
+			continue;
+		if ((size_t)n >= sizeof(one))
+			n = (int)sizeof(one) - 1;
+		if (len + (size_t)n + 1 > cap) {
+			char *nb;
+
+			while (len + (size_t)n + 1 > cap)
+				cap *= 2;
+			if (!(nb = realloc(buf, cap))) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, one, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	if (!len) {
+		free(buf);
+		return strdup("?");
+	}
+	return buf;
+}
+
+struct siteinfo {
+	uint32_t site;
+	char *key;
+	char *function;
+};
+
+struct procsites {
+	struct siteinfo *v;
+	size_t n, cap;
+};
+
+static void free_sites(struct procsites *ps, size_t n)
+{
+	for (size_t p = 0; ps && p < n; p++) {
+		for (size_t i = 0; i < ps[p].n; i++) {
+			free(ps[p].v[i].key);
+			free(ps[p].v[i].function);
+		}
+		free(ps[p].v);
+	}
+	free(ps);
+}
+
+static struct siteinfo *site_find(struct procsites *ps, uint32_t site)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].site == site)
+			return &ps->v[i];
+	return NULL;
+}
+
+/* Call-site stacks with offsets, read from the trace files (the model keeps only function
+ * names).  The first stack seen for a site wins, as in load.c. */
+static int read_sites(const char *dir, const struct ana_session *s, struct procsites *ps,
+                      struct trace_diag *diag)
+{
+	struct trace_session *ts = NULL;
+	int rc;
+
+	if ((rc = trace_session_open(dir, &ts, diag)))
+		return rc;
+	for (size_t i = 0; i < trace_session_count(ts); i++) {
+		const char *const *paths;
+		size_t nf = trace_session_files(ts, i, &paths);
+		int p = ana_proc_find(s, trace_session_name(ts, i));
+
+		if (p < 0)
+			continue;
+		for (size_t f = 0; f < nf; f++) {
+			struct trace_reader *r = NULL;
+			struct trace_event ev;
+
+			if ((rc = trace_reader_open(paths[f], &r, diag)))
+				goto out;
+			while ((rc = trace_reader_next(r, &ev)) == 1) {
+				const struct trace_stack *st;
+				struct siteinfo *si;
+
+				if (!ev.site || site_find(&ps[p], ev.site))
+					continue;
+				st = trace_reader_stack(r, ev.site);
+				if ((rc = grow((void **)&ps[p].v, &ps[p].cap, ps[p].n + 1, sizeof(*si)))) {
+					trace_reader_close(r);
+					goto out;
+				}
+				si = &ps[p].v[ps[p].n];
+				si->site = ev.site;
+				si->key = stack_key(st);
+				si->function = strdup(st && st->nframes && st->frames[0].function ?
+				                      st->frames[0].function : "");
+				ps[p].n++;
+				if (!si->key || !si->function) {
+					trace_reader_close(r);
+					rc = TRACE_ENOMEM;
+					goto out;
+				}
+			}
+			trace_reader_close(r);
+			if (rc < 0) {
+				ana__diag(diag, rc, "%s: reading call sites: %s", paths[f],
+				          trace_strerror(rc));
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	trace_session_close(ts);
+	return rc;
+}
+
+/* The key of a site from the model alone: function names (no offsets). */
+static char *model_key(const struct ana_session *s, size_t p, uint32_t site, char **function)
+{
+	const struct ana_stackrec *st = ana__stack(s, p, site);
+	size_t len = 1;
+	char *buf;
+
+	*function = strdup(st && st->nframes ? st->fn[0] : "");
+	if (!st || !st->nframes)
+		return *function ? strdup("?") : NULL;
+	for (uint32_t f = 0; f < st->nframes; f++)
+		len += strlen(st->fn[f]) + 3;
+	if (!(buf = malloc(len)))
+		return NULL;
+	buf[0] = 0;
+	for (uint32_t f = 0; f < st->nframes; f++) {
+		if (f)
+			strcat(buf, " < ");
+		strcat(buf, st->fn[f][0] ? st->fn[f] : "?");
+	}
+	return buf;
+}
+
+static int is_node_event(const struct ana_ev *e)
+{
+	if (e->result <= 0)
+		return 0;
+	return e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_INPUT;
+}
+
+static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
+                      int dproc, size_t p, const struct ana_ev *e)
+{
+	uint32_t kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
+	struct dcfg_sitemap *m;
+	char *key, *fn = NULL;
+	int node;
+
+	for (size_t i = 0; i < g->nmap; i++)
+		if (g->map[i].proc == p && g->map[i].site == e->site && g->map[i].kind == kind)
+			return (int)g->map[i].node;
+	if (ps) {
+		struct siteinfo *si = e->site ? site_find(&ps[p], e->site) : NULL;
+
+		key = strdup(si ? si->key : "?");
+		fn = strdup(si ? si->function : "");
+	} else {
+		key = model_key(s, p, e->site, &fn);
+	}
+	if (!key || !fn) {
+		free(key);
+		free(fn);
+		return TRACE_ENOMEM;
+	}
+	node = ana_dcfg_add_node(g, dproc, kind, key, fn);
+	free(key);
+	free(fn);
+	if (node < 0)
+		return node;
+	if (grow((void **)&g->map, &g->capmap, g->nmap + 1, sizeof(*m)))
+		return TRACE_ENOMEM;
+	m = &g->map[g->nmap++];
+	m->proc = (uint32_t)p;
+	m->site = e->site;
+	m->kind = kind;
+	m->node = (uint32_t)node;
+	return node;
+}
+
+uint32_t ana__dcfg_event_node(const struct ana_dcfg *g, const struct ana_session *s, size_t p,
+                              uint64_t k)
+{
+	const struct ana_ev *e;
+	uint32_t kind;
+
+	if (!g || !s || s != g->last || p >= s->nprocs || k < 1 || k > s->procs[p].n)
+		return UINT32_MAX;
+	e = ana__ev(s, p, k);
+	if (!is_node_event(e))
+		return UINT32_MAX;
+	kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
+	for (size_t i = 0; i < g->nmap; i++)
+		if (g->map[i].proc == p && g->map[i].site == e->site && g->map[i].kind == kind)
+			return g->map[i].node;
+	return UINT32_MAX;
+}
+
+/* Sends of one process sorted by (channel, index), to find every send whose bytes a receive
+ * read (the model links a receive to the send of its last byte only). */
+struct sendix {
+	uint32_t chan;
+	uint32_t idx;
+};
+
+static int cmp_sendix(const void *a, const void *b)
+{
+	const struct sendix *x = a, *y = b;
+
+	if (x->chan != y->chan)
+		return x->chan < y->chan ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const char *dir,
+                         struct trace_diag *diag)
+{
+	struct procsites *ps = NULL;
+	struct sendix **sx = NULL;
+	size_t *nsx = NULL;
+	uint64_t **rcvd = NULL;
+	int *dproc = NULL;
+	int rc = 0;
+
+	if (!g || !s || !s->finished) {
+		ana__diag(diag, TRACE_EINVAL, "the session must be loaded and finished before its "
+		          "DCFG is built");
+		return TRACE_EINVAL;
+	}
+	g->nmap = 0;
+	g->last = s;
+	if (dir) {
+		if (!(ps = calloc(s->nprocs ? s->nprocs : 1, sizeof(*ps))))
+			return TRACE_ENOMEM;
+		if ((rc = read_sites(dir, s, ps, diag)))
+			goto out;
+	}
+	sx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sx));
+	nsx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*nsx));
+	rcvd = calloc(s->nprocs ? s->nprocs : 1, sizeof(*rcvd));
+	dproc = calloc(s->nprocs ? s->nprocs : 1, sizeof(*dproc));
+	if (!sx || !nsx || !rcvd || !dproc) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t p = 0; p < s->nprocs; p++) {
+		const struct ana_proc *pr = &s->procs[p];
+
+		if ((dproc[p] = ana_dcfg_add_proc(g, pr->name)) < 0) {
+			rc = dproc[p];
+			goto out;
+		}
+		size_t ns = 0;
+
+		for (uint64_t k = 1; k <= pr->n; k++)
+			ns += ana__ev(s, p, k)->kind == TRACE_EV_SEND && ana__ev(s, p, k)->result > 0;
+		if (!(rcvd[p] = calloc(pr->n / 64 + 1, sizeof(uint64_t))) ||
+		    !(sx[p] = malloc((ns + 1) * sizeof(**sx)))) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+
+			if (e->kind == TRACE_EV_SEND && e->result > 0) {
+				sx[p][nsx[p]].chan = e->chan;
+				sx[p][nsx[p]].idx = (uint32_t)k;
+				nsx[p]++;
+			}
+		}
+		qsort(sx[p], nsx[p], sizeof(**sx), cmp_sendix);
+	}
+	/* intraprocess edges and nodes (section 2: E^intra), interprocess edges (E^inter) */
+	for (size_t p = 0; p < s->nprocs; p++) {
+		const struct ana_proc *pr = &s->procs[p];
+		struct ana_between bt = {0, NULL, 0};
+		const char **marks = NULL;
+		size_t capmarks = 0;
+		int prev = (int)g->procs[dproc[p]].start;
+
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+			int node;
+
+			if (!is_node_event(e)) {
+				if (e->kind < 64)
+					bt.kinds |= 1ull << e->kind;
+				if (e->kind == TRACE_EV_MARK && e->chan < s->nkeys) {
+					if (bt.nmarks == capmarks) {
+						size_t nc = capmarks ? capmarks * 2 : 8;
+						const char **nm = realloc(marks, nc * sizeof(*nm));
+
+						if (!nm) {
+							free(marks);
+							rc = TRACE_ENOMEM;
+							goto out;
+						}
+						marks = nm;
+						capmarks = nc;
+					}
+					marks[bt.nmarks++] = s->keys[e->chan];
+					bt.marks = marks;
+				}
+				continue;
+			}
+			if ((node = event_node(g, s, ps, dproc[p], p, e)) < 0 ||
+			    (rc = ana_dcfg_add_flow(g, prev, node, &bt))) {
+				free(marks);
+				rc = node < 0 ? node : rc;
+				goto out;
+			}
+			g->nodes[node].seen++;
+			memset(&bt, 0, sizeof(bt));
+			prev = node;
+			if (e->kind == TRACE_EV_SEND)
+				continue;
+			if (e->kind == TRACE_EV_INPUT || e->external || e->src_proc == ANA_NONE) {
+				g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
+				continue;
+			}
+			/* every send of the source process whose bytes this receive read */
+			{
+				size_t q = e->src_proc;
+				const struct ana_ev *last = ana__ev(s, q, e->src_idx);
+				struct sendix key = {last->chan, e->src_idx};
+				struct sendix *hit = bsearch(&key, sx[q], nsx[q], sizeof(*hit), cmp_sendix);
+
+				for (; hit && hit >= sx[q] && hit->chan == key.chan; hit--) {
+					const struct ana_ev *se = ana__ev(s, q, hit->idx);
+					int sn;
+
+					if (hit->idx != e->src_idx &&
+					    se->offset + (uint64_t)se->result <= e->offset)
+						break;
+					if ((sn = event_node(g, s, ps, dproc[q], q, se)) < 0 ||
+					    (rc = ana_dcfg_add_msg(g, sn, node))) {
+						free(marks);
+						rc = sn < 0 ? sn : rc;
+						goto out;
+					}
+					if (!(e->flags & TRACE_FL_PEEK))
+						rcvd[q][hit->idx >> 6] |= 1ull << (hit->idx & 63);
+					if (hit == sx[q])
+						break;
+				}
+			}
+		}
+		free(marks);
+		if ((rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt)))
+			goto out;
+	}
+	/* sends some instance of which nobody recorded reading: no guaranteed interaction */
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (size_t i = 0; i < nsx[p]; i++) {
+			uint32_t k = sx[p][i].idx;
+
+			if (!((rcvd[p][k >> 6] >> (k & 63)) & 1u)) {
+				int node = event_node(g, s, ps, dproc[p], p, ana__ev(s, p, k));
+
+				if (node < 0) {
+					rc = node;
+					goto out;
+				}
+				g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
+			}
+		}
+	g->nsessions++;
+	g->solved = 0;
+out:
+	if (ps)
+		free_sites(ps, s->nprocs);
+	for (size_t p = 0; p < s->nprocs; p++) {
+		if (sx)
+			free(sx[p]);
+		if (rcvd)
+			free(rcvd[p]);
+	}
+	free(sx);
+	free(nsx);
+	free(rcvd);
+	free(dproc);
+	if (rc)
+		g->last = NULL;
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Solving: section 3.2.  Sets are bitsets over all nodes.
+ */
+static int set_or_changed(uint64_t *a, const uint64_t *b, const uint64_t *minus, size_t w)
+{
+	int ch = 0;
+
+	for (size_t i = 0; i < w; i++) {
+		uint64_t v = a[i] | (b[i] & ~(minus ? minus[i] : 0));
+
+		ch |= v != a[i];
+		a[i] = v;
+	}
+	return ch;
+}
+
+static void set_add(uint64_t *a, size_t m)
+{
+	a[m >> 6] |= 1ull << (m & 63);
+}
+
+/* Reach(n): nodes reachable from n by at least one intraprocess edge. */
+static void solve_reach(struct ana_dcfg *g, uint32_t *stack)
+{
+	for (size_t n = 0; n < g->nnodes; n++) {
+		uint64_t *r = dcfg_set(g, g->reach, n);
+		size_t top = 0;
+
+		stack[top++] = (uint32_t)n;
+		while (top) {
+			const struct dcfg_node *x = &g->nodes[stack[--top]];
+
+			for (uint32_t i = 0; i < x->nsucc; i++) {
+				uint32_t b = g->flows[x->succ[i]].b;
+
+				if (!dcfg_has(r, b)) {
+					set_add(r, b);
+					stack[top++] = b;
+				}
+			}
+		}
+	}
+}
+
+/* Dom (forward = 1: paths from start) or PDom (forward = 0: paths to stop), reflexive.
+ * A node no path joins to start (resp. stop) gets {n} only: nothing is guaranteed there
+ * (the textbook "all nodes" would be vacuously true and unsound for POST). */
+static void solve_dom(struct ana_dcfg *g, uint64_t *base, int forward, uint64_t *tmp,
+                      uint64_t *joined)
+{
+	size_t w = g->words;
+
+	for (size_t p = 0; p < g->nprocs; p++) {
+		uint32_t root = forward ? g->procs[p].start : g->procs[p].stop;
+		int changed = 1;
+
+		/* joined = nodes with a path from start (to stop) */
+		memset(joined, 0, w * sizeof(uint64_t));
+		set_add(joined, root);
+		for (size_t n = 0; n < g->nnodes; n++)
+			if (g->nodes[n].proc == p &&
+			    (forward ? dcfg_has(dcfg_set(g, g->reach, root), n)
+			             : dcfg_has(dcfg_set(g, g->reach, n), root)))
+				set_add(joined, n);
+		for (size_t n = 0; n < g->nnodes; n++) {
+			uint64_t *d = dcfg_set(g, base, n);
+
+			if (g->nodes[n].proc != p)
+				continue;
+			memset(d, 0, w * sizeof(uint64_t));
+			if (n == root || !dcfg_has(joined, n))
+				set_add(d, n);
+			else
+				memcpy(d, joined, w * sizeof(uint64_t));
+		}
+		while (changed) {
+			changed = 0;
+			for (size_t n = 0; n < g->nnodes; n++) {
+				const struct dcfg_node *x = &g->nodes[n];
+				uint32_t ne = forward ? x->npred : x->nsucc;
+				uint64_t *d = dcfg_set(g, base, n);
+
+				if (x->proc != p || n == root || !dcfg_has(joined, n))
+					continue;
+				memcpy(tmp, joined, w * sizeof(uint64_t));
+				for (uint32_t i = 0; i < ne; i++) {
+					const struct dcfg_flow *f = &g->flows[forward ? x->pred[i] : x->succ[i]];
+					uint32_t o = forward ? f->a : f->b;
+					const uint64_t *od = dcfg_set(g, base, o);
+
+					if (!dcfg_has(joined, o))
+						continue;
+					for (size_t k = 0; k < w; k++)
+						tmp[k] &= od[k];
+				}
+				set_add(tmp, n);
+				if (memcmp(tmp, d, w * sizeof(uint64_t))) {
+					memcpy(d, tmp, w * sizeof(uint64_t));
+					changed = 1;
+				}
+			}
+		}
+	}
+}
+
+/* The only interprocess edge leaving send s goes to r, and every recorded instance of s
+ * was received (S ->uniq R of 3.2.2). */
+static int uniq_out(const struct ana_dcfg *g, uint32_t s, uint32_t r)
+{
+	const struct dcfg_node *x = &g->nodes[s];
+
+	return x->nout == 1 && x->out[0] == r && !(x->flags & ANA_NODE_F_UNRECEIVED);
+}
+
+/* The only interprocess edge entering receive r comes from s, and r never read bytes from
+ * outside the session (uniq S -> R of 3.2.2). */
+static int uniq_in(const struct ana_dcfg *g, uint32_t s, uint32_t r)
+{
+	const struct dcfg_node *x = &g->nodes[r];
+
+	return x->nin == 1 && x->in[0] == s && !(x->flags & ANA_NODE_F_EXTERNAL);
+}
+
+/* 3.2.1: PRE(R) = U_{S -> R} PRE(S) - {S' : P(S') = P(R)};
+ *        PRE(S) = U_{R : S in Reach(R)} PRE(R) u {S}.
+ * Solved with the paper's LIST of communication edges S -> R whose PRE(S) changed. */
+static int solve_pre(struct ana_dcfg *g)
+{
+	size_t w = g->words;
+	uint32_t *list, *ls, *lr;
+	uint8_t *queued;
+	size_t nl = 0, cap = g->nmsgs + 1;
+	int rc = 0;
+
+	/* queued is per (send, index in its out list), flattened */
+	size_t *first = calloc(g->nnodes + 1, sizeof(*first));
+
+	if (!first)
+		return TRACE_ENOMEM;
+	for (size_t n = 0; n < g->nnodes; n++)
+		first[n + 1] = first[n] + g->nodes[n].nout;
+	list = malloc(cap * sizeof(*list));
+	ls = malloc(cap * sizeof(*ls));
+	lr = malloc(cap * sizeof(*lr));
+	queued = calloc(cap, 1);
+	if (!list || !ls || !lr || !queued) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t n = 0; n < g->nnodes; n++)
+		if (g->nodes[n].kind == ANA_NODE_SEND)
+			set_add(dcfg_set(g, g->pre, n), n);
+	/* LIST starts with every edge; it is a FIFO ring of edge slots */
+	for (size_t n = 0; n < g->nnodes; n++)
+		for (uint32_t i = 0; i < g->nodes[n].nout; i++) {
+			size_t e = first[n] + i;
+
+			ls[e] = (uint32_t)n;
+			lr[e] = g->nodes[n].out[i];
+			list[nl++] = (uint32_t)e;
+			queued[e] = 1;
+		}
+	for (size_t head = 0; nl; head = (head + 1) % cap, nl--) {
+		uint32_t e = list[head], s = ls[e], r = lr[e];
+		uint64_t *pr = dcfg_set(g, g->pre, r);
+
+		queued[e] = 0;
+		if (!set_or_changed(pr, dcfg_set(g, g->pre, s),
+		                    dcfg_set(g, g->sends_of, g->nodes[r].proc), w))
+			continue;
+		/* propagate to the sends reachable from R in its process */
+		for (size_t m = 0; m < g->nnodes; m++) {
+			if (g->nodes[m].kind != ANA_NODE_SEND || !dcfg_has(dcfg_set(g, g->reach, r), m))
+				continue;
+			if (!set_or_changed(dcfg_set(g, g->pre, m), pr, NULL, w))
+				continue;
+			for (uint32_t i = 0; i < g->nodes[m].nout; i++) {
+				size_t e2 = first[m] + i;
+
+				if (!queued[e2]) {
+					queued[e2] = 1;
+					list[(head + nl) % cap] = (uint32_t)e2;
+					nl++;
+				}
+			}
+		}
+	}
+out:
+	free(first);
+	free(list);
+	free(ls);
+	free(lr);
+	free(queued);
+	return rc;
+}
+
+/* 3.2.2, the forward approximation:
+ *   POST1(R) = U_{S ->uniq R} POST1(S) - {S' : P(S') = P(R)}
+ *   POST1(S) = U_{R : S in PDom(R)} POST1(R) u {S}
+ * and the backward one:
+ *   POST2(S) = U_{R : uniq S -> R} POST2(R) - {R' : P(R') = P(S)}
+ *   POST2(R) = U_{S : R in Dom(S)} POST2(S) u {R}
+ * Least fixed points, from {S} (resp. {R}): every member is backed by a finite chain of
+ * guaranteed interactions, which is what makes the sets safe under-approximations. */
+static void solve_post(struct ana_dcfg *g)
+{
+	size_t w = g->words;
+	int changed = 1;
+
+	for (size_t n = 0; n < g->nnodes; n++) {
+		if (g->nodes[n].kind == ANA_NODE_SEND)
+			set_add(dcfg_set(g, g->post1, n), n);
+		if (g->nodes[n].kind == ANA_NODE_RECV)
+			set_add(dcfg_set(g, g->post2, n), n);
+	}
+	while (changed) {
+		changed = 0;
+		for (size_t n = 0; n < g->nnodes; n++) {
+			const struct dcfg_node *x = &g->nodes[n];
+
+			if (x->kind == ANA_NODE_RECV) {
+				for (uint32_t i = 0; i < x->nin; i++)
+					if (uniq_out(g, x->in[i], (uint32_t)n))
+						changed |= set_or_changed(dcfg_set(g, g->post1, n),
+						                          dcfg_set(g, g->post1, x->in[i]),
+						                          dcfg_set(g, g->sends_of, x->proc), w);
+				/* POST2(R) gets POST2(S) for every S that R dominates */
+				for (size_t m = 0; m < g->nnodes; m++)
+					if (g->nodes[m].kind == ANA_NODE_SEND && g->nodes[m].proc == x->proc &&
+					    dcfg_has(dcfg_set(g, g->dom, m), n))
+						changed |= set_or_changed(dcfg_set(g, g->post2, n),
+						                          dcfg_set(g, g->post2, m), NULL, w);
+			} else if (x->kind == ANA_NODE_SEND) {
+				for (uint32_t i = 0; i < x->nout; i++)
+					if (uniq_in(g, (uint32_t)n, x->out[i]))
+						changed |= set_or_changed(dcfg_set(g, g->post2, n),
+						                          dcfg_set(g, g->post2, x->out[i]),
+						                          dcfg_set(g, g->recvs_of, x->proc), w);
+				/* POST1(S) gets POST1(R) for every R that S postdominates */
+				for (size_t m = 0; m < g->nnodes; m++)
+					if (g->nodes[m].kind == ANA_NODE_RECV && g->nodes[m].proc == x->proc &&
+					    dcfg_has(dcfg_set(g, g->pdom, m), n))
+						changed |= set_or_changed(dcfg_set(g, g->post1, n),
+						                          dcfg_set(g, g->post1, m), NULL, w);
+			}
+		}
+	}
+}
+
+int ana_dcfg_solve(struct ana_dcfg *g, struct trace_diag *diag)
+{
+	size_t nn, w;
+	uint32_t *stack = NULL;
+	uint64_t *tmp = NULL, *joined = NULL;
+	int rc = 0;
+
+	if (!g)
+		return TRACE_EINVAL;
+	unsolve(g);
+	nn = g->nnodes;
+	w = g->words = nn / 64 + 1;
+	if (nn && w > SIZE_MAX / sizeof(uint64_t) / nn) {
+		ana__diag(diag, TRACE_ENOMEM, "DCFG of %zu sites is too large to solve", nn);
+		return TRACE_ENOMEM;
+	}
+	g->reach = calloc(nn * w + 1, sizeof(uint64_t));
+	g->dom = calloc(nn * w + 1, sizeof(uint64_t));
+	g->pdom = calloc(nn * w + 1, sizeof(uint64_t));
+	g->pre = calloc(nn * w + 1, sizeof(uint64_t));
+	g->post1 = calloc(nn * w + 1, sizeof(uint64_t));
+	g->post2 = calloc(nn * w + 1, sizeof(uint64_t));
+	g->sends_of = calloc(g->nprocs * w + 1, sizeof(uint64_t));
+	g->recvs_of = calloc(g->nprocs * w + 1, sizeof(uint64_t));
+	stack = malloc((nn + 1) * sizeof(*stack));
+	tmp = malloc(w * sizeof(*tmp));
+	joined = malloc(w * sizeof(*joined));
+	if (!g->reach || !g->dom || !g->pdom || !g->pre || !g->post1 || !g->post2 ||
+	    !g->sends_of || !g->recvs_of || !stack || !tmp || !joined) {
+		ana__diag(diag, TRACE_ENOMEM, "out of memory solving a DCFG of %zu sites", nn);
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t n = 0; n < nn; n++) {
+		if (g->nodes[n].kind == ANA_NODE_SEND)
+			set_add(dcfg_set(g, g->sends_of, g->nodes[n].proc), n);
+		if (g->nodes[n].kind == ANA_NODE_RECV)
+			set_add(dcfg_set(g, g->recvs_of, g->nodes[n].proc), n);
+	}
+	solve_reach(g, stack);
+	solve_dom(g, g->dom, 1, tmp, joined);
+	solve_dom(g, g->pdom, 0, tmp, joined);
+	if ((rc = solve_pre(g)))
+		goto out;
+	solve_post(g);
+	g->solved = 1;
+out:
+	free(stack);
+	free(tmp);
+	free(joined);
+	if (rc)
+		unsolve(g);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Reading the graph.
+ */
+size_t ana_dcfg_nprocs(const struct ana_dcfg *g)
+{
+	return g ? g->nprocs : 0;
+}
+
+const char *ana_dcfg_proc_name(const struct ana_dcfg *g, size_t p)
+{
+	return g && p < g->nprocs ? g->procs[p].name : NULL;
+}
+
+size_t ana_dcfg_nnodes(const struct ana_dcfg *g)
+{
+	return g ? g->nnodes : 0;
+}
+
+size_t ana_dcfg_nmsgs(const struct ana_dcfg *g)
+{
+	return g ? g->nmsgs : 0;
+}
+
+int ana_dcfg_node(const struct ana_dcfg *g, size_t n, struct ana_node *out)
+{
+	const struct dcfg_node *x;
+
+	if (!g || !out || n >= g->nnodes)
+		return TRACE_EINVAL;
+	x = &g->nodes[n];
+	out->proc = x->proc;
+	out->kind = x->kind;
+	out->key = x->key;
+	out->function = x->function;
+	out->seen = x->seen;
+	out->flags = x->flags;
+	out->nsucc = x->nsucc;
+	out->nout = x->nout;
+	out->nin = x->nin;
+	return 0;
+}
+
+int ana_dcfg_in(const struct ana_dcfg *g, enum ana_set set, size_t n, size_t m)
+{
+	uint64_t *base;
+
+	if (!g || n >= g->nnodes || m >= g->nnodes)
+		return TRACE_EINVAL;
+	if (!g->solved)
+		return TRACE_EINVAL;
+	switch (set) {
+	case ANA_SET_REACH: base = g->reach; break;
+	case ANA_SET_DOM: base = g->dom; break;
+	case ANA_SET_PDOM: base = g->pdom; break;
+	case ANA_SET_PRE: base = g->pre; break;
+	case ANA_SET_POST1: base = g->post1; break;
+	case ANA_SET_POST2: base = g->post2; break;
+	default: return TRACE_EINVAL;
+	}
+	return dcfg_has(dcfg_set(g, base, n), m);
+}
+
+const char *ana_node_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case ANA_NODE_START: return "start";
+	case ANA_NODE_STOP: return "stop";
+	case ANA_NODE_SEND: return "send";
+	case ANA_NODE_RECV: return "recv";
+	default: return "unknown";
+	}
+}

@@ -1,0 +1,1009 @@
+/*
+ * stable.c: simultaneous events (Spezialetti & Gupta, Definition 1.1 and section 3): their
+ * text, the monotonicity of their components, the valid recognition points of section
+ * 3.2.4 in a solved DCFG (dcfg.c), and the check of a recorded run at the Inf cut of the
+ * conjunction of the components.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana_internal.h"
+#include "dcfg_internal.h"
+
+struct ana_se {
+	size_t n;
+	struct trace_pred **preds;
+	char **texts;
+	int *mono;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Text.  `==` is not in the predicate grammar (schemas/predicates.md) and is also a LOCAL
+ * comparison, so a separator is: `==` at parenthesis depth 0, white space right before and
+ * right after it, and then a process name followed by `:` (not `::`).  `a: mark.x == 2`
+ * and `a: (sent == received)` are comparisons; `a: sent > 1 == b: exited` is two parts.
+ */
+static int is_proc_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+static int separator_at(const char *t, size_t i)
+{
+	size_t j = i + 2;
+
+	if (i == 0 || !isspace((unsigned char)t[i - 1]) || !isspace((unsigned char)t[j]))
+		return 0;
+	while (isspace((unsigned char)t[j]))
+		j++;
+	if (!isalnum((unsigned char)t[j]) && t[j] != '_')
+		return 0;
+	while (is_proc_char((unsigned char)t[j]) && !(t[j] == '-' && t[j + 1] == '>'))
+		j++;
+	while (isspace((unsigned char)t[j]))
+		j++;
+	return t[j] == ':' && t[j + 1] != ':';
+}
+
+static int mono_of(const char *local);
+
+void ana_se_free(struct ana_se *se)
+{
+	if (!se)
+		return;
+	for (size_t i = 0; i < se->n; i++) {
+		trace_pred_free(se->preds[i]);
+		free(se->texts[i]);
+	}
+	free(se->preds);
+	free(se->texts);
+	free(se->mono);
+	free(se);
+}
+
+static int add_part(struct ana_se *se, const char *text, size_t from, size_t to,
+                    struct trace_diag *diag)
+{
+	char *part;
+
+	while (from < to && isspace((unsigned char)text[from]))
+		from++;
+	while (to > from && isspace((unsigned char)text[to - 1]))
+		to--;
+	part = strndup(text + from, to - from);
+	struct trace_pred *p = NULL;
+	struct trace_diag d;
+	char buf[1024];
+	int rc;
+
+	if (!part)
+		return TRACE_ENOMEM;
+	memset(&d, 0, sizeof(d));
+	if ((rc = trace_pred_parse(part, &p, &d))) {
+		ana__diag(diag, rc, "simultaneous event, part %zu `%s`: column %llu: %s", se->n + 1,
+		          part, (unsigned long long)(from + d.offset), d.msg[0] ? d.msg :
+		          trace_strerror(rc));
+		if (diag)
+			diag->offset = from + d.offset;
+		free(part);
+		return rc;
+	}
+	if (trace_pred_ndp(p) != 1 || trace_pred_ncp(p, 0) != 1 || trace_pred_nsp(p, 0, 0) != 1) {
+		ana__diag(diag, TRACE_EPARSE, "simultaneous event, part %zu `%s`: each part must be "
+		          "one `PROC: LOCAL` (combine conditions of one process with `and`)",
+		          se->n + 1, part);
+		if (diag)
+			diag->offset = from;
+		trace_pred_free(p);
+		free(part);
+		return TRACE_EPARSE;
+	}
+	for (size_t i = 0; i < se->n; i++)
+		if (strcmp(trace_pred_sp_proc(trace_pred_get_sp(se->preds[i], 0, 0, 0)),
+		           trace_pred_sp_proc(trace_pred_get_sp(p, 0, 0, 0))) == 0) {
+			ana__diag(diag, TRACE_EPARSE, "simultaneous event: parts %zu and %zu both name "
+			          "process %s; each LE_i is local to its own process (combine them "
+			          "with `and`)", i + 1, se->n + 1,
+			          trace_pred_sp_proc(trace_pred_get_sp(p, 0, 0, 0)));
+			trace_pred_free(p);
+			free(part);
+			return TRACE_EPARSE;
+		}
+	se->preds[se->n] = p;
+	se->texts[se->n] = part;
+	trace_pred_sp_format(trace_pred_get_sp(p, 0, 0, 0), buf, sizeof(buf));
+	{
+		const char *colon = strchr(buf, ':');
+
+		se->mono[se->n] = colon ? mono_of(colon + 1) : 0;
+	}
+	se->n++;
+	return 0;
+}
+
+int ana_se_parse(const char *text, struct ana_se **out, struct trace_diag *diag)
+{
+	struct ana_se *se;
+	size_t len, from = 0, cap;
+	int depth = 0, rc = 0;
+
+	if (!text || !out)
+		return TRACE_EINVAL;
+	*out = NULL;
+	len = strlen(text);
+	cap = len / 2 + 2;
+	if (!(se = calloc(1, sizeof(*se))) || !(se->preds = calloc(cap, sizeof(*se->preds))) ||
+	    !(se->texts = calloc(cap, sizeof(*se->texts))) ||
+	    !(se->mono = calloc(cap, sizeof(*se->mono)))) {
+		ana_se_free(se);
+		return TRACE_ENOMEM;
+	}
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] == '(')
+			depth++;
+		else if (i < len && text[i] == ')')
+			depth--;
+		if (i == len || (depth == 0 && text[i] == '=' && text[i + 1] == '=' &&
+		                 separator_at(text, i))) {
+			if ((rc = add_part(se, text, from, i, diag)))
+				goto out;
+			from = i + 2;
+			i++;
+		}
+	}
+	if (se->n < 2) {
+		ana__diag(diag, TRACE_EPARSE, "a simultaneous event needs at least two parts joined "
+		          "by ` == ` before a process name, as in `a: sent == received + 1 == b: "
+		          "received == 2`");
+		rc = TRACE_EPARSE;
+		goto out;
+	}
+	*out = se;
+	return 0;
+out:
+	ana_se_free(se);
+	return rc;
+}
+
+size_t ana_se_ncomp(const struct ana_se *se)
+{
+	return se ? se->n : 0;
+}
+
+const struct trace_pred_sp *ana_se_sp(const struct ana_se *se, size_t i)
+{
+	return se && i < se->n ? trace_pred_get_sp(se->preds[i], 0, 0, 0) : NULL;
+}
+
+const char *ana_se_text(const struct ana_se *se, size_t i)
+{
+	return se && i < se->n ? se->texts[i] : NULL;
+}
+
+int ana_se_monotonic(const struct ana_se *se, size_t i)
+{
+	return se && i < se->n ? se->mono[i] : 0;
+}
+
+const char *ana_se_class_name(uint32_t cls)
+{
+	switch (cls) {
+	case ANA_SE_LOCAL: return "local";
+	case ANA_SE_MONOTONIC: return "monotonic";
+	case ANA_SE_DEPENDENT: return "dependent monotonic";
+	case ANA_SE_GENERALIZED: return "generalized dependent monotonic";
+	default: return "invalid";
+	}
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Monotonicity (3.1: "once the event has occurred it always remains true"), read from the
+ * canonical LOCAL text.  Integers carry INC (never decreases from state to state), DEC
+ * (never increases) and NNEG (never negative); conditions UP (once true, true after) and
+ * DOWN (once false, false after).  Counters (events, sent, received, bytes_*) are INC|NNEG,
+ * `exited` is UP; marks, variables, in() and last() are neither.
+ */
+enum { M_INC = 1, M_DEC = 2, M_NNEG = 4, M_CONST = 8, M_UP = 16, M_DOWN = 32, M_ZERO = 64 };
+
+struct mparse {
+	const char *s;
+	int err;
+};
+
+static void mskip(struct mparse *m)
+{
+	while (isspace((unsigned char)*m->s))
+		m->s++;
+}
+
+static int mword(struct mparse *m, const char *w)
+{
+	size_t n = strlen(w);
+
+	mskip(m);
+	if (strncmp(m->s, w, n) == 0 && !isalnum((unsigned char)m->s[n]) && m->s[n] != '_' &&
+	    m->s[n] != '.') {
+		m->s += n;
+		return 1;
+	}
+	return 0;
+}
+
+static int mor(struct mparse *m);
+
+static int mprimary(struct mparse *m)
+{
+	static const char *const counters[] = {"events", "sent", "received", "bytes_sent",
+	                                       "bytes_received"};
+	const char *start;
+
+	mskip(m);
+	if (*m->s == '(') {
+		int v;
+
+		m->s++;
+		v = mor(m);
+		mskip(m);
+		if (*m->s == ')')
+			m->s++;
+		else
+			m->err = 1;
+		return v;
+	}
+	if (isdigit((unsigned char)*m->s)) {
+		long long v = strtoll(m->s, (char **)&m->s, 0);
+
+		return M_INC | M_DEC | M_CONST | (v >= 0 ? M_NNEG : 0) | (v == 0 ? M_ZERO : 0);
+	}
+	start = m->s;
+	while (isalnum((unsigned char)*m->s) || *m->s == '_' || *m->s == '.')
+		m->s++;
+	if (m->s == start) {
+		m->err = 1;
+		return 0;
+	}
+	{
+		size_t n = (size_t)(m->s - start);
+		int flags = 0;
+
+		for (size_t i = 0; i < sizeof(counters) / sizeof(*counters); i++)
+			if (strlen(counters[i]) == n && strncmp(start, counters[i], n) == 0)
+				flags = M_INC | M_NNEG;
+		if (n == 6 && strncmp(start, "exited", 6) == 0)
+			flags = M_UP;
+		mskip(m);
+		if (*m->s == '(') { /* sent(P), received(P) keep the counter's flags; in(), last() */
+			int depth = 0;
+
+			if (!(n == 4 && strncmp(start, "sent", 4) == 0) &&
+			    !(n == 8 && strncmp(start, "received", 8) == 0))
+				flags = 0;
+			do {
+				depth += *m->s == '(';
+				depth -= *m->s == ')';
+				m->s++;
+			} while (*m->s && depth);
+		}
+		return flags;
+	}
+}
+
+static int munary(struct mparse *m)
+{
+	mskip(m);
+	if (*m->s == '-' && !isdigit((unsigned char)m->s[1])) {
+		int v;
+
+		m->s++;
+		v = munary(m);
+		return (v & M_CONST) | (v & M_INC ? M_DEC : 0) | (v & M_DEC ? M_INC : 0) |
+		       (v & M_ZERO ? M_ZERO | M_NNEG : 0);
+	}
+	if (*m->s == '-') { /* a negative literal */
+		long long v = strtoll(m->s, (char **)&m->s, 0);
+
+		return M_INC | M_DEC | M_CONST | (v == 0 ? M_ZERO | M_NNEG : 0);
+	}
+	return mprimary(m);
+}
+
+static int madd(struct mparse *m)
+{
+	int v = munary(m);
+
+	for (;;) {
+		int op, w;
+
+		mskip(m);
+		if (*m->s != '+' && *m->s != '-')
+			return v;
+		op = *m->s++;
+		w = munary(m);
+		if (op == '+')
+			v = (v & w & (M_INC | M_DEC | M_NNEG | M_CONST)) ;
+		else
+			v = (v & w & M_CONST) | (v & M_INC && w & M_DEC ? M_INC : 0) |
+			    (v & M_DEC && w & M_INC ? M_DEC : 0);
+	}
+}
+
+static int mcmp(struct mparse *m)
+{
+	int a = madd(m), b, up = 0, down = 0;
+	char op[3] = {0};
+
+	mskip(m);
+	if (strchr("=!<>", *m->s) && *m->s) {
+		op[0] = *m->s++;
+		if (*m->s == '=')
+			op[1] = *m->s++;
+	} else {
+		return a; /* a condition (or an integer the canonical form left bare) */
+	}
+	b = madd(m);
+	if ((a & M_CONST) && (b & M_CONST))
+		return M_UP | M_DOWN;
+	if (!strcmp(op, ">=") || !strcmp(op, ">")) {
+		up = (a & M_INC) && (b & M_DEC);
+		down = (a & M_DEC) && (b & M_INC);
+	} else if (!strcmp(op, "<=") || !strcmp(op, "<")) {
+		up = (a & M_DEC) && (b & M_INC);
+		down = (a & M_INC) && (b & M_DEC);
+	} else if (!strcmp(op, "!=")) {
+		/* a non-negative counter != 0 is counter > 0 */
+		up = ((a & M_INC) && (a & M_NNEG) && (b & M_ZERO)) ||
+		     ((b & M_INC) && (b & M_NNEG) && (a & M_ZERO));
+	} else if (!strcmp(op, "==")) {
+		down = ((a & M_INC) && (a & M_NNEG) && (b & M_ZERO)) ||
+		       ((b & M_INC) && (b & M_NNEG) && (a & M_ZERO));
+	}
+	return (up ? M_UP : 0) | (down ? M_DOWN : 0);
+}
+
+static int mnot(struct mparse *m)
+{
+	if (mword(m, "not")) {
+		int v = mnot(m);
+
+		return (v & M_UP ? M_DOWN : 0) | (v & M_DOWN ? M_UP : 0);
+	}
+	return mcmp(m);
+}
+
+static int mand(struct mparse *m)
+{
+	int v = mnot(m);
+
+	while (mword(m, "and"))
+		v &= mnot(m) | ~(M_UP | M_DOWN);
+	return v;
+}
+
+static int mor(struct mparse *m)
+{
+	int v = mand(m);
+
+	while (mword(m, "or"))
+		v &= mand(m) | ~(M_UP | M_DOWN);
+	return v;
+}
+
+static int mono_of(const char *local)
+{
+	struct mparse m = {local, 0};
+	int v = mor(&m);
+
+	mskip(&m);
+	return !m.err && !*m.s && (v & M_UP) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * 3.2.3, stability of a local event along the paths S_i ~> R_i of its process: the nodes
+ * and edges on some path from S_i to the next R_i (StatsAlongPaths), checked against the
+ * terms the LOCAL reads.
+ */
+static int term_changed_by_node(const struct trace_pred_term *t, uint32_t kind)
+{
+	switch (t->kind) {
+	case TRACE_TERM_EVENTS: case TRACE_TERM_IN: case TRACE_TERM_LAST: case TRACE_TERM_VAR:
+		return 1;
+	case TRACE_TERM_SENT: case TRACE_TERM_SENT_TO: case TRACE_TERM_BYTES_SENT:
+		return kind == ANA_NODE_SEND;
+	case TRACE_TERM_RECEIVED: case TRACE_TERM_RECEIVED_FROM: case TRACE_TERM_BYTES_RECEIVED:
+		return kind == ANA_NODE_RECV;
+	default:
+		return 0;
+	}
+}
+
+static int term_changed_by_flow(const struct trace_pred_term *t, const struct dcfg_flow *f)
+{
+	switch (t->kind) {
+	case TRACE_TERM_EVENTS: case TRACE_TERM_IN: case TRACE_TERM_LAST: case TRACE_TERM_VAR:
+		return f->kinds != 0;
+	case TRACE_TERM_MARK:
+		for (size_t i = 0; i < f->nmarks; i++)
+			if (t->arg && strcmp(t->arg, f->marks[i]) == 0)
+				return 1;
+		return 0;
+	case TRACE_TERM_EXITED:
+		return (f->kinds & ((1ull << TRACE_EV_EXIT) | (1ull << TRACE_EV_SIGNAL) |
+		                    (1ull << TRACE_EV_EXEC))) != 0;
+	default:
+		return 0;
+	}
+}
+
+/* ANA_SE_DEPENDENT when R is the only successor of S with nothing recorded between them,
+ * ANA_SE_GENERALIZED when nothing on the paths S ~> R changes a term of sp, else
+ * ANA_SE_INVALID.  `seen` is scratch of nnodes bytes, `stack` of nnodes entries. */
+static uint32_t path_class(const struct ana_dcfg *g, uint32_t s, uint32_t r,
+                           const struct trace_pred_sp *sp, uint8_t *seen, uint32_t *stack)
+{
+	const struct dcfg_node *ns = &g->nodes[s];
+	const struct trace_pred_term *const *terms;
+	size_t nt = trace_pred_sp_terms(sp, &terms), top = 0;
+	uint32_t cls = ANA_SE_GENERALIZED;
+
+	if (ns->nsucc == 1 && g->flows[ns->succ[0]].b == r && g->flows[ns->succ[0]].kinds == 0)
+		return ANA_SE_DEPENDENT;
+	memset(seen, 0, g->nnodes);
+	stack[top++] = s;
+	seen[s] = 1;
+	while (top) {
+		const struct dcfg_node *x = &g->nodes[stack[--top]];
+
+		for (uint32_t i = 0; i < x->nsucc; i++) {
+			const struct dcfg_flow *f = &g->flows[x->succ[i]];
+
+			/* only edges on a path to r count */
+			if (f->b != r && !dcfg_has(dcfg_set(g, g->reach, f->b), r))
+				continue;
+			for (size_t t = 0; t < nt; t++)
+				if (term_changed_by_flow(terms[t], f))
+					cls = ANA_SE_INVALID;
+			if (f->b == r || seen[f->b])
+				continue;
+			seen[f->b] = 1;
+			for (size_t t = 0; t < nt; t++)
+				if (term_changed_by_node(terms[t], g->nodes[f->b].kind))
+					cls = ANA_SE_INVALID;
+			stack[top++] = f->b;
+		}
+	}
+	return cls;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * 3.2.4, valid recognition points.
+ */
+void ana_recogs_free(struct ana_recogs *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].w);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static int reach_star(const struct ana_dcfg *g, size_t a, size_t b)
+{
+	return a == b || dcfg_has(dcfg_set(g, g->reach, a), b);
+}
+
+/* 1 if x can run after a and at or before b on a path that does not execute a again:
+ * a ~> x ~> b, with x == b allowed and a itself excluded. */
+static int between(const struct ana_dcfg *g, size_t a, size_t b, size_t x, uint8_t *seen,
+                   uint32_t *stack)
+{
+	size_t top = 0;
+	int hit_x = 0;
+
+	if (a == b)
+		return 0;
+	memset(seen, 0, g->nnodes);
+	seen[a] = 1;
+	stack[top++] = (uint32_t)a;
+	/* forward from a without re-entering a: is x there? */
+	while (top && !hit_x) {
+		const struct dcfg_node *y = &g->nodes[stack[--top]];
+
+		for (uint32_t i = 0; i < y->nsucc; i++) {
+			uint32_t z = g->flows[y->succ[i]].b;
+
+			if (seen[z])
+				continue;
+			seen[z] = 1;
+			hit_x |= z == x;
+			stack[top++] = z;
+		}
+	}
+	if (!hit_x)
+		return 0;
+	if (x == b)
+		return 1;
+	/* and from x on to b, still without a */
+	memset(seen, 0, g->nnodes);
+	seen[a] = 1;
+	seen[x] = 1;
+	top = 0;
+	stack[top++] = (uint32_t)x;
+	while (top) {
+		const struct dcfg_node *y = &g->nodes[stack[--top]];
+
+		for (uint32_t i = 0; i < y->nsucc; i++) {
+			uint32_t z = g->flows[y->succ[i]].b;
+
+			if (z == b)
+				return 1;
+			if (seen[z])
+				continue;
+			seen[z] = 1;
+			stack[top++] = z;
+		}
+	}
+	return 0;
+}
+
+/* One way to satisfy a component at a point. */
+struct option {
+	struct ana_se_witness w;
+	int rank;
+};
+
+struct search {
+	const struct ana_dcfg *g;
+	size_t ncomp;
+	struct option **opts;    /* per component */
+	size_t *nopts;
+	size_t *pick;
+	size_t steps, bound;
+	int bound_hit;
+};
+
+static int comparable(const struct ana_dcfg *g, size_t a, size_t b)
+{
+	return reach_star(g, a, b) || reach_star(g, b, a);
+}
+
+/* PathExists (3.2.4) for both lists at once: the receives R_i^P chosen so far must lie on
+ * one path from start to p, the sends S_i^P on one path from p to stop.  Since Reach is
+ * transitive, a set of nodes lies on one path iff every two of them are ordered by Reach
+ * (the paper's insertion into PATH succeeds exactly then). */
+static int dfs(struct search *se, size_t c)
+{
+	if (c == se->ncomp)
+		return 1;
+	for (size_t k = 0; k < se->nopts[c]; k++) {
+		const struct ana_se_witness *w = &se->opts[c][k].w;
+		int ok = 1;
+
+		if (++se->steps > se->bound) {
+			se->bound_hit = 1;
+			return 0;
+		}
+		for (size_t d = 0; d < c && ok; d++) {
+			const struct ana_se_witness *v = &se->opts[d][se->pick[d]].w;
+
+			if (w->pre_recv != ANA_NO_NODE && v->pre_recv != ANA_NO_NODE)
+				ok = comparable(se->g, w->pre_recv, v->pre_recv);
+			if (ok && w->post_send != ANA_NO_NODE && v->post_send != ANA_NO_NODE)
+				ok = comparable(se->g, w->post_send, v->post_send);
+		}
+		if (!ok)
+			continue;
+		se->pick[c] = k;
+		if (dfs(se, c + 1))
+			return 1;
+		if (se->bound_hit)
+			return 0;
+	}
+	return 0;
+}
+
+static int cmp_option(const void *a, const void *b)
+{
+	const struct option *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int push_option(struct option **v, size_t *n, size_t *cap, const struct option *o)
+{
+	for (size_t i = 0; i < *n; i++) /* one per (R_i^P, S_i^P): the best class */
+		if ((*v)[i].w.pre_recv == o->w.pre_recv && (*v)[i].w.post_send == o->w.post_send) {
+			if (o->rank < (*v)[i].rank)
+				(*v)[i] = *o;
+			return 0;
+		}
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct option *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return TRACE_ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *o;
+	return 0;
+}
+
+/* The options of component c (on DCFG process q) at point n of process P. */
+static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t c, size_t q,
+                       size_t P, size_t n, struct option **out, size_t *nout, size_t *steps,
+                       size_t bound, uint8_t *seen, uint32_t *stack)
+{
+	const uint64_t *startreach = dcfg_set(g, g->reach, g->procs[P].start);
+	uint32_t stop = g->procs[P].stop;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	for (size_t rp = 0; rp < g->nnodes; rp++) {
+		const struct dcfg_node *nrp = &g->nodes[rp];
+
+		/* (i) R_i^P on a path from start to p */
+		if (nrp->proc != P || nrp->kind != ANA_NODE_RECV || !reach_star(g, rp, n) ||
+		    !dcfg_has(startreach, rp))
+			continue;
+		for (size_t s = 0; s < g->nnodes; s++) {
+			/* (i) S_i in PRE(R_i^P) */
+			if (g->nodes[s].proc != q || g->nodes[s].kind != ANA_NODE_SEND ||
+			    !dcfg_has(dcfg_set(g, g->pre, rp), s))
+				continue;
+			if (se->mono[c]) {
+				struct option o;
+
+				memset(&o, 0, sizeof(o));
+				o.w.cls = ANA_SE_MONOTONIC;
+				o.w.pre_send = s;
+				o.w.pre_recv = rp;
+				o.w.post_send = o.w.post_recv = ANA_NO_NODE;
+				o.rank = (rp == n ? 0 : 2) + (dcfg_has(dcfg_set(g, g->dom, n), rp) ? 0 : 1);
+				if ((rc = push_option(out, nout, &cap, &o)))
+					return rc;
+				break;
+			}
+			for (size_t sp = 0; sp < g->nnodes; sp++) {
+				const struct dcfg_node *nsp = &g->nodes[sp];
+
+				/* (ii) S_i^P reachable from p, and on a path on to stop */
+				if (nsp->proc != P || nsp->kind != ANA_NODE_SEND ||
+				    !dcfg_has(dcfg_set(g, g->reach, n), sp) ||
+				    !dcfg_has(dcfg_set(g, g->reach, sp), stop))
+					continue;
+				/* 3.1: p "follows pre-recognition interactions ... and precedes the
+				 * post-recognition interactions": S_i^P must not run between R_i^P and
+				 * p, or P_i may already have been released (a loop taking S_i^P back
+				 * round to p would otherwise look valid) */
+				if (between(g, rp, n, sp, seen, stack))
+					continue;
+				for (size_t r = 0; r < g->nnodes; r++) {
+					struct option o;
+					uint32_t cls;
+					int post1, pdomp;
+
+					if (++*steps > bound)
+						return 1;
+					/* R_i in P_i, reached on every path from S_i, and blocked until
+					 * S_i^P: R_i in POST2(S_i^P) (see the README on this condition) */
+					if (g->nodes[r].proc != q || g->nodes[r].kind != ANA_NODE_RECV ||
+					    !dcfg_has(dcfg_set(g, g->pdom, s), r) ||
+					    !dcfg_has(dcfg_set(g, g->post2, sp), r))
+						continue;
+					/* (ii) (S_i^P in POST(R_i) and R_i pdom S_i) or
+					 *      (R_i in POST(S_i^P) and S_i^P pdom p) */
+					post1 = dcfg_has(dcfg_set(g, g->post1, r), sp);
+					pdomp = sp != n && dcfg_has(dcfg_set(g, g->pdom, n), sp);
+					if (!post1 && !pdomp)
+						continue;
+					/* 3.1 condition 3 / 3.2.3: stability along S_i ~> R_i */
+					cls = path_class(g, (uint32_t)s, (uint32_t)r,
+					                 trace_pred_get_sp(se->preds[c], 0, 0, 0), seen, stack);
+					if (cls == ANA_SE_INVALID)
+						continue;
+					memset(&o, 0, sizeof(o));
+					o.w.cls = cls;
+					o.w.pre_send = s;
+					o.w.pre_recv = rp;
+					o.w.post_send = sp;
+					o.w.post_recv = r;
+					o.w.post1 = post1;
+					o.w.pdom_p = pdomp;
+					o.rank = (cls == ANA_SE_DEPENDENT ? 0 : 8) + (rp == n ? 0 : 4) +
+					         (dcfg_has(dcfg_set(g, g->dom, n), rp) ? 0 : 2) + (pdomp ? 0 : 1);
+					if ((rc = push_option(out, nout, &cap, &o)))
+						return rc;
+				}
+			}
+		}
+	}
+	qsort(*out, *nout, sizeof(**out), cmp_option);
+	return 0;
+}
+
+int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t bound,
+                      struct ana_recogs *out, struct trace_diag *diag)
+{
+	struct search sr;
+	size_t *cproc = NULL, capv = 0;
+	uint8_t *seen = NULL;
+	uint32_t *stack = NULL;
+	int rc = 0;
+
+	if (!g || !se || !out)
+		return TRACE_EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->ncomp = se->n;
+	if (!g->solved) {
+		ana__diag(diag, TRACE_EINVAL, "the DCFG is not solved: call ana_dcfg_solve first");
+		return TRACE_EINVAL;
+	}
+	memset(&sr, 0, sizeof(sr));
+	sr.g = g;
+	sr.ncomp = se->n;
+	sr.bound = bound ? bound : (size_t)1 << 20;
+	cproc = calloc(se->n, sizeof(*cproc));
+	sr.opts = calloc(se->n, sizeof(*sr.opts));
+	sr.nopts = calloc(se->n, sizeof(*sr.nopts));
+	sr.pick = calloc(se->n, sizeof(*sr.pick));
+	seen = malloc(g->nnodes + 1);
+	stack = malloc((g->nnodes + 1) * sizeof(*stack));
+	if (!cproc || !sr.opts || !sr.nopts || !sr.pick || !seen || !stack) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < se->n; c++) {
+		const char *name = trace_pred_sp_proc(trace_pred_get_sp(se->preds[c], 0, 0, 0));
+		int q = ana_dcfg_proc_find(g, name);
+
+		if (q < 0) {
+			ana__diag(diag, TRACE_ENOENT, "process %s of the simultaneous event is not in "
+			          "the recordings: name one of the %zu recorded processes", name,
+			          g->nprocs);
+			rc = TRACE_ENOENT;
+			goto out;
+		}
+		cproc[c] = (size_t)q;
+	}
+	for (size_t P = 0; P < g->nprocs; P++)
+		for (size_t n = 0; n < g->nnodes; n++) {
+			struct ana_recog *rg;
+			int found;
+
+			if (g->nodes[n].proc != P ||
+			    (g->nodes[n].kind != ANA_NODE_SEND && g->nodes[n].kind != ANA_NODE_RECV))
+				continue;
+			for (size_t c = 0; c < se->n; c++) {
+				free(sr.opts[c]);
+				sr.opts[c] = NULL;
+				sr.nopts[c] = 0;
+			}
+			for (size_t c = 0; c < se->n; c++) {
+				if (cproc[c] == P) {
+					if (!(sr.opts[c] = calloc(1, sizeof(**sr.opts)))) {
+						rc = TRACE_ENOMEM;
+						goto out;
+					}
+					sr.opts[c][0].w.cls = ANA_SE_LOCAL;
+					sr.opts[c][0].w.pre_send = sr.opts[c][0].w.pre_recv = ANA_NO_NODE;
+					sr.opts[c][0].w.post_send = sr.opts[c][0].w.post_recv = ANA_NO_NODE;
+					sr.nopts[c] = 1;
+					continue;
+				}
+				rc = options_for(g, se, c, cproc[c], P, n, &sr.opts[c], &sr.nopts[c],
+				                 &sr.steps, sr.bound, seen, stack);
+				if (rc == 1) {
+					sr.bound_hit = 1;
+					rc = 0;
+					goto done;
+				}
+				if (rc)
+					goto out;
+				if (!sr.nopts[c])
+					break;
+			}
+			found = 1;
+			for (size_t c = 0; c < se->n; c++)
+				found &= sr.nopts[c] > 0;
+			if (!found || !dfs(&sr, 0)) {
+				if (sr.bound_hit)
+					goto done;
+				continue;
+			}
+			if (out->n == capv) {
+				size_t nc = capv ? capv * 2 : 8;
+				struct ana_recog *nv = realloc(out->v, nc * sizeof(*nv));
+
+				if (!nv) {
+					rc = TRACE_ENOMEM;
+					goto out;
+				}
+				out->v = nv;
+				capv = nc;
+			}
+			rg = &out->v[out->n];
+			rg->proc = P;
+			rg->node = n;
+			rg->cls = ANA_SE_LOCAL;
+			if (!(rg->w = calloc(se->n, sizeof(*rg->w)))) {
+				rc = TRACE_ENOMEM;
+				goto out;
+			}
+			out->n++;
+			for (size_t c = 0; c < se->n; c++) {
+				rg->w[c] = sr.opts[c][sr.pick[c]].w;
+				if (rg->w[c].cls > rg->cls)
+					rg->cls = rg->w[c].cls;
+			}
+		}
+done:
+	out->bound_hit = sr.bound_hit;
+out:
+	for (size_t c = 0; sr.opts && c < se->n; c++)
+		free(sr.opts[c]);
+	free(sr.opts);
+	free(sr.nopts);
+	free(sr.pick);
+	free(cproc);
+	free(seen);
+	free(stack);
+	if (rc)
+		ana_recogs_free(out);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The recorded run.
+ */
+void ana_stable_run_free(struct ana_stable_run *r)
+{
+	if (!r)
+		return;
+	free(r->cut);
+	free(r->comp);
+	memset(r, 0, sizeof(*r));
+}
+
+static int all_true(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t k = lo; k <= hi; k++)
+		if (!ana__bit(bits, k))
+			return 0;
+	return 1;
+}
+
+int ana_stable_run(struct ana_session *s, const struct ana_dcfg *g, const struct ana_se *se,
+                   const struct ana_recogs *pts, struct ana_stable_run *out,
+                   struct trace_diag *diag)
+{
+	uint64_t **bits = NULL, *cdown = NULL;
+	struct ana_sp *sps = NULL;
+	struct ana_cp cp;
+	int rc = 0;
+
+	if (!s || !g || !se || !out)
+		return TRACE_EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (g->last != s) {
+		ana__diag(diag, TRACE_EINVAL, "the DCFG does not map this session's events: add the "
+		          "session to it last (ana_dcfg_add_session)");
+		return TRACE_EINVAL;
+	}
+	out->nprocs = s->nprocs;
+	out->ncomp = se->n;
+	bits = calloc(se->n, sizeof(*bits));
+	sps = calloc(se->n, sizeof(*sps));
+	out->comp = calloc(se->n, sizeof(*out->comp));
+	out->cut = calloc(s->nprocs + 1, sizeof(*out->cut));
+	cdown = calloc(s->nprocs + 1, sizeof(*cdown));
+	if (!bits || !sps || !out->comp || !out->cut || !cdown) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < se->n; c++) {
+		if ((rc = ana_sp_bits(s, ana_se_sp(se, c), &sps[c].proc, &bits[c], diag)))
+			goto out;
+		sps[c].bits = bits[c];
+		out->comp[c].proc = sps[c].proc;
+	}
+	cp.sps = sps;
+	cp.nsp = se->n;
+	if ((rc = ana_inf_cp(s, &cp, out->cut)) < 0)
+		goto out;
+	out->holds = rc;
+	rc = 0;
+	if (!out->holds) {
+		free(out->cut);
+		out->cut = NULL;
+		goto out;
+	}
+	for (size_t c = 0; c < se->n; c++) {
+		struct ana_stable_comp *sc = &out->comp[c];
+		uint64_t n = s->procs[sc->proc].n, k = out->cut[sc->proc];
+
+		sc->state = k;
+		while (k < n && ana__bit(bits[c], k + 1))
+			k++;
+		sc->true_through = k;
+		sc->lo = sc->state;
+		sc->hi = n;
+	}
+	/* the first valid point executed at or after the cut that knows every component */
+	for (size_t i = 0; pts && i < pts->n && !out->recognized; i++) {
+		int P = ana_proc_find(s, g->procs[pts->v[i].proc].name);
+
+		if (P < 0)
+			continue;
+		for (uint64_t k = out->cut[P] ? out->cut[P] : 1; k <= s->procs[P].n; k++) {
+			int knows = 1;
+
+			if (ana__dcfg_event_node(g, s, (size_t)P, k) != pts->v[i].node)
+				continue;
+			for (size_t c = 0; c < se->n && knows; c++) {
+				size_t q = out->comp[c].proc;
+				uint64_t at = out->cut[q];
+
+				if (q == (size_t)P || at == 0)
+					continue;
+				if ((rc = ana_hb(s, q, at, (size_t)P, k)) < 0)
+					goto out;
+				knows = rc;
+			}
+			rc = 0;
+			if (!knows)
+				continue;
+			out->recognized = 1;
+			out->recog = i;
+			out->proc = (size_t)P;
+			out->event = k;
+			break;
+		}
+	}
+	if (out->recognized) {
+		memset(cdown, 0, (s->nprocs + 1) * sizeof(*cdown));
+		cdown[out->proc] = out->event;
+		if ((rc = ana_close_down(s, cdown)))
+			goto out;
+		for (size_t c = 0; c < se->n; c++) {
+			struct ana_stable_comp *sc = &out->comp[c];
+			size_t q = sc->proc;
+			uint64_t n = s->procs[q].n, hi = n;
+
+			if (q == out->proc) {
+				sc->lo = sc->hi = out->event;
+				continue;
+			}
+			sc->lo = cdown[q];
+			/* P halts at p; P_i runs on until its first event that depends on what P
+			 * did after p */
+			if (out->event < s->procs[out->proc].n)
+				for (uint64_t j = sc->lo + 1; j <= n; j++) {
+					if ((rc = ana_hb(s, out->proc, out->event + 1, q, j)) < 0)
+						goto out;
+					if (rc) {
+						hi = j - 1;
+						break;
+					}
+				}
+			rc = 0;
+			sc->hi = hi;
+		}
+	}
+	for (size_t c = 0; c < se->n; c++)
+		out->comp[c].stable = out->comp[c].lo <= out->comp[c].hi &&
+		                      all_true(bits[c], out->comp[c].lo, out->comp[c].hi);
+out:
+	for (size_t c = 0; bits && c < se->n; c++)
+		free(bits[c]);
+	free(bits);
+	free(sps);
+	free(cdown);
+	if (rc)
+		ana_stable_run_free(out);
+	return rc;
+}
