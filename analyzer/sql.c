@@ -1,0 +1,968 @@
+/*
+ * sql.c: a session into SQLite (issue #7).  Fills the schema of schemas/trace.sql from the
+ * analyzer's model (processes, matched channels, messages, races) and, when the session
+ * directory is at hand, from a second pass over the trace files for what the model does not
+ * keep (times, errno, fds, libc calls, recorded values, frames, process metadata).  Also the
+ * cache `encore sql` keeps inside a session directory, stamped with the traces' sizes and
+ * modification times.  The causality functions are in sql_func.c.
+ *
+ * Speed: one transaction, prepared statements, no journal, indexes built after the rows.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "ana_internal.h"
+#include "sql_schema.h"
+
+/* Flag bit of event.flags beyond TRACE_FL_*: this signal killed the process. */
+#define SQL_FL_FATAL 0x100u
+
+const char *ana_sql_schema(void)
+{
+	return ana_sql_schema_text;
+}
+
+static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
+{
+	ana__diag(diag, TRACE_EIO, "SQLite: %s: %s", what, db ? sqlite3_errmsg(db) : "no database");
+	return TRACE_EIO;
+}
+
+enum {
+	ST_PROC, ST_EVENT, ST_CHANNEL, ST_MESSAGE, ST_STACK, ST_FRAME, ST_MARK, ST_INPUT, ST_RACE,
+	ST_WARN, ST_META, ST_N
+};
+
+static const char *const st_sql[ST_N] = {
+	"INSERT INTO process VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO event VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO channel VALUES (?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO message VALUES (?,?,?,?,?,?,?)",
+	"INSERT INTO stack VALUES (?,?,?,?,?)",
+	"INSERT INTO frame VALUES (?,?,?,?,?,?)",
+	"INSERT INTO mark VALUES (?,?,?,?,?)",
+	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
+	"INSERT OR IGNORE INTO race VALUES (?,?,?)",
+	"INSERT INTO warning VALUES (?,?)",
+	"INSERT OR REPLACE INTO meta VALUES (?,?)",
+};
+
+struct filler {
+	sqlite3 *db;
+	struct ana_session *s;
+	sqlite3_stmt *st[ST_N];
+	uint64_t *first;          /* per process: event id of its event 1 */
+	int64_t nstacks;
+	uint64_t done, total;
+	const struct ana_db_progress *progress;
+	struct trace_diag *diag;
+	/* per process while reading its traces: site -> stack id */
+	uint32_t *sitekey;
+	int64_t *siteval;
+	size_t sitecap, nsites;
+};
+
+static int step(struct filler *f, int which, const char *what)
+{
+	sqlite3_stmt *st = f->st[which];
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(f->db, f->diag, what);
+	return 0;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_static(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+static void tick(struct filler *f)
+{
+	if (++f->done % 65536 == 0 && f->progress && f->progress->fn)
+		f->progress->fn(f->progress->ctx, f->done, f->total);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Stacks: ids are global, per (process, site).
+ */
+static int site_find(struct filler *f, uint32_t site, int64_t *id)
+{
+	if (!f->sitecap)
+		return 0;
+	for (size_t i = (site * 2654435761u) & (f->sitecap - 1);; i = (i + 1) & (f->sitecap - 1)) {
+		if (f->siteval[i] == 0)
+			return 0;
+		if (f->sitekey[i] == site) {
+			*id = f->siteval[i];
+			return 1;
+		}
+	}
+}
+
+static int site_put(struct filler *f, uint32_t site, int64_t id)
+{
+	if (2 * (f->nsites + 1) > f->sitecap) {
+		size_t nc = f->sitecap ? f->sitecap * 2 : 64;
+		uint32_t *nk = calloc(nc, sizeof(*nk));
+		int64_t *nv = calloc(nc, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return TRACE_ENOMEM;
+		}
+		for (size_t i = 0; i < f->sitecap; i++) {
+			size_t j;
+
+			if (!f->siteval[i])
+				continue;
+			for (j = (f->sitekey[i] * 2654435761u) & (nc - 1); nv[j]; j = (j + 1) & (nc - 1))
+				;
+			nk[j] = f->sitekey[i];
+			nv[j] = f->siteval[i];
+		}
+		free(f->sitekey);
+		free(f->siteval);
+		f->sitekey = nk;
+		f->siteval = nv;
+		f->sitecap = nc;
+	}
+	size_t j;
+
+	for (j = (site * 2654435761u) & (f->sitecap - 1); f->siteval[j];
+	     j = (j + 1) & (f->sitecap - 1))
+		;
+	f->sitekey[j] = site;
+	f->siteval[j] = id;
+	f->nsites++;
+	return 0;
+}
+
+static void site_reset(struct filler *f)
+{
+	if (f->sitecap)
+		memset(f->siteval, 0, f->sitecap * sizeof(*f->siteval));
+	f->nsites = 0;
+}
+
+/* The stack id of `site` in process p, inserting the stack and its frames the first time.
+ * `ts` (from the trace reader) gives full frames; without it the model's function names. */
+static int stack_id(struct filler *f, size_t p, uint32_t site, const struct trace_stack *ts,
+                    int64_t *out)
+{
+	sqlite3_stmt *st = f->st[ST_STACK], *fr = f->st[ST_FRAME];
+	const struct ana_stackrec *sr = NULL;
+	uint32_t nframes;
+	int64_t id;
+	int rc;
+
+	*out = 0;
+	if (!site)
+		return 0;
+	if (site_find(f, site, out))
+		return 0;
+	if (!ts)
+		sr = ana__stack(f->s, p, site);
+	nframes = ts ? ts->nframes : sr ? sr->nframes : 0;
+	id = ++f->nstacks;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)p);
+	sqlite3_bind_int64(st, 3, site);
+	sqlite3_bind_int64(st, 4, nframes);
+	if (ts && nframes)
+		bind_text(st, 5, ts->frames[0].function);
+	else if (sr && nframes)
+		bind_text(st, 5, sr->fn[0]);
+	else
+		sqlite3_bind_null(st, 5);
+	if ((rc = step(f, ST_STACK, "inserting a stack")))
+		return rc;
+	for (uint32_t i = 0; i < nframes; i++) {
+		sqlite3_bind_int64(fr, 1, id);
+		sqlite3_bind_int64(fr, 2, i);
+		if (ts) {
+			bind_text(fr, 3, ts->frames[i].function);
+			bind_text(fr, 4, ts->frames[i].object);
+			sqlite3_bind_int64(fr, 5, (int64_t)ts->frames[i].pc);
+			sqlite3_bind_int64(fr, 6, (int64_t)ts->frames[i].offset);
+		} else {
+			bind_text(fr, 3, sr->fn[i]);
+			sqlite3_bind_null(fr, 4);
+			sqlite3_bind_null(fr, 5);
+			sqlite3_bind_null(fr, 6);
+		}
+		if ((rc = step(f, ST_FRAME, "inserting a frame")))
+			return rc;
+	}
+	if ((rc = site_put(f, site, id)))
+		return rc;
+	*out = id;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Events.  `tev` is the event as the trace reader returned it, NULL for a session built in
+ * memory (then only the model's fields are known).
+ */
+static int is_input_kind(uint32_t kind)
+{
+	return kind == TRACE_EV_INPUT || kind == TRACE_EV_CLOCK || kind == TRACE_EV_RANDOM ||
+	       kind == TRACE_EV_READY;
+}
+
+/* A clock value as nanoseconds: timespec (clock_gettime), timeval (gettimeofday) or the
+ * result of time().  Returns 0 when the value is not a clock reading. */
+static int clock_ns(const struct trace_event *tev, int64_t *ns)
+{
+	int64_t a, b;
+
+	if (tev->call == TRACE_CALL_TIME && tev->result >= 0) {
+		*ns = tev->result * 1000000000;
+		return 1;
+	}
+	if (!tev->data || tev->data_len != 16)
+		return 0;
+	memcpy(&a, tev->data, 8);
+	memcpy(&b, tev->data + 8, 8);
+	*ns = a * 1000000000 + (tev->call == TRACE_CALL_GETTIMEOFDAY ? b * 1000 : b);
+	return 1;
+}
+
+static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_event *tev,
+                     uint32_t image, const struct trace_stack *ts)
+{
+	struct ana_session *s = f->s;
+	const struct ana_ev *e = ana__ev(s, p, k);
+	sqlite3_stmt *st = f->st[ST_EVENT];
+	int64_t id = (int64_t)(f->first[p] + k - 1), site = 0;
+	uint32_t kind = e->kind, flags = e->flags;
+	int rc;
+
+	if (e->site && (rc = stack_id(f, p, e->site, ts, &site)))
+		return rc;
+	if (kind == TRACE_EV_SIGNAL && e->fatal)
+		flags |= SQL_FL_FATAL;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)p);
+	sqlite3_bind_int64(st, 3, (int64_t)k);
+	bind_static(st, 4, trace_kind_name(kind));
+	if (tev && tev->call)
+		bind_static(st, 5, trace_call_name(tev->call));
+	else
+		sqlite3_bind_null(st, 5);
+	if (tev && tev->fd >= 0)
+		sqlite3_bind_int64(st, 6, tev->fd);
+	else
+		sqlite3_bind_null(st, 6);
+	if (kind != TRACE_EV_MARK && e->chan) {
+		uint32_t end = ana__end_lookup(s, (uint32_t)p, e->chan);
+
+		if (end != ANA_NONE)
+			sqlite3_bind_int64(st, 7, (int64_t)end + 1);
+		else
+			sqlite3_bind_null(st, 7);
+	} else {
+		sqlite3_bind_null(st, 7);
+	}
+	if (kind == TRACE_EV_SEND || kind == TRACE_EV_RECV || kind == TRACE_EV_INPUT) {
+		sqlite3_bind_int64(st, 8, (int64_t)e->offset);
+		sqlite3_bind_int64(st, 9, tev ? (int64_t)tev->len : e->result > 0 ? e->result : 0);
+	} else {
+		sqlite3_bind_null(st, 8);
+		sqlite3_bind_null(st, 9);
+	}
+	sqlite3_bind_int64(st, 10, e->result);
+	if (tev)
+		sqlite3_bind_int64(st, 11, tev->err);
+	else
+		sqlite3_bind_null(st, 11);
+	sqlite3_bind_int64(st, 12, flags);
+	if (kind == TRACE_EV_RECV)
+		sqlite3_bind_int64(st, 13, e->external);
+	else
+		sqlite3_bind_null(st, 13);
+	if (site)
+		sqlite3_bind_int64(st, 14, site);
+	else
+		sqlite3_bind_null(st, 14);
+	if (tev && tev->time_ns)
+		sqlite3_bind_int64(st, 15, (int64_t)tev->time_ns);
+	else
+		sqlite3_bind_null(st, 15);
+	if (tev)
+		sqlite3_bind_int64(st, 16, image);
+	else
+		sqlite3_bind_null(st, 16);
+	if ((rc = step(f, ST_EVENT, "inserting an event")))
+		return rc;
+	tick(f);
+
+	if (kind == TRACE_EV_MARK) {
+		sqlite3_stmt *m = f->st[ST_MARK];
+
+		sqlite3_bind_int64(m, 1, id);
+		sqlite3_bind_int64(m, 2, (int64_t)p);
+		sqlite3_bind_int64(m, 3, (int64_t)k);
+		bind_static(m, 4, e->chan < s->nkeys ? s->keys[e->chan] : "");
+		sqlite3_bind_int64(m, 5, e->result);
+		if ((rc = step(f, ST_MARK, "inserting a mark")))
+			return rc;
+	} else if (is_input_kind(kind)) {
+		sqlite3_stmt *in = f->st[ST_INPUT];
+		int64_t ns;
+
+		sqlite3_bind_int64(in, 1, id);
+		sqlite3_bind_int64(in, 2, (int64_t)p);
+		sqlite3_bind_int64(in, 3, (int64_t)k);
+		bind_static(in, 4, trace_kind_name(kind));
+		if (tev && tev->data) {
+			sqlite3_bind_int64(in, 5, tev->data_len);
+			sqlite3_bind_blob(in, 6, tev->data, (int)tev->data_len, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(in, 5);
+			sqlite3_bind_null(in, 6);
+		}
+		if (kind == TRACE_EV_CLOCK && tev && clock_ns(tev, &ns))
+			sqlite3_bind_int64(in, 7, ns);
+		else if (kind == TRACE_EV_RANDOM || kind == TRACE_EV_READY || kind == TRACE_EV_INPUT)
+			sqlite3_bind_int64(in, 7, e->result);
+		else
+			sqlite3_bind_null(in, 7);
+		if ((rc = step(f, ST_INPUT, "inserting an input")))
+			return rc;
+	}
+	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
+		sqlite3_stmt *m = f->st[ST_MESSAGE];
+		uint32_t end = e->chan ? ana__end_lookup(s, (uint32_t)p, e->chan) : ANA_NONE;
+
+		sqlite3_bind_int64(m, 1, id);
+		sqlite3_bind_int64(m, 2, (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
+		sqlite3_bind_int64(m, 3, id);
+		if (end != ANA_NONE)
+			sqlite3_bind_int64(m, 4, (int64_t)end + 1);
+		else
+			sqlite3_bind_null(m, 4);
+		sqlite3_bind_int64(m, 5, (int64_t)e->offset);
+		sqlite3_bind_int64(m, 6, e->result);
+		sqlite3_bind_int64(m, 7, (e->flags & TRACE_FL_PEEK) ? 1 : 0);
+		if ((rc = step(f, ST_MESSAGE, "inserting a message")))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Processes.
+ */
+static int put_process(struct filler *f, size_t p, const struct trace_process *tp,
+                       uint32_t images)
+{
+	struct ana_session *s = f->s;
+	const struct ana_proc *pr = &s->procs[p];
+	sqlite3_stmt *st = f->st[ST_PROC];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, (int64_t)p);
+	bind_text(st, 2, pr->name);
+	if (pr->fparent != ANA_NONE) {
+		sqlite3_bind_int64(st, 3, pr->fparent);
+		sqlite3_bind_int64(st, 5, (int64_t)(f->first[pr->fparent] + pr->fidx - 1));
+	} else {
+		sqlite3_bind_null(st, 3);
+		sqlite3_bind_null(st, 5);
+	}
+	bind_text(st, 4, pr->parent && pr->parent[0] ? pr->parent : NULL);
+	if (tp) {
+		char *argv = NULL, hex[2 * sizeof(tp->build_id) + 1];
+		size_t cap = 3, used = 0;
+
+		sqlite3_bind_int64(st, 6, tp->pid);
+		sqlite3_bind_int64(st, 7, tp->ppid);
+		bind_text(st, 8, tp->host);
+		bind_text(st, 9, tp->host_id);
+		bind_text(st, 10, tp->exe);
+		/* argv as a JSON array of strings */
+		for (uint32_t i = 0; i < tp->argc; i++)
+			cap += 6 * strlen(tp->argv[i] ? tp->argv[i] : "") + 3;
+		if (!(argv = malloc(cap)))
+			return TRACE_ENOMEM;
+		argv[used++] = '[';
+		for (uint32_t i = 0; i < tp->argc; i++) {
+			const unsigned char *c = (const unsigned char *)(tp->argv[i] ? tp->argv[i] : "");
+
+			if (i)
+				argv[used++] = ',';
+			argv[used++] = '"';
+			for (; *c; c++) {
+				if (*c == '"' || *c == '\\') {
+					argv[used++] = '\\';
+					argv[used++] = (char)*c;
+				} else if (*c < 0x20) {
+					used += (size_t)snprintf(argv + used, cap - used, "\\u%04x", *c);
+				} else {
+					argv[used++] = (char)*c;
+				}
+			}
+			argv[used++] = '"';
+		}
+		argv[used++] = ']';
+		sqlite3_bind_text(st, 11, argv, (int)used, free);
+		bind_text(st, 12, tp->cwd);
+		for (uint32_t i = 0; i < tp->build_id_len && i < sizeof(tp->build_id); i++)
+			snprintf(hex + 2 * i, 3, "%02x", tp->build_id[i]);
+		hex[2 * (tp->build_id_len < sizeof(tp->build_id) ? tp->build_id_len
+		                                                  : sizeof(tp->build_id))] = '\0';
+		bind_text(st, 13, hex[0] ? hex : NULL);
+		sqlite3_bind_int64(st, 14, (int64_t)tp->start_realtime_ns);
+	} else {
+		if (pr->pid)
+			sqlite3_bind_int64(st, 6, pr->pid);
+		else
+			sqlite3_bind_null(st, 6);
+		for (int i = 7; i <= 14; i++)
+			sqlite3_bind_null(st, i);
+		if (pr->host_id[0])
+			bind_text(st, 9, pr->host_id);
+	}
+	sqlite3_bind_int64(st, 15, images);
+	sqlite3_bind_int64(st, 16, (int64_t)f->first[p]);
+	sqlite3_bind_int64(st, 17, (int64_t)pr->n);
+	sqlite3_bind_int64(st, 18, pr->threads);
+	if ((rc = step(f, ST_PROC, "inserting a process")))
+		return rc;
+	return 0;
+}
+
+/* Every event of process p from the model alone. */
+static int fill_proc_model(struct filler *f, size_t p)
+{
+	int rc;
+
+	if ((rc = put_process(f, p, NULL, 0)))
+		return rc;
+	for (uint64_t k = 1; k <= f->s->procs[p].n; k++)
+		if ((rc = put_event(f, p, k, NULL, 0, NULL)))
+			return rc;
+	return 0;
+}
+
+/* Process p from its trace files, numbering events as ana_load did (load.c): a gap in the
+ * indices (events dropped by the disk budget) leaves no rows; an image that repeats indices
+ * is numbered on. */
+static int fill_proc_files(struct filler *f, size_t p, const char *const *paths, size_t nf)
+{
+	uint64_t cur = 0, n = f->s->procs[p].n;
+	int rc = 0;
+
+	site_reset(f);
+	for (size_t i = 0; i < nf; i++) {
+		struct trace_reader *r = NULL;
+		struct trace_event ev;
+
+		if ((rc = trace_reader_open(paths[i], &r, f->diag)))
+			return rc;
+		if (i == 0 && (rc = put_process(f, p, trace_reader_process(r), (uint32_t)nf))) {
+			trace_reader_close(r);
+			return rc;
+		}
+		while ((rc = trace_reader_next(r, &ev)) == 1) {
+			uint64_t k = ev.index > cur + 1 ? ev.index : cur + 1;
+
+			if (k > n)
+				break; /* the model stopped here (cannot happen for an unchanged file) */
+			cur = k;
+			rc = put_event(f, p, k, &ev, (uint32_t)i,
+			               ev.site ? trace_reader_stack(r, ev.site) : NULL);
+			if (rc)
+				break;
+		}
+		trace_reader_close(r);
+		if (rc < 0) {
+			if (!f->diag || !f->diag->msg[0])
+				ana__diag(f->diag, rc, "%s: reading events: %s", paths[i],
+				          trace_strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int fill_channels(struct filler *f)
+{
+	struct ana_session *s = f->s;
+	sqlite3_stmt *st = f->st[ST_CHANNEL];
+	char buf[300];
+	int rc;
+
+	for (size_t i = 0; i < s->nends; i++) {
+		const struct ana_end *e = &s->ends[i];
+		uint32_t root = (uint32_t)i, peer;
+		const char *type = "unknown";
+
+		for (int guard = 0; s->ends[root].uf != root && guard < 1 << 20; guard++)
+			root = s->ends[root].uf;
+		peer = s->ends[root].peer;
+		if (e->has_ep || s->ends[root].has_ep) {
+			const struct trace_endpoint *ep = e->has_ep ? &e->ep : &s->ends[root].ep;
+
+			switch (ep->type) {
+			case TRACE_CHAN_TCP: type = "tcp"; break;
+			case TRACE_CHAN_UNIX: type = "unix"; break;
+			case TRACE_CHAN_SOCKETPAIR: type = "socketpair"; break;
+			case TRACE_CHAN_PIPE: type = "pipe"; break;
+			case TRACE_CHAN_UDP: type = "udp"; break;
+			case TRACE_CHAN_OTHER: type = "other"; break;
+			default: break;
+			}
+		} else if (e->pipe_dir || s->ends[root].pipe_dir) {
+			type = "pipe";
+		} else if (e->builder || s->ends[root].builder) {
+			type = "stream";
+		}
+		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
+		sqlite3_bind_int64(st, 2, e->proc);
+		sqlite3_bind_int64(st, 3, e->id >= ANA_BUILDER_CHAN ? e->id - ANA_BUILDER_CHAN : e->id);
+		bind_static(st, 4, type);
+		{
+			uint8_t d = e->pipe_dir ? e->pipe_dir : s->ends[root].pipe_dir;
+
+			if (d == 1)
+				bind_static(st, 5, "read");
+			else if (d == 2)
+				bind_static(st, 5, "write");
+			else
+				sqlite3_bind_null(st, 5);
+		}
+		if (s->ends[root].has_ep) {
+			trace_endpoint_format(&s->ends[root].ep, 0, buf, sizeof(buf));
+			bind_text(st, 6, buf[0] ? buf : NULL);
+			trace_endpoint_format(&s->ends[root].ep, 1, buf, sizeof(buf));
+			bind_text(st, 7, buf[0] ? buf : NULL);
+		} else {
+			sqlite3_bind_null(st, 6);
+			sqlite3_bind_null(st, 7);
+		}
+		if (root != i)
+			sqlite3_bind_int64(st, 8, (int64_t)root + 1);
+		else
+			sqlite3_bind_null(st, 8);
+		if (peer != ANA_NONE) {
+			uint32_t pr = peer;
+
+			for (int guard = 0; s->ends[pr].uf != pr && guard < 1 << 20; guard++)
+				pr = s->ends[pr].uf;
+			sqlite3_bind_int64(st, 9, (int64_t)pr + 1);
+			bind_static(st, 10, (s->ends[root].ambiguous || s->ends[pr].ambiguous) ? "shared"
+			                                                                       : "matched");
+		} else {
+			sqlite3_bind_null(st, 9);
+			bind_static(st, 10, s->ends[root].ambiguous ? "shared" : "external");
+		}
+		if ((rc = step(f, ST_CHANNEL, "inserting a channel")))
+			return rc;
+	}
+	return 0;
+}
+
+static int fill_races(struct filler *f)
+{
+	struct ana_race *v = NULL;
+	size_t n = 0;
+	int rc = ana_races(f->s, &v, &n);
+
+	if (rc) {
+		ana__diag(f->diag, rc, "computing message races: %s", trace_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_stmt *st = f->st[ST_RACE];
+
+		sqlite3_bind_int64(st, 1, (int64_t)(f->first[v[i].proc] + v[i].recv - 1));
+		sqlite3_bind_int64(st, 2, (int64_t)(f->first[v[i].src_proc] + v[i].src_send - 1));
+		sqlite3_bind_int64(st, 3, (int64_t)(f->first[v[i].rival_proc] + v[i].rival_send - 1));
+		rc = step(f, ST_RACE, "inserting a race");
+	}
+	free(v);
+	return rc;
+}
+
+static int put_meta(struct filler *f, const char *key, const char *value)
+{
+	bind_static(f->st[ST_META], 1, key);
+	bind_text(f->st[ST_META], 2, value);
+	return step(f, ST_META, "writing meta");
+}
+
+/* Run a script of several statements; the index part of the schema is run last. */
+static int exec(sqlite3 *db, const char *sql, struct trace_diag *diag, const char *what)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		ana__diag(diag, TRACE_EIO, "SQLite: %s: %s", what, err ? err : sqlite3_errmsg(db));
+		sqlite3_free(err);
+		return TRACE_EIO;
+	}
+	return 0;
+}
+
+int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
+                const struct ana_db_progress *progress, struct trace_diag *diag)
+{
+	struct filler f;
+	struct trace_session *ts = NULL;
+	const char *idx = strstr(ana_sql_schema_text, "CREATE UNIQUE INDEX");
+	char *tables = NULL, num[32];
+	int rc = 0, began = 0;
+
+	if (!db || !s || !s->finished || !idx)
+		return TRACE_EINVAL;
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	memset(&f, 0, sizeof(f));
+	f.db = db;
+	f.s = s;
+	f.diag = diag;
+	f.progress = progress;
+	f.total = s->total;
+	if (!(f.first = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*f.first))) ||
+	    !(tables = strndup(ana_sql_schema_text, (size_t)(idx - ana_sql_schema_text)))) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	for (size_t p = 0, b = 1; p < s->nprocs; p++) {
+		f.first[p] = b;
+		b += s->procs[p].n;
+	}
+	if (dir && (rc = trace_session_open(dir, &ts, diag)))
+		goto out;
+	/* the rows go in once and whole: a crash leaves a file the caller never renames */
+	sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+	             "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536", NULL, NULL, NULL);
+	if ((rc = exec(db, "BEGIN", diag, "starting the load")))
+		goto out;
+	began = 1;
+	if ((rc = exec(db, tables, diag, "creating the schema")))
+		goto out;
+	for (int i = 0; i < ST_N; i++)
+		if (sqlite3_prepare_v2(db, st_sql[i], -1, &f.st[i], NULL) != SQLITE_OK) {
+			rc = sql_fail(db, diag, st_sql[i]);
+			goto out;
+		}
+	for (size_t p = 0; p < s->nprocs && !rc; p++) {
+		const char *const *paths = NULL;
+		size_t nf = 0;
+
+		if (ts) {
+			for (size_t i = 0; i < trace_session_count(ts); i++)
+				if (strcmp(trace_session_name(ts, i), s->procs[p].name) == 0)
+					nf = trace_session_files(ts, i, &paths);
+		}
+		rc = nf ? fill_proc_files(&f, p, paths, nf) : fill_proc_model(&f, p);
+	}
+	if (rc)
+		goto out;
+	if ((rc = fill_channels(&f)) || (rc = fill_races(&f)))
+		goto out;
+	for (size_t i = 0; i < ana_nwarnings(s); i++) {
+		sqlite3_bind_int64(f.st[ST_WARN], 1, (int64_t)i + 1);
+		bind_text(f.st[ST_WARN], 2, ana_warning(s, i));
+		if ((rc = step(&f, ST_WARN, "inserting a warning")))
+			goto out;
+	}
+	snprintf(num, sizeof(num), "%d", ANA_SQL_SCHEMA_VERSION);
+	if ((rc = put_meta(&f, "schema_version", num)))
+		goto out;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)s->total);
+	if ((rc = put_meta(&f, "events", num)) || (rc = put_meta(&f, "session", dir)))
+		goto out;
+	if (f.progress && f.progress->fn)
+		f.progress->fn(f.progress->ctx, f.total, f.total);
+	if ((rc = exec(db, idx, diag, "creating the indexes")))
+		goto out;
+	rc = exec(db, "COMMIT", diag, "committing the load");
+	began = 0;
+out:
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(f.st[i]);
+	if (began)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	trace_session_close(ts);
+	free(f.first);
+	free(f.sitekey);
+	free(f.siteval);
+	free(tables);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Standalone files and the session cache.
+ */
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *c = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, ncap = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int rc = 0, fd;
+
+	if (!dir || !out || cap < 17)
+		return TRACE_EINVAL;
+	if (!(d = opendir(dir))) {
+		ana__diag(diag, TRACE_EIO, "%s: cannot open the session directory: %s", dir,
+		          strerror(errno));
+		return TRACE_EIO;
+	}
+	fd = dirfd(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 7 || de->d_name[0] == '.' || strcmp(de->d_name + len - 6, ".trace"))
+			continue;
+		if (n == ncap) {
+			size_t nc = ncap ? 2 * ncap : 16;
+			char **nv = realloc(names, nc * sizeof(*nv));
+
+			if (!nv) {
+				rc = TRACE_ENOMEM;
+				goto out;
+			}
+			names = nv;
+			ncap = nc;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int64_t v[4];
+
+		if (fstatat(fd, names[i], &st, 0)) {
+			ana__diag(diag, TRACE_EIO, "%s/%s: %s", dir, names[i], strerror(errno));
+			rc = TRACE_EIO;
+			goto out;
+		}
+		v[0] = (int64_t)st.st_size;
+		v[1] = (int64_t)st.st_mtim.tv_sec;
+		v[2] = (int64_t)st.st_mtim.tv_nsec;
+		v[3] = (int64_t)st.st_ino;
+		h = fnv(h, names[i], strlen(names[i]) + 1);
+		h = fnv(h, v, sizeof(v));
+	}
+	snprintf(out, cap, "%016llx", (unsigned long long)h);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}
+
+int ana_db_cache_path(const char *dir, char *out, size_t cap)
+{
+	int n;
+
+	if (!dir || !out)
+		return TRACE_EINVAL;
+	n = snprintf(out, cap, "%s/.encore.db", dir);
+	return n < 0 || (size_t)n >= cap ? TRACE_EINVAL : 0;
+}
+
+/* Load dir and fill the database at `path` (a new file, or ":memory:" with *mem). */
+static int build(const char *dir, const char *path, sqlite3 **keep, const char *stamp,
+                 const struct ana_db_progress *progress, struct trace_diag *diag)
+{
+	struct ana_session *s = NULL;
+	sqlite3 *db = NULL;
+	char ver[64];
+	int rc;
+
+	if ((rc = ana_load(dir, &s, diag)))
+		return rc;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		rc = sql_fail(db, diag, path);
+		goto out;
+	}
+	if ((rc = ana_db_fill(db, s, dir, progress, diag)))
+		goto out;
+	if (stamp) {
+		char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO meta VALUES ('stamp', %Q)", stamp);
+
+		rc = sql ? exec(db, sql, diag, "stamping the database") : TRACE_ENOMEM;
+		sqlite3_free(sql);
+		if (rc)
+			goto out;
+	}
+	snprintf(ver, sizeof(ver), "PRAGMA user_version=%d", ANA_SQL_SCHEMA_VERSION);
+	if ((rc = exec(db, ver, diag, "setting the schema version")))
+		goto out;
+out:
+	ana_free(s);
+	if (rc || !keep) {
+		if (db && sqlite3_close(db) != SQLITE_OK && !rc)
+			rc = sql_fail(db, diag, path);
+	} else {
+		*keep = db;
+	}
+	return rc;
+}
+
+/* Build into a temporary file beside `path`, then rename it over `path`. */
+static int write_file(const char *dir, const char *path, const char *stamp,
+                      const struct ana_db_progress *progress, struct trace_diag *diag)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 32);
+	int rc;
+
+	if (!tmp)
+		return TRACE_ENOMEM;
+	snprintf(tmp, len + 32, "%s.tmp.%ld", path, (long)getpid());
+	unlink(tmp);
+	rc = build(dir, tmp, NULL, stamp, progress, diag);
+	if (!rc && rename(tmp, path)) {
+		ana__diag(diag, TRACE_EIO, "%s: cannot rename the finished database into place: %s",
+		          path, strerror(errno));
+		rc = TRACE_EIO;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int ana_db_write(const char *dir, const char *path, const struct ana_db_progress *progress,
+                 struct trace_diag *diag)
+{
+	char stamp[32];
+	int rc;
+
+	if (!dir || !path)
+		return TRACE_EINVAL;
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if ((rc = ana_db_stamp(dir, stamp, sizeof(stamp), diag)))
+		return rc;
+	return write_file(dir, path, stamp, progress, diag);
+}
+
+/* 1 if the database at path has our schema version and the stamp, else 0. */
+static int cache_fresh(const char *path, const char *stamp)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int fresh = 0;
+
+	if (access(path, R_OK))
+		return 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		goto out;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) != ANA_SQL_SCHEMA_VERSION)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'stamp'", -1, &st, NULL) !=
+	    SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	fresh = sqlite3_column_text(st, 0) &&
+	        strcmp((const char *)sqlite3_column_text(st, 0), stamp) == 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return fresh;
+}
+
+int ana_db_open(const char *dir, struct sqlite3 **out, int *rebuilt,
+                const struct ana_db_progress *progress, struct trace_diag *diag)
+{
+	char stamp[32], path[4096];
+	sqlite3 *db = NULL;
+	int rc, made = 0;
+
+	if (!dir || !out)
+		return TRACE_EINVAL;
+	*out = NULL;
+	if (rebuilt)
+		*rebuilt = 0;
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if ((rc = ana_db_stamp(dir, stamp, sizeof(stamp), diag)))
+		return rc;
+	if ((rc = ana_db_cache_path(dir, path, sizeof(path)))) {
+		ana__diag(diag, rc, "%s: directory name too long", dir);
+		return rc;
+	}
+	if (!cache_fresh(path, stamp)) {
+		if (access(dir, W_OK) == 0) {
+			if ((rc = write_file(dir, path, stamp, progress, diag)))
+				return rc;
+			made = 1;
+		} else {
+			/* a session we may not write to (another user's, read-only media) */
+			if ((rc = build(dir, ":memory:", &db, stamp, progress, diag)))
+				return rc;
+			made = 2;
+		}
+	}
+	if (!db && sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		rc = sql_fail(db, diag, path);
+		sqlite3_close(db);
+		return rc;
+	}
+	/* queries never change the trace: read-only file, and query_only for the in-memory
+	 * copy as well */
+	if ((rc = exec(db, "PRAGMA query_only=1", diag, "opening read-only")) ||
+	    (rc = ana_sql_register(db))) {
+		if (!diag || !diag->msg[0])
+			ana__diag(diag, rc, "registering the SQL functions: %s", trace_strerror(rc));
+		sqlite3_close(db);
+		return rc;
+	}
+	if (rebuilt)
+		*rebuilt = made;
+	*out = db;
+	return 0;
+}

@@ -1,0 +1,162 @@
+-- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 1.
+-- Documented column by column in schemas/sql.md.  analyzer/sql_schema.h carries the same
+-- text for the loader; tests/unit/test_ana_sql.c fails when the two differ.
+-- Event ids are global: event.id = process.first_event + event.idx - 1.
+PRAGMA user_version = 1;
+
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT
+) WITHOUT ROWID;
+
+CREATE TABLE process (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  parent INTEGER,
+  parent_name TEXT,
+  fork_event INTEGER,
+  pid INTEGER,
+  ppid INTEGER,
+  host TEXT,
+  host_id TEXT,
+  exe TEXT,
+  argv TEXT,
+  cwd TEXT,
+  build_id TEXT,
+  start_realtime_ns INTEGER,
+  images INTEGER NOT NULL,
+  first_event INTEGER NOT NULL,
+  nevents INTEGER NOT NULL,
+  threads INTEGER NOT NULL
+);
+
+CREATE TABLE event (
+  id INTEGER PRIMARY KEY,
+  proc INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  call TEXT,
+  fd INTEGER,
+  channel INTEGER,
+  offset INTEGER,
+  len INTEGER,
+  result INTEGER,
+  errno INTEGER,
+  flags INTEGER,
+  external INTEGER,
+  site INTEGER,
+  time_ns INTEGER,
+  image INTEGER
+);
+
+CREATE TABLE channel (
+  id INTEGER PRIMARY KEY,
+  proc INTEGER NOT NULL,
+  local_id INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  dir TEXT,
+  local TEXT,
+  peer TEXT,
+  origin INTEGER,
+  peer_channel INTEGER,
+  status TEXT NOT NULL
+);
+
+CREATE TABLE message (
+  id INTEGER PRIMARY KEY,
+  send INTEGER NOT NULL,
+  recv INTEGER NOT NULL,
+  channel INTEGER,
+  offset INTEGER,
+  bytes INTEGER,
+  peek INTEGER NOT NULL
+);
+
+CREATE TABLE stack (
+  id INTEGER PRIMARY KEY,
+  proc INTEGER NOT NULL,
+  site INTEGER NOT NULL,
+  nframes INTEGER NOT NULL,
+  function TEXT
+);
+
+CREATE TABLE frame (
+  stack INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  function TEXT,
+  object TEXT,
+  pc INTEGER,
+  offset INTEGER,
+  PRIMARY KEY (stack, depth)
+) WITHOUT ROWID;
+
+CREATE TABLE mark (
+  event INTEGER PRIMARY KEY,
+  proc INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value INTEGER
+);
+
+CREATE TABLE input (
+  event INTEGER PRIMARY KEY,
+  proc INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  size INTEGER,
+  value BLOB,
+  number INTEGER
+);
+
+CREATE TABLE race (
+  recv INTEGER NOT NULL,
+  send INTEGER NOT NULL,
+  rival INTEGER NOT NULL,
+  PRIMARY KEY (recv, rival)
+) WITHOUT ROWID;
+
+CREATE TABLE warning (
+  id INTEGER PRIMARY KEY,
+  message TEXT NOT NULL
+);
+
+CREATE VIEW message_race AS
+  SELECT r.recv AS recv, rp.name AS receiver, re.idx AS recv_idx,
+         r.send AS send, sp.name AS sender, se.idx AS send_idx,
+         r.rival AS rival, vp.name AS rival_sender, ve.idx AS rival_idx
+  FROM race r
+  JOIN event re ON re.id = r.recv JOIN process rp ON rp.id = re.proc
+  JOIN event se ON se.id = r.send JOIN process sp ON sp.id = se.proc
+  JOIN event ve ON ve.id = r.rival JOIN process vp ON vp.id = ve.proc;
+
+CREATE VIEW external_input AS
+  SELECT e.id AS event, p.name AS process, e.idx AS idx, e.kind AS kind, e.call AS call,
+         e.channel AS channel, e.result AS result, i.size AS size, i.value AS value,
+         i.number AS number, e.time_ns AS time_ns
+  FROM event e JOIN process p ON p.id = e.proc LEFT JOIN input i ON i.event = e.id
+  WHERE e.kind IN ('input', 'clock', 'random', 'ready') OR e.external = 1;
+
+CREATE VIEW process_summary AS
+  SELECT p.id AS id, p.name AS name, p.pid AS pid, p.nevents AS events,
+         sum(e.kind = 'send' AND e.result > 0) AS sends,
+         coalesce(sum(CASE WHEN e.kind = 'send' AND e.result > 0 THEN e.result END), 0)
+           AS bytes_sent,
+         sum(e.kind = 'recv' AND e.result > 0) AS recvs,
+         coalesce(sum(CASE WHEN e.kind = 'recv' AND e.result > 0 THEN e.result END), 0)
+           AS bytes_received,
+         sum(e.kind IN ('input', 'clock', 'random', 'ready') OR e.external = 1) AS inputs,
+         sum(e.kind = 'mark') AS marks,
+         sum(e.errno IS NOT NULL AND e.errno <> 0) AS failed_calls,
+         max(CASE WHEN e.kind = 'exit' THEN e.result END) AS exit_status,
+         max(CASE WHEN e.kind = 'signal' AND (e.flags & 256) <> 0 THEN e.result END)
+           AS fatal_signal,
+         max(e.time_ns) - min(e.time_ns) AS duration_ns
+  FROM process p LEFT JOIN event e ON e.proc = p.id
+  GROUP BY p.id;
+
+CREATE UNIQUE INDEX event_proc_idx ON event (proc, idx);
+CREATE INDEX event_kind ON event (kind, proc);
+CREATE INDEX message_send ON message (send);
+CREATE INDEX message_recv ON message (recv);
+CREATE INDEX channel_proc ON channel (proc, local_id);
+CREATE INDEX mark_key ON mark (key, value);

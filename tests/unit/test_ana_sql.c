@@ -1,0 +1,714 @@
+/*
+ * test_ana_sql.c: SQL over traces (issue #7).
+ *
+ *   - the schema the loader runs is schemas/trace.sql, byte for byte;
+ *   - hb(), concurrent(), causal_past() and causal_future() agree with ana_hb on every pair
+ *     of events of random executions built with the analyzer's builder (forks, external
+ *     channels, partial receives), and on random pairs of a larger one;
+ *   - the rows: messages are the analyzer's receive -> send links, races are ana_races,
+ *     marks and process_summary count what was built;
+ *   - real trace files: ana_db_write (temporary file renamed into place, nothing left on
+ *     failure), the columns only the files carry (times, errno, values, frames), and the
+ *     cache of ana_db_open (reused while the traces are unchanged, rebuilt when one changes,
+ *     read-only);
+ *   - damaged databases: a message cycle and unknown ids are reported as errors.
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "ana.h"
+#include "unit.h"
+
+#ifndef SCHEMA_SQL
+#error "SCHEMA_SQL (the path of schemas/trace.sql) must be defined by the build"
+#endif
+
+/* For hot loops: Check records every ck_assert it passes (a write each), so the inner loops
+ * only call into Check when something is wrong. */
+#define REQUIRE(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+#define MAXP 6
+#define MAXCH 8
+
+static sqlite3 *mem_db(struct ana_session *s)
+{
+	sqlite3 *db;
+	struct trace_diag d;
+	int rc;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	rc = ana_db_fill(db, s, NULL, NULL, &d);
+	ck_assert_msg(rc == 0, "ana_db_fill: %d %s", rc, d.msg);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	return db;
+}
+
+static int64_t one_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(db));
+	ck_assert_msg(sqlite3_step(st) == SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The error message of a statement expected to fail, "" if it did not fail. */
+static void expect_error(sqlite3 *db, const char *sql, const char *part)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			;
+	}
+	ck_assert_msg(rc != SQLITE_DONE && rc != SQLITE_OK, "%s did not fail", sql);
+	ck_assert_msg(strstr(sqlite3_errmsg(db), part), "%s: '%s' does not say '%s'", sql,
+	              sqlite3_errmsg(db), part);
+	sqlite3_finalize(st);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The schema file is the schema.
+ */
+START_TEST(schema_is_the_file)
+{
+	FILE *f = fopen(SCHEMA_SQL, "r");
+	char *text;
+	long n;
+	sqlite3 *db;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	ck_assert_msg(strcmp(text, ana_sql_schema()) == 0,
+	              "schemas/trace.sql and analyzer/sql_schema.h differ: regenerate the header");
+	free(text);
+	/* and it runs, giving the version and every documented object */
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(one_int(db, "PRAGMA user_version"), ANA_SQL_SCHEMA_VERSION);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('process',"
+	                             "'event','channel','message','stack','frame','mark','input',"
+	                             "'message_race','external_input','process_summary')"), 11);
+	sqlite3_close(db);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Random executions, simulated step by step so that every receive gets bytes really sent.
+ */
+struct gen {
+	struct ana_session *s;
+	int np, nch;
+	int cha[MAXCH], chb[MAXCH];
+	uint64_t inflight[MAXCH][2];
+	int fparent[MAXP];
+	uint64_t fidx[MAXP];
+	uint64_t n[MAXP];
+	uint64_t marks, sends, recvs;
+};
+
+static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int maxe)
+{
+	char name[16], parent[16];
+
+	memset(g, 0, sizeof(*g));
+	ck_assert_int_eq(ana_new(&g->s), 0);
+	g->np = np;
+	for (int p = 0; p < np; p++) {
+		g->fparent[p] = -1;
+		if (p > 0 && unit_rng_below(r, 2)) {
+			int q = (int)unit_rng_below(r, (uint64_t)p);
+			uint64_t f = 1 + unit_rng_below(r, 3);
+
+			for (int o = 0; o < p; o++)
+				if (g->fparent[o] == q && g->fidx[o] == f)
+					q = -1;
+			if (q >= 0) {
+				g->fparent[p] = q;
+				g->fidx[p] = f;
+			}
+		}
+		snprintf(name, sizeof(name), "p%d", p);
+		snprintf(parent, sizeof(parent), "p%d", g->fparent[p]);
+		ck_assert_int_eq(ana_add_process(g->s, name, g->fparent[p] >= 0 ? parent : NULL,
+		                                 g->fparent[p] >= 0 ? g->fidx[p] : 0), p);
+	}
+	g->nch = 1 + (int)unit_rng_below(r, MAXCH);
+	for (int c = 0; c < g->nch; c++) {
+		int a = (int)unit_rng_below(r, (uint64_t)np), b = (int)unit_rng_below(r, (uint64_t)np);
+
+		if (a == b)
+			b = (a + 1) % np;
+		if (unit_rng_below(r, 6) == 0)
+			b = -1; /* the peer is not recorded: external input */
+		g->cha[c] = a;
+		g->chb[c] = b;
+		ck_assert_int_eq(ana_add_channel(g->s, a, b), c);
+	}
+	for (int t = 0; t < steps; t++) {
+		int p = (int)unit_rng_below(r, (uint64_t)np), act = (int)unit_rng_below(r, 10), forks = 0;
+		int c = (int)unit_rng_below(r, (uint64_t)g->nch);
+		int64_t k;
+
+		if (g->n[p] >= (uint64_t)maxe)
+			continue;
+		if (g->fparent[p] >= 0 && g->n[g->fparent[p]] < g->fidx[p])
+			continue; /* not forked yet */
+		for (int o = 0; o < np; o++)
+			forks |= g->fparent[o] == p && g->fidx[o] == g->n[p] + 1;
+		if (forks) {
+			k = ana_add_simple(g->s, p, TRACE_EV_FORK, 0);
+		} else if (act < 4 && g->cha[c] == p && g->chb[c] >= 0) {
+			uint64_t len = 1 + unit_rng_below(r, 9);
+
+			k = ana_add_send(g->s, p, c, len);
+			g->inflight[c][0] += len;
+			g->sends++;
+		} else if (act < 4 && g->chb[c] == p) {
+			uint64_t len = 1 + unit_rng_below(r, 9);
+
+			k = ana_add_send(g->s, p, c, len);
+			g->inflight[c][1] += len;
+			g->sends++;
+		} else if (act < 8 && g->chb[c] == p && g->inflight[c][0]) {
+			uint64_t len = 1 + unit_rng_below(r, g->inflight[c][0]);
+
+			k = ana_add_recv(g->s, p, c, len);
+			g->inflight[c][0] -= len;
+			g->recvs++;
+		} else if (act < 8 && g->cha[c] == p && (g->chb[c] < 0 || g->inflight[c][1])) {
+			uint64_t len = g->chb[c] < 0 ? 1 + unit_rng_below(r, 5)
+			                             : 1 + unit_rng_below(r, g->inflight[c][1]);
+
+			k = ana_add_recv(g->s, p, c, len);
+			if (g->chb[c] >= 0)
+				g->inflight[c][1] -= len;
+			g->recvs++;
+		} else if (act == 8) {
+			k = ana_add_mark(g->s, p, unit_rng_below(r, 2) ? "x" : "y",
+			                 (int64_t)unit_rng_below(r, 5));
+			g->marks++;
+		} else {
+			k = ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0);
+		}
+		REQUIRE(k == (int64_t)g->n[p] + 1, "builder numbered event %lld", (long long)k);
+		g->n[p]++;
+	}
+	/* a parent that never reached its fork event: fork now so the child's edge exists */
+	for (int o = 0; o < np; o++)
+		while (g->fparent[o] >= 0 && g->n[g->fparent[o]] < g->fidx[o]) {
+			int q = g->fparent[o];
+			int forks = 0;
+
+			for (int x = 0; x < np; x++)
+				forks |= g->fparent[x] == q && g->fidx[x] == g->n[q] + 1;
+			ck_assert_int_eq(ana_add_simple(g->s, q, forks ? TRACE_EV_FORK : TRACE_EV_CLOCK, 0),
+			                 (int64_t)g->n[q] + 1);
+			g->n[q]++;
+		}
+	{
+		struct trace_diag d;
+
+		ck_assert_msg(ana_finish(g->s, &d) == 0, "finish: %s", d.msg);
+	}
+}
+
+/* (proc, idx) of event id, from the builder's counts. */
+static void locate(const struct gen *g, int64_t id, size_t *p, uint64_t *k)
+{
+	uint64_t b = 0;
+
+	for (size_t q = 0; q < (size_t)g->np; q++) {
+		if ((uint64_t)id <= b + g->n[q]) {
+			*p = q;
+			*k = (uint64_t)id - b;
+			return;
+		}
+		b += g->n[q];
+	}
+	ck_abort_msg("event id %lld out of range", (long long)id);
+}
+
+static uint64_t id_of(const struct gen *g, size_t p, uint64_t k)
+{
+	uint64_t b = 0;
+
+	for (size_t q = 0; q < p; q++)
+		b += g->n[q];
+	return b + k;
+}
+
+static void check_all_pairs(struct gen *g, sqlite3 *db, uint64_t seed)
+{
+	sqlite3_stmt *st;
+	uint64_t total = ana_total_events(g->s), rows = 0;
+	uint8_t *seen;
+
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event"), (int64_t)total);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT a.id, b.id, a.proc, a.idx, b.proc, b.idx, "
+	                                        "hb(a.id, b.id), concurrent(a.id, b.id) "
+	                                        "FROM event a, event b", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t p = (size_t)sqlite3_column_int64(st, 2), q = (size_t)sqlite3_column_int64(st, 4);
+		uint64_t i = (uint64_t)sqlite3_column_int64(st, 3), j = (uint64_t)sqlite3_column_int64(st, 5);
+		int want = ana_hb(g->s, p, i, q, j), back = ana_hb(g->s, q, j, p, i);
+
+		REQUIRE(want >= 0, "ana_hb failed");
+		REQUIRE(sqlite3_column_int(st, 6) == want,
+		              "seed %llu: hb(p%zu:%llu, p%zu:%llu) = %d in SQL, %d in ana_hb",
+		              (unsigned long long)seed, p, (unsigned long long)i, q,
+		              (unsigned long long)j, sqlite3_column_int(st, 6), want);
+		REQUIRE(sqlite3_column_int(st, 7) == (!want && !back && !(p == q && i == j)),
+		        "seed %llu: concurrent() disagrees", (unsigned long long)seed);
+		REQUIRE((uint64_t)sqlite3_column_int64(st, 0) == id_of(g, p, i), "event id numbering");
+		rows++;
+	}
+	ck_assert_msg(sqlite3_errcode(db) == SQLITE_DONE || sqlite3_errcode(db) == SQLITE_OK,
+	              "%s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	ck_assert_uint_eq(rows, total * total);
+
+	/* causal_past(b) is {a : hb(a, b)}, causal_future(a) is {b : hb(a, b)} */
+	seen = malloc(total + 1);
+	ck_assert_ptr_nonnull(seen);
+	for (int fut = 0; fut < 2; fut++) {
+		ck_assert_int_eq(sqlite3_prepare_v2(db, fut ? "SELECT event, proc, idx FROM "
+		                                              "causal_future(?)"
+		                                            : "SELECT event, proc, idx FROM "
+		                                              "causal_past(?)", -1, &st, NULL),
+		                 SQLITE_OK);
+		for (uint64_t id = 1; id <= total; id++) {
+			size_t p, x;
+			uint64_t k, y;
+
+			locate(g, (int64_t)id, &p, &k);
+			memset(seen, 0, total + 1);
+			sqlite3_bind_int64(st, 1, (int64_t)id);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				int64_t e = sqlite3_column_int64(st, 0);
+
+				REQUIRE(e >= 1 && e <= (int64_t)total, "event %lld out of range", (long long)e);
+				REQUIRE(!seen[e], "event %lld listed twice", (long long)e);
+				seen[e] = 1;
+				locate(g, e, &x, &y);
+				REQUIRE(sqlite3_column_int64(st, 1) == (int64_t)x &&
+				        sqlite3_column_int64(st, 2) == (int64_t)y, "proc/idx of event %lld",
+				        (long long)e);
+			}
+			sqlite3_reset(st);
+			for (uint64_t e = 1; e <= total; e++) {
+				int want;
+
+				locate(g, (int64_t)e, &x, &y);
+				want = fut ? ana_hb(g->s, p, k, x, y) : ana_hb(g->s, x, y, p, k);
+				REQUIRE(seen[e] == want, "seed %llu: causal_%s(p%zu:%llu) %s p%zu:%llu",
+				              (unsigned long long)seed, fut ? "future" : "past", p,
+				              (unsigned long long)k, want ? "misses" : "wrongly has", x,
+				              (unsigned long long)y);
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	free(seen);
+}
+
+START_TEST(random_hb_agrees)
+{
+	struct unit_rng r;
+	uint64_t seed = unit_seed() + (uint64_t)_i * 7919u;
+
+	unit_rng_seed(&r, seed);
+	for (int round = 0; round < 40; round++) {
+		struct gen g;
+		sqlite3 *db;
+
+		gen_build(&g, &r, 2 + (int)unit_rng_below(&r, MAXP - 1), 120, 24);
+		db = mem_db(g.s);
+		check_all_pairs(&g, db, seed);
+		sqlite3_close(db);
+		ana_free(g.s);
+	}
+}
+END_TEST
+
+/* A larger execution: random pairs, against ana_hb. */
+START_TEST(random_pairs_large)
+{
+	struct unit_rng r;
+	struct gen g;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t total, seed = unit_seed();
+
+	unit_rng_seed(&r, seed);
+	gen_build(&g, &r, MAXP, 30000, 1 << 20);
+	db = mem_db(g.s);
+	total = ana_total_events(g.s);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT hb(?, ?), concurrent(?, ?)", -1, &st, NULL),
+	                 SQLITE_OK);
+	for (int t = 0; t < 20000; t++) {
+		int64_t a = 1 + (int64_t)unit_rng_below(&r, total), b = 1 + (int64_t)unit_rng_below(&r, total);
+		size_t p, q;
+		uint64_t i, j;
+		int want, back;
+
+		locate(&g, a, &p, &i);
+		locate(&g, b, &q, &j);
+		want = ana_hb(g.s, p, i, q, j);
+		back = ana_hb(g.s, q, j, p, i);
+		sqlite3_bind_int64(st, 1, a);
+		sqlite3_bind_int64(st, 2, b);
+		sqlite3_bind_int64(st, 3, a);
+		sqlite3_bind_int64(st, 4, b);
+		REQUIRE(sqlite3_step(st) == SQLITE_ROW, "%s", sqlite3_errmsg(db));
+		REQUIRE(sqlite3_column_int(st, 0) == want, "seed %llu: hb(%lld, %lld) = %d, ana_hb %d",
+		        (unsigned long long)seed, (long long)a, (long long)b, sqlite3_column_int(st, 0),
+		        want);
+		REQUIRE(sqlite3_column_int(st, 1) == (a != b && !want && !back), "concurrent()");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	ana_free(g.s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Rows from the model.
+ */
+START_TEST(rows_match_the_model)
+{
+	struct unit_rng r;
+
+	unit_rng_seed(&r, unit_seed() + 17);
+	for (int round = 0; round < 20; round++) {
+		struct gen g;
+		sqlite3 *db;
+		sqlite3_stmt *st;
+		struct ana_race *races;
+		size_t nraces;
+		struct ana_stats stats;
+		uint64_t linked = 0;
+
+		gen_build(&g, &r, 2 + (int)unit_rng_below(&r, MAXP - 1), 200, 40);
+		db = mem_db(g.s);
+		ck_assert_int_eq(ana_stats(g.s, &stats), 0);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM process"), g.np);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM mark"), (int64_t)g.marks);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event WHERE kind = 'mark'"),
+		                 (int64_t)g.marks);
+		ck_assert_int_eq(one_int(db, "SELECT sum(sends) FROM process_summary"), (int64_t)g.sends);
+		ck_assert_int_eq(one_int(db, "SELECT sum(recvs) FROM process_summary"), (int64_t)g.recvs);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event WHERE external = 1"),
+		                 (int64_t)stats.external_recvs);
+		/* every message is the analyzer's link of its receive */
+		ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT r.proc, r.idx, s.proc, s.idx, m.bytes "
+		                                        "FROM message m JOIN event r ON r.id = m.recv "
+		                                        "JOIN event s ON s.id = m.send", -1, &st, NULL),
+		                 SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			struct ana_event ev;
+
+			ck_assert_int_eq(ana_event_get(g.s, (size_t)sqlite3_column_int64(st, 0),
+			                               (uint64_t)sqlite3_column_int64(st, 1), &ev), 0);
+			ck_assert_uint_eq(ev.kind, TRACE_EV_RECV);
+			ck_assert_uint_eq(ev.src_proc, (uint32_t)sqlite3_column_int64(st, 2));
+			ck_assert_uint_eq(ev.src_index, (uint64_t)sqlite3_column_int64(st, 3));
+			ck_assert_int_eq(ev.result, sqlite3_column_int64(st, 4));
+			linked++;
+		}
+		sqlite3_finalize(st);
+		ck_assert_uint_eq(linked, stats.messages);
+		/* races are ana_races */
+		ck_assert_int_eq(ana_races(g.s, &races, &nraces), 0);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM message_race"), (int64_t)nraces);
+		for (size_t i = 0; i < nraces; i++) {
+			char *q = sqlite3_mprintf("SELECT count(*) FROM race WHERE recv = %llu AND send = "
+			                          "%llu AND rival = %llu",
+			                          (unsigned long long)id_of(&g, races[i].proc, races[i].recv),
+			                          (unsigned long long)id_of(&g, races[i].src_proc,
+			                                                    races[i].src_send),
+			                          (unsigned long long)id_of(&g, races[i].rival_proc,
+			                                                    races[i].rival_send));
+
+			ck_assert_int_eq(one_int(db, q), 1);
+			sqlite3_free(q);
+		}
+		free(races);
+		sqlite3_close(db);
+		ana_free(g.s);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Databases the functions must refuse.
+ */
+START_TEST(damaged_database_errors)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	/* two processes of two events; a1 -> b2 and b1 -> a1... and b2 -> a1: a cycle */
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO message (send, recv, peek) VALUES (1, 4, 0), (4, 1, 0);",
+	    NULL, NULL, NULL), SQLITE_OK);
+	expect_error(db, "SELECT hb(1, 3)", "contradicts program order");
+	sqlite3_close(db);
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO message (send, recv, peek) VALUES (1, 4, 0);", NULL, NULL, NULL),
+	    SQLITE_OK);
+	ck_assert_int_eq(one_int(db, "SELECT hb(1, 4)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(2, 4)"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT concurrent(2, 3)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(NULL, 4) IS NULL"), 1);
+	expect_error(db, "SELECT hb(1, 5)", "no event with id 5");
+	expect_error(db, "SELECT * FROM causal_past(0)", "no event with id 0");
+	expect_error(db, "SELECT * FROM causal_future", "needs an event id");
+	ck_assert_int_eq(one_int(db, "SELECT group_concat(event) FROM causal_future(1)") != 0, 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_future(1)"), 2); /* 2 and 4 */
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_past(4)"), 2);   /* 1 and 3 */
+	sqlite3_close(db);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------
+ * Real trace files: ana_db_write and the cache.
+ */
+static void write_trace(const char *dir, const char *name, const char *parent,
+                        uint64_t fork_index, const struct trace_event *evs, size_t n,
+                        const uint32_t *inherit, size_t ninherit)
+{
+	struct trace_process p;
+	struct trace_writer *w;
+	struct trace_diag d;
+	struct trace_frame fr[2];
+	char file[256], path[4400];
+	char *argv[] = {"prog", "say \"hi\""};
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	snprintf(p.parent, sizeof(p.parent), "%s", parent);
+	snprintf(p.host, sizeof(p.host), "testhost");
+	snprintf(p.host_id, sizeof(p.host_id), "h1");
+	snprintf(p.exe, sizeof(p.exe), "/bin/prog");
+	p.pid = 4242;
+	p.fork_index = fork_index;
+	p.argc = 2;
+	p.argv = argv;
+	ck_assert_int_eq(trace_file_name(name, 0, file, sizeof(file)), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
+	for (size_t i = 0; i < ninherit; i++)
+		ck_assert_int_eq(trace_writer_inherit(w, inherit[i], 0, 0), 0);
+	memset(fr, 0, sizeof(fr));
+	fr[0].pc = 0x1234;
+	fr[0].offset = 0x10;
+	fr[0].function = "send_reply";
+	fr[0].object = "prog";
+	fr[1].pc = 0x2000;
+	fr[1].function = "main";
+	fr[1].object = "prog";
+	ck_assert_int_eq(trace_writer_stack(w, 7, fr, 2), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(trace_writer_event(w, &evs[i]), 0);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+}
+
+static struct trace_event mkev(uint32_t kind, uint32_t chan, int64_t result)
+{
+	struct trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.fd = -1;
+	ev.channel = chan;
+	ev.result = result;
+	ev.len = result > 0 ? (uint64_t)result : 0;
+	return ev;
+}
+
+static void make_session(const char *dir)
+{
+	struct trace_event pe[6], ce[4];
+	uint32_t inh[] = {1, 2};
+	uint8_t epbuf[TRACE_ENDPOINT_MAX];
+	struct trace_endpoint ep;
+	int64_t clock[2] = {3, 500};
+	int n;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_SOCKETPAIR;
+	ep.inode = 11;
+	ep.peer_inode = 12;
+	n = trace_endpoint_encode(&ep, epbuf, sizeof(epbuf));
+	ck_assert_int_gt(n, 0);
+	pe[0] = mkev(TRACE_EV_PIPE, 1, 0);
+	pe[0].call = TRACE_CALL_SOCKETPAIR;
+	pe[0].naux = 2;
+	pe[0].aux[0] = 1;
+	pe[0].aux[1] = 2;
+	pe[0].data = epbuf;
+	pe[0].data_len = (uint32_t)n;
+	pe[1] = mkev(TRACE_EV_FORK, 0, 42);
+	pe[1].naux = 1;
+	pe[1].aux[0] = 1;
+	pe[2] = mkev(TRACE_EV_SEND, 1, 5);
+	pe[2].call = TRACE_CALL_SEND;
+	pe[2].fd = 3;
+	pe[2].site = 7;
+	pe[2].time_ns = 1000;
+	pe[3] = mkev(TRACE_EV_CLOCK, 0, 0);
+	pe[3].call = TRACE_CALL_CLOCK_GETTIME;
+	pe[3].data = (const uint8_t *)clock;
+	pe[3].data_len = sizeof(clock);
+	pe[4] = mkev(TRACE_EV_RECV, 1, -1);
+	pe[4].err = 11; /* EAGAIN */
+	pe[4].len = 8;
+	pe[5] = mkev(TRACE_EV_EXIT, 0, 3);
+	write_trace(dir, "par", "", 0, pe, 6, NULL, 0);
+	ce[0] = mkev(TRACE_EV_RECV, 2, 5);
+	ce[1] = mkev(TRACE_EV_MARK, 0, 0);
+	ce[1].data = (const uint8_t *)"phase";
+	ce[1].data_len = 5;
+	ce[1].naux = 1;
+	ce[1].aux[0] = 2;
+	ce[2] = mkev(TRACE_EV_SEND, 2, 2);
+	ce[3] = mkev(TRACE_EV_EXIT, 0, 0);
+	write_trace(dir, "par.1", "par", 2, ce, 4, inh, 2);
+}
+
+START_TEST(db_from_files)
+{
+	char dir[1024], path[1200], bad[1200];
+	struct trace_diag d;
+	sqlite3 *db;
+	int rc;
+
+	unit_tmpdir(dir, sizeof(dir));
+	make_session(dir);
+	snprintf(path, sizeof(path), "%s/out.db", dir);
+	rc = ana_db_write(dir, path, NULL, &d);
+	ck_assert_msg(rc == 0, "ana_db_write: %s", d.msg);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(one_int(db, "PRAGMA user_version"), ANA_SQL_SCHEMA_VERSION);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event"), 10);
+	ck_assert_int_eq(one_int(db, "SELECT pid FROM process WHERE name = 'par'"), 4242);
+	ck_assert_int_eq(one_int(db, "SELECT argv = '[\"prog\",\"say \\\"hi\\\"\"]' FROM process "
+	                             "WHERE name = 'par'"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT fork_event FROM process WHERE name = 'par.1'"), 2);
+	ck_assert_int_eq(one_int(db, "SELECT time_ns FROM event WHERE id = 3"), 1000);
+	ck_assert_int_eq(one_int(db, "SELECT fd FROM event WHERE id = 3"), 3);
+	ck_assert_int_eq(one_int(db, "SELECT call = 'send' FROM event WHERE id = 3"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT errno FROM event WHERE id = 5"), 11);
+	ck_assert_int_eq(one_int(db, "SELECT number FROM input WHERE event = 4"), 3000000500);
+	ck_assert_int_eq(one_int(db, "SELECT size FROM input WHERE event = 4"), 16);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM frame f JOIN event e ON e.site = f.stack "
+	                             "WHERE e.id = 3 AND f.function IN ('send_reply', 'main')"), 2);
+	ck_assert_int_eq(one_int(db, "SELECT value FROM mark WHERE key = 'phase'"), 2);
+	ck_assert_int_eq(one_int(db, "SELECT exit_status FROM process_summary WHERE name = 'par'"), 3);
+	/* the fork and the message */
+	ck_assert_int_eq(one_int(db, "SELECT hb(2, 7)"), 1);  /* fork -> child's first event */
+	ck_assert_int_eq(one_int(db, "SELECT hb(3, 7)"), 1);  /* send -> receive */
+	ck_assert_int_eq(one_int(db, "SELECT hb(4, 7)"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT concurrent(4, 9)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM message WHERE send = 3 AND recv = 7"), 1);
+	sqlite3_close(db);
+	/* no partial file: a failing write leaves nothing behind, not even its temporary */
+	snprintf(bad, sizeof(bad), "%s/nosuchdir/out.db", dir);
+	ck_assert_int_ne(ana_db_write(dir, bad, NULL, &d), 0);
+	ck_assert_ptr_nonnull(strstr(d.msg, "nosuchdir"));
+	ck_assert_int_ne(access(bad, F_OK), 0);
+	snprintf(bad, sizeof(bad), "%s/empty", dir);
+	ck_assert_int_eq(mkdir(bad, 0700), 0);
+	snprintf(path, sizeof(path), "%s/empty.db", dir);
+	ck_assert_int_ne(ana_db_write(bad, path, NULL, &d), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	unit_rmdir(dir);
+}
+END_TEST
+
+START_TEST(cache_rebuilt_when_traces_change)
+{
+	char dir[1024], path[1200], trace[1200];
+	struct trace_diag d;
+	struct timespec times[2];
+	sqlite3 *db;
+	int rebuilt, rc;
+
+	unit_tmpdir(dir, sizeof(dir));
+	make_session(dir);
+	rc = ana_db_open(dir, &db, &rebuilt, NULL, &d);
+	ck_assert_msg(rc == 0, "ana_db_open: %s", d.msg);
+	ck_assert_int_eq(rebuilt, 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event"), 10);
+	/* read-only: the trace is never modified by a query */
+	expect_error(db, "DELETE FROM event", "readonly");
+	sqlite3_close(db);
+	ck_assert_int_eq(ana_db_cache_path(dir, path, sizeof(path)), 0);
+	ck_assert_int_eq(access(path, R_OK), 0);
+
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 0);
+	sqlite3_close(db);
+
+	/* a trace that changes (here only its modification time) makes it stale */
+	snprintf(trace, sizeof(trace), "%s/par.1.trace", dir);
+	times[0].tv_sec = times[1].tv_sec = 1000000000;
+	times[0].tv_nsec = times[1].tv_nsec = 0;
+	ck_assert_int_eq(utimensat(AT_FDCWD, trace, times, 0), 0);
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 1);
+	sqlite3_close(db);
+	/* as does a cache of another schema version */
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 1);
+	ck_assert_int_eq(one_int(db, "PRAGMA user_version"), ANA_SQL_SCHEMA_VERSION);
+	sqlite3_close(db);
+	unit_rmdir(dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ana_sql");
+	TCase *tc = tcase_create("sql");
+
+	tcase_add_test(tc, schema_is_the_file);
+	tcase_add_loop_test(tc, random_hb_agrees, 0, 5);
+	tcase_add_test(tc, random_pairs_large);
+	tcase_add_test(tc, rows_match_the_model);
+	tcase_add_test(tc, damaged_database_errors);
+	tcase_add_test(tc, db_from_files);
+	tcase_add_test(tc, cache_rebuilt_when_traces_change);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
