@@ -413,6 +413,11 @@ again:
 			fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
 			if (!fgets(line, sizeof(line), stdin))
 				line[0] = '\0';
+			if (interrupted) {
+				rep_kill(r);
+				cli_error("replay", "interrupted; every replayed process was ended");
+				ret = 130;
+			}
 		}
 		break;
 	case REP_INTERRUPTED:

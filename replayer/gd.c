@@ -41,6 +41,7 @@ struct gd_proc {
 	char **argv;
 	uint32_t argc;
 	uint64_t nevents;
+	uint64_t fork_index;    /* index of the FORK event in the parent, 0 for a root */
 	int ana;                /* process number in the analyzer */
 	uint64_t target;        /* REP_NO_TARGET: run to the end */
 	long pid;
@@ -118,6 +119,7 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 	snprintf(p->parent, sizeof(p->parent), "%s", h->parent);
 	snprintf(p->exe, sizeof(p->exe), "%s", h->exe);
 	snprintf(p->cwd, sizeof(p->cwd), "%s", h->cwd);
+	p->fork_index = h->fork_index;
 	p->argc = h->argc;
 	p->argv = calloc((size_t)h->argc + 1, sizeof(char *));
 	for (uint32_t i = 0; p->argv && i < h->argc; i++)
@@ -628,10 +630,15 @@ static void stall_report(struct rep *r)
 			struct ana_event ev;
 
 			if (ana_event_get(r->ana, (size_t)p->ana, idx + 1, &ev) == 0 &&
-			    ev.src_proc != ANA_NO_PROC)
-				snprintf(from, sizeof(from), ", from %s (its event #%llu, which it has %s)",
-				         ana_proc_name(r->ana, ev.src_proc),
-				         (unsigned long long)ev.src_index, "not reached");
+			    ev.src_proc != ANA_NO_PROC) {
+				const char *src = ana_proc_name(r->ana, ev.src_proc);
+				struct gd_proc *q = by_name(r, src);
+				uint64_t qi = q && q->started ? r->board[q - r->procs].index : 0;
+
+				snprintf(from, sizeof(from), ", from %s (its send, event #%llu; it is at "
+				         "state %llu%s)", src, (unsigned long long)ev.src_index,
+				         (unsigned long long)qi, q && q->halted ? ", halted" : "");
+			}
 		}
 		pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
 		                        "  %s (pid %ld) at state %llu of %llu: %s %s%s\n", p->name, p->pid,
@@ -658,9 +665,11 @@ static int all_halted(struct rep *r)
 		if (p->halted || p->done || p->gone)
 			continue;
 		if (!p->started && p->target == 0) {
+			/* Not forked yet: it never will be if its parent halts before the fork.  If the
+			 * fork is inside the cut, wait for the child to reach its state 0. */
 			struct gd_proc *par = by_name(r, p->parent);
 
-			if (!par || par->halted || par->done || par->gone)
+			if (!par || par->target < p->fork_index)
 				continue;
 		}
 		return 0;

@@ -10,6 +10,10 @@
  * first, in whatever pieces, and prints each piece with its own clock reading: its stdout
  * differs from run to run, and a faithful replay reproduces it byte for byte.  Marks
  * ("got", "ack") give the predicates of the halting tests something to name.
+ *
+ * For the refusal and divergence tests: built with -DREPLAY_PP_VARIANT=2 it is another
+ * binary (another build-id) doing the same; with REPLAY_PP_EXTRA set in its environment,
+ * child 2 sends one byte more before its second message (a replay run that way diverges).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -34,6 +38,8 @@ static void child(int k, int fd, int nmsg)
 		unsigned char rnd[4];
 		int n;
 
+		if (k == 2 && i == 1 && getenv("REPLAY_PP_EXTRA") && write(fd, "x", 1) != 1)
+			_exit(3);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			memset(rnd, 0, sizeof(rnd));
@@ -106,6 +112,9 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < nchild; k++)
 		wait(NULL);
+#ifdef REPLAY_PP_VARIANT
+	printf("variant %d\n", REPLAY_PP_VARIANT);
+#endif
 	printf("done: %d pieces, time %ld\n", got, (long)time(NULL));
 	return 0;
 }
