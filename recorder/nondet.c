@@ -87,6 +87,19 @@ REC_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeou
 	return r;
 }
 
+REC_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+                           const sigset_t *mask, size_t fdslen)
+{
+	int r = REC_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen), e = errno;
+
+	if (!rec_enter())
+		return r;
+	log_poll(fds, n, r, e, TRACE_CALL_PPOLL, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
 static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, uint32_t call,
                        void *ra)
 {
