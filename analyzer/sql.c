@@ -628,7 +628,7 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 {
 	struct filler f;
 	struct trace_session *ts = NULL;
-	const char *idx = strstr(ana_sql_schema_text, "CREATE UNIQUE INDEX");
+	const char *idx = strstr(ana_sql_schema_text, "-- Indexes, built after");
 	char *tables = NULL, num[32];
 	int rc = 0, began = 0;
 

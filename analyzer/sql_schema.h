@@ -162,10 +162,8 @@ static const char ana_sql_schema_text[] =
 	"  FROM process p LEFT JOIN event e ON e.proc = p.id\n"
 	"  GROUP BY p.id;\n"
 	"\n"
-	"CREATE UNIQUE INDEX event_proc_idx ON event (proc, idx);\n"
-	"CREATE INDEX event_kind ON event (kind, proc);\n"
-	"CREATE INDEX message_send ON message (send);\n"
-	"CREATE INDEX message_recv ON message (recv);\n"
+	"-- Indexes, built after the rows are loaded.\n"
+	"CREATE UNIQUE INDEX message_send ON message (send, recv);\n"
 	"CREATE INDEX channel_proc ON channel (proc, local_id);\n"
 	"CREATE INDEX mark_key ON mark (key, value);\n";
 

@@ -154,9 +154,7 @@ CREATE VIEW process_summary AS
   FROM process p LEFT JOIN event e ON e.proc = p.id
   GROUP BY p.id;
 
-CREATE UNIQUE INDEX event_proc_idx ON event (proc, idx);
-CREATE INDEX event_kind ON event (kind, proc);
-CREATE INDEX message_send ON message (send);
-CREATE INDEX message_recv ON message (recv);
+-- Indexes, built after the rows are loaded.
+CREATE UNIQUE INDEX message_send ON message (send, recv);
 CREATE INDEX channel_proc ON channel (proc, local_id);
 CREATE INDEX mark_key ON mark (key, value);
