@@ -20,7 +20,7 @@
 
 #define MSG 8
 
-static int full_read(int fd, char *buf, size_t len)
+static __attribute__((noinline)) int full_read(int fd, char *buf, size_t len)
 {
 	size_t got = 0;
 
