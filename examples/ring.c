@@ -7,7 +7,8 @@
  * TCP connections on 127.0.0.1: node i sends to node i+1, the last to node 1.  One token
  * circulates; a node may enter its critical section only while it holds the token, and
  * publishes that with encore_mark("holding", 1/0).  Every node also reports "enter" and
- * "leave" to the root over a pipe; the root prints them and checks mutual exclusion.
+ * "leave" to the root over a pipe, stamped with the time; at the end the root prints them
+ * in time order and checks mutual exclusion.
  *
  * THE BUG: a node that has seen the token once and then waits longer than a timeout for it
  * concludes that the token was lost and regenerates it.  But the token was only slow: some
@@ -18,7 +19,8 @@
  *
  *     encore inf DIR 'ring.1: mark.holding == 1 && ring.2: mark.holding == 1'
  *
- * Output: the root prints one line per enter/leave it hears of, then either
+ * Output: nodes print what they regenerate; the root prints one line per enter/leave (in
+ * time order, once every node has ended), then either
  *     ring: OK: mutual exclusion held (E entries)
  *     ring: BUG: ring.A and ring.B held the token at once
  * and exits 0, or 1 after a BUG line (2 on errors).
@@ -30,8 +32,8 @@
 #include "ex.h"
 
 #define MAX_NODES 16
-#define TIMEOUT_MS 100       /* a node suspects loss after this long without the token */
-#define LONG_HOLD_US 300000  /* a long critical section: well over the timeout */
+#define TIMEOUT_MS 200       /* a node suspects loss after this long without the token */
+#define LONG_HOLD_US 400000  /* a long critical section: well over the timeout */
 #define FIRST_WAIT_MS 10000  /* start-up: nobody suspects a token it has never seen */
 
 struct token {
@@ -43,13 +45,21 @@ struct report {            /* node -> root, one atomic pipe write each */
 	int32_t node;
 	int32_t what;      /* 'E' enter, 'L' leave, 'R' regenerated */
 	uint32_t gen, hops;
+	int64_t t_ns;      /* CLOCK_MONOTONIC: one clock for every process of the host */
 };
 
 static int report_fd = -1;
 
 static void report(int node, int what, const struct token *t)
 {
-	struct report r = { node, what, t->gen, t->hops };
+	struct report r = { node, what, t->gen, t->hops, 0 };
+	struct timespec ts;
+
+	/* The root reads the nodes' pipes in whatever order poll gives, so it orders the
+	 * reports by this time: taken after entering and before leaving, it never makes two
+	 * holds overlap that did not. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r.t_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 
 	if (write(report_fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		ex_die("cannot report to the root: %s", strerror(errno));
@@ -132,6 +142,16 @@ static int node(int i, int n, int hops_max, long long_num, long long_den, const 
 	return 0;
 }
 
+static int by_time(const void *a, const void *b)
+{
+	const struct report *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	/* Same instant (coarse clocks): a leave first, so only a real overlap counts. */
+	return (x->what == 'E') - (y->what == 'E');
+}
+
 /* What the root does with one report: print it, and check that nobody else holds. */
 static void monitor(const struct report *r, int n, int *holder, int *entries, int *first_a,
                     int *first_b)
@@ -170,6 +190,8 @@ int main(int argc, char **argv)
 	struct sockaddr_in addr[MAX_NODES + 1];
 	uint64_t seed = 0;
 	int have_seed = 0;
+	struct report *log = NULL;
+	size_t nlog = 0, caplog = 0;
 
 	snprintf(ex_name, sizeof(ex_name), "ring");
 	for (int a = 1; a < argc; a++) {
@@ -243,9 +265,22 @@ int main(int argc, char **argv)
 			}
 			if (len != (ssize_t)sizeof(r) || r.node != k + 1)
 				ex_die("bad report from ring.%d", k + 1);
-			monitor(&r, n, holder, &entries, &first_a, &first_b);
+			if (nlog == caplog) {
+				struct report *more;
+
+				caplog = caplog ? 2 * caplog : 256;
+				if (!(more = realloc(log, caplog * sizeof(*log))))
+					ex_die("out of memory");
+				log = more;
+			}
+			log[nlog++] = r;
 		}
 	}
+	/* Replay the reports in time order (see report()) to print them and judge. */
+	qsort(log, nlog, sizeof(*log), by_time);
+	for (size_t j = 0; j < nlog; j++)
+		monitor(&log[j], n, holder, &entries, &first_a, &first_b);
+	free(log);
 	for (int k = 0; k < n; k++)
 		if (pl[k].fd >= 0)
 			close(pl[k].fd);
