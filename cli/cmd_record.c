@@ -8,6 +8,7 @@
  * be recorded at all (static binaries cannot be: LD_PRELOAD needs the dynamic loader), and
  * waits.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -320,15 +321,51 @@ static int is_ours(const char *proc, const char *root)
 	return strncmp(proc, root, n) == 0 && (proc[n] == '\0' || proc[n] == '.');
 }
 
+/* Threads: the recorder leaves DIR/.encore-registry/threads.PID holding the logical name
+ * of each process that started one, so this needs no pass over the traces. */
+static void warn_threads(const char *dir, const char *root)
+{
+	char path[PATH_MAX + 300], name[TRACE_NAME_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (strncmp(de->d_name, "threads.", 8) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/.encore-registry/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, name, sizeof(name) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		name[n] = '\0';
+		if (is_ours(name, root))
+			fprintf(stderr,
+			        "encore record: warning: process %s (pid %s) used threads: replay not "
+			        "guaranteed\n",
+			        name, de->d_name + 8);
+	}
+	closedir(d);
+}
+
 static void report(const char *dir, const char *root, int quiet)
 {
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
-	uint64_t events = 0;
-	size_t i, j, nproc = 0;
+	unsigned long long bytes = 0;
+	size_t i, j, nproc = 0, nfiles = 0;
 	int found_root = 0;
 
 	memset(&diag, 0, sizeof(diag));
+	warn_threads(dir, root);
 	if (trace_session_open(dir, &s, &diag) != 0) {
 		cli_diag("record", &diag);
 		return;
@@ -337,8 +374,6 @@ static void report(const char *dir, const char *root, int quiet)
 		const char *name = trace_session_name(s, i);
 		const char *const *paths;
 		size_t nf = trace_session_files(s, i, &paths);
-		int threads = 0;
-		int64_t pid = 0;
 
 		if (!is_ours(name, root))
 			continue;
@@ -346,29 +381,12 @@ static void report(const char *dir, const char *root, int quiet)
 		if (strcmp(name, root) == 0)
 			found_root = 1;
 		for (j = 0; j < nf; j++) {
-			struct trace_reader *r = NULL;
-			struct trace_event ev;
-			int rc;
+			struct stat st;
 
-			if (trace_reader_open(paths[j], &r, &diag) != 0) {
-				cli_diag("record", &diag);
-				continue;
-			}
-			pid = trace_reader_process(r)->pid;
-			while ((rc = trace_reader_next(r, &ev)) == 1) {
-				events++;
-				if (ev.kind == TRACE_EV_THREAD)
-					threads = 1;
-			}
-			if (rc < 0 || trace_reader_damage(r, &diag) != 0)
-				cli_diag("record", &diag);
-			trace_reader_close(r);
+			nfiles++;
+			if (stat(paths[j], &st) == 0)
+				bytes += (unsigned long long)st.st_blocks * 512;
 		}
-		if (threads)
-			fprintf(stderr,
-			        "encore record: warning: process %s (pid %lld) used threads: replay not "
-			        "guaranteed\n",
-			        name, (long long)pid);
 	}
 	trace_session_close(s);
 	if (!found_root)
@@ -377,8 +395,11 @@ static void report(const char *dir, const char *root, int quiet)
 		        "in it: setuid program, static interpreter, or an unwritable %s)\n",
 		        root, dir);
 	if (!quiet)
-		fprintf(stderr, "encore record: %zu process%s, %llu events recorded in %s\n", nproc,
-		        nproc == 1 ? "" : "es", (unsigned long long)events, dir);
+		fprintf(stderr,
+		        "encore record: %zu process%s (%zu trace file%s, %llu KiB) recorded in %s; "
+		        "'encore check %s' verifies them\n",
+		        nproc, nproc == 1 ? "" : "es", nfiles, nfiles == 1 ? "" : "s",
+		        (bytes + 1023) / 1024, dir, dir);
 }
 
 /* --- the command ----------------------------------------------------------------------------- */

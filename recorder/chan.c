@@ -86,31 +86,22 @@ void rec_chan_inherit_all(void)
 			                     rec.chan[i].bytes[REC_IN]);
 }
 
-/* Registry entries saying "a recorded process is at this TCP port": made at listen and
- * connect, removed when the process that made them closes the channel, so that a port
- * reused later by an unrecorded process is not taken for a recorded one.  (A process that
- * exits without closing leaves its entries: the session is then conservative only as long
- * as nobody outside reuses the port during the recording.) */
+/* Registry entries saying "a recorded process is at this TCP port", made at listen and
+ * connect.  They stay for the whole session: removing one at close would race with the
+ * peer's decision (a client that sends and closes at once, a server that accepts and stops
+ * listening) and make the same run log bytes or not by chance.  The residual risk is an
+ * outside process reusing both ports of a recorded connection, or the port of a recorded
+ * listener, during the recording (README.md). */
 static void reg_chan(struct rec_chan *c, uint8_t kind, int port, int server_port)
 {
 	c->reg = kind;
-	c->reg_pid = (int32_t)syscall(SYS_getpid);
 	c->local_port = (uint16_t)port;
-	c->peer_port = (uint16_t)server_port;
-	if (kind == REC_REG_TCP)
+	if (kind == REC_REG_TCP) {
 		rec_registry_add("tcp", (unsigned long)port, -1);
-	else
+	} else {
+		c->peer_port = (uint16_t)server_port;
 		rec_registry_add("conn", (unsigned long)port, server_port);
-}
-
-static void unreg_chan(const struct rec_chan *c)
-{
-	if (!c->reg || c->reg_pid != (int32_t)syscall(SYS_getpid))
-		return;
-	if (c->reg == REC_REG_TCP)
-		rec_registry_del("tcp", c->local_port, -1);
-	else
-		rec_registry_del("conn", c->local_port, c->peer_port);
+	}
 }
 
 /* The descriptor goes away (close, or dup2 over it).  Logs CLOSE when it was the process's
@@ -135,7 +126,6 @@ static void fd_release(int fd, uint32_t call, void *ra)
 	rec_event_init(&ev, TRACE_EV_CLOSE, call, fd);
 	ev.channel = c->id;
 	rec_log(&ev, ra);
-	unreg_chan(c);
 	memset(c, 0, sizeof(*c));
 }
 

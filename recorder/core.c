@@ -500,6 +500,13 @@ void rec_registry_add(const char *kind, unsigned long key, long sub)
 	registry_put(kind, key, sub, NULL, 0);
 }
 
+void rec_registry_threads(void)
+{
+	/* threads.PID holding the logical name: `encore record` warns from these after the
+	 * run, without reading every trace. */
+	registry_put("threads", (unsigned long)syscall(SYS_getpid), -1, rec.name, 0);
+}
+
 int rec_registry_has(const char *kind, unsigned long key, long sub)
 {
 	char path[4096 + 64];
@@ -508,14 +515,6 @@ int rec_registry_has(const char *kind, unsigned long key, long sub)
 	if (registry_path(path, sizeof(path), kind, key, sub) != 0)
 		return 0;
 	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
-}
-
-void rec_registry_del(const char *kind, unsigned long key, long sub)
-{
-	char path[4096 + 64];
-
-	if (registry_path(path, sizeof(path), kind, key, sub) == 0)
-		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }
 
 /* --- opening the trace ------------------------------------------------------------------ */

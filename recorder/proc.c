@@ -352,6 +352,8 @@ REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*
 
 	if (!rec_enter())
 		return r;
+	if (!rec.threads)
+		rec_registry_threads();
 	rec.threads = 1;
 	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_PTHREAD_CREATE, -1);
 	ev.result = r;

@@ -81,8 +81,7 @@ struct rec_chan {
 	uint8_t dir;          /* pipes: 1 read end, 2 write end, 0 both ways */
 	uint16_t peer_port;   /* TCP: the peer's port, for the undecided case */
 	uint16_t local_port;  /* TCP: our port */
-	uint8_t reg;          /* registry entry we made for it: 0 none, REC_REG_TCP, REC_REG_CONN */
-	int32_t reg_pid;      /* the process that made it (only it removes the entry) */
+	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN */
 	uint32_t nfds;        /* descriptors of this process referring to it */
 	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */
 	uint32_t hash[2];     /* trace_hash() of those bytes */
@@ -161,7 +160,8 @@ REC_HIDDEN int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t 
 #define REC_REG_CONN 2 /* conn.PORT.SERVERPORT: a recorded process connected from PORT */
 REC_HIDDEN void rec_registry_add(const char *kind, unsigned long key, long sub);
 REC_HIDDEN int rec_registry_has(const char *kind, unsigned long key, long sub);
-REC_HIDDEN void rec_registry_del(const char *kind, unsigned long key, long sub);
+/* This process started a thread (threads.PID, holding the logical name). */
+REC_HIDDEN void rec_registry_threads(void);
 
 /* --- channels (chan.c) ---------------------------------------------------------------- */
 REC_HIDDEN struct rec_chan *rec_fd_chan(int fd);
