@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -324,7 +325,7 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		sqlite3_bind_int64(m, 5, e->result);
 		if ((rc = step(f, ST_MARK, "inserting a mark")))
 			return rc;
-	} else if (is_input_kind(kind)) {
+	} else if (is_input_kind(kind) && tev) {
 		sqlite3_stmt *in = f->st[ST_INPUT];
 		int64_t ns;
 
@@ -581,25 +582,41 @@ static int fill_channels(struct filler *f)
 	return 0;
 }
 
-static int fill_races(struct filler *f)
+/* Message races are computed by the analyzer (ana_races) in a thread of their own while the
+ * rows go in: ana_races only touches the session's reachability columns, which nothing else
+ * here reads, and only reads what the rows are made from. */
+struct race_job {
+	struct ana_session *s;
+	struct ana_race *v;
+	size_t n;
+	int rc;
+};
+
+static void *race_thread(void *arg)
 {
-	struct ana_race *v = NULL;
-	size_t n = 0;
-	int rc = ana_races(f->s, &v, &n);
+	struct race_job *j = arg;
+
+	j->rc = ana_races(j->s, &j->v, &j->n);
+	return NULL;
+}
+
+static int fill_races(struct filler *f, struct race_job *j)
+{
+	int rc = j->rc;
 
 	if (rc) {
 		ana__diag(f->diag, rc, "computing message races: %s", trace_strerror(rc));
 		return rc;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < j->n && !rc; i++) {
 		sqlite3_stmt *st = f->st[ST_RACE];
+		const struct ana_race *r = &j->v[i];
 
-		sqlite3_bind_int64(st, 1, (int64_t)(f->first[v[i].proc] + v[i].recv - 1));
-		sqlite3_bind_int64(st, 2, (int64_t)(f->first[v[i].src_proc] + v[i].src_send - 1));
-		sqlite3_bind_int64(st, 3, (int64_t)(f->first[v[i].rival_proc] + v[i].rival_send - 1));
+		sqlite3_bind_int64(st, 1, (int64_t)(f->first[r->proc] + r->recv - 1));
+		sqlite3_bind_int64(st, 2, (int64_t)(f->first[r->src_proc] + r->src_send - 1));
+		sqlite3_bind_int64(st, 3, (int64_t)(f->first[r->rival_proc] + r->rival_send - 1));
 		rc = step(f, ST_RACE, "inserting a race");
 	}
-	free(v);
 	return rc;
 }
 
@@ -630,13 +647,16 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 	struct trace_session *ts = NULL;
 	const char *idx = strstr(ana_sql_schema_text, "-- Indexes, built after");
 	char *tables = NULL, num[32];
-	int rc = 0, began = 0;
+	struct race_job race;
+	pthread_t racer;
+	int rc = 0, began = 0, racing = 0;
 
 	if (!db || !s || !s->finished || !idx)
 		return TRACE_EINVAL;
 	if (diag)
 		memset(diag, 0, sizeof(*diag));
 	memset(&f, 0, sizeof(f));
+	memset(&race, 0, sizeof(race));
 	f.db = db;
 	f.s = s;
 	f.diag = diag;
@@ -666,6 +686,11 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 			rc = sql_fail(db, diag, st_sql[i]);
 			goto out;
 		}
+	race.s = s;
+	if (pthread_create(&racer, NULL, race_thread, &race) == 0)
+		racing = 1;
+	else
+		race_thread(&race);
 	for (size_t p = 0; p < s->nprocs && !rc; p++) {
 		const char *const *paths = NULL;
 		size_t nf = 0;
@@ -679,7 +704,13 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 	}
 	if (rc)
 		goto out;
-	if ((rc = fill_channels(&f)) || (rc = fill_races(&f)))
+	if ((rc = fill_channels(&f)))
+		goto out;
+	if (racing) {
+		pthread_join(racer, NULL);
+		racing = 0;
+	}
+	if ((rc = fill_races(&f, &race)))
 		goto out;
 	for (size_t i = 0; i < ana_nwarnings(s); i++) {
 		sqlite3_bind_int64(f.st[ST_WARN], 1, (int64_t)i + 1);
@@ -700,6 +731,9 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 	rc = exec(db, "COMMIT", diag, "committing the load");
 	began = 0;
 out:
+	if (racing)
+		pthread_join(racer, NULL);
+	free(race.v);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(f.st[i]);
 	if (began)

@@ -6,9 +6,11 @@
  * ranges, fork edges) and the message table (send -> receive edges), order the events
  * topologically, and answer hb(a, b) with reachability columns as the analyzer's hb.c does:
  * for the process p of a, col_p[b] is the last event of p that happened before or is b,
- * so hb(a, b) is col_p[b] >= index(a).  A column costs one pass and 4 bytes per event; as
- * many as fit in ANA_SQL_COLUMN_BYTES are kept (least recently used out), so random pairs
- * over a few dozen processes cost one pass per process in all.
+ * so hb(a, b) is col_p[b] >= index(a).  When every column fits in ANA_SQL_COLUMN_BYTES they
+ * are built together in one pass, stored per event (a vector clock per event: row b holds
+ * col_p[b] for every p), which makes hb one memory read and causal_past a row copy.
+ * Otherwise a column costs one pass and 4 bytes per event, and as many as fit are kept
+ * (least recently used out).
  *
  * Compiled twice: into the analyzer (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
  * into the loadable extension encore_sql.so (sql_ext.c) for any SQLite client.
@@ -49,6 +51,7 @@ struct graph {
 	uint64_t *used;
 	uint64_t tick;
 	size_t ncols, maxcols;
+	uint32_t *vc;              /* when all columns fit: vc[id * np + p] = col_p[id] */
 	/* out-edges for causal_future, built on first use (CSR) */
 	uint32_t *ostart, *oedge;
 	struct causal_aux past, future;
@@ -68,6 +71,8 @@ static void graph_unload(struct graph *g)
 	free(g->used);
 	free(g->ostart);
 	free(g->oedge);
+	free(g->vc);
+	g->vc = NULL;
 	g->base = g->n = g->used = NULL;
 	g->fsrc = g->src = g->topo = g->ostart = g->oedge = NULL;
 	g->col = NULL;
@@ -186,6 +191,43 @@ out:
 	return rc;
 }
 
+/* Every column at once, one pass over the linear extension: row id = max(row of the previous
+ * event of its process, rows of its edges' sources), then its own entry. */
+static void vclocks(struct graph *g)
+{
+	size_t np = g->np;
+	uint64_t *pos = calloc(np, sizeof(*pos));
+	uint32_t *vc = calloc((g->total + 1) * np, sizeof(*vc));
+
+	if (!pos || !vc) {
+		free(pos);
+		free(vc);
+		return;
+	}
+	for (uint64_t t = 0; t < g->total; t++) {
+		uint32_t q = g->topo[t];
+		uint64_t j = ++pos[q], id = g->base[q] + j;
+		uint32_t *row = vc + id * np;
+		const uint32_t *a = NULL, *b = NULL;
+
+		if (j > 1)
+			memcpy(row, row - np, np * sizeof(*row));
+		if (j == 1 && g->fsrc[q])
+			a = vc + (uint64_t)g->fsrc[q] * np;
+		if (g->src[id])
+			b = vc + (uint64_t)g->src[id] * np;
+		for (size_t x = 0; a && x < np; x++)
+			if (a[x] > row[x])
+				row[x] = a[x];
+		for (size_t x = 0; b && x < np; x++)
+			if (b[x] > row[x])
+				row[x] = b[x];
+		row[q] = (uint32_t)j;
+	}
+	free(pos);
+	g->vc = vc;
+}
+
 static int graph_load(struct graph *g, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
@@ -268,11 +310,19 @@ static int graph_load(struct graph *g, sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	g->maxcols = (size_t)(ANA_SQL_COLUMN_BYTES / (4 * (total + 1)));
-	if (g->maxcols < 4)
-		g->maxcols = 4;
-	if (order(g))
-		goto out;
+	{
+		/* ENCORE_SQL_MEMORY (bytes) lowers the budget: tests use it to exercise columns */
+		const char *env = getenv("ENCORE_SQL_MEMORY");
+		uint64_t budget = env ? strtoull(env, NULL, 0) : ANA_SQL_COLUMN_BYTES;
+
+		g->maxcols = (size_t)(budget / (4 * (total + 1)));
+		if (g->maxcols < 4)
+			g->maxcols = 4;
+		if (order(g))
+			goto out;
+		if (np && (uint64_t)np * (total + 1) * 4 <= budget)
+			vclocks(g); /* else (or out of memory) columns one by one, on demand */
+	}
 	g->loaded = 1;
 out:
 	sqlite3_finalize(st);
@@ -345,6 +395,8 @@ static int hb_ids(sqlite3_context *ctx, struct graph *g, sqlite3_int64 a, sqlite
 		return -1;
 	}
 	p = proc_of(g, (uint64_t)a);
+	if (g->vc)
+		return g->vc[(uint64_t)b * g->np + p] >= (uint64_t)a - g->base[p] && a != b;
 	q = proc_of(g, (uint64_t)b);
 	if (p == q)
 		return a < b;
@@ -560,6 +612,13 @@ static void past(struct graph *g, uint64_t b, uint64_t *cut)
 	uint64_t *scanned = calloc(np, sizeof(*scanned));
 	int changed = 1;
 
+	if (g->vc) {
+		for (size_t x = 0; x < np; x++)
+			cut[x] = g->vc[b * np + x];
+		cut[q]--;
+		free(scanned);
+		return;
+	}
 	memset(cut, 0, np * sizeof(*cut));
 	if (!scanned)
 		return;
