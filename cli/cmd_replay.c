@@ -47,7 +47,15 @@ static void usage(FILE *out)
 	        "    backtrace of the halted process.\n\n"
 	        "OPTIONS\n"
 	        "    --stop P            halt at Inf(P), computed by the analyzer as `encore inf`\n"
-	        "                        does (for a disjunctive P: its first minimal cut)\n"
+	        "                        does (for a disjunctive P: its first minimal cut); a P\n"
+	        "                        naming var.SYMBOL (a global of the program, read live)\n"
+	        "                        uses the online protocol\n"
+	        "    --online            halt with the online protocol even when the analyzer could\n"
+	        "                        (Manabe & Imase 3.2: processes P names run until their\n"
+	        "                        simple predicate holds, the others only as far as the\n"
+	        "                        messages they need; the same cut as --stop).  A\n"
+	        "                        disjunctive P halts with halt markers (Miller & Choi 2.2)\n"
+	        "                        at a state where one disjunct holds, and says which\n"
 	        "    --cut FILE          halt at the first cut of FILE, in the shape `encore inf\n"
 	        "                        --json` prints ({\"cuts\":[{\"PROC\":N,...}]}); '-' reads stdin\n"
 	        "    --json              print the halted state as one JSON line:\n"
@@ -72,9 +80,8 @@ static void usage(FILE *out)
 	        "    that ended early; 2 usage error; 130 interrupted (every replayed process is\n"
 	        "    ended first).\n\n"
 	        "LIMITS\n"
-	        "    Not yet: predicates on program variables (var.NAME, the online halting\n"
-	        "    protocol), halt markers for disjunctive predicates, --step, exec, accept\n"
-	        "    order between several clients, threads.\n\n"
+	        "    Not yet: --step, exec, accept order between several clients, threads;\n"
+	        "    online: sent(P), received(P), in(F), linked and general predicates.\n\n"
 	        "EXAMPLES\n"
 	        "    encore replay /tmp/ring\n"
 	        "    encore replay --stop 'ring: sent >= 3 && ring.1: received >= 2' /tmp/ring\n"
@@ -159,6 +166,8 @@ static const char *pstate_name(enum rep_pstate s)
 
 static void print_state_text(struct rep *r)
 {
+	if (rep_fired(r))
+		printf("Halted by halt markers: the disjunct of %s holds.\n", rep_fired(r));
 	printf("Global state (one line per process; state k = after its event k):\n");
 	for (size_t i = 0; i < rep_nprocs(r); i++) {
 		struct rep_proc_info in;
@@ -187,6 +196,10 @@ static void print_state_text(struct rep *r)
 static void print_state_json(struct rep *r, const char *pred)
 {
 	printf("{\"halted\":true");
+	if (rep_fired(r)) {
+		printf(",\"fired\":");
+		cli_json_string(stdout, rep_fired(r));
+	}
 	if (pred) {
 		printf(",\"predicate\":");
 		cli_json_string(stdout, pred);
@@ -250,6 +263,7 @@ int cmd_replay(int argc, char **argv)
 		{ "stop", required_argument, NULL, 's' },
 		{ "cut", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "online", no_argument, NULL, 'o' },
 		{ "then", required_argument, NULL, 't' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -262,7 +276,7 @@ int cmd_replay(int argc, char **argv)
 	struct sigaction sa;
 	struct rep *r = NULL;
 	char lib[PATH_MAX];
-	int json = 0, quiet = 0, c, rc, ret = CLI_FAIL;
+	int json = 0, quiet = 0, online = 0, c, rc, ret = CLI_FAIL;
 	double stall = 10;
 
 	optind = 1;
@@ -271,6 +285,7 @@ int cmd_replay(int argc, char **argv)
 		case 's': stop = optarg; break;
 		case 'c': cutfile = optarg; break;
 		case 'j': json = 1; break;
+		case 'o': online = 1; break;
 		case 't': then = optarg; break;
 		case 'T':
 			stall = strtod(optarg, NULL);
@@ -340,16 +355,17 @@ int cmd_replay(int argc, char **argv)
 			ret = CLI_USAGE;
 			goto out;
 		}
-		if (trace_pred_uses_var(pred)) {
-			trace_pred_free(pred);
-			cli_error("replay", "var.NAME predicates need the online halting protocol "
-			          "(Manabe & Imase 3.2), which is not built yet; use terms the trace "
-			          "holds (sent, received, mark.KEY...) or encore_mark() the variable");
-			ret = CLI_MISSING;
-			goto out;
-		}
+		if (trace_pred_uses_var(pred))
+			online = 1;
 		trace_pred_free(pred);
 		memset(&d, 0, sizeof(d));
+		if (online) {
+			if (rep_set_online(r, stop, &d) != 0) {
+				cli_error("replay", "%s", d.msg);
+				goto out;
+			}
+			goto start;
+		}
 		rc = rep_cut_predicate(r, stop, &which, &ncuts, &d);
 		if (rc < 0) {
 			cli_diag("replay", &d);
@@ -365,6 +381,12 @@ int cmd_replay(int argc, char **argv)
 			        "the first (encore inf lists them all)\n", ncuts);
 	}
 
+	if (online && !stop) {
+		cli_error("replay", "--online needs --stop 'P'");
+		ret = CLI_USAGE;
+		goto out;
+	}
+start:
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

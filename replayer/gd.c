@@ -50,7 +50,17 @@ struct gd_proc {
 	uint64_t index;         /* last state reported */
 	int wait_status;
 	char *backtrace;
+	/* online protocol */
+	char sp_text[1024];     /* its simple predicate, "" for a passive process */
+	uint64_t need;          /* the state it must reach: sends others asked for */
+	uint32_t reason;        /* of the last halt: enum rep_halt_reason */
+	int sp_at_end;          /* DONE said its predicate holds in its final state */
+	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
+	struct gd_proc *req_q;  /* ... its sender */
+	uint64_t req_j;         /* ... and the sender's send event */
 };
+
+enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
 
 struct rep {
 	char dir[4096];
@@ -70,6 +80,8 @@ struct rep {
 	size_t npending;
 	uint64_t last_progress;
 	struct timespec last_change;
+	enum gd_mode mode;
+	struct gd_proc *fired;  /* markers: the process whose simple predicate held first */
 };
 
 static void diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
@@ -447,15 +459,27 @@ static struct gd_proc *by_pid(struct rep *r, long pid)
 	return NULL;
 }
 
-static void send_msg(int fd, uint32_t type, int64_t a, int64_t b)
+static void send_full(int fd, uint32_t type, int64_t a, int64_t b, uint32_t flags,
+                      const char *text)
 {
 	struct rep_msg m;
+	size_t n = text ? strnlen(text, REP_TEXT_MAX - 1) : 0;
 
 	memset(&m, 0, MSG_HDR + 1);
 	m.type = type;
 	m.a = a;
 	m.b = b;
-	send(fd, &m, MSG_HDR + 1, MSG_NOSIGNAL);
+	m.flags = flags;
+	m.len = (uint32_t)n;
+	if (n)
+		memcpy(m.text, text, n);
+	m.text[n] = '\0';
+	send(fd, &m, MSG_HDR + n + 1, MSG_NOSIGNAL);
+}
+
+static void send_msg(int fd, uint32_t type, int64_t a, int64_t b)
+{
+	send_full(fd, type, a, b, 0, NULL);
 }
 
 static void accept_peers(struct rep *r)
@@ -481,6 +505,109 @@ static void accept_peers(struct rep *r)
 static void note_change(struct rep *r)
 {
 	clock_gettime(CLOCK_MONOTONIC, &r->last_change);
+}
+
+/* --- the online protocol (Manabe & Imase 3.2, Appendix B; Miller & Choi 2.2) ---------------- */
+
+static uint64_t cur_index(struct rep *r, struct gd_proc *p)
+{
+	if (p->halted || p->done || !r->board)
+		return p->index;
+	return r->board[p - r->procs].index;
+}
+
+/* The floor a process starts with: an active one 0 (it runs until its predicate holds), a
+ * passive one what has been asked of it so far (0: it halts at once); with markers, a
+ * process without a predicate never halts on its own. */
+static uint64_t start_floor(struct rep *r, struct gd_proc *p)
+{
+	if (r->mode == GD_MARKERS)
+		return p->sp_text[0] ? 0 : REP_NO_TARGET;
+	return p->need;
+}
+
+/* Make q send its event j: a passive process is asked to run that far (a control message
+ * "requesting message n", 3.2); one not forked yet needs its parent to reach the fork. */
+static void pull(struct rep *r, struct gd_proc *q, uint64_t j)
+{
+	if (j > q->need)
+		q->need = j;
+	if (!q->started) {
+		struct gd_proc *par = by_name(r, q->parent);
+
+		if (par)
+			pull(r, par, q->fork_index);
+		return;
+	}
+	if (q->halted && q->index < q->need && q->conn >= 0) {
+		q->halted = 0;
+		send_msg(q->conn, REP_MSG_CONT, (int64_t)q->need, 0);
+	}
+}
+
+/* The sender of receive event k of p, from the analyzer's matching. */
+static struct gd_proc *sender_of(struct rep *r, struct gd_proc *p, uint64_t k, uint64_t *j)
+{
+	struct ana_event ev;
+
+	if (p->ana < 0 || ana_event_get(r->ana, (size_t)p->ana, k, &ev) != 0 ||
+	    ev.src_proc == ANA_NO_PROC)
+		return NULL;
+	*j = ev.src_index;
+	return by_name(r, ana_proc_name(r->ana, ev.src_proc));
+}
+
+static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
+{
+	uint64_t j = 0;
+	struct gd_proc *q = sender_of(r, p, k, &j);
+
+	if (r->mode == GD_MARKERS) {
+		/* Halt markers: q halted before sending what p wants to read; the marker q sent
+		 * when it halted is what p finds on the channel first: p halts. */
+		if (q && (q->halted || q->done) && cur_index(r, q) < j) {
+			send_msg(p->conn, REP_MSG_STOP, 0, 0);
+			return;
+		}
+		p->req_k = k;
+		p->req_q = q;
+		p->req_j = j;
+		send_msg(p->conn, REP_MSG_GO, 0, 0);
+		return;
+	}
+	send_msg(p->conn, REP_MSG_GO, 0, 0);
+	if (q && cur_index(r, q) < j)
+		pull(r, q, j);
+}
+
+/* Markers: processes blocked reading what a now halted process will never send halt too. */
+static void release_markers(struct rep *r, struct gd_proc *q)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (p->req_q != q || p->halted || p->done || p->conn < 0)
+			continue;
+		if (cur_index(r, p) >= p->req_k || cur_index(r, q) >= p->req_j)
+			continue; /* that receive is done, or its send was */
+		p->req_q = NULL;
+		send_msg(p->conn, REP_MSG_STOP, 0, 0);
+	}
+}
+
+static void on_halted(struct rep *r, struct gd_proc *p)
+{
+	if (r->mode == GD_MARKERS) {
+		if (p->reason == REP_HALT_SP && !r->fired)
+			r->fired = p;
+		release_markers(r, p);
+		return;
+	}
+	/* Online CP: a request may have come while it was running to its own halt. */
+	if (p->index < p->need && p->conn >= 0) {
+		p->halted = 0;
+		send_msg(p->conn, REP_MSG_CONT, (int64_t)p->need, 0);
+	}
 }
 
 /* One message from a connection; returns 0, or -1 when the connection ended. */
@@ -516,15 +643,26 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->conn = fd;
 		p->pid = (long)m.a;
 		p->started = 1;
-		send_msg(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target);
+		if (r->mode == GD_OFFLINE)
+			send_msg(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target);
+		else
+			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
+			          REP_CF_ONLINE, p->sp_text);
+		break;
+	case REP_MSG_REQ:
+		if (p)
+			on_request(r, p, (uint64_t)m.a);
 		break;
 	case REP_MSG_HALTED:
 		if (!p)
 			break;
 		p->halted = 1;
 		p->index = (uint64_t)m.a;
+		p->reason = (uint32_t)m.b;
 		free(p->backtrace);
 		p->backtrace = strdup(m.text);
+		if (r->mode != GD_OFFLINE)
+			on_halted(r, p);
 		break;
 	case REP_MSG_DIVERGED:
 		snprintf(r->message, sizeof(r->message), "divergence: %s", m.text);
@@ -535,6 +673,11 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 			break;
 		p->done = 1;
 		p->index = (uint64_t)m.a;
+		p->sp_at_end = (m.flags & 1) != 0;
+		if (r->mode == GD_MARKERS && p->sp_at_end && !r->fired)
+			r->fired = p;
+		if (r->mode == GD_MARKERS)
+			release_markers(r, p);
 		break;
 	}
 	return 0;
@@ -652,9 +795,56 @@ static void stall_report(struct rep *r)
 
 /* Every process halted at its target, ended, or (target 0) never forked by a parent that is
  * halted or ended. */
+static int all_halted_online(struct rep *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (p->halted || p->done || p->gone)
+			continue;
+		if (!p->started) {
+			struct gd_proc *par = by_name(r, p->parent);
+
+			if (!par || ((par->halted || par->done || par->gone) &&
+			             cur_index(r, par) < p->fork_index))
+				continue;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/* Online halt reached: did every active process halt because its predicate holds? */
+static int online_outcome(struct rep *r)
+{
+	if (r->mode == GD_MARKERS) {
+		if (r->fired)
+			return REP_HALTED;
+		snprintf(r->message, sizeof(r->message),
+		         "the predicate never held: every process halted or ended, no disjunct fired");
+		return REP_FAILED;
+	}
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (!p->sp_text[0])
+			continue;
+		if ((p->halted && p->reason == REP_HALT_SP) || (p->done && p->sp_at_end))
+			continue;
+		snprintf(r->message, sizeof(r->message),
+		         "the predicate never holds: process %s %s before its simple predicate held "
+		         "(%s)", p->name, p->done || p->gone ? "ended" : "stopped", p->sp_text);
+		return REP_FAILED;
+	}
+	return REP_HALTED;
+}
+
 static int all_halted(struct rep *r)
 {
 	int any = 0;
+
+	if (r->mode != GD_OFFLINE)
+		return all_halted_online(r);
 
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
@@ -761,9 +951,12 @@ int rep_run(struct rep *r)
 		if (outcome >= 0)
 			return outcome;
 		if (all_halted(r))
-			return REP_HALTED;
-		if (!live && !r->npending && !children_left())
+			return r->mode == GD_OFFLINE ? REP_HALTED : online_outcome(r);
+		if (!live && !r->npending && !children_left()) {
+			if (r->mode != GD_OFFLINE && finish_check(r) == REP_END)
+				return online_outcome(r);
 			return finish_check(r);
+		}
 		sum = board_sum(r);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (sum != r->last_progress) {
@@ -802,12 +995,82 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	return 0;
 }
 
+int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
+{
+	struct trace_pred *pred = NULL;
+	enum trace_pred_shape shape;
+	size_t ncp;
+	int rc;
+
+	if ((rc = trace_pred_parse(text, &pred, d)) != 0)
+		return rc;
+	shape = trace_pred_shape(pred);
+	if (shape != TRACE_PRED_CONJUNCTIVE && shape != TRACE_PRED_DISJUNCTIVE) {
+		diag_set(d, TRACE_EINVAL, NULL, "the online protocol halts at conjunctive predicates "
+		         "(Manabe & Imase) and disjunctive ones (halt markers, Miller & Choi); this one "
+		         "is %s", shape == TRACE_PRED_LINKED ? "linked" : "general");
+		rc = TRACE_EINVAL;
+		goto out;
+	}
+	ncp = trace_pred_ncp(pred, 0);
+	for (size_t c = 0; c < ncp; c++) {
+		for (size_t k = 0; k < trace_pred_nsp(pred, 0, c); k++) {
+			const struct trace_pred_sp *sp = trace_pred_get_sp(pred, 0, c, k);
+			const struct trace_pred_term *const *terms;
+			struct gd_proc *p = by_name(r, trace_pred_sp_proc(sp));
+			size_t nt = trace_pred_sp_terms(sp, &terms);
+
+			if (!p) {
+				diag_set(d, TRACE_ENOENT, NULL, "the predicate names process '%s', which is "
+				         "not in this session", trace_pred_sp_proc(sp));
+				rc = TRACE_ENOENT;
+				goto out;
+			}
+			for (size_t t = 0; t < nt; t++)
+				if (terms[t]->kind == TRACE_TERM_SENT_TO ||
+				    terms[t]->kind == TRACE_TERM_RECEIVED_FROM ||
+				    terms[t]->kind == TRACE_TERM_IN) {
+					diag_set(d, TRACE_EINVAL, NULL, "process %s: sent(P), received(P) and "
+					         "in(F) are not evaluated live yet; drop --online, or use "
+					         "sent/received/mark./var. terms", p->name);
+					rc = TRACE_EINVAL;
+					goto out;
+				}
+			if (p->sp_text[0]) {
+				diag_set(d, TRACE_EINVAL, NULL, "process %s has two disjuncts: the online "
+				         "protocol takes one simple predicate per process", p->name);
+				rc = TRACE_EINVAL;
+				goto out;
+			}
+			trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
+		}
+	}
+	r->mode = shape == TRACE_PRED_DISJUNCTIVE && ncp > 1 ? GD_MARKERS : GD_ONLINE;
+	for (size_t i = 0; i < r->nprocs; i++)
+		r->procs[i].target = REP_NO_TARGET;
+	/* An active process must exist: its ancestors run at least to the forks that make it. */
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].sp_text[0])
+			pull(r, &r->procs[i], 0);
+	rc = 0;
+out:
+	trace_pred_free(pred);
+	return rc;
+}
+
+const char *rep_fired(const struct rep *r)
+{
+	return r->fired ? r->fired->name : NULL;
+}
+
 int rep_continue(struct rep *r)
 {
+	r->mode = GD_OFFLINE;
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
 		p->target = REP_NO_TARGET;
+		p->sp_text[0] = '\0';
 		if (p->halted && p->conn >= 0) {
 			p->halted = 0;
 			send_msg(p->conn, REP_MSG_CONT, (int64_t)REP_NO_TARGET, 0);

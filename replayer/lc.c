@@ -71,6 +71,12 @@ static void resolve_all(void)
 #include "calls.def"
 }
 
+int lc_internal(void)
+{
+	return lc_depth != 0;
+}
+
+
 int lc_on(void)
 {
 	return lc.active && !lc_depth;
@@ -88,7 +94,7 @@ void lc_leave(void)
 
 /* --- the control connection ---------------------------------------------------------------- */
 
-static int ctl_send(uint32_t type, int64_t a, int64_t b, const char *text)
+static int ctl_send_flags(uint32_t type, int64_t a, int64_t b, uint32_t flags, const char *text)
 {
 	struct rep_msg m;
 	size_t n = text ? strnlen(text, REP_TEXT_MAX - 1) : 0;
@@ -99,12 +105,18 @@ static int ctl_send(uint32_t type, int64_t a, int64_t b, const char *text)
 	m.type = type;
 	m.a = a;
 	m.b = b;
+	m.flags = flags;
 	m.len = (uint32_t)n;
 	if (n)
 		memcpy(m.text, text, n);
 	m.text[n] = '\0';
 	return syscall(SYS_sendto, lc.ctl, &m, offsetof(struct rep_msg, text) + n + 1,
 	               MSG_NOSIGNAL, NULL, 0) < 0 ? -1 : 0;
+}
+
+static int ctl_send(uint32_t type, int64_t a, int64_t b, const char *text)
+{
+	return ctl_send_flags(type, a, b, 0, text);
 }
 
 /* Block for the next message from the GD.  Without a GD (it died, or never was), a replayed
@@ -139,6 +151,11 @@ static int move_high(int fd)
 		return fd;
 	syscall(SYS_close, fd);
 	return hi;
+}
+
+int lc_move_high(int fd)
+{
+	return move_high(fd);
 }
 
 static int ctl_connect(void)
@@ -178,6 +195,10 @@ static void board_map(void)
 		lc.slots = p;
 }
 
+/* A configuration the LC cannot follow, reported once the process is set up. */
+static int lc_diverge_later;
+static char lc_diverge_why[512];
+
 /* HELLO, then CONFIG: our slot on the board and the state to halt at. */
 static void ctl_hello(void)
 {
@@ -195,6 +216,19 @@ static void ctl_hello(void)
 	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX)
 		lc.slot = &lc.slots[m.a];
 	lc.target = (uint64_t)m.b;
+	lc.online = (m.flags & REP_CF_ONLINE) != 0;
+	lc.halt_check = lc.online || lc.target != REP_NO_TARGET;
+	if (lc.online) {
+		char why[512];
+
+		m.text[sizeof(m.text) - 1] = '\0';
+		if (lc_online_setup(m.text, why, sizeof(why)) != 0) {
+			lc.online = 0;
+			lc.halt_check = 0;
+			lc_diverge_later = 1;
+			snprintf(lc_diverge_why, sizeof(lc_diverge_why), "%s", why);
+		}
+	}
 	lc.slot->pid = (int32_t)syscall(SYS_getpid);
 	lc.slot->index = lc.pos;
 	lc.slot->state = REP_SLOT_RUNNING;
@@ -410,8 +444,9 @@ static void backtrace_text(char *out, size_t cap)
 }
 
 /* Halt before the next event (Manabe & Imase 2.2: the LC stops its process when told; here
- * the state to stop at came with CONFIG or CONT).  Blocks until the GD says go on. */
-static void lc_halt(void)
+ * the state to stop at came with CONFIG or CONT).  Blocks until the GD says go on, with a new
+ * target (offline) or floor (online). */
+static void lc_halt(uint32_t reason)
 {
 	char bt[REP_TEXT_MAX - 64];
 	struct rep_msg m;
@@ -419,19 +454,81 @@ static void lc_halt(void)
 	lc_depth++;
 	backtrace_text(bt, sizeof(bt));
 	lc.slot->state = REP_SLOT_HALTED;
-	if (lc.ctl < 0 || ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, 0, bt) != 0)
+	if (lc.ctl < 0 || ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, reason, bt) != 0)
 		syscall(SYS_exit_group, 111);
 	for (;;) {
 		ctl_recv(&m);
-		if (m.type == REP_MSG_CONT) {
-			lc.target = (uint64_t)m.a;
-			if (lc.target != lc.pos)
-				break;
-			ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, 0, bt);
-		}
+		if (m.type == REP_MSG_CONT)
+			break;
 	}
+	lc.target = (uint64_t)m.a;
+	if (lc.target == REP_NO_TARGET)
+		lc.online = 0; /* run to the end, nothing more to check or ask */
+	lc.halt_check = lc.online || lc.target != REP_NO_TARGET;
 	lc.slot->state = REP_SLOT_RUNNING;
 	lc_depth--;
+}
+
+/* Before the next event: the offline target, or (online) the floor and the simple predicate
+ * (Manabe & Imase 3.2: an active process becomes passive when its predicate holds; a passive
+ * one runs only as far as the GD asks). */
+static void lc_maybe_halt(void)
+{
+	while (lc.halt_check) {
+		if (!lc.online) {
+			if (lc.pos != lc.target)
+				return;
+			lc_halt(REP_HALT_TARGET);
+			continue;
+		}
+		if (lc.target == REP_NO_TARGET || lc.pos < lc.target)
+			return;
+		if (!lc_has_sp()) {
+			lc_halt(REP_HALT_TARGET);
+			continue;
+		}
+		if (!lc_sp_holds())
+			return;
+		lc_halt(REP_HALT_SP);
+	}
+}
+
+void lc_halt_marker(void)
+{
+	lc_halt(REP_HALT_MARKER);
+}
+
+int lc_ctl_fd(void)
+{
+	return lc.ctl;
+}
+
+int lc_ctl_stop(void)
+{
+	struct rep_msg m;
+	long r = syscall(SYS_recvfrom, lc.ctl, &m, sizeof(m), MSG_DONTWAIT, NULL, NULL);
+
+	if (r == 0)
+		syscall(SYS_exit_group, 111); /* the GD is gone */
+	return r >= (long)offsetof(struct rep_msg, text) && m.type == REP_MSG_STOP;
+}
+
+void lc_request(uint64_t k)
+{
+	struct rep_msg m;
+
+	while (lc.online) {
+		lc_depth++;
+		if (ctl_send(REP_MSG_REQ, (int64_t)k, 0, NULL) != 0)
+			syscall(SYS_exit_group, 111);
+		do
+			ctl_recv(&m);
+		while (m.type != REP_MSG_GO && m.type != REP_MSG_STOP);
+		lc_depth--;
+		if (m.type == REP_MSG_GO)
+			return;
+		lc_halt(REP_HALT_MARKER);
+	}
 }
 
 const struct lc_ev *lc_peek(void)
@@ -449,8 +546,8 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
-	if (__builtin_expect(lc.pos == lc.target, 0))
-		lc_halt();
+	if (__builtin_expect(lc.halt_check, 0))
+		lc_maybe_halt();
 	if (__builtin_expect(lc.pos >= lc.nev, 0))
 		lc_diverge("the recorded run ended here (after %llu events), but the process went "
 		           "on and called %s%s%.0d", (unsigned long long)lc.nev, what,
@@ -467,6 +564,8 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 
 void lc_commit(void)
 {
+	if (lc.online)
+		lc_count(&lc.ev[lc.pos]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
 }
@@ -489,8 +588,11 @@ int32_t lc_fd_class(int fd)
 	ev = lc_peek();
 	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
 	    (ev->kind == TRACE_EV_SOCKET || ev->kind == TRACE_EV_PIPE)) {
-		if (lc.pos == lc.target)
-			lc_halt();
+		if (lc.halt_check) {
+			lc_maybe_halt();
+			if (ev != lc_peek())
+				return lc_fd_class(fd);
+		}
 		lc_fd[fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;
 		lc_commit();
 		return lc_fd[fd];
@@ -541,7 +643,8 @@ void lc_exit_event(int status)
 	lc.done = 1;
 	lc.active = 0;
 	lc.slot->state = REP_SLOT_DONE;
-	ctl_send(REP_MSG_DONE, (int64_t)lc.pos, status, NULL);
+	ctl_send_flags(REP_MSG_DONE, (int64_t)lc.pos, status,
+	               lc.online && lc_has_sp() && lc_sp_holds() ? 1u : 0u, NULL);
 }
 
 /* In a new child (fork): become PARENT.k, with our own trace and our own connection.  The
@@ -564,6 +667,9 @@ void lc_child_start(uint32_t k)
 	lc.pos = 0;
 	lc.target = REP_NO_TARGET;
 	lc.done = 0;
+	lc.online = 0;
+	lc.halt_check = 0;
+	lc_online_reset();
 	n = strlen(lc.name);
 	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);
 	if (load_trace(why, sizeof(why)) != 0) {
@@ -573,6 +679,8 @@ void lc_child_start(uint32_t k)
 	}
 	ctl_hello();
 	lc_depth--;
+	if (lc_diverge_later)
+		lc_diverge("%s", lc_diverge_why);
 }
 
 /* --- configuration ------------------------------------------------------------------------- */
@@ -660,6 +768,10 @@ __attribute__((constructor)) static void lc_init(void)
 	ctl_hello();
 	on_exit(on_exit_handler, NULL);
 	lc.active = 1;
+	if (lc_diverge_later) {
+		lc_depth--;
+		lc_diverge("%s", lc_diverge_why);
+	}
 out:
 	lc_depth--;
 }

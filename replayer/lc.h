@@ -98,6 +98,9 @@ struct lc_state {
 	struct rep_slot *slot;     /* ours (a private dummy before the GD answered) */
 	int min_fd;
 	int done;
+	/* the online protocol (lc_online.c) */
+	int online;                /* CONFIG said REP_CF_ONLINE */
+	int halt_check;            /* some halt condition may hold: check before each event */
 };
 
 extern struct lc_state lc LC_HIDDEN;
@@ -106,6 +109,10 @@ extern struct lc_chan lc_chan[LC_CHAN_MAX] LC_HIDDEN;
 
 /* 1 when the calling thread may enforce the trace (replaying, not inside the LC itself). */
 LC_HIDDEN int lc_on(void);
+/* 1 inside the LC itself (libunwind, dlsym, the trace reader call libc back). */
+LC_HIDDEN int lc_internal(void);
+/* Move a descriptor the LC (or a library it called) made to a high number. */
+LC_HIDDEN int lc_move_high(int fd);
 LC_HIDDEN void lc_enter(void);
 LC_HIDDEN void lc_leave(void);
 
@@ -132,6 +139,21 @@ LC_HIDDEN void lc_fd_forget(int fd);
 /* Our own descriptors, which the program may not close or dup2 over. */
 LC_HIDDEN int lc_own_fd(int fd);
 LC_HIDDEN void lc_own_fd_move(int fd);
+
+/* The online protocol (lc.c, lc_online.c). */
+LC_HIDDEN int lc_online_setup(const char *text, char *why, size_t cap);
+LC_HIDDEN void lc_count(const struct lc_ev *ev);
+LC_HIDDEN int lc_sp_holds(void);
+LC_HIDDEN int lc_has_sp(void);
+LC_HIDDEN void lc_online_reset(void);
+/* Before receive event k from a recorded peer: ask the GD (REQ) and obey its answer. */
+LC_HIDDEN void lc_request(uint64_t k);
+/* While waiting for bytes: a message from the GD is there; 1 when it says STOP (a halt
+ * marker: halt now, nothing of the receive was done). */
+LC_HIDDEN int lc_ctl_stop(void);
+LC_HIDDEN int lc_ctl_fd(void);
+/* Halt because of a marker, before the receive; returns when told to go on. */
+LC_HIDDEN void lc_halt_marker(void);
 
 /* Process life (lc.c). */
 LC_HIDDEN void lc_child_start(uint32_t k);

@@ -93,6 +93,28 @@ static void wait_fd(int fd, short events)
 	syscall(SYS_poll, &p, 1, -1);
 }
 
+/* Online: wait for bytes or for the GD, which may say a halt marker is there (the sender
+ * halted before sending them, Miller & Choi 2.2): then halt before this receive. */
+static void wait_in(int fd, size_t got)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = lc_ctl_fd(), .events = POLLIN } };
+
+	for (;;) {
+		p[0].revents = p[1].revents = 0;
+		if (syscall(SYS_poll, p, 2, -1) < 0 && errno != EINTR)
+			return;
+		if (p[1].revents && lc_ctl_stop() && got == 0) {
+			lc_halt_marker();
+			lc_request(lc.pos + 1);
+			if (!lc.online)
+				return;
+			continue;
+		}
+		if (p[0].revents)
+			return;
+	}
+}
+
 /* Update the running hash of a channel direction and check it where the trace has one. */
 static void check_hash(const struct lc_ev *ev, int dir, const struct iovec *iov, int cnt,
                        size_t n)
@@ -133,6 +155,9 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, want);
 	while (got < want) {
 		int n = iov_window(iov, cnt, peek ? 0 : got, peek ? want : want - got, win);
+
+		if (lc.online)
+			wait_in(fd, got);
 
 		if (is_sock) {
 			struct msghdr m;
@@ -219,6 +244,8 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           ev->channel, ev->data_len, n);
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
+		if (lc.online && n > 0)
+			lc_request(lc.pos + 1);
 		recv_exact(ev, fd, iov, cnt, flags, name);
 	}
 	check_hash(ev, 1, iov, cnt, n);
@@ -519,10 +546,23 @@ LC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	return pair_common(LC_REAL(socketpair)(domain, type, protocol, sv), sv, ev, "socketpair");
 }
 
+/* A pipe made inside the LC (libunwind validates addresses through one while the halt
+ * report's backtrace is taken) must not take the numbers the program gets next. */
+static int internal_pipe(int r, int fds[2])
+{
+	if (r == 0) {
+		fds[0] = lc_move_high(fds[0]);
+		fds[1] = lc_move_high(fds[1]);
+	}
+	return r;
+}
+
 LC_EXPORT int pipe(int fds[2])
 {
 	const struct lc_ev *ev;
 
+	if (lc_internal())
+		return internal_pipe(LC_REAL(pipe)(fds), fds);
 	if (!lc_on())
 		return LC_REAL(pipe)(fds);
 	ev = lc_expect(TRACE_EV_PIPE, -1, "pipe");
@@ -534,6 +574,8 @@ LC_EXPORT int pipe2(int fds[2], int flags)
 {
 	const struct lc_ev *ev;
 
+	if (lc_internal())
+		return internal_pipe(LC_REAL(pipe2)(fds, flags), fds);
 	if (!lc_on())
 		return LC_REAL(pipe2)(fds, flags);
 	ev = lc_expect(TRACE_EV_PIPE, -1, "pipe2");

@@ -36,12 +36,31 @@
 enum rep_msg_type {
 	/* LC -> GD */
 	REP_MSG_HELLO = 1,    /* a = pid, text = logical name */
-	REP_MSG_HALTED = 2,   /* a = state index, text = backtrace (one frame per line) */
+	REP_MSG_HALTED = 2,   /* a = state index, b = enum rep_halt_reason, text = backtrace */
 	REP_MSG_DIVERGED = 3, /* a = event index, text = what was expected and what happened */
-	REP_MSG_DONE = 4,     /* a = state index at exit, b = exit status */
+	REP_MSG_DONE = 4,     /* a = state index at exit, b = exit status, flags = 1 when the
+	                         process's simple predicate holds in its final state */
+	REP_MSG_REQ = 5,      /* online: a = index of the receive about to be made; the GD makes
+	                         sure its sender will send (Manabe & Imase 3.2), then answers */
 	/* GD -> LC */
-	REP_MSG_CONFIG = 16,  /* a = slot, b = target state index (REP_NO_TARGET: to the end) */
-	REP_MSG_CONT = 17,    /* leave the halt; a = new target (REP_NO_TARGET: to the end) */
+	REP_MSG_CONFIG = 16,  /* a = slot, b = target (offline) or floor (online), flags =
+	                         REP_CF_*, text = the process's simple predicate or "" */
+	REP_MSG_CONT = 17,    /* leave the halt; a = new target or floor (REP_NO_TARGET: to the
+	                         end, nothing more to check) */
+	REP_MSG_GO = 18,      /* answer to REQ: receive */
+	REP_MSG_STOP = 19,    /* answer to REQ, or while waiting for bytes: a halt marker is there
+	                         (Miller & Choi 2.2): halt before this receive */
+};
+
+/* CONFIG flags. */
+#define REP_CF_ONLINE 0x1u   /* the online protocol: halt at the first state >= floor where
+                                the simple predicate holds (passive: at floor); ask (REQ)
+                                before every receive from a recorded peer */
+
+enum rep_halt_reason {
+	REP_HALT_TARGET = 0,  /* the target or floor state was reached (passive) */
+	REP_HALT_SP = 1,      /* the simple predicate holds */
+	REP_HALT_MARKER = 2,  /* a halt marker arrived (the sender of the next receive halted) */
 };
 
 #define REP_TEXT_MAX 3072
@@ -50,6 +69,8 @@ struct rep_msg {
 	uint32_t type;
 	uint32_t len;         /* bytes used in text, without the NUL */
 	int64_t a, b;
+	uint32_t flags;
+	uint32_t pad;
 	char text[REP_TEXT_MAX];
 };
 

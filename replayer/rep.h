@@ -57,6 +57,16 @@ int rep_cut_json(struct rep *r, const char *json, struct trace_diag *diag);
 int rep_cut_predicate(struct rep *r, const char *text, size_t *which, size_t *ncuts,
                       struct trace_diag *diag);
 
+/* Halt with the online protocol instead (Manabe & Imase section 3.2 and Appendix B): the
+ * processes P names are active, each LC evaluates its simple predicate live (var.SYMBOL
+ * reads the program's memory), the others are passive and run only as far as the sends the
+ * active ones need; the GD declares the halt when every process is halted.  A disjunctive P
+ * halts with halt markers (Miller & Choi section 2.2) at the first disjunct that fires
+ * (rep_fired).  Conjunctive and disjunctive P only. */
+int rep_set_online(struct rep *r, const char *text, struct trace_diag *diag);
+/* After a halt with markers: the process whose simple predicate held first; else NULL. */
+const char *rep_fired(const struct rep *r);
+
 /* Start the roots (argv and cwd from the trace header).  Each becomes its own process group
  * leader's member, dies with the GD (PR_SET_PDEATHSIG) and reports to the control socket. */
 int rep_start(struct rep *r, struct trace_diag *diag);

@@ -29,6 +29,12 @@
 
 #define MAXC 16
 
+/* Pieces the root has read so far, for `var.pp_got` predicates (read live by the replayer);
+ * it always equals the last "got" mark, so `pp: var.pp_got >= N` and `pp: mark.got >= N`
+ * hold at the same states.  Child k's acks counted the same way in pp_acks. */
+long pp_got;
+int pp_acks;
+
 static void child(int k, int fd, int nmsg)
 {
 	char buf[256], ack[8];
@@ -50,6 +56,7 @@ static void child(int k, int fd, int nmsg)
 		if (read(fd, ack, 4) != 4)
 			_exit(4);
 		encore_mark("ack", i + 1);
+		pp_acks = i + 1;
 	}
 	close(fd);
 	_exit(0);
@@ -102,6 +109,7 @@ int main(int argc, char **argv)
 			printf("from %d (%zd bytes at %ld.%09ld): %s\n", k + 1, n, (long)ts.tv_sec,
 			       ts.tv_nsec, buf);
 			encore_mark("got", ++got);
+			pp_got = got;
 			/* one ack per complete message seen */
 			for (char *p = buf; (p = strchr(p, ']')); p++) {
 				pending[k]++;

@@ -1,0 +1,280 @@
+/*
+ * lc_online.c: the local controller's half of the online halting protocol (Manabe & Imase
+ * section 3.2 and Appendix B; Miller & Choi 2.2 for halt markers).
+ *
+ * With the online protocol the GD gives each LC its simple predicate SP_i (or none: a
+ * passive process).  The LC evaluates SP_i live, in the state before each next event, with
+ * the shared evaluator of libtrace/predicate.h and a term callback that reads:
+ *   - counters kept as events are committed (events, sent, received, bytes, marks, last);
+ *   - var.SYMBOL from the program's own memory: the global is found by name, with
+ *     dlsym(RTLD_DEFAULT) when the executable exports it, else in the ELF symbol table of
+ *     /proc/self/exe (a plain `long counter;` of a non-PIE or PIE program); its size (1, 2, 4
+ *     or 8 bytes, signed) comes from the symbol.
+ * Everything is resolved when the configuration arrives (no allocation afterwards).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+#define LC_MARKS_MAX 64
+#define LC_VARS_MAX 16
+
+static struct trace_pred *pred;
+static const struct trace_pred_sp *sp;
+
+static struct {
+	int64_t sent, received, bytes_sent, bytes_received;
+	uint32_t last_kind;
+} cnt;
+
+static struct {
+	const uint8_t *key; /* into lc.data */
+	uint32_t klen;
+	int64_t value;
+} marks[LC_MARKS_MAX];
+static size_t nmarks;
+
+static struct {
+	const char *name;   /* the term's, owned by pred */
+	const void *addr;
+	size_t size;
+} vars[LC_VARS_MAX];
+static size_t nvars;
+
+void lc_online_reset(void)
+{
+	sp = NULL; /* a forked child: its own predicate comes with its CONFIG */
+	pred = NULL;
+	memset(&cnt, 0, sizeof(cnt));
+	nmarks = 0;
+	nvars = 0;
+}
+
+int lc_has_sp(void)
+{
+	return sp != NULL;
+}
+
+void lc_count(const struct lc_ev *ev)
+{
+	int64_t n = ev->result > 0 ? ev->result : 0;
+
+	cnt.last_kind = ev->kind;
+	switch (ev->kind) {
+	case TRACE_EV_SEND:
+		if (n) {
+			cnt.sent++;
+			cnt.bytes_sent += n;
+		}
+		break;
+	case TRACE_EV_RECV:
+	case TRACE_EV_INPUT:
+		if (n && ev->channel) {
+			cnt.received++;
+			cnt.bytes_received += n;
+		}
+		break;
+	case TRACE_EV_MARK: {
+		const uint8_t *k = lc.data + ev->data_off;
+		size_t i;
+
+		for (i = 0; i < nmarks; i++)
+			if (marks[i].klen == ev->data_len && memcmp(marks[i].key, k, ev->data_len) == 0)
+				break;
+		if (i == nmarks && nmarks < LC_MARKS_MAX) {
+			marks[i].key = k;
+			marks[i].klen = ev->data_len;
+			nmarks++;
+		}
+		if (i < LC_MARKS_MAX)
+			marks[i].value = ev->naux ? ev->aux[0] : 0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int read_var(size_t i, int64_t *v)
+{
+	const void *a = vars[i].addr;
+
+	switch (vars[i].size) {
+	case 1: *v = *(const volatile int8_t *)a; return 0;
+	case 2: *v = *(const volatile int16_t *)a; return 0;
+	case 4: *v = *(const volatile int32_t *)a; return 0;
+	default: *v = *(const volatile int64_t *)a; return 0;
+	}
+}
+
+static int term_value(void *ctx, const struct trace_pred_term *t, int64_t *v)
+{
+	(void)ctx;
+	switch (t->kind) {
+	case TRACE_TERM_EVENTS: *v = (int64_t)lc.pos; return 0;
+	case TRACE_TERM_SENT: *v = cnt.sent; return 0;
+	case TRACE_TERM_RECEIVED: *v = cnt.received; return 0;
+	case TRACE_TERM_BYTES_SENT: *v = cnt.bytes_sent; return 0;
+	case TRACE_TERM_BYTES_RECEIVED: *v = cnt.bytes_received; return 0;
+	case TRACE_TERM_LAST: *v = lc.pos && cnt.last_kind == t->ev_kind; return 0;
+	case TRACE_TERM_EXITED: *v = lc.done; return 0;
+	case TRACE_TERM_MARK: {
+		size_t n = t->arg ? strlen(t->arg) : 0;
+
+		*v = 0;
+		for (size_t i = 0; i < nmarks; i++)
+			if (marks[i].klen == n && memcmp(marks[i].key, t->arg, n) == 0)
+				*v = marks[i].value;
+		return 0;
+	}
+	case TRACE_TERM_VAR:
+		for (size_t i = 0; i < nvars; i++)
+			if (vars[i].name == t->arg || (t->arg && strcmp(vars[i].name, t->arg) == 0))
+				return read_var(i, v);
+		return TRACE_ENOENT;
+	default:
+		return TRACE_EINVAL;
+	}
+}
+
+int lc_sp_holds(void)
+{
+	int truth = 0;
+
+	if (!sp)
+		return 1;
+	if (trace_pred_sp_eval(sp, term_value, NULL, &truth) != 0)
+		return 0;
+	return truth;
+}
+
+/* --- finding a global by name -------------------------------------------------------------- */
+
+static int first_object_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = (uintptr_t)info->dlpi_addr;
+	return 1; /* the first object is the executable */
+}
+
+/* The symbol in /proc/self/exe's .symtab: address (load bias added) and size. */
+static int symtab_lookup(const char *name, const void **addr, size_t *size)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL;
+	char *strs = NULL;
+	Elf64_Sym *syms = NULL;
+	uintptr_t bias = 0;
+	int fd, rc = -1;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum)
+		goto out;
+	sh = malloc((size_t)eh.e_shnum * sizeof(*sh));
+	if (!sh || pread(fd, sh, (size_t)eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+	               (ssize_t)((size_t)eh.e_shnum * sizeof(*sh)))
+		goto out;
+	if (eh.e_type == ET_DYN)
+		dl_iterate_phdr(first_object_cb, &bias);
+	for (unsigned i = 0; i < eh.e_shnum && rc != 0; i++) {
+		size_t n;
+
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum)
+			continue;
+		n = sh[i].sh_size / sizeof(Elf64_Sym);
+		free(syms);
+		free(strs);
+		syms = malloc(sh[i].sh_size ? sh[i].sh_size : 1);
+		strs = malloc(sh[sh[i].sh_link].sh_size + 1);
+		if (!syms || !strs ||
+		    pread(fd, syms, sh[i].sh_size, (off_t)sh[i].sh_offset) != (ssize_t)sh[i].sh_size ||
+		    pread(fd, strs, sh[sh[i].sh_link].sh_size, (off_t)sh[sh[i].sh_link].sh_offset) !=
+		        (ssize_t)sh[sh[i].sh_link].sh_size)
+			break;
+		strs[sh[sh[i].sh_link].sh_size] = '\0';
+		for (size_t k = 0; k < n; k++) {
+			if (ELF64_ST_TYPE(syms[k].st_info) != STT_OBJECT ||
+			    syms[k].st_name >= sh[sh[i].sh_link].sh_size ||
+			    strcmp(strs + syms[k].st_name, name) != 0)
+				continue;
+			*addr = (const void *)(bias + syms[k].st_value);
+			*size = syms[k].st_size;
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(syms);
+	free(strs);
+	free(sh);
+	syscall(SYS_close, fd);
+	return rc;
+}
+
+static int resolve_var(const char *name, const void **addr, size_t *size)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+	    ELF64_ST_TYPE(sym->st_info) == STT_OBJECT) {
+		*addr = p;
+		*size = sym->st_size;
+		return 0;
+	}
+	return symtab_lookup(name, addr, size);
+}
+
+/* Take the simple predicate text from CONFIG ("" for a passive process). */
+int lc_online_setup(const char *text, char *why, size_t cap)
+{
+	const struct trace_pred_term *const *terms;
+	struct trace_diag d;
+	size_t nt;
+
+	if (!text[0])
+		return 0;
+	if (trace_pred_parse(text, &pred, &d) != 0 || !(sp = trace_pred_get_sp(pred, 0, 0, 0))) {
+		snprintf(why, cap, "cannot parse the simple predicate the GD sent: %s", text);
+		return -1;
+	}
+	nt = trace_pred_sp_terms(sp, &terms);
+	for (size_t i = 0; i < nt; i++) {
+		const void *addr = NULL;
+		size_t size = 0;
+
+		if (terms[i]->kind != TRACE_TERM_VAR)
+			continue;
+		if (nvars == LC_VARS_MAX) {
+			snprintf(why, cap, "more than %d var. terms in one simple predicate", LC_VARS_MAX);
+			return -1;
+		}
+		if (resolve_var(terms[i]->arg, &addr, &size) != 0 || !addr) {
+			snprintf(why, cap, "var.%s: the program has no global variable of that name (a "
+			         "static or local one, or a stripped binary?)", terms[i]->arg);
+			return -1;
+		}
+		if (size != 1 && size != 2 && size != 4 && size != 8) {
+			snprintf(why, cap, "var.%s is %zu bytes: only integers of 1, 2, 4 or 8 bytes can "
+			         "be compared", terms[i]->arg, size);
+			return -1;
+		}
+		vars[nvars].name = terms[i]->arg;
+		vars[nvars].addr = addr;
+		vars[nvars].size = size;
+		nvars++;
+	}
+	return 0;
+}

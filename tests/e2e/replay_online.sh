@@ -1,0 +1,67 @@
+#!/bin/sh
+# replay_online.sh: the online halting protocol (issue #6; Manabe & Imase 3.2 and Appendix
+# B; Miller & Choi 2.2).  On one recording of replay_pp:
+#   1. conjunctive predicates: `encore replay --online --stop P` (live evaluation, passive
+#      processes pulled by control messages) halts at the cut `encore inf` computes offline;
+#   2. var.SYMBOL predicates (read from the program's memory): the program keeps pp_got and
+#      pp_acks equal to its "got"/"ack" marks, so `var.pp_got` halts where `mark.got` does;
+#   3. disjunctive predicates with halt markers: the process whose disjunct fired is at the
+#      state `encore inf` gives for that disjunct alone;
+#   4. after each, no replayed process is left (by pid).
+# Usage: replay_online.sh ENCORE PROG
+set -eu
+encore=$1 prog=$2
+tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_online.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$encore" record -q -o "$tmp/s" --name pp -- "$prog" 3 8 > /dev/null
+
+cuts() { grep -o '"cuts":\[{[^]]*\]' "$1" | head -1; }
+left() {
+    for p in $(grep -o '"pid":[0-9]*' "$1" | cut -d: -f2); do
+        if [ "$p" -gt 0 ] && kill -0 "$p" 2>/dev/null; then echo "FAIL: $p left behind"; exit 1; fi
+    done
+}
+replay() { # replay OUT P: online replay to a halt
+    "$encore" replay --online --json --then kill --stall-timeout 30 --stop "$2" "$tmp/s" \
+        > "$1" 2> "$1.err" || { echo "FAIL: replay --online --stop '$2':"; cat "$1.err"; exit 1; }
+    left "$1"
+}
+same() { # same ONLINE_P OFFLINE_P
+    "$encore" inf --json "$tmp/s" "$2" > "$tmp/inf"
+    replay "$tmp/rep" "$1"
+    a=$(cuts "$tmp/inf"); b=$(cuts "$tmp/rep")
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: '$1' halted at $b, encore inf '$2' says $a"; exit 1; }
+    echo "ok: $1 -> $b"
+}
+
+for p in 'pp: mark.got >= 4 && pp.2: sent >= 2' \
+         'pp.1: mark.ack >= 3 && pp.3: received >= 1' \
+         'pp: received >= 10' 'pp.2: sent >= 5' 'pp: events >= 1' \
+         'pp.3: exited && pp: mark.got >= 2' 'pp.1: last(recv) && pp.2: bytes_sent >= 100'; do
+    same "$p" "$p"
+done
+same 'pp: var.pp_got >= 4 && pp.2: sent >= 2' 'pp: mark.got >= 4 && pp.2: sent >= 2'
+same 'pp.1: var.pp_acks >= 3 && pp.3: received >= 1' 'pp.1: mark.ack >= 3 && pp.3: received >= 1'
+same 'pp.2: var.pp_acks == 5' 'pp.2: mark.ack == 5'
+
+# disjunctive, halt markers: the disjunct that fired holds where its own Inf says
+for d in 'pp: mark.got >= 3 || pp.2: sent >= 3' 'pp.3: mark.ack >= 2 || pp.1: mark.ack >= 6'; do
+    replay "$tmp/rep" "$d"
+    fired=$(grep -o '"fired":"[^"]*"' "$tmp/rep" | cut -d'"' -f4)
+    [ -n "$fired" ] || { echo "FAIL: '$d': no disjunct fired"; exit 1; }
+    sp=$(echo "$d" | tr '|' '\n' | grep -v '^$' | sed 's/^ *//; s/ *$//' | grep "^$fired:")
+    "$encore" inf --json "$tmp/s" "$sp" > "$tmp/inf"
+    want=$(grep -o "\"$fired\":[0-9]*" "$tmp/inf" | head -1)
+    got=$(cuts "$tmp/rep" | grep -o "\"$fired\":[0-9]*")
+    [ "$want" = "$got" ] || { echo "FAIL: '$d': $fired fired at $got, its Inf is $want"; exit 1; }
+    echo "ok: $d -> fired $got"
+done
+
+# errors: an unknown variable is reported by the process, a linked predicate refused
+if "$encore" replay --json --then kill --stop 'pp: var.no_such_var >= 1' "$tmp/s" \
+    > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: unknown variable accepted"; exit 1; fi
+grep -q "no_such_var" "$tmp/e" || { echo "FAIL: no message for the unknown variable"; cat "$tmp/e"; exit 1; }
+if "$encore" replay --online --stop 'pp: sent >= 1 -> pp.1: sent >= 1' "$tmp/s" \
+    > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: linked predicate accepted online"; exit 1; fi
+grep -q "linked" "$tmp/e" || { echo "FAIL: no message for the linked predicate"; exit 1; }
+echo "ok: errors"
