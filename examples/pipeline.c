@@ -13,7 +13,7 @@
  *
  * THE BUG: the consumer merges its two inputs by taking whichever is ready first, instead
  * of by sequence number.  That is right as long as filters are quick; when one is slow on
- * an item (rarely: one item in 80) the other filter's next item overtakes it.  --bug makes
+ * an item (rarely: one item in 150) the other filter's next item overtakes it.  --bug makes
  * one item in four slow.  In a recording, for "item 6 arrived before item 5":
  *
  *     encore inf DIR 'pipeline.3: mark.last == 6 && pipeline.1: mark.busy == 5'
@@ -28,7 +28,7 @@
 
 #include "ex.h"
 
-#define SLOW_US 20000       /* a slow item: longer than the producer takes for two items */
+#define SLOW_US 40000       /* a slow item: longer than the producer takes for two items */
 #define WAIT_MS 10000       /* only a crashed peer is this slow */
 
 struct item {
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 				}
 			}
 			if (k < 3)
-				exit(filter(pf[mine][1], fc[mine][0], 1, bug ? 4 : 80));
+				exit(filter(pf[mine][1], fc[mine][0], 1, bug ? 4 : 150));
 			in[0] = fc[0][1];
 			in[1] = fc[1][1];
 			exit(consumer(in));
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 		if (ex_send_all(pf[(i - 1) % 2][0], &it, sizeof(it)) != 0)
 			ex_die("filter pipeline.%d went away", (i - 1) % 2 + 1);
 		encore_mark("produced", i);
-		ex_work_us(400 + ex_rand() % 400);
+		ex_work_us(6000 + ex_rand() % 4000);   /* 6-10 ms between items */
 	}
 	close(pf[0][0]);
 	close(pf[1][0]);

@@ -13,7 +13,7 @@
  *
  * THE BUG: the frontend was written for one request at a time: it remembers the request it
  * is waiting for in a single `pending` slot and drops any reply whose id is not in that
- * slot as stale.  When the backend is slow (rarely: one request in 60) the client's next
+ * slot as stale.  When the backend is slow (rarely: one request in 100) the client's next
  * request arrives first and overwrites the slot, so the reply to the slow request is
  * dropped and the client waits for it in vain.  --bug makes one request in three slow.
  * In a recording:
@@ -33,8 +33,9 @@
 
 #include "ex.h"
 
-#define SLOW_US 30000          /* a slow backend call: longer than the client's think time */
-#define REPLY_TIMEOUT_MS 300   /* the client's patience for its oldest request */
+#define SLOW_US 120000         /* a slow backend call: longer than the client's patience */
+#define THINK_MS 25            /* the client pipelines its next request after 25-40 ms */
+#define REPLY_TIMEOUT_MS 500   /* the client's patience for its oldest request */
 #define WAIT_MS 10000          /* start-up and shutdown waits: only a crash takes this long */
 
 struct rpc_msg {
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 			snprintf(ex_name, sizeof(ex_name), "rpc.%d", k);
 			ex_seed(seed, (unsigned)k);
 			close(k == 1 ? l2 : l1);
-			exit(k == 1 ? frontend(l1, &a2) : backend(l2, 1, bug ? 3 : 60));
+			exit(k == 1 ? frontend(l1, &a2) : backend(l2, 1, bug ? 3 : 100));
 		}
 	}
 	close(l2);
@@ -255,8 +256,9 @@ int main(int argc, char **argv)
 				ex_die("the frontend went away");
 			c.out[c.nout++] = next++;
 			encore_mark("outstanding", c.nout);
-			/* Think a little before the next request; take a reply meanwhile. */
-			wait_reply(&c, 1 + (int)(ex_rand() % 4));
+			/* Wait a while for the reply; if it is slow, pipeline the next request
+			 * (this is what overwrites the frontend's slot). */
+			wait_reply(&c, THINK_MS + (int)(ex_rand() % 16));
 		} else if (!wait_reply(&c, REPLY_TIMEOUT_MS)) {
 			give_up_oldest(&c);
 		}
