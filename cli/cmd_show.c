@@ -658,8 +658,8 @@ int cmd_show(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (pred_text && (rc = trace_pred_parse(pred_text, &pred, &d))) {
 		if (rc == TRACE_EPARSE) {
-			cli_error("show", "--stop: column %llu: %s (the grammar is in "
-			          "schemas/predicates.md)", (unsigned long long)d.offset + 1, d.msg);
+			cli_error("show", "--stop '%s': %s (the grammar is in schemas/predicates.md)",
+			          pred_text, d.msg);
 			return CLI_USAGE;
 		}
 		cli_diag("show", &d);
