@@ -64,8 +64,8 @@ static void chrome_events(struct chrome *c)
 	for (size_t p = 0; p < v->nprocs; p++) {
 		const struct view_proc *pr = &v->procs[p];
 
-		fprintf(c->out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,\"args\":"
-		                "{\"name\":", p + 1);
+		fprintf(c->out, "%s\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,"
+		                "\"args\":{\"name\":", p ? "," : "", p + 1);
 		cli_json_string(c->out, pr->name);
 		fprintf(c->out, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%zu,"
 		                "\"args\":{\"sort_index\":%zu}}", p + 1, p);
@@ -135,11 +135,12 @@ static void chrome_write(FILE *out, const char *dir, const struct view *v, uint6
 			c.t0 = v->procs[p].ev[0].ts_ns;
 	if (c.t0 == UINT64_MAX)
 		c.t0 = 0;
+	/* Counts go in otherData (free-form); a metadata event of our own would be reported
+	 * by Perfetto's importer as unknown. */
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"encore_session\":");
 	cli_json_string(out, dir);
-	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"encore\",\"pid\":0,"
-	             "\"args\":{\"processes\":%zu,\"events\":%" PRIu64 ",\"messages\":%" PRIu64
-	             "}}", v->nprocs, ana_total_events(v->s), v->nmessages);
+	fprintf(out, ",\"processes\":%zu,\"events\":%" PRIu64 ",\"messages\":%" PRIu64 "},"
+	             "\"traceEvents\":[", v->nprocs, ana_total_events(v->s), v->nmessages);
 	chrome_events(&c);
 	fprintf(out, "\n]}\n");
 	*flows = c.flows;
