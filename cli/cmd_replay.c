@@ -58,6 +58,11 @@ static void usage(FILE *out)
 	        "                        at a state where one disjunct holds, and says which\n"
 	        "    --cut FILE          halt at the first cut of FILE, in the shape `encore inf\n"
 	        "                        --json` prints ({\"cuts\":[{\"PROC\":N,...}]}); '-' reads stdin\n"
+	        "    --step PROC         single step (Manabe & Imase 5.1): after the halt (at the\n"
+	        "                        cut, or at the start without --stop/--cut), advance\n"
+	        "                        PROC by one event, pulling in the sends it needs, and\n"
+	        "                        print the new global state; repeat the option to step\n"
+	        "                        again (the same or another process)\n"
 	        "    --json              print the halted state as one JSON line:\n"
 	        "                        {\"halted\":true,\"cuts\":[{\"PROC\":N,...}],\"processes\":[...]}\n"
 	        "    --then WHAT         after the halt: stop (keep the processes halted, print\n"
@@ -80,7 +85,7 @@ static void usage(FILE *out)
 	        "    that ended early; 2 usage error; 130 interrupted (every replayed process is\n"
 	        "    ended first).\n\n"
 	        "LIMITS\n"
-	        "    Not yet: --step, exec, accept order between several clients, threads;\n"
+	        "    Not yet: exec, accept order between several clients, threads;\n"
 	        "    online: sent(P), received(P), in(F), linked and general predicates.\n\n"
 	        "EXAMPLES\n"
 	        "    encore replay /tmp/ring\n"
@@ -264,6 +269,7 @@ int cmd_replay(int argc, char **argv)
 		{ "cut", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "online", no_argument, NULL, 'o' },
+		{ "step", required_argument, NULL, 'S' },
 		{ "then", required_argument, NULL, 't' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -277,6 +283,8 @@ int cmd_replay(int argc, char **argv)
 	struct rep *r = NULL;
 	char lib[PATH_MAX];
 	int json = 0, quiet = 0, online = 0, c, rc, ret = CLI_FAIL;
+	const char *steps[64];
+	size_t nsteps = 0, stepped = 0;
 	double stall = 10;
 
 	optind = 1;
@@ -286,6 +294,13 @@ int cmd_replay(int argc, char **argv)
 		case 'c': cutfile = optarg; break;
 		case 'j': json = 1; break;
 		case 'o': online = 1; break;
+		case 'S':
+			if (nsteps == sizeof(steps) / sizeof(steps[0])) {
+				cli_error("replay", "at most %zu --step options", nsteps);
+				return CLI_USAGE;
+			}
+			steps[nsteps++] = optarg;
+			break;
 		case 't': then = optarg; break;
 		case 'T':
 			stall = strtod(optarg, NULL);
@@ -381,6 +396,14 @@ int cmd_replay(int argc, char **argv)
 			        "the first (encore inf lists them all)\n", ncuts);
 	}
 
+	if (nsteps && !stop && !cutfile) /* step from the start */
+		for (size_t i = 0; i < rep_nprocs(r); i++)
+			rep_set_target(r, i, 0);
+	if (nsteps && online) {
+		cli_error("replay", "--step follows precomputed cuts: drop --online");
+		ret = CLI_USAGE;
+		goto out;
+	}
 	if (online && !stop) {
 		cli_error("replay", "--online needs --stop 'P'");
 		ret = CLI_USAGE;
@@ -414,6 +437,30 @@ again:
 		else
 			print_state_text(r);
 		ret = CLI_OK;
+		if (stepped < nsteps) {
+			size_t i;
+
+			for (i = 0; i < rep_nprocs(r); i++)
+				if (strcmp(rep_proc_name(r, i), steps[stepped]) == 0)
+					break;
+			if (i == rep_nprocs(r)) {
+				cli_error("replay", "--step %s: no such process in this session",
+				          steps[stepped]);
+				ret = CLI_USAGE;
+				break;
+			}
+			stepped++;
+			memset(&d, 0, sizeof(d));
+			if (rep_step(r, i, &d) != 0) {
+				cli_error("replay", "--step %s: %s", steps[stepped - 1], d.msg);
+				ret = CLI_FAIL;
+				break;
+			}
+			if (!json)
+				printf("\nStep %s:\n", steps[stepped - 1]);
+			rc = rep_run(r);
+			goto again;
+		}
 		if (strcmp(then, "continue") == 0) {
 			rep_continue(r);
 			rc = rep_run(r);

@@ -1058,6 +1058,58 @@ out:
 	return rc;
 }
 
+int rep_step(struct rep *r, size_t i, struct trace_diag *d)
+{
+	size_t n = ana_nprocs(r->ana);
+	uint64_t *cut;
+	struct gd_proc *p;
+	int rc;
+
+	if (i >= r->nprocs)
+		return TRACE_EINVAL;
+	p = &r->procs[i];
+	if (r->mode != GD_OFFLINE) {
+		diag_set(d, TRACE_EINVAL, NULL, "single steps follow precomputed cuts: step after "
+		         "--stop without --online, or after --cut");
+		return TRACE_EINVAL;
+	}
+	if (p->ana < 0 || !(cut = calloc(n ? n : 1, sizeof(*cut))))
+		return TRACE_ENOMEM;
+	for (size_t k = 0; k < r->nprocs; k++) {
+		struct gd_proc *q = &r->procs[k];
+
+		if (q->ana >= 0)
+			cut[q->ana] = q->done || q->gone ? q->nevents : q->started ? cur_index(r, q) : 0;
+	}
+	if (cut[p->ana] >= p->nevents || p->done || p->gone) {
+		diag_set(d, TRACE_EINVAL, NULL, "process %s is at the end of its trace: nothing to "
+		         "step", p->name);
+		free(cut);
+		return TRACE_EINVAL;
+	}
+	/* Section 5.1: one more event of p, and whatever that event needs (the sends of the
+	 * receives it now includes): the least consistent cut above. */
+	cut[p->ana]++;
+	if ((rc = ana_close_down(r->ana, cut)) != 0) {
+		free(cut);
+		return rc;
+	}
+	for (size_t k = 0; k < r->nprocs; k++) {
+		struct gd_proc *q = &r->procs[k];
+
+		if (q->ana < 0)
+			continue;
+		q->target = cut[q->ana];
+		if (q->halted && q->conn >= 0 && q->target != q->index) {
+			q->halted = 0;
+			send_msg(q->conn, REP_MSG_CONT, (int64_t)q->target, 0);
+		}
+	}
+	free(cut);
+	note_change(r);
+	return 0;
+}
+
 const char *rep_fired(const struct rep *r)
 {
 	return r->fired ? r->fired->name : NULL;

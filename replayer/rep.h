@@ -105,6 +105,11 @@ struct rep_proc_info {
 };
 int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info);
 
+/* Single step (Manabe & Imase section 5.1), after a halt at a precomputed cut: process i
+ * advances by one event, and every other process as far as that event needs (the least
+ * consistent cut including it); then rep_run again to reach the new halt. */
+int rep_step(struct rep *r, size_t i, struct trace_diag *diag);
+
 /* Leave the halt and run to the end (then rep_run again). */
 int rep_continue(struct rep *r);
 /* End every replayed process (SIGKILL) and reap them all; idempotent. */
