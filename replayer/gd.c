@@ -58,6 +58,15 @@ struct gd_proc {
 	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
 	struct gd_proc *req_q;  /* ... its sender */
 	uint64_t req_j;         /* ... and the sender's send event */
+	int ports[64];          /* local TCP ports of its connects in this replay */
+	size_t nports;
+};
+
+/* An accept whose peer cannot be told yet (its connect's port not reported yet). */
+struct gd_accept {
+	struct gd_proc *server;
+	uint64_t k;
+	int port;
 };
 
 enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
@@ -82,6 +91,8 @@ struct rep {
 	struct timespec last_change;
 	enum gd_mode mode;
 	struct gd_proc *fired;  /* markers: the process whose simple predicate held first */
+	struct gd_accept accepts[64];
+	size_t naccepts;
 };
 
 static void diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
@@ -610,6 +621,80 @@ static void on_halted(struct rep *r, struct gd_proc *p)
 	}
 }
 
+/* --- accept returns the recorded peer ------------------------------------------------------ */
+
+/* The client of accept event k of the server: the sender of the first bytes the server
+ * received on the accepted channel (from the analyzer's matching); NULL when unknown. */
+static struct gd_proc *expected_client(struct rep *r, struct gd_proc *srv, uint64_t k)
+{
+	struct ana_event acc, ev;
+
+	if (srv->ana < 0 || ana_event_get(r->ana, (size_t)srv->ana, k, &acc) != 0 || !acc.channel)
+		return NULL;
+	for (uint64_t i = k + 1; i <= srv->nevents; i++) {
+		if (ana_event_get(r->ana, (size_t)srv->ana, i, &ev) != 0)
+			break;
+		if (ev.channel != acc.channel)
+			continue;
+		if (ev.kind == TRACE_EV_CLOSE)
+			break;
+		if (ev.kind == TRACE_EV_RECV && ev.src_proc != ANA_NO_PROC)
+			return by_name(r, ana_proc_name(r->ana, ev.src_proc));
+	}
+	return NULL;
+}
+
+/* 1: the recorded peer; 0: another process (keep it for later); -1: cannot tell yet. */
+static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
+{
+	struct gd_proc *c = expected_client(r, srv, k);
+
+	if (!c)
+		return 1;
+	if (pid)
+		return c->pid == pid;
+	if (port) {
+		for (size_t i = 0; i < c->nports; i++)
+			if (c->ports[i] == port)
+				return 1;
+		for (size_t p = 0; p < r->nprocs; p++)
+			for (size_t i = 0; i < r->procs[p].nports; i++)
+				if (r->procs[p].ports[i] == port)
+					return 0;
+		return -1;
+	}
+	return 1;
+}
+
+static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
+{
+	int a = accept_answer(r, srv, k, pid, port);
+
+	if (a < 0 && r->naccepts < sizeof(r->accepts) / sizeof(r->accepts[0])) {
+		r->accepts[r->naccepts++] = (struct gd_accept){ srv, k, port };
+		return;
+	}
+	send_msg(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0);
+}
+
+static void on_connected(struct rep *r, struct gd_proc *p, int port)
+{
+	if (port && p->nports < sizeof(p->ports) / sizeof(p->ports[0]))
+		p->ports[p->nports++] = port;
+	for (size_t i = 0; i < r->naccepts;) {
+		struct gd_accept *a = &r->accepts[i];
+		int ans = accept_answer(r, a->server, a->k, 0, a->port);
+
+		if (ans < 0) {
+			i++;
+			continue;
+		}
+		if (a->server->conn >= 0)
+			send_msg(a->server->conn, ans == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0);
+		r->accepts[i] = r->accepts[--r->naccepts];
+	}
+}
+
 /* One message from a connection; returns 0, or -1 when the connection ended. */
 static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 {
@@ -652,6 +737,14 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	case REP_MSG_REQ:
 		if (p)
 			on_request(r, p, (uint64_t)m.a);
+		break;
+	case REP_MSG_CONNECTED:
+		if (p)
+			on_connected(r, p, (int)m.a);
+		break;
+	case REP_MSG_ACCEPTED:
+		if (p)
+			on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
 		break;
 	case REP_MSG_HALTED:
 		if (!p)

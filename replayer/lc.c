@@ -513,6 +513,29 @@ int lc_ctl_stop(void)
 	return r >= (long)offsetof(struct rep_msg, text) && m.type == REP_MSG_STOP;
 }
 
+void lc_connected(int port)
+{
+	lc_depth++;
+	ctl_send(REP_MSG_CONNECTED, port, 0, NULL);
+	lc_depth--;
+}
+
+int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port)
+{
+	struct rep_msg m;
+
+	if (lc.ctl < 0)
+		return 1;
+	lc_depth++;
+	if (ctl_send_flags(REP_MSG_ACCEPTED, (int64_t)k, peer_pid, (uint32_t)peer_port, NULL) != 0)
+		syscall(SYS_exit_group, 111);
+	do
+		ctl_recv(&m);
+	while (m.type != REP_MSG_GO && m.type != REP_MSG_STOP);
+	lc_depth--;
+	return m.type == REP_MSG_GO;
+}
+
 void lc_request(uint64_t k)
 {
 	struct rep_msg m;

@@ -152,6 +152,11 @@ LC_HIDDEN void lc_request(uint64_t k);
  * marker: halt now, nothing of the receive was done). */
 LC_HIDDEN int lc_ctl_stop(void);
 LC_HIDDEN int lc_ctl_fd(void);
+/* Tell the GD a connect succeeded (its local TCP port, 0 for Unix sockets), so that the
+ * server's LC can tell its recorded peer among the connections it accepts. */
+LC_HIDDEN void lc_connected(int port);
+/* Ask the GD whether the connection just accepted is the recorded peer of accept event k. */
+LC_HIDDEN int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port);
 /* Halt because of a marker, before the receive; returns when told to go on. */
 LC_HIDDEN void lc_halt_marker(void);
 

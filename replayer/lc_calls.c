@@ -14,7 +14,9 @@
  * it did when recording.  Anything the trace does not predict is a divergence (lc.c).
  */
 #undef _FILE_OFFSET_BITS
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -670,11 +672,92 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	}
 	lc_wait_state(0, -1, 0, 0);
 	lc_commit();
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int port = 0;
+
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+			if (ss.ss_family == AF_INET)
+				port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+			else if (ss.ss_family == AF_INET6)
+				port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		}
+		lc_connected(port);
+	}
 	if (ev->result < 0) {
 		errno = ev->err;
 		return -1;
 	}
 	return 0;
+}
+
+/* Connections accepted that belong to a later accept event (another client came first):
+ * kept on high descriptors until their accept event comes. */
+#define LC_STASH_MAX 64
+static int stash[LC_STASH_MAX];
+static size_t nstash;
+
+static void peer_of(int fd, long *pid, int *port)
+{
+	struct sockaddr_storage ss;
+	struct ucred cred;
+	socklen_t sl = sizeof(ss), cl = sizeof(cred);
+
+	*pid = 0;
+	*port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET)
+			*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		else if (ss.ss_family == AF_INET6)
+			*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		else if (ss.ss_family == AF_UNIX &&
+		         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+			*pid = cred.pid;
+	}
+}
+
+/* accept returns the connection of the recorded peer (issue #6): the GD knows from the trace
+ * which process that is, and from the replay its pid and its connections' ports. */
+static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
+{
+	uint64_t k = lc.pos + 1;
+	long pid;
+	int port, r;
+
+	for (size_t i = 0; i < nstash; i++) {
+		peer_of(stash[i], &pid, &port);
+		if (lc_accept_is_recorded(k, pid, port)) {
+			int s = stash[i];
+
+			stash[i] = stash[--nstash];
+			r = (int)syscall(SYS_dup3, s, (int)ev->result,
+			                 (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0);
+			syscall(SYS_close, s);
+			if (r >= 0 && (flags & SOCK_NONBLOCK))
+				syscall(SYS_fcntl, r, F_SETFL,
+				        syscall(SYS_fcntl, r, F_GETFL) | O_NONBLOCK);
+			return r;
+		}
+	}
+	for (;;) {
+		r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				lc_wait_state(TRACE_EV_ACCEPT, fd, 0, 0);
+				wait_fd(fd, POLLIN);
+				continue;
+			}
+			lc_diverge("accept on fd %d failed: %s (it succeeded when recorded)", fd,
+			           strerror(errno));
+		}
+		peer_of(r, &pid, &port);
+		if (nstash == LC_STASH_MAX || lc_accept_is_recorded(k, pid, port))
+			return r;
+		stash[nstash++] = lc_move_high(r);
+	}
 }
 
 static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flags, int four)
@@ -686,21 +769,14 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		return four ? LC_REAL(accept4)(fd, addr, len, flags) : LC_REAL(accept)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_ACCEPT, -1, "accept");
 	RECORDED_FAILURE(ev);
-	for (;;) {
-		r = (int)syscall(SYS_accept4, fd, addr, len, flags);
-		if (r >= 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			lc_wait_state(TRACE_EV_ACCEPT, fd, 0, 0);
-			wait_fd(fd, POLLIN);
-			continue;
-		}
-		lc_diverge("accept on fd %d failed: %s (it succeeded when recorded)", fd,
-		           strerror(errno));
-	}
+	r = accept_recorded(fd, flags, ev);
 	lc_wait_state(0, -1, 0, 0);
+	if (addr && len) {
+		socklen_t l = *len;
+
+		if (getpeername(r, addr, &l) == 0)
+			*len = l;
+	}
 	check_new_fd(ev, r, "accept");
 	lc_commit();
 	skip_closes(r);
