@@ -39,17 +39,17 @@ check_lines() {
 
 # --- 1. with and without encore ---
 run "$tmp/bare.out" "$prog" --bug --seed 7
-run "$tmp/rec.out" "$encore" record -q -o "$tmp/s0" -- "$prog" --bug --seed 7
+run "$tmp/rec.out" "$encore" record -q -o "$tmp/s0" --name "$name" -- "$prog" --bug --seed 7
 check_lines "$tmp/bare.out"
 check_lines "$tmp/rec.out"
 [ "$(head -1 "$tmp/bare.out")" = "$(head -1 "$tmp/rec.out")" ] ||
     fail "first line differs with recording: '$(head -1 "$tmp/bare.out")' vs '$(head -1 "$tmp/rec.out")'"
 echo "same kind of output with and without recording: $(tail -1 "$tmp/rec.out")"
 
-# ncuts DIR P: the number of Inf(P) cuts (0 when P never holds).
+# ncuts DIR P: sets n to the number of Inf(P) cuts (0 when P never holds).
 ncuts() {
     "$encore" inf --json "$1" "$2" > "$tmp/inf.json" || fail "encore inf $1 '$2' failed"
-    python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cuts"]))' "$tmp/inf.json"
+    n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cuts"]))' "$tmp/inf.json")
 }
 
 # The predicate of the bug a verdict names, and (for an OK run) the predicates that must
@@ -84,20 +84,23 @@ never_preds() {
 try=1 found=0
 while [ "$try" -le "$TRIES" ] && [ "$found" = 0 ]; do
     d="$tmp/run$try"
-    run "$tmp/run$try.out" "$encore" record -q -o "$d" -- "$prog" --bug
+    run "$tmp/run$try.out" "$encore" record -q -o "$d" --name "$name" -- "$prog" --bug
     check_lines "$tmp/run$try.out"
     if tail -1 "$tmp/run$try.out" | grep -q "^$name: BUG: "; then
         p=$(bug_pred "$tmp/run$try.out")
-        case $p in *" ==  "*|*"== &&"*|*": mark"*" == "|"") fail "could not read the bug from: $(grep BUG "$tmp/run$try.out")";; esac
-        n=$(ncuts "$d" "$p")
+        # A field the report did not give leaves "== &&", "== $" or ": mark" at the start.
+        case $p in ""|": "*|*"== &&"*|*"== "|*"  "*)
+            fail "could not read the bug from: $(grep BUG "$tmp/run$try.out")";; esac
+        ncuts "$d" "$p"
         [ "$n" -ge 1 ] || { cat "$tmp/run$try.out"; fail "run $try: the program reported '$(tail -1 "$tmp/run$try.out")' but Inf($p) does not exist"; }
         echo "run $try: $(grep -m1 'BUG' "$tmp/run$try.out"); Inf($p): $(cat "$tmp/inf.json")"
         found=1
     else
-        never_preds "$tmp/run$try.out" | while read -r p; do
-            n=$(ncuts "$d" "$p")
+        never_preds "$tmp/run$try.out" > "$tmp/never"
+        while read -r p; do
+            ncuts "$d" "$p"
             [ "$n" = 0 ] || fail "run $try: the program reported OK but '$p' holds at $(cat "$tmp/inf.json")"
-        done
+        done < "$tmp/never"
         echo "run $try: $(tail -1 "$tmp/run$try.out") (and Inf finds no bug state)"
     fi
     try=$((try + 1))
