@@ -81,16 +81,16 @@ static int add_part(struct ana_se *se, const char *text, size_t from, size_t to,
 		return TRACE_ENOMEM;
 	memset(&d, 0, sizeof(d));
 	if ((rc = trace_pred_parse(part, &p, &d))) {
-		ana__diag(diag, rc, "simultaneous event, part %zu `%s`: column %llu: %s", se->n + 1,
-		          part, (unsigned long long)(from + d.offset), d.msg[0] ? d.msg :
-		          trace_strerror(rc));
+		/* the parser's message names the column within the part */
+		ana__diag(diag, rc, "part %zu `%s`: %s", se->n + 1, part,
+		          d.msg[0] ? d.msg : trace_strerror(rc));
 		if (diag)
 			diag->offset = from + d.offset;
 		free(part);
 		return rc;
 	}
 	if (trace_pred_ndp(p) != 1 || trace_pred_ncp(p, 0) != 1 || trace_pred_nsp(p, 0, 0) != 1) {
-		ana__diag(diag, TRACE_EPARSE, "simultaneous event, part %zu `%s`: each part must be "
+		ana__diag(diag, TRACE_EPARSE, "part %zu `%s`: each part must be "
 		          "one `PROC: LOCAL` (combine conditions of one process with `and`)",
 		          se->n + 1, part);
 		if (diag)
@@ -102,10 +102,11 @@ static int add_part(struct ana_se *se, const char *text, size_t from, size_t to,
 	for (size_t i = 0; i < se->n; i++)
 		if (strcmp(trace_pred_sp_proc(trace_pred_get_sp(se->preds[i], 0, 0, 0)),
 		           trace_pred_sp_proc(trace_pred_get_sp(p, 0, 0, 0))) == 0) {
-			ana__diag(diag, TRACE_EPARSE, "simultaneous event: parts %zu and %zu both name "
-			          "process %s; each LE_i is local to its own process (combine them "
-			          "with `and`)", i + 1, se->n + 1,
-			          trace_pred_sp_proc(trace_pred_get_sp(p, 0, 0, 0)));
+			ana__diag(diag, TRACE_EPARSE, "parts %zu and %zu both name process %s; each "
+			          "LE_i is local to its own process (combine them with `and`)", i + 1,
+			          se->n + 1, trace_pred_sp_proc(trace_pred_get_sp(p, 0, 0, 0)));
+			if (diag)
+				diag->offset = from;
 			trace_pred_free(p);
 			free(part);
 			return TRACE_EPARSE;
@@ -722,7 +723,8 @@ static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t
 			}
 		}
 	}
-	qsort(*out, *nout, sizeof(**out), cmp_option);
+	if (*nout > 1)
+		qsort(*out, *nout, sizeof(**out), cmp_option);
 	return 0;
 }
 
