@@ -91,6 +91,12 @@ static void graph_release(void *p)
 	}
 }
 
+/* The modules' client data is a struct causal_aux inside the graph. */
+static void aux_release(void *p)
+{
+	graph_release(p ? ((struct causal_aux *)p)->g : NULL);
+}
+
 /* The process holding event id (1..total): binary search over the id ranges. */
 static size_t proc_of(const struct graph *g, uint64_t id)
 {
@@ -809,10 +815,10 @@ static int register_all(sqlite3 *db)
 	                                fn_concurrent, NULL, NULL, graph_release);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module_v2(db, "causal_past", &causal_module, &g->past,
-		                              graph_release);
+		                              aux_release);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module_v2(db, "causal_future", &causal_module, &g->future,
-		                              graph_release);
+		                              aux_release);
 	return rc;
 }
 
