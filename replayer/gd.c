@@ -568,10 +568,59 @@ static struct gd_proc *sender_of(struct rep *r, struct gd_proc *p, uint64_t k, u
 	return by_name(r, ana_proc_name(r->ana, ev.src_proc));
 }
 
+/* First event of p after `from` on channel ch of kind `kind`; 0 when none. */
+static uint64_t find_event(struct rep *r, struct gd_proc *p, uint64_t from, uint64_t to,
+                           uint32_t ch, uint32_t kind, struct ana_event *out)
+{
+	for (uint64_t i = from; i <= to && i <= p->nevents && p->ana >= 0; i++)
+		if (ana_event_get(r->ana, (size_t)p->ana, i, out) == 0 && out->channel == ch &&
+		    out->kind == kind)
+			return i;
+	return 0;
+}
+
+/* Connections are not messages, but an accept needs its client's connect and a connect its
+ * server's listen: online, the peer is pulled that far like the sender of a message.  The
+ * peer is found through the first bytes received on the channel (the analyzer's matching). */
+static void pull_peer(struct rep *r, struct gd_proc *p, uint64_t k)
+{
+	struct ana_event ev, first, x;
+	struct gd_proc *q;
+	uint64_t i;
+
+	if (p->ana < 0 || ana_event_get(r->ana, (size_t)p->ana, k, &ev) != 0 || !ev.channel)
+		return;
+	if (!(i = find_event(r, p, k + 1, p->nevents, ev.channel, TRACE_EV_RECV, &first)) ||
+	    first.src_proc == ANA_NO_PROC)
+		return;
+	q = by_name(r, ana_proc_name(r->ana, first.src_proc));
+	if (!q || q->ana < 0 || ana_event_get(r->ana, (size_t)q->ana, first.src_index, &x) != 0)
+		return;
+	if (ev.kind == TRACE_EV_ACCEPT) {
+		i = find_event(r, q, 1, first.src_index, x.channel, TRACE_EV_CONNECT, &ev);
+		if (i && cur_index(r, q) < i)
+			pull(r, q, i);
+	} else {
+		i = find_event(r, q, 1, first.src_index, x.channel, TRACE_EV_ACCEPT, &ev);
+		if (i > 1 && cur_index(r, q) < i - 1)
+			pull(r, q, i - 1);
+	}
+}
+
 static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 {
 	uint64_t j = 0;
-	struct gd_proc *q = sender_of(r, p, k, &j);
+	struct gd_proc *q;
+	struct ana_event ev;
+
+	if (p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, k, &ev) == 0 &&
+	    (ev.kind == TRACE_EV_ACCEPT || ev.kind == TRACE_EV_CONNECT)) {
+		send_msg(p->conn, REP_MSG_GO, 0, 0);
+		if (r->mode == GD_ONLINE)
+			pull_peer(r, p, k);
+		return;
+	}
+	q = sender_of(r, p, k, &j);
 
 	if (r->mode == GD_MARKERS) {
 		/* Halt markers: q halted before sending what p wants to read; the marker q sent

@@ -644,6 +644,8 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "connect");
 	if (ev->result < 0 && ev->err != EINPROGRESS)
 		RECORDED_FAILURE(ev);
+	if (lc.online)
+		lc_request(lc.pos + 1); /* online: the GD makes the server listen */
 	for (;;) {
 		r = LC_REAL(connect)(fd, addr, len);
 		e = errno;
@@ -769,6 +771,8 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		return four ? LC_REAL(accept4)(fd, addr, len, flags) : LC_REAL(accept)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_ACCEPT, -1, "accept");
 	RECORDED_FAILURE(ev);
+	if (lc.online)
+		lc_request(lc.pos + 1); /* online: the GD makes the recorded client connect */
 	r = accept_recorded(fd, flags, ev);
 	lc_wait_state(0, -1, 0, 0);
 	if (addr && len) {
