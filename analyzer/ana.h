@@ -266,8 +266,8 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *n);
  * Gupta, "Debugging Distributed Programs through the Detection of Simultaneous Events":
  * the distributed control-flow graph (DCFG, section 2) of a program built from its
  * recordings, the sets of section 3.2, and the valid recognition points (3.2.4) of a
- * simultaneous event `PROC: LOCAL == PROC: LOCAL ...` (section 3.1).  analyzer/README.md,
- * "Stability", says where encore departs from the paper and why.
+ * simultaneous event `PROC: LOCAL == PROC: LOCAL ...` (section 3.1).  schemas/stability.md
+ * is the contract and says where encore departs from the paper and why.
  */
 struct ana_dcfg;
 

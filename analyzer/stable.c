@@ -632,36 +632,105 @@ static int push_option(struct option **v, size_t *n, size_t *cap, const struct o
 	return 0;
 }
 
-/* The options of component c (on DCFG process q) at point n of process P. */
+/* Per process, its send and receive nodes; per component, the pairs (S_i, R_i) of its
+ * process that can carry a post-recognition wait: R_i on every path on from S_i, and the
+ * local event stable along S_i ~> R_i (3.2.3).  Both independent of the point. */
+struct plist {
+	uint32_t *sends, *recvs;
+	size_t nsends, nrecvs;
+};
+
+struct pair {
+	uint32_t s, r, cls;
+};
+
+static int build_plists(const struct ana_dcfg *g, struct plist *pl)
+{
+	for (size_t n = 0; n < g->nnodes; n++) {
+		struct plist *l = &pl[g->nodes[n].proc];
+
+		if (g->nodes[n].kind == ANA_NODE_SEND)
+			l->nsends++;
+		else if (g->nodes[n].kind == ANA_NODE_RECV)
+			l->nrecvs++;
+	}
+	for (size_t p = 0; p < g->nprocs; p++) {
+		pl[p].sends = malloc((pl[p].nsends + 1) * sizeof(uint32_t));
+		pl[p].recvs = malloc((pl[p].nrecvs + 1) * sizeof(uint32_t));
+		if (!pl[p].sends || !pl[p].recvs)
+			return TRACE_ENOMEM;
+		pl[p].nsends = pl[p].nrecvs = 0;
+	}
+	for (size_t n = 0; n < g->nnodes; n++) {
+		struct plist *l = &pl[g->nodes[n].proc];
+
+		if (g->nodes[n].kind == ANA_NODE_SEND)
+			l->sends[l->nsends++] = (uint32_t)n;
+		else if (g->nodes[n].kind == ANA_NODE_RECV)
+			l->recvs[l->nrecvs++] = (uint32_t)n;
+	}
+	return 0;
+}
+
+static int build_pairs(const struct ana_dcfg *g, const struct plist *l,
+                       const struct trace_pred_sp *sp, struct pair **out, size_t *nout,
+                       uint8_t *seen, uint32_t *stack)
+{
+	*out = malloc((l->nsends * l->nrecvs + 1) * sizeof(**out));
+	*nout = 0;
+	if (!*out)
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < l->nsends; i++)
+		for (size_t j = 0; j < l->nrecvs; j++) {
+			uint32_t s = l->sends[i], r = l->recvs[j], cls;
+
+			/* R_i reached on every path on from S_i (P_i "must block at R_i") */
+			if (!dcfg_has(dcfg_set(g, g->pdom, s), r))
+				continue;
+			/* 3.1 condition 3 / 3.2.3: stability along S_i ~> R_i */
+			cls = path_class(g, s, r, sp, seen, stack);
+			if (cls == ANA_SE_INVALID)
+				continue;
+			(*out)[*nout].s = s;
+			(*out)[*nout].r = r;
+			(*out)[*nout].cls = cls;
+			(*nout)++;
+		}
+	return 0;
+}
+
+/* The options of component c (on process q) at point n of process P: returns 0, 1 when
+ * the bound was hit, or a negative code. */
 static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t c, size_t q,
-                       size_t P, size_t n, struct option **out, size_t *nout, size_t *steps,
+                       size_t P, size_t n, const struct plist *pl, const struct pair *pairs,
+                       size_t npairs, struct option **out, size_t *nout, size_t *steps,
                        size_t bound, uint8_t *seen, uint32_t *stack)
 {
 	const uint64_t *startreach = dcfg_set(g, g->reach, g->procs[P].start);
+	const uint64_t *after = dcfg_set(g, g->reach, n);
 	uint32_t stop = g->procs[P].stop;
 	size_t cap = 0;
 	int rc;
 
 	*out = NULL;
 	*nout = 0;
-	for (size_t rp = 0; rp < g->nnodes; rp++) {
-		const struct dcfg_node *nrp = &g->nodes[rp];
+	for (size_t i = 0; i < pl[P].nrecvs; i++) {
+		uint32_t rp = pl[P].recvs[i];
+		const uint64_t *pre = dcfg_set(g, g->pre, rp);
 
 		/* (i) R_i^P on a path from start to p */
-		if (nrp->proc != P || nrp->kind != ANA_NODE_RECV || !reach_star(g, rp, n) ||
-		    !dcfg_has(startreach, rp))
+		if (!reach_star(g, rp, n) || !dcfg_has(startreach, rp))
 			continue;
-		for (size_t s = 0; s < g->nnodes; s++) {
-			/* (i) S_i in PRE(R_i^P) */
-			if (g->nodes[s].proc != q || g->nodes[s].kind != ANA_NODE_SEND ||
-			    !dcfg_has(dcfg_set(g, g->pre, rp), s))
-				continue;
-			if (se->mono[c]) {
+		if (se->mono[c]) {
+			/* (i) S_i in PRE(R_i^P); monotonic: nothing more (Fig. 1a) */
+			for (size_t k = 0; k < pl[q].nsends; k++) {
 				struct option o;
 
+				if (!dcfg_has(pre, pl[q].sends[k]))
+					continue;
 				memset(&o, 0, sizeof(o));
 				o.w.cls = ANA_SE_MONOTONIC;
-				o.w.pre_send = s;
+				o.w.pre_send = pl[q].sends[k];
 				o.w.pre_recv = rp;
 				o.w.post_send = o.w.post_recv = ANA_NO_NODE;
 				o.rank = (rp == n ? 0 : 2) + (dcfg_has(dcfg_set(g, g->dom, n), rp) ? 0 : 1);
@@ -669,13 +738,31 @@ static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t
 					return rc;
 				break;
 			}
-			for (size_t sp = 0; sp < g->nnodes; sp++) {
-				const struct dcfg_node *nsp = &g->nodes[sp];
+			continue;
+		}
+		for (size_t k = 0; k < npairs; k++) {
+			uint32_t s = pairs[k].s, r = pairs[k].r;
 
-				/* (ii) S_i^P reachable from p, and on a path on to stop */
-				if (nsp->proc != P || nsp->kind != ANA_NODE_SEND ||
-				    !dcfg_has(dcfg_set(g, g->reach, n), sp) ||
-				    !dcfg_has(dcfg_set(g, g->reach, sp), stop))
+			/* (i) S_i in PRE(R_i^P) */
+			if (!dcfg_has(pre, s))
+				continue;
+			for (size_t m = 0; m < pl[P].nsends; m++) {
+				uint32_t sp = pl[P].sends[m];
+				struct option o;
+				int post1, pdomp;
+
+				if (++*steps > bound)
+					return 1;
+				/* (ii) S_i^P reachable from p, and on a path on to stop; R_i cannot
+				 * complete before S_i^P: R_i in POST2(S_i^P) (schemas/stability.md) */
+				if (!dcfg_has(after, sp) || !dcfg_has(dcfg_set(g, g->reach, sp), stop) ||
+				    !dcfg_has(dcfg_set(g, g->post2, sp), r))
+					continue;
+				/* (ii) (S_i^P in POST(R_i) and R_i pdom S_i) or
+				 *      (R_i in POST(S_i^P) and S_i^P pdom p); R_i pdom S_i holds */
+				post1 = dcfg_has(dcfg_set(g, g->post1, r), sp);
+				pdomp = sp != n && dcfg_has(dcfg_set(g, g->pdom, n), sp);
+				if (!post1 && !pdomp)
 					continue;
 				/* 3.1: p "follows pre-recognition interactions ... and precedes the
 				 * post-recognition interactions": S_i^P must not run between R_i^P and
@@ -683,43 +770,18 @@ static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t
 				 * round to p would otherwise look valid) */
 				if (between(g, rp, n, sp, seen, stack))
 					continue;
-				for (size_t r = 0; r < g->nnodes; r++) {
-					struct option o;
-					uint32_t cls;
-					int post1, pdomp;
-
-					if (++*steps > bound)
-						return 1;
-					/* R_i in P_i, reached on every path from S_i, and blocked until
-					 * S_i^P: R_i in POST2(S_i^P) (see the README on this condition) */
-					if (g->nodes[r].proc != q || g->nodes[r].kind != ANA_NODE_RECV ||
-					    !dcfg_has(dcfg_set(g, g->pdom, s), r) ||
-					    !dcfg_has(dcfg_set(g, g->post2, sp), r))
-						continue;
-					/* (ii) (S_i^P in POST(R_i) and R_i pdom S_i) or
-					 *      (R_i in POST(S_i^P) and S_i^P pdom p) */
-					post1 = dcfg_has(dcfg_set(g, g->post1, r), sp);
-					pdomp = sp != n && dcfg_has(dcfg_set(g, g->pdom, n), sp);
-					if (!post1 && !pdomp)
-						continue;
-					/* 3.1 condition 3 / 3.2.3: stability along S_i ~> R_i */
-					cls = path_class(g, (uint32_t)s, (uint32_t)r,
-					                 trace_pred_get_sp(se->preds[c], 0, 0, 0), seen, stack);
-					if (cls == ANA_SE_INVALID)
-						continue;
-					memset(&o, 0, sizeof(o));
-					o.w.cls = cls;
-					o.w.pre_send = s;
-					o.w.pre_recv = rp;
-					o.w.post_send = sp;
-					o.w.post_recv = r;
-					o.w.post1 = post1;
-					o.w.pdom_p = pdomp;
-					o.rank = (cls == ANA_SE_DEPENDENT ? 0 : 8) + (rp == n ? 0 : 4) +
-					         (dcfg_has(dcfg_set(g, g->dom, n), rp) ? 0 : 2) + (pdomp ? 0 : 1);
-					if ((rc = push_option(out, nout, &cap, &o)))
-						return rc;
-				}
+				memset(&o, 0, sizeof(o));
+				o.w.cls = pairs[k].cls;
+				o.w.pre_send = s;
+				o.w.pre_recv = rp;
+				o.w.post_send = sp;
+				o.w.post_recv = r;
+				o.w.post1 = post1;
+				o.w.pdom_p = pdomp;
+				o.rank = (o.w.cls == ANA_SE_DEPENDENT ? 0 : 8) + (rp == n ? 0 : 4) +
+				         (dcfg_has(dcfg_set(g, g->dom, n), rp) ? 0 : 2) + (pdomp ? 0 : 1);
+				if ((rc = push_option(out, nout, &cap, &o)))
+					return rc;
 			}
 		}
 	}
@@ -735,6 +797,9 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 	size_t *cproc = NULL, capv = 0;
 	uint8_t *seen = NULL;
 	uint32_t *stack = NULL;
+	struct plist *pl = NULL;
+	struct pair **pairs = NULL;
+	size_t *npairs = NULL;
 	int rc = 0;
 
 	if (!g || !se || !out)
@@ -755,7 +820,11 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 	sr.pick = calloc(se->n, sizeof(*sr.pick));
 	seen = malloc(g->nnodes + 1);
 	stack = malloc((g->nnodes + 1) * sizeof(*stack));
-	if (!cproc || !sr.opts || !sr.nopts || !sr.pick || !seen || !stack) {
+	pl = calloc(g->nprocs + 1, sizeof(*pl));
+	pairs = calloc(se->n, sizeof(*pairs));
+	npairs = calloc(se->n, sizeof(*npairs));
+	if (!cproc || !sr.opts || !sr.nopts || !sr.pick || !seen || !stack || !pl || !pairs ||
+	    !npairs || build_plists(g, pl)) {
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
@@ -771,6 +840,10 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 			goto out;
 		}
 		cproc[c] = (size_t)q;
+		if (!se->mono[c] &&
+		    (rc = build_pairs(g, &pl[q], trace_pred_get_sp(se->preds[c], 0, 0, 0), &pairs[c],
+		                      &npairs[c], seen, stack)))
+			goto out;
 	}
 	for (size_t P = 0; P < g->nprocs; P++)
 		for (size_t n = 0; n < g->nnodes; n++) {
@@ -797,8 +870,8 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 					sr.nopts[c] = 1;
 					continue;
 				}
-				rc = options_for(g, se, c, cproc[c], P, n, &sr.opts[c], &sr.nopts[c],
-				                 &sr.steps, sr.bound, seen, stack);
+				rc = options_for(g, se, c, cproc[c], P, n, pl, pairs[c], npairs[c],
+				                 &sr.opts[c], &sr.nopts[c], &sr.steps, sr.bound, seen, stack);
 				if (rc == 1) {
 					sr.bound_hit = 1;
 					rc = 0;
@@ -854,6 +927,15 @@ out:
 	free(cproc);
 	free(seen);
 	free(stack);
+	for (size_t p = 0; pl && p < g->nprocs; p++) {
+		free(pl[p].sends);
+		free(pl[p].recvs);
+	}
+	free(pl);
+	for (size_t c = 0; pairs && c < se->n; c++)
+		free(pairs[c]);
+	free(pairs);
+	free(npairs);
 	if (rc)
 		ana_recogs_free(out);
 	return rc;

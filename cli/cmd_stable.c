@@ -43,9 +43,10 @@ static void usage(FILE *out)
 	        "    started at the first valid point executed after the cut could halt its\n"
 	        "    process in (without such a point: to the end of its trace).\n\n"
 	        "    Guarantees are relative to the recordings: a path no recording took is not in\n"
-	        "    the DCFG.  analyzer/README.md (\"Stability\") has the details.\n\n"
+	        "    the DCFG.  schemas/stability.md is the full contract, including where encore\n"
+	        "    asks more of a point than the paper does.\n\n"
 	        "OPTIONS\n"
-	        "    --sets       print every site's Reach/Dom/PDom-derived PRE, POST1 and POST2 sets\n"
+	        "    --sets       print every node's Reach, Dom, PDom, PRE, POST1 and POST2 (node ids)\n"
 	        "    --also DIR2  merge another recording of the same program into the DCFG\n"
 	        "    --json       one JSON object instead of text\n"
 	        "    -h, --help   this text\n\n"
@@ -54,8 +55,8 @@ static void usage(FILE *out)
 	        "    encore stable rec --sets\n\n"
 	        "EXIT STATUS\n"
 	        "    0 computed (even when no point is valid); 1 a recording cannot be loaded or\n"
-	        "    a part cannot be evaluated offline; 2 usage error or an event that does not\n"
-	        "    parse.\n");
+	        "    a part names a process that is not in it; 2 usage error or an event that\n"
+	        "    does not parse.\n");
 }
 
 /* The first frames of a site key ("f+0x1a < g+0x40 < main+0x9") without offsets, for

@@ -213,6 +213,60 @@ START_TEST(rpc_loop_after_reply_invalid)
 }
 END_TEST
 
+/* An RPC chain C -> A -> B: B can recognise C's waiting state, through interactions of two
+ * hops each way (pre: C's call reaches B through A; post: B's answer releases C through A,
+ * found by POST2's propagation over A's dominators). */
+START_TEST(rpc_chain_two_hops)
+{
+	struct ana_recogs pts;
+	struct ana_dcfg *g;
+	int c, a, b, scall, rrep, rreq, sfwd, rback, sresp, rfwd, sback;
+
+	ck_assert_int_eq(ana_dcfg_new(&g), 0);
+	c = ana_dcfg_add_proc(g, "C");
+	a = ana_dcfg_add_proc(g, "A");
+	b = ana_dcfg_add_proc(g, "B");
+	scall = node(g, c, ANA_NODE_SEND, "call");
+	rrep = node(g, c, ANA_NODE_RECV, "reply");
+	rreq = node(g, a, ANA_NODE_RECV, "request");
+	sfwd = node(g, a, ANA_NODE_SEND, "forward");
+	rback = node(g, a, ANA_NODE_RECV, "back");
+	sresp = node(g, a, ANA_NODE_SEND, "respond");
+	rfwd = node(g, b, ANA_NODE_RECV, "serve");
+	sback = node(g, b, ANA_NODE_SEND, "answer");
+	{
+		int cn[2] = {scall, rrep}, an[4] = {rreq, sfwd, rback, sresp}, bn[2] = {rfwd, sback};
+
+		chain(g, c, cn, 2);
+		chain(g, a, an, 4);
+		chain(g, b, bn, 2);
+	}
+	ck_assert_int_eq(ana_dcfg_add_msg(g, scall, rreq), 0);
+	ck_assert_int_eq(ana_dcfg_add_msg(g, sfwd, rfwd), 0);
+	ck_assert_int_eq(ana_dcfg_add_msg(g, sback, rback), 0);
+	ck_assert_int_eq(ana_dcfg_add_msg(g, sresp, rrep), 0);
+	solve(g);
+	ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_PRE, rfwd, scall), 1);
+	ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_POST2, sback, rrep), 1);
+	ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_POST1, rrep, sback), 1);
+	ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_POST1, rfwd, scall), 1);
+	points(g, "C: sent == received + 1 == B: received == 1", &pts);
+	ck_assert_uint_eq(pts.n, 1);
+	ck_assert_int_eq(point_at(&pts, b, rfwd), 0);
+	ck_assert_uint_eq(pts.v[0].cls, ANA_SE_DEPENDENT);
+	ck_assert_uint_eq(pts.v[0].w[0].pre_send, (size_t)scall);
+	ck_assert_uint_eq(pts.v[0].w[0].pre_recv, (size_t)rfwd);
+	ck_assert_uint_eq(pts.v[0].w[0].post_send, (size_t)sback);
+	ck_assert_uint_eq(pts.v[0].w[0].post_recv, (size_t)rrep);
+	ana_recogs_free(&pts);
+	/* A, in the middle, can recognise C together with its own state */
+	points(g, "C: sent == received + 1 == A: received == 1", &pts);
+	ck_assert_int_ge(point_at(&pts, a, rreq), 0);
+	ana_recogs_free(&pts);
+	ana_dcfg_free(g);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------
  * The barrier process of section 3.2.6 (Fig. 4): P_i: start -> S_i -> R_i -> stop;
  * BAR: start -> R_1 .. R_4 -> S_1 .. S_4 -> stop.  Fuzzy: P_i computes between S_i and R_i
@@ -1017,6 +1071,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, rpc_dependent_monotonic);
 	tcase_add_test(tc, rpc_reply_not_unique);
 	tcase_add_test(tc, rpc_loop_after_reply_invalid);
+	tcase_add_test(tc, rpc_chain_two_hops);
 	tcase_add_test(tc, barrier_fixed);
 	tcase_add_test(tc, barrier_fuzzy);
 	tcase_add_test(tc, pipeline_no_valid_point);
