@@ -118,3 +118,25 @@ if command -v rsvg-convert > /dev/null; then
     rsvg-convert "$tmp/cut.svg" -o "$tmp/cut.png" || fail "rsvg-convert could not render the SVG"
     [ -s "$tmp/cut.png" ] || fail "rsvg-convert made an empty PNG"
 fi
+
+# Errors name the thing and say what to do; usage errors exit 2, failures 1.
+expect() { # expect STATUS TEXT CMD...: CMD exits STATUS and says TEXT on stderr
+    want=$1 text=$2; shift 2
+    set +e
+    "$@" > /dev/null 2> "$tmp/err"
+    got=$?
+    set -e
+    [ "$got" = "$want" ] || fail "'$*' exited $got, not $want"
+    grep -qF -- "$text" "$tmp/err" || fail "'$*' did not say '$text': $(cat "$tmp/err")"
+}
+expect 2 "--svg FILE" "$encore" show "$tmp/s"
+expect 1 "$tmp/none" "$encore" show "$tmp/none" --svg "$tmp/x.svg"
+expect 1 "cannot write $tmp/no/x.svg" "$encore" show "$tmp/s" --svg "$tmp/no/x.svg"
+expect 2 "schemas/predicates.md" "$encore" show "$tmp/s" --svg "$tmp/x.svg" --stop "$root: sent >="
+expect 1 "nobody" "$encore" show "$tmp/s" --svg "$tmp/x.svg" --stop "nobody: sent >= 1"
+expect 2 "--format chrome" "$encore" export "$tmp/s" -o "$tmp/x.json"
+expect 2 "-o FILE" "$encore" export "$tmp/s" --format shiviz
+expect 1 "$tmp/none" "$encore" export "$tmp/none" --format chrome -o "$tmp/x.json"
+"$encore" show --help | grep -q "^SYNOPSIS" || fail "encore show --help has no SYNOPSIS"
+"$encore" export --help | grep -q "^SYNOPSIS" || fail "encore export --help has no SYNOPSIS"
+echo "errors and --help as documented"
