@@ -344,7 +344,11 @@ struct siteinfo {
 struct procsites {
 	struct siteinfo *v;
 	size_t n, cap;
+	uint32_t *idx;        /* idx[site] = position in v + 1, for sites below nidx */
+	size_t nidx;
 };
+
+#define DENSE_SITES (1u << 22)
 
 static void free_sites(struct procsites *ps, size_t n)
 {
@@ -354,12 +358,15 @@ static void free_sites(struct procsites *ps, size_t n)
 			free(ps[p].v[i].function);
 		}
 		free(ps[p].v);
+		free(ps[p].idx);
 	}
 	free(ps);
 }
 
 static struct siteinfo *site_find(struct procsites *ps, uint32_t site)
 {
+	if (site < DENSE_SITES)
+		return site < ps->nidx && ps->idx[site] ? &ps->v[ps->idx[site] - 1] : NULL;
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->v[i].site == site)
 			return &ps->v[i];
@@ -400,8 +407,25 @@ static int read_sites(const char *dir, const struct ana_session *s, struct procs
 					trace_reader_close(r);
 					goto out;
 				}
+				if (ev.site < DENSE_SITES && ev.site >= ps[p].nidx) {
+					size_t nn = ps[p].nidx ? ps[p].nidx : 64;
+					uint32_t *ni;
+
+					while (nn <= ev.site)
+						nn *= 2;
+					if (!(ni = realloc(ps[p].idx, nn * sizeof(*ni)))) {
+						trace_reader_close(r);
+						rc = TRACE_ENOMEM;
+						goto out;
+					}
+					memset(ni + ps[p].nidx, 0, (nn - ps[p].nidx) * sizeof(*ni));
+					ps[p].idx = ni;
+					ps[p].nidx = nn;
+				}
 				si = &ps[p].v[ps[p].n];
 				si->site = ev.site;
+				if (ev.site < DENSE_SITES)
+					ps[p].idx[ev.site] = (uint32_t)ps[p].n + 1;
 				si->key = stack_key(st);
 				si->function = strdup(st && st->nframes && st->frames[0].function ?
 				                      st->frames[0].function : "");
@@ -456,17 +480,63 @@ static int is_node_event(const struct ana_ev *e)
 	return e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_INPUT;
 }
 
+static size_t map_slot(const struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind)
+{
+	uint64_t h = ((uint64_t)proc << 33 | (uint64_t)site << 1 | (kind == ANA_NODE_SEND)) *
+	             0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 32) & (g->capmap - 1);
+
+	while (g->map[i].node != UINT32_MAX &&
+	       !(g->map[i].proc == proc && g->map[i].site == site && g->map[i].kind == kind))
+		i = (i + 1) & (g->capmap - 1);
+	return i;
+}
+
+static uint32_t map_get(const struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind)
+{
+	return g->capmap ? g->map[map_slot(g, proc, site, kind)].node : UINT32_MAX;
+}
+
+static int map_put(struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind,
+                   uint32_t node)
+{
+	struct dcfg_sitemap *m;
+
+	if ((g->nmap + 1) * 2 > g->capmap) {
+		struct dcfg_sitemap *old = g->map;
+		size_t oldcap = g->capmap, nc = oldcap ? oldcap * 2 : 64;
+
+		if (!(g->map = malloc(nc * sizeof(*g->map)))) {
+			g->map = old;
+			return TRACE_ENOMEM;
+		}
+		for (size_t i = 0; i < nc; i++)
+			g->map[i].node = UINT32_MAX;
+		g->capmap = nc;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].node != UINT32_MAX)
+				g->map[map_slot(g, old[i].proc, old[i].site, old[i].kind)] = old[i];
+		free(old);
+	}
+	m = &g->map[map_slot(g, proc, site, kind)];
+	m->proc = proc;
+	m->site = site;
+	m->kind = kind;
+	m->node = node;
+	g->nmap++;
+	return 0;
+}
+
 static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
                       int dproc, size_t p, const struct ana_ev *e)
 {
 	uint32_t kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	struct dcfg_sitemap *m;
+	uint32_t hit = map_get(g, (uint32_t)p, e->site, kind);
 	char *key, *fn = NULL;
 	int node;
 
-	for (size_t i = 0; i < g->nmap; i++)
-		if (g->map[i].proc == p && g->map[i].site == e->site && g->map[i].kind == kind)
-			return (int)g->map[i].node;
+	if (hit != UINT32_MAX)
+		return (int)hit;
 	if (ps) {
 		struct siteinfo *si = e->site ? site_find(&ps[p], e->site) : NULL;
 
@@ -485,13 +555,8 @@ static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct pr
 	free(fn);
 	if (node < 0)
 		return node;
-	if (grow((void **)&g->map, &g->capmap, g->nmap + 1, sizeof(*m)))
+	if (map_put(g, (uint32_t)p, e->site, kind, (uint32_t)node))
 		return TRACE_ENOMEM;
-	m = &g->map[g->nmap++];
-	m->proc = (uint32_t)p;
-	m->site = e->site;
-	m->kind = kind;
-	m->node = (uint32_t)node;
 	return node;
 }
 
@@ -507,10 +572,7 @@ uint32_t ana__dcfg_event_node(const struct ana_dcfg *g, const struct ana_session
 	if (!is_node_event(e))
 		return UINT32_MAX;
 	kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	for (size_t i = 0; i < g->nmap; i++)
-		if (g->map[i].proc == p && g->map[i].site == e->site && g->map[i].kind == kind)
-			return g->map[i].node;
-	return UINT32_MAX;
+	return map_get(g, (uint32_t)p, e->site, kind);
 }
 
 /* Sends of one process sorted by (channel, index), to find every send whose bytes a receive
@@ -544,6 +606,8 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 		          "DCFG is built");
 		return TRACE_EINVAL;
 	}
+	for (size_t i = 0; i < g->capmap; i++)
+		g->map[i].node = UINT32_MAX;
 	g->nmap = 0;
 	g->last = s;
 	if (dir) {

@@ -60,7 +60,8 @@ struct ana_dcfg {
 	size_t nsessions;
 
 	const struct ana_session *last;
-	struct dcfg_sitemap *map;
+	struct dcfg_sitemap *map;     /* open addressing on (proc, site, kind); capmap is a
+	                                 power of two, node == UINT32_MAX marks a free slot */
 	size_t nmap, capmap;
 
 	/* after ana_dcfg_solve; each nnodes * words uint64_t */
