@@ -182,6 +182,19 @@ static void print_state_text(struct rep *r)
 		       (unsigned long long)in.index, (unsigned long long)in.nevents,
 		       pstate_name(in.state));
 		printf("      last: %s\n      next: %s\n", in.last, in.next);
+		if (in.terms) {
+			const char *p = in.terms;
+
+			printf("      terms:");
+			while (*p) {
+				const char *nl = strchr(p, '\n');
+				int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+				printf(" %.*s%s", len, p, nl && nl[1] ? "," : "");
+				p += len + (nl ? 1 : 0);
+			}
+			printf("\n");
+		}
 		if (in.backtrace && in.backtrace[0]) {
 			const char *p = in.backtrace;
 
@@ -233,7 +246,23 @@ static void print_state_json(struct rep *r, const char *pred)
 		cli_json_string(stdout, in.next);
 		printf(",\"backtrace\":");
 		cli_json_string(stdout, in.backtrace ? in.backtrace : "");
-		printf("}");
+		printf(",\"terms\":{");
+		for (const char *p = in.terms ? in.terms : ""; *p;) {
+			const char *eq = strstr(p, " = "), *nl = strchr(p, '\n');
+			char name[160];
+
+			if (!eq || !nl || eq > nl)
+				break;
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
+			printf("%s", p == in.terms ? "" : ",");
+			cli_json_string(stdout, name);
+			if (eq[3] == '?')
+				printf(":null");
+			else
+				printf(":%.*s", (int)(nl - eq - 3), eq + 3);
+			p = nl + 1;
+		}
+		printf("}}");
 	}
 	printf("]}\n");
 	fflush(stdout);
@@ -391,6 +420,7 @@ int cmd_replay(int argc, char **argv)
 			          "halt at (check it with encore inf %s '...')", dir);
 			goto out;
 		}
+		rep_set_terms(r, stop, &d);
 		if (ncuts > 1 && !quiet)
 			fprintf(stderr, "encore replay: the predicate has %zu minimal cuts; halting at "
 			        "the first (encore inf lists them all)\n", ncuts);

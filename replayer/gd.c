@@ -50,6 +50,7 @@ struct gd_proc {
 	uint64_t index;         /* last state reported */
 	int wait_status;
 	char *backtrace;
+	char *terms;            /* at a halt: "TERM = VALUE" lines of its simple predicate */
 	/* online protocol */
 	char sp_text[1024];     /* its simple predicate, "" for a passive process */
 	uint64_t need;          /* the state it must reach: sends others asked for */
@@ -274,6 +275,7 @@ static void free_proc(struct gd_proc *p)
 		free(p->argv[i]);
 	free(p->argv);
 	free(p->backtrace);
+	free(p->terms);
 	if (p->conn >= 0)
 		close(p->conn);
 }
@@ -778,7 +780,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->pid = (long)m.a;
 		p->started = 1;
 		if (r->mode == GD_OFFLINE)
-			send_msg(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target);
+			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, p->sp_text);
 		else
 			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
 			          REP_CF_ONLINE, p->sp_text);
@@ -802,6 +804,14 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->index = (uint64_t)m.a;
 		p->reason = (uint32_t)m.b;
 		free(p->backtrace);
+		free(p->terms);
+		{
+			char *sep = strchr(m.text, '\x1e');
+
+			p->terms = strdup(sep ? sep + 1 : "");
+			if (sep)
+				*sep = '\0';
+		}
 		p->backtrace = strdup(m.text);
 		if (r->mode != GD_OFFLINE)
 			on_halted(r, p);
@@ -1134,6 +1144,7 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	describe_event(r, p, info->index, info->last, sizeof(info->last));
 	describe_event(r, p, info->index + 1, info->next, sizeof(info->next));
 	info->backtrace = p->halted ? p->backtrace : NULL;
+	info->terms = p->halted && p->terms && p->terms[0] ? p->terms : NULL;
 	return 0;
 }
 
@@ -1249,6 +1260,26 @@ int rep_step(struct rep *r, size_t i, struct trace_diag *d)
 	}
 	free(cut);
 	note_change(r);
+	return 0;
+}
+
+int rep_set_terms(struct rep *r, const char *text, struct trace_diag *d)
+{
+	const struct trace_pred_sp *const *sps;
+	struct trace_pred *pred = NULL;
+	size_t n;
+	int rc;
+
+	if ((rc = trace_pred_parse(text, &pred, d)) != 0)
+		return rc;
+	n = trace_pred_all_sps(pred, &sps);
+	for (size_t i = 0; i < n; i++) {
+		struct gd_proc *p = by_name(r, trace_pred_sp_proc(sps[i]));
+
+		if (p && !p->sp_text[0])
+			trace_pred_sp_format(sps[i], p->sp_text, sizeof(p->sp_text));
+	}
+	trace_pred_free(pred);
 	return 0;
 }
 

@@ -218,11 +218,15 @@ static void ctl_hello(void)
 	lc.target = (uint64_t)m.b;
 	lc.online = (m.flags & REP_CF_ONLINE) != 0;
 	lc.halt_check = lc.online || lc.target != REP_NO_TARGET;
-	if (lc.online) {
+	m.text[sizeof(m.text) - 1] = '\0';
+	if (m.text[0]) {
+		/* Our simple predicate: online, the halting condition; offline, its terms are
+		 * shown at the halt. */
 		char why[512];
 
 		m.text[sizeof(m.text) - 1] = '\0';
-		if (lc_online_setup(m.text, why, sizeof(why)) != 0) {
+		lc.counting = 1;
+		if (lc_online_setup(m.text, why, sizeof(why)) != 0 && lc.online) {
 			lc.online = 0;
 			lc.halt_check = 0;
 			lc_diverge_later = 1;
@@ -450,9 +454,14 @@ static void lc_halt(uint32_t reason)
 {
 	char bt[REP_TEXT_MAX - 64];
 	struct rep_msg m;
+	size_t n;
 
 	lc_depth++;
-	backtrace_text(bt, sizeof(bt));
+	backtrace_text(bt, sizeof(bt) - 1024);
+	/* then the values of our predicate's terms, after a record separator */
+	n = strlen(bt);
+	bt[n++] = '\x1e';
+	lc_terms_text(bt + n, sizeof(bt) - n);
 	lc.slot->state = REP_SLOT_HALTED;
 	if (lc.ctl < 0 || ctl_send(REP_MSG_HALTED, (int64_t)lc.pos, reason, bt) != 0)
 		syscall(SYS_exit_group, 111);
@@ -587,7 +596,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 
 void lc_commit(void)
 {
-	if (lc.online)
+	if (lc.counting)
 		lc_count(&lc.ev[lc.pos]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
@@ -692,6 +701,7 @@ void lc_child_start(uint32_t k)
 	lc.done = 0;
 	lc.online = 0;
 	lc.halt_check = 0;
+	lc.counting = 0;
 	lc_online_reset();
 	n = strlen(lc.name);
 	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);

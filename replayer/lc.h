@@ -101,6 +101,7 @@ struct lc_state {
 	/* the online protocol (lc_online.c) */
 	int online;                /* CONFIG said REP_CF_ONLINE */
 	int halt_check;            /* some halt condition may hold: check before each event */
+	int counting;              /* keep the counters of the predicate's terms */
 };
 
 extern struct lc_state lc LC_HIDDEN;
@@ -146,6 +147,7 @@ LC_HIDDEN void lc_count(const struct lc_ev *ev);
 LC_HIDDEN int lc_sp_holds(void);
 LC_HIDDEN int lc_has_sp(void);
 LC_HIDDEN void lc_online_reset(void);
+LC_HIDDEN void lc_terms_text(char *out, size_t cap);
 /* Before receive event k from a recorded peer: ask the GD (REQ) and obey its answer. */
 LC_HIDDEN void lc_request(uint64_t k);
 /* While waiting for bytes: a message from the GD is there; 1 when it says STOP (a halt

@@ -155,6 +155,49 @@ int lc_sp_holds(void)
 	return truth;
 }
 
+static const char *term_name(const struct trace_pred_term *t, char *buf, size_t cap)
+{
+	switch (t->kind) {
+	case TRACE_TERM_EVENTS: return "events";
+	case TRACE_TERM_SENT: return "sent";
+	case TRACE_TERM_RECEIVED: return "received";
+	case TRACE_TERM_BYTES_SENT: return "bytes_sent";
+	case TRACE_TERM_BYTES_RECEIVED: return "bytes_received";
+	case TRACE_TERM_EXITED: return "exited";
+	case TRACE_TERM_SENT_TO: snprintf(buf, cap, "sent(%s)", t->arg); return buf;
+	case TRACE_TERM_RECEIVED_FROM: snprintf(buf, cap, "received(%s)", t->arg); return buf;
+	case TRACE_TERM_MARK: snprintf(buf, cap, "mark.%s", t->arg); return buf;
+	case TRACE_TERM_VAR: snprintf(buf, cap, "var.%s", t->arg); return buf;
+	case TRACE_TERM_IN: snprintf(buf, cap, "in(%s)", t->arg); return buf;
+	case TRACE_TERM_LAST: snprintf(buf, cap, "last(%s)", trace_kind_name(t->ev_kind)); return buf;
+	default: return "?";
+	}
+}
+
+/* "TERM = VALUE" lines for the terms of our simple predicate, in the state now (for the GD's
+ * report at a halt: "the values of the terms the predicate named"). */
+void lc_terms_text(char *out, size_t cap)
+{
+	const struct trace_pred_term *const *terms;
+	size_t nt, pos = 0;
+
+	out[0] = '\0';
+	if (!sp)
+		return;
+	nt = trace_pred_sp_terms(sp, &terms);
+	for (size_t i = 0; i < nt && pos + 160 < cap; i++) {
+		char name[128];
+		int64_t v;
+
+		if (term_value(NULL, terms[i], &v) == 0)
+			pos += (size_t)snprintf(out + pos, cap - pos, "%s = %lld\n",
+			                        term_name(terms[i], name, sizeof(name)), (long long)v);
+		else
+			pos += (size_t)snprintf(out + pos, cap - pos, "%s = ?\n",
+			                        term_name(terms[i], name, sizeof(name)));
+	}
+}
+
 /* --- finding a global by name -------------------------------------------------------------- */
 
 static int first_object_cb(struct dl_phdr_info *info, size_t size, void *data)
@@ -262,11 +305,15 @@ int lc_online_setup(const char *text, char *why, size_t cap)
 			return -1;
 		}
 		if (resolve_var(terms[i]->arg, &addr, &size) != 0 || !addr) {
+			if (!lc.online)
+				continue; /* only shown at a halt: reported as "?" */
 			snprintf(why, cap, "var.%s: the program has no global variable of that name (a "
 			         "static or local one, or a stripped binary?)", terms[i]->arg);
 			return -1;
 		}
 		if (size != 1 && size != 2 && size != 4 && size != 8) {
+			if (!lc.online)
+				continue;
 			snprintf(why, cap, "var.%s is %zu bytes: only integers of 1, 2, 4 or 8 bytes can "
 			         "be compared", terms[i]->arg, size);
 			return -1;

@@ -64,6 +64,9 @@ int rep_cut_predicate(struct rep *r, const char *text, size_t *which, size_t *nc
  * halts with halt markers (Miller & Choi section 2.2) at the first disjunct that fires
  * (rep_fired).  Conjunctive and disjunctive P only. */
 int rep_set_online(struct rep *r, const char *text, struct trace_diag *diag);
+/* Report the values of P's terms at the halt (each LC evaluates its own process's terms in
+ * its halted state); for halts at a precomputed cut.  rep_set_online does it too. */
+int rep_set_terms(struct rep *r, const char *text, struct trace_diag *diag);
 /* After a halt with markers: the process whose simple predicate held first; else NULL. */
 const char *rep_fired(const struct rep *r);
 
@@ -102,6 +105,8 @@ struct rep_proc_info {
 	char last[160];       /* event `index`, "-" at state 0 */
 	char next[160];       /* event index + 1, "-" at the end */
 	const char *backtrace;/* at a halt: one frame per line (libunwind, in the process) */
+	const char *terms;    /* at a halt: "TERM = VALUE" lines for the terms the predicate
+	                         names on this process (read live, var. ones included); or NULL */
 };
 int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info);
 
