@@ -43,19 +43,37 @@ enum {
 
 static const char *const st_sql[ST_N] = {
 	"INSERT INTO process VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO event VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"SELECT 1", /* events: batches */
 	"INSERT INTO channel VALUES (?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO message VALUES (?,?,?,?,?,?,?)",
+	"SELECT 1", /* messages: batches */
 	"INSERT INTO stack VALUES (?,?,?,?,?)",
 	"INSERT INTO frame VALUES (?,?,?,?,?,?)",
 	"INSERT INTO mark VALUES (?,?,?,?,?)",
 	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
-	"INSERT OR IGNORE INTO race VALUES (?,?,?)",
+	"SELECT 1", /* races: batches */
 	"INSERT INTO warning VALUES (?,?)",
 	"INSERT OR REPLACE INTO meta VALUES (?,?)",
 };
 
+#define SQL_BATCH 32
+
+enum { V_NULL, V_INT, V_TEXT };
+
+struct sqlval {
+	int64_t i;
+	const char *t;      /* V_TEXT: static text (kind and call names, interned keys) */
+	int type;
+};
+
+struct batch {
+	const char *table;
+	int ncol, n;
+	sqlite3_stmt *full;  /* SQL_BATCH rows */
+	struct sqlval *v;    /* SQL_BATCH * ncol values */
+};
+
 struct filler {
+	struct batch ev, msg;
 	sqlite3 *db;
 	struct ana_session *s;
 	sqlite3_stmt *st[ST_N];
@@ -69,6 +87,108 @@ struct filler {
 	int64_t *siteval;
 	size_t sitecap, nsites;
 };
+
+/* Events and messages, the bulk of the rows, go in SQL_BATCH rows per statement: one
+ * INSERT's fixed cost (program start, reset) shared by many rows. */
+static int batch_prepare(struct filler *f, struct batch *b, int rows, sqlite3_stmt **out);
+
+static int batch_init(struct filler *f, struct batch *b, const char *table, int ncol)
+{
+	b->table = table;
+	b->ncol = ncol;
+	b->n = 0;
+	if (!(b->v = calloc((size_t)SQL_BATCH * (size_t)ncol, sizeof(*b->v))))
+		return TRACE_ENOMEM;
+	return batch_prepare(f, b, SQL_BATCH, &b->full);
+}
+
+static int batch_prepare(struct filler *f, struct batch *b, int rows, sqlite3_stmt **out)
+{
+	size_t cap = 64 + (size_t)rows * ((size_t)b->ncol * 2 + 4);
+	char *sql = malloc(cap), *o;
+	int rc = 0;
+
+	if (!sql)
+		return TRACE_ENOMEM;
+	o = sql + snprintf(sql, cap, "INSERT INTO %s VALUES ", b->table);
+	for (int r = 0; r < rows; r++) {
+		*o++ = r ? ',' : ' ';
+		*o++ = '(';
+		for (int c = 0; c < b->ncol; c++) {
+			if (c)
+				*o++ = ',';
+			*o++ = '?';
+		}
+		*o++ = ')';
+	}
+	*o = '\0';
+	if (sqlite3_prepare_v2(f->db, sql, -1, out, NULL) != SQLITE_OK)
+		rc = sql_fail(f->db, f->diag, sql);
+	free(sql);
+	return rc;
+}
+
+static struct sqlval *batch_row(struct batch *b)
+{
+	return b->v + (size_t)b->n * (size_t)b->ncol;
+}
+
+static int batch_flush(struct filler *f, struct batch *b)
+{
+	sqlite3_stmt *st = b->full;
+	int rc = 0;
+
+	if (!b->n)
+		return 0;
+	if (b->n < SQL_BATCH && (rc = batch_prepare(f, b, b->n, &st)))
+		return rc;
+	for (int i = 0; i < b->n * b->ncol; i++) {
+		const struct sqlval *v = &b->v[i];
+
+		if (v->type == V_INT)
+			sqlite3_bind_int64(st, i + 1, v->i);
+		else if (v->type == V_TEXT)
+			sqlite3_bind_text(st, i + 1, v->t, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, i + 1);
+	}
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = sql_fail(f->db, f->diag, b->table);
+	if (st == b->full)
+		sqlite3_reset(st);
+	else
+		sqlite3_finalize(st);
+	b->n = 0;
+	return rc;
+}
+
+static int batch_add(struct filler *f, struct batch *b)
+{
+	return ++b->n == SQL_BATCH ? batch_flush(f, b) : 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	sqlite3_finalize(b->full);
+	free(b->v);
+}
+
+static void vint(struct sqlval *v, int64_t x)
+{
+	v->type = V_INT;
+	v->i = x;
+}
+
+static void vnull(struct sqlval *v)
+{
+	v->type = V_NULL;
+}
+
+static void vtext(struct sqlval *v, const char *t)
+{
+	v->type = V_TEXT;
+	v->t = t;
+}
 
 static int step(struct filler *f, int which, const char *what)
 {
@@ -251,7 +371,7 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 {
 	struct ana_session *s = f->s;
 	const struct ana_ev *e = ana__ev(s, p, k);
-	sqlite3_stmt *st = f->st[ST_EVENT];
+	struct sqlval *v;
 	int64_t id = (int64_t)(f->first[p] + k - 1), site = 0;
 	uint32_t kind = e->kind, flags = e->flags;
 	int rc;
@@ -260,58 +380,59 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		return rc;
 	if (kind == TRACE_EV_SIGNAL && e->fatal)
 		flags |= SQL_FL_FATAL;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, (int64_t)p);
-	sqlite3_bind_int64(st, 3, (int64_t)k);
-	bind_static(st, 4, trace_kind_name(kind));
+	v = batch_row(&f->ev);
+	vint(&v[0], id);
+	vint(&v[1], (int64_t)p);
+	vint(&v[2], (int64_t)k);
+	vtext(&v[3], trace_kind_name(kind));
 	if (tev && tev->call)
-		bind_static(st, 5, trace_call_name(tev->call));
+		vtext(&v[4], trace_call_name(tev->call));
 	else
-		sqlite3_bind_null(st, 5);
+		vnull(&v[4]);
 	if (tev && tev->fd >= 0)
-		sqlite3_bind_int64(st, 6, tev->fd);
+		vint(&v[5], tev->fd);
 	else
-		sqlite3_bind_null(st, 6);
+		vnull(&v[5]);
 	if (kind != TRACE_EV_MARK && e->chan) {
 		uint32_t end = ana__end_lookup(s, (uint32_t)p, e->chan);
 
 		if (end != ANA_NONE)
-			sqlite3_bind_int64(st, 7, (int64_t)end + 1);
+			vint(&v[6], (int64_t)end + 1);
 		else
-			sqlite3_bind_null(st, 7);
+			vnull(&v[6]);
 	} else {
-		sqlite3_bind_null(st, 7);
+		vnull(&v[6]);
 	}
 	if (kind == TRACE_EV_SEND || kind == TRACE_EV_RECV || kind == TRACE_EV_INPUT) {
-		sqlite3_bind_int64(st, 8, (int64_t)e->offset);
-		sqlite3_bind_int64(st, 9, tev ? (int64_t)tev->len : e->result > 0 ? e->result : 0);
+		vint(&v[7], (int64_t)e->offset);
+		vint(&v[8], tev ? (int64_t)tev->len : e->result > 0 ? e->result : 0);
 	} else {
-		sqlite3_bind_null(st, 8);
-		sqlite3_bind_null(st, 9);
+		vnull(&v[7]);
+		vnull(&v[8]);
 	}
-	sqlite3_bind_int64(st, 10, e->result);
+	vint(&v[9], e->result);
 	if (tev)
-		sqlite3_bind_int64(st, 11, tev->err);
+		vint(&v[10], tev->err);
 	else
-		sqlite3_bind_null(st, 11);
-	sqlite3_bind_int64(st, 12, flags);
+		vnull(&v[10]);
+	vint(&v[11], flags);
 	if (kind == TRACE_EV_RECV)
-		sqlite3_bind_int64(st, 13, e->external);
+		vint(&v[12], e->external);
 	else
-		sqlite3_bind_null(st, 13);
+		vnull(&v[12]);
 	if (site)
-		sqlite3_bind_int64(st, 14, site);
+		vint(&v[13], site);
 	else
-		sqlite3_bind_null(st, 14);
+		vnull(&v[13]);
 	if (tev && tev->time_ns)
-		sqlite3_bind_int64(st, 15, (int64_t)tev->time_ns);
+		vint(&v[14], (int64_t)tev->time_ns);
 	else
-		sqlite3_bind_null(st, 15);
+		vnull(&v[14]);
 	if (tev)
-		sqlite3_bind_int64(st, 16, image);
+		vint(&v[15], image);
 	else
-		sqlite3_bind_null(st, 16);
-	if ((rc = step(f, ST_EVENT, "inserting an event")))
+		vnull(&v[15]);
+	if ((rc = batch_add(f, &f->ev)))
 		return rc;
 	tick(f);
 
@@ -350,20 +471,20 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 			return rc;
 	}
 	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
-		sqlite3_stmt *m = f->st[ST_MESSAGE];
+		struct sqlval *m = batch_row(&f->msg);
 		uint32_t end = e->chan ? ana__end_lookup(s, (uint32_t)p, e->chan) : ANA_NONE;
 
-		sqlite3_bind_int64(m, 1, id);
-		sqlite3_bind_int64(m, 2, (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
-		sqlite3_bind_int64(m, 3, id);
+		vint(&m[0], id);
+		vint(&m[1], (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
+		vint(&m[2], id);
 		if (end != ANA_NONE)
-			sqlite3_bind_int64(m, 4, (int64_t)end + 1);
+			vint(&m[3], (int64_t)end + 1);
 		else
-			sqlite3_bind_null(m, 4);
-		sqlite3_bind_int64(m, 5, (int64_t)e->offset);
-		sqlite3_bind_int64(m, 6, e->result);
-		sqlite3_bind_int64(m, 7, (e->flags & TRACE_FL_PEEK) ? 1 : 0);
-		if ((rc = step(f, ST_MESSAGE, "inserting a message")))
+			vnull(&m[3]);
+		vint(&m[4], (int64_t)e->offset);
+		vint(&m[5], e->result);
+		vint(&m[6], (e->flags & TRACE_FL_PEEK) ? 1 : 0);
+		if ((rc = batch_add(f, &f->msg)))
 			return rc;
 	}
 	return 0;
@@ -602,21 +723,29 @@ static void *race_thread(void *arg)
 
 static int fill_races(struct filler *f, struct race_job *j)
 {
+	struct batch b;
 	int rc = j->rc;
 
 	if (rc) {
 		ana__diag(f->diag, rc, "computing message races: %s", trace_strerror(rc));
 		return rc;
 	}
+	memset(&b, 0, sizeof(b));
+	if ((rc = batch_init(f, &b, "race", 3)))
+		goto out;
 	for (size_t i = 0; i < j->n && !rc; i++) {
-		sqlite3_stmt *st = f->st[ST_RACE];
 		const struct ana_race *r = &j->v[i];
+		struct sqlval *v = batch_row(&b);
 
-		sqlite3_bind_int64(st, 1, (int64_t)(f->first[r->proc] + r->recv - 1));
-		sqlite3_bind_int64(st, 2, (int64_t)(f->first[r->src_proc] + r->src_send - 1));
-		sqlite3_bind_int64(st, 3, (int64_t)(f->first[r->rival_proc] + r->rival_send - 1));
-		rc = step(f, ST_RACE, "inserting a race");
+		vint(&v[0], (int64_t)(f->first[r->proc] + r->recv - 1));
+		vint(&v[1], (int64_t)(f->first[r->src_proc] + r->src_send - 1));
+		vint(&v[2], (int64_t)(f->first[r->rival_proc] + r->rival_send - 1));
+		rc = batch_add(f, &b);
 	}
+	if (!rc)
+		rc = batch_flush(f, &b);
+out:
+	batch_free(&b);
 	return rc;
 }
 
@@ -686,6 +815,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 			rc = sql_fail(db, diag, st_sql[i]);
 			goto out;
 		}
+	if ((rc = batch_init(&f, &f.ev, "event", 16)) || (rc = batch_init(&f, &f.msg, "message", 7)))
+		goto out;
 	race.s = s;
 	if (pthread_create(&racer, NULL, race_thread, &race) == 0)
 		racing = 1;
@@ -702,7 +833,7 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 		}
 		rc = nf ? fill_proc_files(&f, p, paths, nf) : fill_proc_model(&f, p);
 	}
-	if (rc)
+	if (rc || (rc = batch_flush(&f, &f.ev)) || (rc = batch_flush(&f, &f.msg)))
 		goto out;
 	if ((rc = fill_channels(&f)))
 		goto out;
@@ -734,6 +865,8 @@ out:
 	if (racing)
 		pthread_join(racer, NULL);
 	free(race.v);
+	batch_free(&f.ev);
+	batch_free(&f.msg);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(f.st[i]);
 	if (began)
@@ -854,8 +987,9 @@ static int build(const char *dir, const char *path, sqlite3 **keep, const char *
 
 	if ((rc = ana_load(dir, &s, diag)))
 		return rc;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	/* one thread uses it: no per-call mutex (a measurable share of the load time) */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = sql_fail(db, diag, path);
 		goto out;
 	}
@@ -981,7 +1115,8 @@ int ana_db_open(const char *dir, struct sqlite3 **out, int *rebuilt,
 			made = 2;
 		}
 	}
-	if (!db && sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (!db && sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		rc = sql_fail(db, diag, path);
 		sqlite3_close(db);
 		return rc;

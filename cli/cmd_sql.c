@@ -534,7 +534,7 @@ int cmd_sql(int argc, char **argv)
 			return CLI_FAIL;
 		}
 	} else {
-		if (sqlite3_open_v2(target, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+		if (sqlite3_open_v2(target, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 		    ana_sql_register(db)) {
 			cli_error("sql", "%s: cannot open as an SQLite database: %s", target,
 			          db ? sqlite3_errmsg(db) : "out of memory");
