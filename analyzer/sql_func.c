@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifndef ANA_SQL_EXTENSION
 #include <sqlite3.h>
@@ -197,13 +198,31 @@ out:
 	return rc;
 }
 
+/* Large index arrays on huge pages where the kernel allows: first touches of 4 KiB pages
+ * cost more than the pass that fills them (64 MiB is 16k page faults).  free() releases it. */
+static void *big_alloc(size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p;
+
+	if (size < 2 * huge)
+		return malloc(size ? size : 1);
+	size = (size + huge - 1) / huge * huge;
+	if (!(p = aligned_alloc(huge, size)))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, size, MADV_HUGEPAGE); /* a hint: without it, ordinary pages */
+#endif
+	return p;
+}
+
 /* Every column at once, one pass over the linear extension: row id = max(row of the previous
  * event of its process, rows of its edges' sources), then its own entry. */
 static void vclocks(struct graph *g)
 {
 	size_t np = g->np;
 	uint64_t *pos = calloc(np, sizeof(*pos));
-	uint32_t *vc = calloc((g->total + 1) * np, sizeof(*vc));
+	uint32_t *vc = big_alloc((g->total + 1) * np * sizeof(*vc));
 
 	if (!pos || !vc) {
 		free(pos);
@@ -218,6 +237,8 @@ static void vclocks(struct graph *g)
 
 		if (j > 1)
 			memcpy(row, row - np, np * sizeof(*row));
+		else
+			memset(row, 0, np * sizeof(*row));
 		if (j == 1 && g->fsrc[q])
 			a = vc + (uint64_t)g->fsrc[q] * np;
 		if (g->src[id])
@@ -354,7 +375,7 @@ static const uint32_t *column(struct graph *g, size_t c)
 		col = g->col[lru];
 		g->col[lru] = NULL;
 		g->ncols--;
-	} else if (!(col = malloc((g->total + 1) * sizeof(*col)))) {
+	} else if (!(col = big_alloc((g->total + 1) * sizeof(*col)))) {
 		return NULL;
 	}
 	if (!(pos = calloc(g->np ? g->np : 1, sizeof(*pos)))) {
