@@ -5,6 +5,7 @@
  * default disposition so the process dies exactly as it would have).
  */
 #include <dlfcn.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -160,7 +161,23 @@ static const char *self_so(void)
  * signal-safe and may follow a fork in a threaded program).  ENCORE_RECORD is replaced by
  * the state of this process; LD_PRELOAD is kept or restored so that the new image is
  * recorded even if the program cleaned its environment. */
-static char **build_env(char *const envp[], size_t *map_len)
+/* The variable for a child started by posix_spawn: a new process PARENT.k with no
+ * channel map (it classifies the descriptors it got at first use). */
+static int spawn_env_format(char *buf, size_t cap, uint32_t k, uint64_t fork_index)
+{
+	int n = snprintf(buf, cap,
+	                 REC_ENV "=v=1;name=%s.%u;parent=%s;sess=%s;seg=0;first=0;fidx=%llu;"
+	                         "forks=0;nch=0;pid=0;k=%u;depth=%u;max=%llu;ch=;fd=;dir=%s",
+	                 rec.name, k, rec.name, rec.session, (unsigned long long)fork_index,
+	                 rec.hash_every, rec.depth, (unsigned long long)rec.max_bytes, rec.dir);
+
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* spawn_k > 0: the environment of the k-th child, started by posix_spawn, whose FORK event
+ * will have index fork_index; 0: the environment of this process's next image. */
+static char **build_env(char *const envp[], size_t *map_len, uint32_t spawn_k,
+                        uint64_t fork_index)
 {
 	size_t n = 0, i, j = 0, strcap = 256 * 1024, len;
 	const char *so = self_so();
@@ -175,7 +192,8 @@ static char **build_env(char *const envp[], size_t *map_len)
 		return NULL;
 	*map_len = len;
 	str = (char *)(out + n + 3);
-	if (rec_env_format(str, strcap, rec.segment + 1, trace_writer_count(rec.w)) != 0) {
+	if ((spawn_k ? spawn_env_format(str, strcap, spawn_k, fork_index)
+	             : rec_env_format(str, strcap, rec.segment + 1, trace_writer_count(rec.w))) != 0) {
 		munmap(out, len);
 		return NULL;
 	}
@@ -218,7 +236,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 			ev.data_len = (uint32_t)strnlen(file, 4096);
 		}
 		rec_log(&ev, ra);
-		env = build_env(envp, &env_len);
+		env = build_env(envp, &env_len, 0, 0);
 		/* Close, not just flush: the file of this image is complete, whatever happens.
 		 * If the exec fails, the image goes on in the next segment. */
 		count = trace_writer_count(rec.w);
@@ -318,6 +336,61 @@ REC_EXPORT int execlp(const char *file, const char *arg, ...)
 REC_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	EXECL(0, path, 1);
+}
+
+/* --- posix_spawn ---------------------------------------------------------------------------
+ * The child is the k-th forked child, PARENT.k, with a FORK event in the parent, as for
+ * fork.  (system() and popen() spawn through libc's internal entry point, which we do not
+ * see: their children name themselves PARENT.sK, see core.c.) */
+
+static int do_spawn(int search, pid_t *pid, const char *file,
+                    const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                    char *const argv[], char *const envp[], void *ra)
+{
+	struct trace_event ev;
+	char **env;
+	size_t env_len = 0;
+	uint64_t idx;
+	uint32_t k;
+	int r;
+
+	if (!rec_enter())
+		return search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
+		              : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
+	k = ++rec.forks;
+	idx = trace_writer_count(rec.w) + 1;
+	env = build_env(envp, &env_len, k, idx);
+	r = search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp)
+	           : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
+	if (env)
+		munmap(env, env_len);
+	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
+	if (r == 0) {
+		ev.result = pid ? *pid : 0;
+		ev.naux = 1;
+		ev.aux[0] = k;
+	} else {
+		rec.forks--;
+		ev.result = -1;
+		ev.err = r; /* posix_spawn returns the error number, errno is untouched */
+	}
+	rec_log(&ev, ra);
+	rec_leave();
+	return r;
+}
+
+REC_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[],
+                           char *const envp[])
+{
+	return do_spawn(0, pid, path, fa, attr, argv, envp, RA());
+}
+
+REC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                            const posix_spawnattr_t *attr, char *const argv[],
+                            char *const envp[])
+{
+	return do_spawn(1, pid, file, fa, attr, argv, envp, RA());
 }
 
 /* --- exit ----------------------------------------------------------------------------------- */
