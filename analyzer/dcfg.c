@@ -69,6 +69,17 @@ static void unsolve(struct ana_dcfg *g)
 	g->solved = 0;
 }
 
+static void free_segs(struct ana_dcfg *g)
+{
+	for (size_t p = 0; p < g->nsegprocs; p++)
+		free(g->segfirst[p]);
+	free(g->segfirst);
+	free(g->nseg);
+	g->segfirst = NULL;
+	g->nseg = NULL;
+	g->nsegprocs = 0;
+}
+
 void ana_dcfg_free(struct ana_dcfg *g)
 {
 	if (!g)
@@ -95,6 +106,7 @@ void ana_dcfg_free(struct ana_dcfg *g)
 	free(g->nodes);
 	free(g->flows);
 	free(g->map);
+	free_segs(g);
 	free(g);
 }
 
@@ -341,11 +353,19 @@ struct siteinfo {
 	char *function;
 };
 
-struct procsites {
+/* The sites of one trace file (one image: site ids are per file, so an exec'd image's site
+ * 1 is not its parent image's site 1). */
+struct segsites {
+	uint64_t first;       /* index of the image's first event minus one */
 	struct siteinfo *v;
 	size_t n, cap;
 	uint32_t *idx;        /* idx[site] = position in v + 1, for sites below nidx */
 	size_t nidx;
+};
+
+struct procsites {
+	struct segsites *seg;
+	size_t nseg;
 };
 
 #define DENSE_SITES (1u << 22)
@@ -353,28 +373,78 @@ struct procsites {
 static void free_sites(struct procsites *ps, size_t n)
 {
 	for (size_t p = 0; ps && p < n; p++) {
-		for (size_t i = 0; i < ps[p].n; i++) {
-			free(ps[p].v[i].key);
-			free(ps[p].v[i].function);
+		for (size_t f = 0; f < ps[p].nseg; f++) {
+			struct segsites *sg = &ps[p].seg[f];
+
+			for (size_t i = 0; i < sg->n; i++) {
+				free(sg->v[i].key);
+				free(sg->v[i].function);
+			}
+			free(sg->v);
+			free(sg->idx);
 		}
-		free(ps[p].v);
-		free(ps[p].idx);
+		free(ps[p].seg);
 	}
 	free(ps);
 }
 
-static struct siteinfo *site_find(struct procsites *ps, uint32_t site)
+static struct siteinfo *site_find(struct segsites *sg, uint32_t site)
 {
 	if (site < DENSE_SITES)
-		return site < ps->nidx && ps->idx[site] ? &ps->v[ps->idx[site] - 1] : NULL;
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].site == site)
-			return &ps->v[i];
+		return site < sg->nidx && sg->idx[site] ? &sg->v[sg->idx[site] - 1] : NULL;
+	for (size_t i = 0; i < sg->n; i++)
+		if (sg->v[i].site == site)
+			return &sg->v[i];
 	return NULL;
 }
 
+/* The image (trace file) event k of a process belongs to. */
+static size_t seg_of(const uint64_t *firsts, size_t nseg, uint64_t k)
+{
+	size_t f = 0;
+
+	while (f + 1 < nseg && firsts[f + 1] < k)
+		f++;
+	return f;
+}
+
+static int seg_add_site(struct segsites *sg, uint32_t site, const struct trace_stack *st)
+{
+	struct siteinfo *si;
+	int rc;
+
+	if ((rc = grow((void **)&sg->v, &sg->cap, sg->n + 1, sizeof(*si))))
+		return rc;
+	if (site < DENSE_SITES && site >= sg->nidx) {
+		size_t nn = sg->nidx ? sg->nidx : 64;
+		uint32_t *ni;
+
+		while (nn <= site)
+			nn *= 2;
+		if (!(ni = realloc(sg->idx, nn * sizeof(*ni))))
+			return TRACE_ENOMEM;
+		memset(ni + sg->nidx, 0, (nn - sg->nidx) * sizeof(*ni));
+		sg->idx = ni;
+		sg->nidx = nn;
+	}
+	si = &sg->v[sg->n];
+	si->site = site;
+	si->key = stack_key(st);
+	si->function = strdup(st && st->nframes && st->frames[0].function ?
+	                      st->frames[0].function : "");
+	if (!si->key || !si->function) {
+		free(si->key);
+		free(si->function);
+		return TRACE_ENOMEM;
+	}
+	if (site < DENSE_SITES)
+		sg->idx[site] = (uint32_t)sg->n + 1;
+	sg->n++;
+	return 0;
+}
+
 /* Call-site stacks with offsets, read from the trace files (the model keeps only function
- * names).  The first stack seen for a site wins, as in load.c. */
+ * names), per image. */
 static int read_sites(const char *dir, const struct ana_session *s, struct procsites *ps,
                       struct trace_diag *diag)
 {
@@ -388,51 +458,28 @@ static int read_sites(const char *dir, const struct ana_session *s, struct procs
 		size_t nf = trace_session_files(ts, i, &paths);
 		int p = ana_proc_find(s, trace_session_name(ts, i));
 
-		if (p < 0)
+		if (p < 0 || !nf)
 			continue;
+		if (!(ps[p].seg = calloc(nf, sizeof(*ps[p].seg)))) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		ps[p].nseg = nf;
 		for (size_t f = 0; f < nf; f++) {
+			struct segsites *sg = &ps[p].seg[f];
+			const struct trace_process *tp;
 			struct trace_reader *r = NULL;
 			struct trace_event ev;
 
 			if ((rc = trace_reader_open(paths[f], &r, diag)))
 				goto out;
+			tp = trace_reader_process(r);
+			sg->first = tp ? tp->first_index : 0;
 			while ((rc = trace_reader_next(r, &ev)) == 1) {
-				const struct trace_stack *st;
-				struct siteinfo *si;
-
-				if (!ev.site || site_find(&ps[p], ev.site))
+				if (!ev.site || site_find(sg, ev.site))
 					continue;
-				st = trace_reader_stack(r, ev.site);
-				if ((rc = grow((void **)&ps[p].v, &ps[p].cap, ps[p].n + 1, sizeof(*si)))) {
+				if ((rc = seg_add_site(sg, ev.site, trace_reader_stack(r, ev.site)))) {
 					trace_reader_close(r);
-					goto out;
-				}
-				if (ev.site < DENSE_SITES && ev.site >= ps[p].nidx) {
-					size_t nn = ps[p].nidx ? ps[p].nidx : 64;
-					uint32_t *ni;
-
-					while (nn <= ev.site)
-						nn *= 2;
-					if (!(ni = realloc(ps[p].idx, nn * sizeof(*ni)))) {
-						trace_reader_close(r);
-						rc = TRACE_ENOMEM;
-						goto out;
-					}
-					memset(ni + ps[p].nidx, 0, (nn - ps[p].nidx) * sizeof(*ni));
-					ps[p].idx = ni;
-					ps[p].nidx = nn;
-				}
-				si = &ps[p].v[ps[p].n];
-				si->site = ev.site;
-				if (ev.site < DENSE_SITES)
-					ps[p].idx[ev.site] = (uint32_t)ps[p].n + 1;
-				si->key = stack_key(st);
-				si->function = strdup(st && st->nframes && st->frames[0].function ?
-				                      st->frames[0].function : "");
-				ps[p].n++;
-				if (!si->key || !si->function) {
-					trace_reader_close(r);
-					rc = TRACE_ENOMEM;
 					goto out;
 				}
 			}
@@ -480,28 +527,28 @@ static int is_node_event(const struct ana_ev *e)
 	return e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_INPUT;
 }
 
-static size_t map_slot(const struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind)
+static size_t map_slot(const struct ana_dcfg *g, uint32_t proc, uint32_t seg, uint32_t site,
+                       uint32_t kind)
 {
-	uint64_t h = ((uint64_t)proc << 33 | (uint64_t)site << 1 | (kind == ANA_NODE_SEND)) *
-	             0x9E3779B97F4A7C15ull;
+	uint64_t h = ((uint64_t)proc << 33 ^ (uint64_t)seg << 45 ^ (uint64_t)site << 1 ^
+	              (kind == ANA_NODE_SEND)) * 0x9E3779B97F4A7C15ull;
 	size_t i = (size_t)(h >> 32) & (g->capmap - 1);
 
 	while (g->map[i].node != UINT32_MAX &&
-	       !(g->map[i].proc == proc && g->map[i].site == site && g->map[i].kind == kind))
+	       !(g->map[i].proc == proc && g->map[i].seg == seg && g->map[i].site == site &&
+	         g->map[i].kind == kind))
 		i = (i + 1) & (g->capmap - 1);
 	return i;
 }
 
-static uint32_t map_get(const struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind)
+static uint32_t map_get(const struct ana_dcfg *g, uint32_t proc, uint32_t seg, uint32_t site,
+                        uint32_t kind)
 {
-	return g->capmap ? g->map[map_slot(g, proc, site, kind)].node : UINT32_MAX;
+	return g->capmap ? g->map[map_slot(g, proc, seg, site, kind)].node : UINT32_MAX;
 }
 
-static int map_put(struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t kind,
-                   uint32_t node)
+static int map_put(struct ana_dcfg *g, const struct dcfg_sitemap *e)
 {
-	struct dcfg_sitemap *m;
-
 	if ((g->nmap + 1) * 2 > g->capmap) {
 		struct dcfg_sitemap *old = g->map;
 		size_t oldcap = g->capmap, nc = oldcap ? oldcap * 2 : 64;
@@ -515,30 +562,38 @@ static int map_put(struct ana_dcfg *g, uint32_t proc, uint32_t site, uint32_t ki
 		g->capmap = nc;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].node != UINT32_MAX)
-				g->map[map_slot(g, old[i].proc, old[i].site, old[i].kind)] = old[i];
+				g->map[map_slot(g, old[i].proc, old[i].seg, old[i].site, old[i].kind)] =
+					old[i];
 		free(old);
 	}
-	m = &g->map[map_slot(g, proc, site, kind)];
-	m->proc = proc;
-	m->site = site;
-	m->kind = kind;
-	m->node = node;
+	g->map[map_slot(g, e->proc, e->seg, e->site, e->kind)] = *e;
 	g->nmap++;
 	return 0;
 }
 
+static uint32_t event_seg(const struct ana_dcfg *g, size_t p, uint64_t k)
+{
+	if (p >= g->nsegprocs || !g->nseg[p])
+		return 0;
+	return (uint32_t)seg_of(g->segfirst[p], g->nseg[p], k);
+}
+
+/* The node of event k (e) of session process p, added when new. */
 static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
-                      int dproc, size_t p, const struct ana_ev *e)
+                      int dproc, size_t p, uint64_t k, const struct ana_ev *e)
 {
 	uint32_t kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	uint32_t hit = map_get(g, (uint32_t)p, e->site, kind);
+	uint32_t seg = event_seg(g, p, k);
+	uint32_t hit = map_get(g, (uint32_t)p, seg, e->site, kind);
+	struct dcfg_sitemap m;
 	char *key, *fn = NULL;
 	int node;
 
 	if (hit != UINT32_MAX)
 		return (int)hit;
 	if (ps) {
-		struct siteinfo *si = e->site ? site_find(&ps[p], e->site) : NULL;
+		struct siteinfo *si = e->site && seg < ps[p].nseg ?
+		                      site_find(&ps[p].seg[seg], e->site) : NULL;
 
 		key = strdup(si ? si->key : "?");
 		fn = strdup(si ? si->function : "");
@@ -555,7 +610,12 @@ static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct pr
 	free(fn);
 	if (node < 0)
 		return node;
-	if (map_put(g, (uint32_t)p, e->site, kind, (uint32_t)node))
+	m.proc = (uint32_t)p;
+	m.seg = seg;
+	m.site = e->site;
+	m.kind = kind;
+	m.node = (uint32_t)node;
+	if (map_put(g, &m))
 		return TRACE_ENOMEM;
 	return node;
 }
@@ -572,7 +632,7 @@ uint32_t ana__dcfg_event_node(const struct ana_dcfg *g, const struct ana_session
 	if (!is_node_event(e))
 		return UINT32_MAX;
 	kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	return map_get(g, (uint32_t)p, e->site, kind);
+	return map_get(g, (uint32_t)p, event_seg(g, p, k), e->site, kind);
 }
 
 /* Sends of one process sorted by (channel, index), to find every send whose bytes a receive
@@ -610,11 +670,30 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 		g->map[i].node = UINT32_MAX;
 	g->nmap = 0;
 	g->last = s;
+	free_segs(g);
 	if (dir) {
 		if (!(ps = calloc(s->nprocs ? s->nprocs : 1, sizeof(*ps))))
 			return TRACE_ENOMEM;
 		if ((rc = read_sites(dir, s, ps, diag)))
 			goto out;
+		g->segfirst = calloc(s->nprocs ? s->nprocs : 1, sizeof(*g->segfirst));
+		g->nseg = calloc(s->nprocs ? s->nprocs : 1, sizeof(*g->nseg));
+		if (!g->segfirst || !g->nseg) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		g->nsegprocs = s->nprocs;
+		for (size_t p = 0; p < s->nprocs; p++) {
+			if (!ps[p].nseg)
+				continue;
+			if (!(g->segfirst[p] = malloc(ps[p].nseg * sizeof(uint64_t)))) {
+				rc = TRACE_ENOMEM;
+				goto out;
+			}
+			for (size_t f = 0; f < ps[p].nseg; f++)
+				g->segfirst[p][f] = ps[p].seg[f].first;
+			g->nseg[p] = ps[p].nseg;
+		}
 	}
 	sx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sx));
 	nsx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*nsx));
@@ -684,7 +763,7 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 				}
 				continue;
 			}
-			if ((node = event_node(g, s, ps, dproc[p], p, e)) < 0 ||
+			if ((node = event_node(g, s, ps, dproc[p], p, k, e)) < 0 ||
 			    (rc = ana_dcfg_add_flow(g, prev, node, &bt))) {
 				free(marks);
 				rc = node < 0 ? node : rc;
@@ -713,7 +792,7 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 					if (hit->idx != e->src_idx &&
 					    se->offset + (uint64_t)se->result <= e->offset)
 						break;
-					if ((sn = event_node(g, s, ps, dproc[q], q, se)) < 0 ||
+					if ((sn = event_node(g, s, ps, dproc[q], q, hit->idx, se)) < 0 ||
 					    (rc = ana_dcfg_add_msg(g, sn, node))) {
 						free(marks);
 						rc = sn < 0 ? sn : rc;
@@ -736,7 +815,7 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 			uint32_t k = sx[p][i].idx;
 
 			if (!((rcvd[p][k >> 6] >> (k & 63)) & 1u)) {
-				int node = event_node(g, s, ps, dproc[p], p, ana__ev(s, p, k));
+				int node = event_node(g, s, ps, dproc[p], p, k, ana__ev(s, p, k));
 
 				if (node < 0) {
 					rc = node;

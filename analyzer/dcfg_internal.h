@@ -44,6 +44,7 @@ struct dcfg_proc {
  * ana_dcfg_add_session, so that stable.c can find the events of a node in that session */
 struct dcfg_sitemap {
 	uint32_t proc;        /* session process */
+	uint32_t seg;         /* its image (trace file): site ids are per file */
 	uint32_t site;
 	uint32_t kind;
 	uint32_t node;
@@ -63,6 +64,9 @@ struct ana_dcfg {
 	struct dcfg_sitemap *map;     /* open addressing on (proc, site, kind); capmap is a
 	                                 power of two, node == UINT32_MAX marks a free slot */
 	size_t nmap, capmap;
+	uint64_t **segfirst;          /* per session process: first index - 1 of each image */
+	size_t *nseg;
+	size_t nsegprocs;
 
 	/* after ana_dcfg_solve; each nnodes * words uint64_t */
 	int solved;

@@ -10,7 +10,9 @@
 #   2. with the logger (a pipeline sink) instead of the client there is no valid point and
 #      neither part is stable;
 #   3. monotonic parts need only the pre-recognition interaction (the logger is a point);
-#   4. --sets, --also (two recordings, one DCFG), --help and the user's errors.
+#   4. the same when the server execs itself first (its sites come from its second trace
+#      file, whose site ids start again at 1);
+#   5. --sets, --also (two recordings, one DCFG), --help and the user's errors.
 # The recorded event numbers are read back from `encore dump --json`, never hard-coded.
 # Usage: stable_rpc.sh ENCORE PROG
 set -eu
@@ -20,7 +22,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$encore" record -q -o "$tmp/r3" --name rpc -- "$prog" 3 </dev/null
 "$encore" record -q -o "$tmp/r1" --name rpc -- "$prog" 1 </dev/null
+"$encore" record -q -o "$tmp/rx" --name rpc -- "$prog" 3 exec </dev/null
 "$encore" dump --json "$tmp/r3" > "$tmp/dump.json"
+"$encore" dump --json "$tmp/rx" > "$tmp/dumpx.json"
 
 SE1='rpc: sent(rpc.1) == received(rpc.1) + 1 == rpc.1: received == 2'
 SE2='rpc.2: received == 1 == rpc.1: received == 2'
@@ -29,14 +33,16 @@ SE3='rpc: sent(rpc.1) >= 2 == rpc.2: received >= 1'
 "$encore" stable --json "$tmp/r3" "$SE2" > "$tmp/se2.json"
 "$encore" stable --json "$tmp/r3" "$SE3" > "$tmp/se3.json"
 "$encore" stable --json --also "$tmp/r1" "$tmp/r3" "$SE1" > "$tmp/se1m.json"
+"$encore" stable --json "$tmp/rx" "$SE1" > "$tmp/se1x.json"
 "$encore" stable --json "$tmp/r3" --sets > "$tmp/sets.json"
 
 python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 load = lambda n: json.load(open(f"{tmp}/{n}"))
-dump = load("dump.json")
-ev = {p["name"]: p["events"] for p in dump["processes"]}
+def events_of(dumpfile):
+    return {p["name"]: p["events"] for p in load(dumpfile)["processes"]}
+ev = events_of("dump.json")
 
 def nth(proc, kind, fn, k):
     """index of the k-th (1-based) event of kind in function fn of proc"""
@@ -72,6 +78,16 @@ c, s = run["components"]
 # the client is blocked for the 2nd reply: one state, and it shows the event
 assert c["process"] == "rpc" and c["lo"] == c["hi"] == call2 and c["stable"], c
 assert s["process"] == "rpc.1" and s["lo"] == s["hi"] == req2 and s["stable"], s
+
+# through exec: the server's second image; same point, same stability
+x = load("se1x.json")
+check_se1(x, 1)
+assert [e["kind"] for e in events_of("dumpx.json")["rpc.1"]].count("exec") == 1
+saved, ev = ev, events_of("dumpx.json")
+req2x = nth("rpc.1", "recv", "full_read", 2)
+assert x["run"]["recognized"]["event"] == req2x and x["run"]["cut"]["rpc.1"] == req2x, x["run"]
+assert [c["stable"] for c in x["run"]["components"]] == [True, True], x["run"]
+ev = saved
 
 # two recordings merge into the same graph and give the same point
 m = load("se1m.json")

@@ -10,8 +10,12 @@
  * Spezialetti & Gupta's Fig. 1b in miniature: for `rpc: sent(rpc.1) == received(rpc.1) + 1
  * == rpc.1: received == 2` the server is a valid recognition point just after its receive
  * (the client is blocked for the reply: dependent monotonic), while a component on the
- * logger (a pipeline sink) has no valid point.  Usage: stable_rpc [N] (default 3).
+ * logger (a pipeline sink) has no valid point.
+ * Usage: stable_rpc [N [exec]] (default 3): with `exec` the server runs serve() in a new
+ * image (it execs itself as `stable_rpc --serve FD`), so its sites come from a second trace
+ * file of the same process.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -79,18 +83,27 @@ static __attribute__((noinline)) int logger(int fd)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 3;
-	int sv[2], lp[2], status, bad = 0;
+	int n, sv[2], lp[2], status, bad = 0;
 	pid_t server, log;
 
+	if (argc == 3 && strcmp(argv[1], "--serve") == 0)
+		return serve(atoi(argv[2]));
+	n = argc > 1 ? atoi(argv[1]) : 3;
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(lp))
 		return 2;
 	if ((server = fork()) < 0)
 		return 2;
 	if (server == 0) {
+		char fd[16];
+
 		close(sv[0]);
 		close(lp[0]);
 		close(lp[1]);
+		if (argc > 2 && strcmp(argv[2], "exec") == 0) {
+			snprintf(fd, sizeof(fd), "%d", sv[1]);
+			execl("/proc/self/exe", argv[0], "--serve", fd, (char *)NULL);
+			_exit(3);
+		}
 		_exit(serve(sv[1]));
 	}
 	close(sv[1]);
