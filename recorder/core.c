@@ -708,9 +708,11 @@ __attribute__((constructor)) static void rec_init(void)
 	if (env_parse(env, &stale) != 0)
 		goto out;
 	if (stale) {
-		/* Started by a path we do not intercept (posix_spawn, system, popen): a new
-		 * process whose ordinal we cannot know.  It is still recorded, under a name that
-		 * says so; its descriptors are classified at first use. */
+		/* Started by a path we do not intercept (system and popen spawn through libc's
+		 * internal posix_spawn): a new process, which the parent did not count.  It is
+		 * recorded as PARENT.sK, PARENT from the pid registry (its environment may be
+		 * older than the parent's last fork); its descriptors are classified at first
+		 * use. */
 		char base[TRACE_NAME_MAX], path[4096 + 64];
 		unsigned long ppid = (unsigned long)syscall(SYS_getppid);
 		long k;
@@ -732,6 +734,7 @@ __attribute__((constructor)) static void rec_init(void)
 		rec.first_index = 0;
 		rec.fork_index = 0;
 		rec.forks = 0;
+		rec.next_chan = 0;
 		for (i = 0; i < REC_FD_MAX; i++)
 			rec.fd[i] = REC_FD_UNKNOWN;
 		memset(rec.chan, 0, sizeof(rec.chan));
@@ -747,8 +750,8 @@ __attribute__((constructor)) static void rec_init(void)
 	on_exit(on_exit_handler, NULL);
 	{
 		/* Stamp our pid into the variable (encore record starts the root with pid=0): a
-		 * child started behind our back (system, posix_spawn) then sees a pid that is not
-		 * its own and knows it is a new process, not this one. */
+		 * child started behind our back (system, popen) then sees a pid that is not its
+		 * own and knows it is a new process, not this one. */
 		static char buf[65536];
 
 		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
