@@ -459,8 +459,9 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 int ana_db_write(const char *dir, const char *path, const struct ana_db_progress *progress,
                  struct trace_diag *diag);
 
-/* A stamp of the session's trace files (names, sizes, modification times): it changes
- * whenever a trace changes.  Written into `out` (at least 17 bytes). */
+/* A stamp of the session's trace files (names, sizes, modification times) and of this
+ * build's schema: it changes whenever a trace or the schema changes.  Written into `out`
+ * (at least 17 bytes). */
 int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag);
 
 /* The path of the cached database inside a session directory ("DIR/.encore.db"). */

@@ -593,10 +593,11 @@ static int fill_proc_files(struct filler *f, size_t p, const char *const *paths,
 	uint64_t cur = 0, n = f->s->procs[p].n;
 	int rc = 0;
 
-	site_reset(f);
 	for (size_t i = 0; i < nf; i++) {
 		struct trace_reader *r = NULL;
 		struct trace_event ev;
+
+		site_reset(f); /* call-site ids are per trace file: an exec'd image has its own */
 
 		if ((rc = trace_reader_open(paths[i], &r, f->diag)))
 			return rc;
@@ -941,6 +942,8 @@ int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
+	/* the schema text too: a cache made by a build with another schema is stale */
+	h = fnv(h, ana_sql_schema_text, sizeof(ana_sql_schema_text));
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		int64_t v[4];

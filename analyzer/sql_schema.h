@@ -151,7 +151,7 @@ static const char ana_sql_schema_text[] =
 	"         sum(e.kind = 'recv' AND e.result > 0) AS recvs,\n"
 	"         coalesce(sum(CASE WHEN e.kind = 'recv' AND e.result > 0 THEN e.result END), 0)\n"
 	"           AS bytes_received,\n"
-	"         sum(e.kind IN ('input', 'clock', 'random', 'ready') OR e.external = 1) AS inputs,\n"
+	"         sum(e.kind IN ('input', 'clock', 'random', 'ready') OR e.external IS 1) AS inputs,\n"
 	"         sum(e.kind = 'mark') AS marks,\n"
 	"         sum(e.errno IS NOT NULL AND e.errno <> 0) AS failed_calls,\n"
 	"         max(CASE WHEN e.kind = 'exit' THEN e.result END) AS exit_status,\n"

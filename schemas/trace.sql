@@ -143,7 +143,7 @@ CREATE VIEW process_summary AS
          sum(e.kind = 'recv' AND e.result > 0) AS recvs,
          coalesce(sum(CASE WHEN e.kind = 'recv' AND e.result > 0 THEN e.result END), 0)
            AS bytes_received,
-         sum(e.kind IN ('input', 'clock', 'random', 'ready') OR e.external = 1) AS inputs,
+         sum(e.kind IN ('input', 'clock', 'random', 'ready') OR e.external IS 1) AS inputs,
          sum(e.kind = 'mark') AS marks,
          sum(e.errno IS NOT NULL AND e.errno <> 0) AS failed_calls,
          max(CASE WHEN e.kind = 'exit' THEN e.result END) AS exit_status,
