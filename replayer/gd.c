@@ -47,6 +47,7 @@ struct gd_proc {
 	long pid;
 	int conn;               /* control connection, -1 when none */
 	int started, halted, done, gone, reaped;
+	int execing;            /* said EXEC: its connection ends, its new image says HELLO */
 	uint64_t index;         /* last state reported */
 	int wait_status;
 	char *backtrace;
@@ -125,6 +126,15 @@ static void hex(const uint8_t *b, size_t n, char *out, size_t cap)
 }
 
 /* --- opening: the session, its damage, its binaries ---------------------------------------- */
+
+static void free_argv(struct gd_proc *p)
+{
+	for (uint32_t i = 0; p->argv && i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	p->argv = NULL;
+	p->argc = 0;
+}
 
 /* Read one trace through; fill p from its header.  Refuses damage. */
 static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d)
@@ -242,18 +252,24 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 		const char *const *paths;
 		size_t nf = trace_session_files(s, i, &paths);
 		struct gd_proc *p = &r->procs[i];
+		uint64_t total = 0;
 
 		p->conn = -1;
 		p->target = REP_NO_TARGET;
 		p->wait_status = -1;
-		if ((rc = check_trace(paths[0], p, d)) != 0)
-			goto fail;
-		if (nf > 1) {
-			diag_set(d, TRACE_EINVAL, paths[1], "process %s exec'd a new program image: "
-			         "replay across exec is not supported yet", p->name);
-			rc = TRACE_EINVAL;
-			goto fail;
+		/* every image (segment) of the process: whole, and its executable the recorded one */
+		for (size_t f = 0; f < nf; f++) {
+			struct gd_proc seg;
+
+			memset(&seg, 0, sizeof(seg));
+			if ((rc = check_trace(paths[f], f ? &seg : p, d)) != 0) {
+				free_argv(&seg);
+				goto fail;
+			}
+			total += f ? seg.nevents : p->nevents;
+			free_argv(&seg);
 		}
+		p->nevents = total;
 	}
 	trace_session_close(s);
 	s = NULL;
@@ -271,9 +287,7 @@ fail:
 
 static void free_proc(struct gd_proc *p)
 {
-	for (uint32_t i = 0; p->argv && i < p->argc; i++)
-		free(p->argv[i]);
-	free(p->argv);
+	free_argv(p);
 	free(p->backtrace);
 	free(p->terms);
 	if (p->conn >= 0)
@@ -756,8 +770,8 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n < (ssize_t)MSG_HDR) {
-		if (p) {
-			p->gone = 1;
+		if (p && p->conn == fd) {
+			p->gone = !p->execing;
 			p->conn = -1;
 		}
 		close(fd);
@@ -767,9 +781,18 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	m.text[n - (ssize_t)MSG_HDR > 0 ? (size_t)(n - (ssize_t)MSG_HDR) - 1 : 0] = '\0';
 	m.text[REP_TEXT_MAX - 1] = '\0';
 	note_change(r);
+	if (p && m.type != REP_MSG_EXEC && m.type != REP_MSG_HELLO && p->conn == fd)
+		p->execing = 0; /* the exec failed: the same image goes on */
 	switch (m.type) {
 	case REP_MSG_HELLO:
 		p = by_name(r, m.text);
+		if (p && p->conn >= 0 && p->pid == (long)m.a &&
+		    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
+			/* the same process after exec: its new image's LC replaces the old one, whose
+			 * connection is closed when its end arrives */
+			r->pending[r->npending++] = p->conn;
+			p->conn = -1;
+		}
 		if (!p || p->conn >= 0) {
 			/* A process the recording does not have: it will report its divergence. */
 			send_msg(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET);
@@ -779,6 +802,8 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->conn = fd;
 		p->pid = (long)m.a;
 		p->started = 1;
+		p->execing = 0;
+		p->gone = 0;
 		if (r->mode == GD_OFFLINE)
 			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, p->sp_text);
 		else
@@ -788,6 +813,10 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	case REP_MSG_REQ:
 		if (p)
 			on_request(r, p, (uint64_t)m.a);
+		break;
+	case REP_MSG_EXEC:
+		if (p)
+			p->execing = 1;
 		break;
 	case REP_MSG_CONNECTED:
 		if (p)
@@ -952,6 +981,8 @@ static int all_halted_online(struct rep *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
+		if (p->execing)
+			return 0;
 		if (p->halted || p->done || p->gone)
 			continue;
 		if (!p->started) {
@@ -1001,7 +1032,7 @@ static int all_halted(struct rep *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
-		if (p->target == REP_NO_TARGET)
+		if (p->target == REP_NO_TARGET || p->execing)
 			return 0;
 		any = 1;
 		if (p->halted || p->done || p->gone)

@@ -255,7 +255,7 @@ static int load_trace(char *why, size_t cap)
 	size_t ninh, i;
 	int rc;
 
-	if (trace_file_name(lc.name, 0, file, sizeof(file)) != 0) {
+	if (trace_file_name(lc.name, lc.seg, file, sizeof(file)) != 0) {
 		snprintf(why, cap, "bad logical name '%s'", lc.name);
 		return -1;
 	}
@@ -278,6 +278,8 @@ static int load_trace(char *why, size_t cap)
 			evs = ne;
 			ncap = nc;
 		}
+		if (ev.kind == TRACE_EV_INPUT && ev.channel && ev.channel < LC_CHAN_MAX)
+			lc_chan[ev.channel].external = 1;
 		e = &evs[n++];
 		memset(e, 0, sizeof(*e));
 		e->kind = ev.kind;
@@ -318,16 +320,20 @@ static int load_trace(char *why, size_t cap)
 	/* Channels inherited from the parent continue its byte counts (a forked child's table
 	 * is a copy of the parent's already; a root's are the recorder's first-use ones). */
 	ninh = trace_reader_inherited(r, &inh);
-	for (i = 0; i < ninh; i++)
+	for (i = 0; i < ninh && lc.seg == 0; i++)
 		if (inh[i].channel < LC_CHAN_MAX) {
 			lc_chan[inh[i].channel].bytes[0] = inh[i].sent;
 			lc_chan[inh[i].channel].bytes[1] = inh[i].received;
 		}
+	/* Events are numbered across images, consecutively (as the analyzer numbers them): an
+	 * image's first event follows the last one of the previous image, whatever its header
+	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */
+	lc.base = lc.seg ? lc.next_base : 0;
 	trace_reader_close(r);
 	lc.ev = evs;
-	lc.nev = n;
+	lc.nev = lc.base + n;
 	lc.data = data;
-	lc.pos = 0;
+	lc.pos = lc.base;
 	return 0;
 nomem:
 	snprintf(why, cap, "out of memory loading %.200s", path);
@@ -565,7 +571,7 @@ void lc_request(uint64_t k)
 
 const struct lc_ev *lc_peek(void)
 {
-	return lc.pos < lc.nev ? &lc.ev[lc.pos] : NULL;
+	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
 static int kind_ok(uint32_t have, uint32_t want)
@@ -584,7 +590,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 		lc_diverge("the recorded run ended here (after %llu events), but the process went "
 		           "on and called %s%s%.0d", (unsigned long long)lc.nev, what,
 		           fd >= 0 ? " on fd " : "", fd >= 0 ? fd : 0);
-	ev = &lc.ev[lc.pos];
+	ev = &lc.ev[lc.pos - lc.base];
 	if (__builtin_expect(!kind_ok(ev->kind, kind) || (fd >= 0 && ev->fd != fd), 0)) {
 		lc_ev_describe(ev, desc, sizeof(desc));
 		if (fd >= 0)
@@ -597,7 +603,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 void lc_commit(void)
 {
 	if (lc.counting)
-		lc_count(&lc.ev[lc.pos]);
+		lc_count(&lc.ev[lc.pos - lc.base]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
 }
@@ -702,6 +708,7 @@ void lc_child_start(uint32_t k)
 	lc.online = 0;
 	lc.halt_check = 0;
 	lc.counting = 0;
+	lc.seg = 0;
 	lc_online_reset();
 	n = strlen(lc.name);
 	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);
@@ -714,6 +721,139 @@ void lc_child_start(uint32_t k)
 	lc_depth--;
 	if (lc_diverge_later)
 		lc_diverge("%s", lc_diverge_why);
+}
+
+/* --- exec ---------------------------------------------------------------------------------- */
+
+extern char **environ;
+
+static const char *self_so(void)
+{
+	static char path[4096];
+	Dl_info info;
+
+	if (!path[0] && dladdr((void *)self_so, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		snprintf(path, sizeof(path), "%s", info.dli_fname);
+	return path;
+}
+
+static int cloexec(int fd)
+{
+	long f = syscall(SYS_fcntl, fd, F_GETFD);
+
+	return f < 0 || (f & FD_CLOEXEC);
+}
+
+/* Built in static storage: exec may follow fork in a program that cannot allocate.  With
+ * state: the channels and descriptors the new image keeps (exec); without: a new process
+ * (posix_spawn), whose recorder classified its descriptors anew. */
+static char **build_env(char *const envp[], const char *name, uint32_t seg, int state)
+{
+	static char buf[1 << 17], preload[8192];
+	static char *out[4096];
+	const char *so = self_so();
+	size_t pos = 0, n = 0, cap = sizeof(buf);
+	int have_preload = 0, first = 1;
+
+	lc_depth++;
+#define PUT(...) \
+	do { \
+		int w_ = snprintf(buf + pos, cap - pos, __VA_ARGS__); \
+		if (w_ < 0 || (size_t)w_ >= cap - pos) \
+			goto fail; \
+		pos += (size_t)w_; \
+	} while (0)
+	PUT(REP_ENV "=v=1;name=%s;pid=0;seg=%u;first=%llu;ch=", name, seg,
+	    (unsigned long long)(state ? lc.pos + 1 : 0)); /* after the EXEC event */
+	for (int fd = 0; fd < LC_FD_MAX && state; fd++) {
+		int32_t id = lc_fd[fd];
+
+		if (id <= 0 || id >= LC_CHAN_MAX || cloexec(fd))
+			continue;
+		PUT("%s%d:%llu:%llu:%u:%u:%u", first ? "" : ",", id,
+		    (unsigned long long)lc_chan[id].bytes[0], (unsigned long long)lc_chan[id].bytes[1],
+		    lc_chan[id].hash[0], lc_chan[id].hash[1], lc_chan[id].external);
+		first = 0;
+	}
+	PUT(";fd=");
+	first = 1;
+	for (int fd = 0; fd < LC_FD_MAX && state; fd++) {
+		if (lc_fd[fd] == LC_FD_UNKNOWN || lc_fd[fd] == LC_FD_IGNORED || cloexec(fd))
+			continue;
+		PUT("%s%d:%d", first ? "" : ",", fd, lc_fd[fd]);
+		first = 0;
+	}
+	if (state) {
+		int64_t c[4];
+
+		lc_counters(c, 0);
+		PUT(";cnt=%lld:%lld:%lld:%lld", (long long)c[0], (long long)c[1], (long long)c[2],
+		    (long long)c[3]);
+	}
+	PUT(";dir=%s", lc.dir);
+#undef PUT
+	out[n++] = buf;
+	for (size_t i = 0; envp && envp[i] && n < sizeof(out) / sizeof(out[0]) - 2; i++) {
+		if (strncmp(envp[i], REP_ENV "=", sizeof(REP_ENV)) == 0)
+			continue;
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
+			have_preload = 1;
+			if (so[0] && !strstr(envp[i] + 11, so)) {
+				snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:%s", so, envp[i] + 11);
+				out[n++] = preload;
+				continue;
+			}
+		}
+		out[n++] = envp[i];
+	}
+	if (!have_preload && so[0]) {
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", so);
+		out[n++] = preload;
+	}
+	out[n] = NULL;
+	lc_depth--;
+	return out;
+fail:
+	lc_depth--;
+	return NULL;
+}
+
+char **lc_exec_env(char *const envp[])
+{
+	char **env = build_env(envp, lc.name, lc.seg + 1, 1);
+
+	lc_depth++;
+	if (env)
+		ctl_send(REP_MSG_EXEC, (int64_t)lc.pos, 0, NULL);
+	lc_depth--;
+	return env;
+}
+
+/* The environment of a child started by posix_spawn: PARENT.k, a new process. */
+char **lc_spawn_env(char *const envp[], uint32_t k)
+{
+	char name[TRACE_NAME_MAX + 16];
+
+	snprintf(name, sizeof(name), "%s.%u", lc.name, k);
+	return build_env(envp, name, 0, 0);
+}
+
+void lc_exec_failed(void)
+{
+	char why[512];
+
+	lc_depth++;
+	free(lc.ev);
+	free(lc.data);
+	lc.ev = NULL;
+	lc.data = NULL;
+	lc.seg++;
+	lc.next_base = lc.pos;
+	if (load_trace(why, sizeof(why)) != 0) {
+		lc_depth--;
+		lc_diverge("exec failed, but it succeeded when recorded (%s)", why);
+	}
+	lc_depth--;
 }
 
 /* --- configuration ------------------------------------------------------------------------- */
@@ -753,6 +893,53 @@ static int env_parse(const char *s, uint32_t *seg, long *pid)
 			*seg = (uint32_t)strtoul(eq + 1, NULL, 10);
 		} else if (klen == 3 && memcmp(p, "pid", 3) == 0) {
 			*pid = strtol(eq + 1, NULL, 10);
+		} else if (klen == 2 && memcmp(p, "ch", 2) == 0) {
+			/* ID:SENT:RECEIVED:HASH_OUT:HASH_IN:EXTERNAL,... (channels kept across exec) */
+			const char *q = eq + 1;
+
+			while (q < end) {
+				unsigned long long v[6];
+				int used = 0;
+
+				if (sscanf(q, "%llu:%llu:%llu:%llu:%llu:%llu%n", &v[0], &v[1], &v[2], &v[3],
+				           &v[4], &v[5], &used) != 6)
+					return -1;
+				if (v[0] < LC_CHAN_MAX) {
+					lc_chan[v[0]].bytes[0] = v[1];
+					lc_chan[v[0]].bytes[1] = v[2];
+					lc_chan[v[0]].hash[0] = (uint32_t)v[3];
+					lc_chan[v[0]].hash[1] = (uint32_t)v[4];
+					lc_chan[v[0]].external = (uint8_t)v[5];
+				}
+				q += used;
+				if (*q == ',')
+					q++;
+			}
+		} else if (klen == 5 && memcmp(p, "first", 5) == 0) {
+			lc.next_base = strtoull(eq + 1, NULL, 10);
+		} else if (klen == 3 && memcmp(p, "cnt", 3) == 0) {
+			long long c[4];
+
+			if (sscanf(eq + 1, "%lld:%lld:%lld:%lld", &c[0], &c[1], &c[2], &c[3]) == 4) {
+				int64_t v[4] = { c[0], c[1], c[2], c[3] };
+
+				lc_counters(v, 1);
+			}
+		} else if (klen == 2 && memcmp(p, "fd", 2) == 0) {
+			const char *q = eq + 1;
+
+			while (q < end) {
+				int fd, used = 0;
+				long id;
+
+				if (sscanf(q, "%d:%ld%n", &fd, &id, &used) != 2)
+					return -1;
+				if (fd >= 0 && fd < LC_FD_MAX)
+					lc_fd[fd] = (int32_t)id;
+				q += used;
+				if (*q == ',')
+					q++;
+			}
 		}
 		p = end + 1;
 	}
@@ -776,21 +963,22 @@ __attribute__((constructor)) static void lc_init(void)
 	if (env_parse(env, &seg, &pid) != 0)
 		goto out;
 	board_map();
-	if (seg != 0 || (pid != 0 && pid != (long)syscall(SYS_getpid))) {
-		/* A new image of a replayed process (exec), or a child started behind the
-		 * interposers' back (system, posix_spawn): not replayed yet. */
+	lc.seg = seg;
+	if (pid != 0 && pid != (long)syscall(SYS_getpid)) {
+		/* A child started behind the interposers' back (system(), popen(): glibc spawns
+		 * them internally): not replayed yet. */
 		snprintf(lc.name + strlen(lc.name), sizeof(lc.name) - strlen(lc.name), "+image");
 		ctl_hello();
 		lc_depth--;
-		lc_diverge("a new program image started in this process tree (exec, system() or "
-		           "posix_spawn): replay across exec is not supported yet");
+		lc_diverge("a child started by system() or popen() (spawned inside libc, unseen): "
+		           "not replayed yet");
 	}
 	{
 		/* Stamp our pid: an image started later from this environment knows it is not us. */
 		static char buf[4096 + 256];
 
-		snprintf(buf, sizeof(buf), "v=1;name=%s;pid=%ld;seg=0;dir=%s", lc.name,
-		         (long)syscall(SYS_getpid), lc.dir);
+		snprintf(buf, sizeof(buf), "v=1;name=%s;pid=%ld;seg=%u;dir=%s", lc.name,
+		         (long)syscall(SYS_getpid), lc.seg, lc.dir);
 		setenv(REP_ENV, buf, 1);
 	}
 	if (load_trace(why, sizeof(why)) != 0) {

@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -82,14 +83,18 @@ struct lc_ev {
 struct lc_chan {
 	uint64_t bytes[2]; /* [0] sent, [1] received */
 	uint32_t hash[2];
+	uint8_t external;  /* its bytes in are INPUT: the peer is outside the session */
 };
 
 struct lc_state {
 	int active;                /* replaying: the interposers enforce the trace */
 	char name[TRACE_NAME_MAX];
 	char dir[4096];
-	struct lc_ev *ev;
-	uint64_t nev;
+	struct lc_ev *ev;          /* events base + 1 .. nev of this image (ev[0] is base + 1) */
+	uint64_t base;             /* index of this image's first event minus one (exec) */
+	uint64_t nev;              /* index of its last event */
+	uint32_t seg;              /* image number: 0, then 1 after the first exec... */
+	uint64_t next_base;        /* the base of the image to load next (seg > 0) */
 	uint8_t *data;
 	uint64_t pos;              /* events executed: the state index */
 	uint64_t target;           /* halt before event target + 1; REP_NO_TARGET: never */
@@ -147,6 +152,8 @@ LC_HIDDEN void lc_count(const struct lc_ev *ev);
 LC_HIDDEN int lc_sp_holds(void);
 LC_HIDDEN int lc_has_sp(void);
 LC_HIDDEN void lc_online_reset(void);
+/* The term counters (sent, received, bytes_sent, bytes_received), kept across exec. */
+LC_HIDDEN void lc_counters(int64_t c[4], int set);
 LC_HIDDEN void lc_terms_text(char *out, size_t cap);
 /* Before receive event k from a recorded peer: ask the GD (REQ) and obey its answer. */
 LC_HIDDEN void lc_request(uint64_t k);
@@ -161,6 +168,13 @@ LC_HIDDEN void lc_connected(int port);
 LC_HIDDEN int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port);
 /* Halt because of a marker, before the receive; returns when told to go on. */
 LC_HIDDEN void lc_halt_marker(void);
+
+/* exec (lc.c): the environment of the next image, carrying our state (segment, channels
+ * and descriptors); returns the envp to use (static storage), NULL when it cannot be built. */
+LC_HIDDEN char **lc_exec_env(char *const envp[]);
+/* The exec failed: continue in the next segment, whose first event says so. */
+LC_HIDDEN void lc_exec_failed(void);
+LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
 
 /* Process life (lc.c). */
 LC_HIDDEN void lc_child_start(uint32_t k);

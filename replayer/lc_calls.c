@@ -33,6 +33,8 @@
 
 #define IOV_MAX_LC 64
 
+extern char **environ;
+
 /* --- bytes ----------------------------------------------------------------------------------- */
 
 static size_t iov_total(const struct iovec *iov, int cnt)
@@ -277,6 +279,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	if (ev->result < 0)
 		goto done;
 	want = (size_t)ev->result;
+	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external == 2)
+		goto hash; /* a peer outside the session, not there now: the world untouched */
 	if (want > iov_total(iov, cnt))
 		lc_diverge("send on channel %u (fd %d): %zu bytes recorded, but the process sends only "
 		           "%zu", ev->channel, fd, want, iov_total(iov, cnt));
@@ -313,6 +317,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		lc_diverge("send on channel %u (fd %d) failed: %s (the recorded call moved %zu bytes)",
 		           ev->channel, fd, r < 0 ? strerror(errno) : "no progress", want);
 	}
+hash:
 	check_hash(ev, 0, iov, cnt, want);
 done:
 	*out = ev->result;
@@ -644,6 +649,18 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "connect");
 	if (ev->result < 0 && ev->err != EINPROGRESS)
 		RECORDED_FAILURE(ev);
+	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external) {
+		/* The peer is outside the session (its bytes are INPUT in the trace): it need not
+		 * exist now.  No connection is made; what the process sends on it goes nowhere and
+		 * what it receives comes from the trace. */
+		lc_chan[ev->channel].external = 2;
+		lc_commit();
+		if (ev->result < 0) {
+			errno = ev->err;
+			return -1;
+		}
+		return 0;
+	}
 	if (lc.online)
 		lc_request(lc.pos + 1); /* online: the GD makes the server listen */
 	for (;;) {
@@ -771,6 +788,25 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		return four ? LC_REAL(accept4)(fd, addr, len, flags) : LC_REAL(accept)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_ACCEPT, -1, "accept");
 	RECORDED_FAILURE(ev);
+	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external) {
+		/* A client outside the session: it need not exist now.  The process gets a stand-in
+		 * socket at the recorded number; its input comes from the trace, its output goes
+		 * nowhere. */
+		int sv[2];
+
+		if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+		    syscall(SYS_dup3, sv[0], (int)ev->result, (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+			lc_diverge("accept of a client outside the session: no stand-in socket: %s",
+			           strerror(errno));
+		syscall(SYS_close, sv[0]);
+		syscall(SYS_close, sv[1]);
+		lc_chan[ev->channel].external = 2;
+		lc_commit();
+		bind_fd((int)ev->result, ev->channel);
+		if (addr && len)
+			*len = 0;
+		return (int)ev->result;
+	}
 	if (lc.online)
 		lc_request(lc.pos + 1); /* online: the GD makes the recorded client connect */
 	r = accept_recorded(fd, flags, ev);
@@ -995,41 +1031,107 @@ LC_EXPORT pid_t vfork(void)
 	return do_fork(); /* as the recorder does: a fork is a correct vfork */
 }
 
-static void exec_event(void)
+/* exec (the recorder: an EXEC event ends the image's trace; the new image continues the
+ * logical name as the next segment, NAME@s.trace; a failed exec continues in a segment whose
+ * first event is a second EXEC with the error).  The new image's LC gets our channels and
+ * descriptors in ENCORE_REPLAY. */
+static int do_exec(int search, const char *path, char *const argv[], char *const envp[])
 {
+	const struct lc_ev *ev;
+	char **env;
+	int r, e;
+
 	if (!lc_on())
-		return;
+		return search ? LC_REAL(execvpe)(path, argv, envp) : LC_REAL(execve)(path, argv, envp);
 	lc_expect(TRACE_EV_EXEC, -1, "exec");
-	lc_diverge("the process calls exec: replay across exec is not supported yet");
+	env = lc_exec_env(envp);
+	if (!env)
+		lc_diverge("exec: the replay state does not fit in the new image's environment");
+	lc_commit();
+	lc.slot->index = lc.pos;
+	r = search ? LC_REAL(execvpe)(path, argv, env) : LC_REAL(execve)(path, argv, env);
+	e = errno;
+	lc_exec_failed();
+	ev = lc_expect(TRACE_EV_EXEC, -1, "exec");
+	if (ev->result >= 0)
+		lc_diverge("exec of %s failed: %s (it succeeded when recorded)", path, strerror(e));
+	e = ev->err;
+	lc_commit();
+	errno = e;
+	return r;
 }
 
 LC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	exec_event();
-	return LC_REAL(execve)(path, argv, envp);
+	return do_exec(0, path, argv, envp);
 }
 
 LC_EXPORT int execv(const char *path, char *const argv[])
 {
-	exec_event();
-	return LC_REAL(execv)(path, argv);
+	return do_exec(0, path, argv, environ);
 }
 
 LC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	exec_event();
-	return LC_REAL(execvp)(file, argv);
+	return do_exec(1, file, argv, environ);
 }
 
 LC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	exec_event();
-	return LC_REAL(execvpe)(file, argv, envp);
+	return do_exec(1, file, argv, envp);
+}
+
+/* posix_spawn: a FORK event in the parent (aux[0] = k); the child is PARENT.k from its start. */
+static int do_spawn(int search, pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	const struct lc_ev *ev;
+	char **env;
+	int r;
+
+	static int (*real_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	                         const posix_spawnattr_t *, char *const[], char *const[]);
+	static int (*real_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	                          const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	            const posix_spawnattr_t *, char *const[], char *const[]);
+
+	if (!real_spawn)
+		real_spawn = (__typeof__(real_spawn))lc_resolve("posix_spawn");
+	if (!real_spawnp)
+		real_spawnp = (__typeof__(real_spawnp))lc_resolve("posix_spawnp");
+	real = search ? real_spawnp : real_spawn;
+	if (!lc_on())
+		return real(pid, file, fa, attr, argv, envp);
+	ev = lc_expect(TRACE_EV_FORK, -1, "posix_spawn");
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		return e ? e : EAGAIN;
+	}
+	env = lc_spawn_env(envp, ev->naux ? (uint32_t)ev->aux[0] : 0);
+	r = real(pid, file, fa, attr, argv, env ? env : envp);
+	if (r != 0)
+		lc_diverge("posix_spawn of %s failed: %s (it succeeded when recorded)", file,
+		           strerror(r));
+	lc_commit();
+	return 0;
+}
+
+LC_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(0, pid, path, fa, attr, argv, envp);
+}
+
+LC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(1, pid, file, fa, attr, argv, envp);
 }
 
 /* Variadic execs: collect the arguments (at most 1024) and go through execve. */
-extern char **environ;
-
 static int execl_common(const char *path, const char *arg, va_list ap, int with_env, int search)
 {
 	char *argv[1024];
@@ -1044,10 +1146,7 @@ static int execl_common(const char *path, const char *arg, va_list ap, int with_
 	argv[n] = NULL;
 	if (with_env)
 		envp = va_arg(ap, char *const *);
-	exec_event();
-	if (search)
-		return LC_REAL(execvpe)(path, argv, envp);
-	return LC_REAL(execve)(path, argv, envp);
+	return do_exec(search, path, argv, envp);
 }
 
 LC_EXPORT int execl(const char *path, const char *arg, ...)

@@ -48,6 +48,21 @@ static struct {
 } vars[LC_VARS_MAX];
 static size_t nvars;
 
+void lc_counters(int64_t c[4], int set)
+{
+	if (set) {
+		cnt.sent = c[0];
+		cnt.received = c[1];
+		cnt.bytes_sent = c[2];
+		cnt.bytes_received = c[3];
+	} else {
+		c[0] = cnt.sent;
+		c[1] = cnt.received;
+		c[2] = cnt.bytes_sent;
+		c[3] = cnt.bytes_received;
+	}
+}
+
 void lc_online_reset(void)
 {
 	sp = NULL; /* a forked child: its own predicate comes with its CONFIG */

@@ -42,6 +42,8 @@ enum rep_msg_type {
 	                         process's simple predicate holds in its final state */
 	REP_MSG_REQ = 5,      /* online: a = index of the receive about to be made; the GD makes
 	                         sure its sender will send (Manabe & Imase 3.2), then answers */
+	REP_MSG_EXEC = 8,     /* the process is about to exec: its connection will end, its new
+	                         image will say HELLO again (same pid) */
 	REP_MSG_CONNECTED = 6,/* a connect succeeded: a = local TCP port (0 for Unix sockets) */
 	REP_MSG_ACCEPTED = 7, /* is this the recorded peer of accept event a?  b = the peer's pid
 	                         (SO_PEERCRED, Unix sockets; 0 else), flags = its TCP port (0 for
