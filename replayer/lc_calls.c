@@ -794,12 +794,24 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		 * nowhere. */
 		int sv[2];
 
-		if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-		    syscall(SYS_dup3, sv[0], (int)ev->result, (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+		if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 			lc_diverge("accept of a client outside the session: no stand-in socket: %s",
 			           strerror(errno));
-		syscall(SYS_close, sv[0]);
+		if (sv[1] == (int)ev->result) {
+			int t = sv[0];
+
+			sv[0] = sv[1];
+			sv[1] = t;
+		}
+		if (sv[0] != (int)ev->result) {
+			if (syscall(SYS_dup2, sv[0], (int)ev->result) < 0)
+				lc_diverge("accept of a client outside the session: descriptor %lld: %s",
+				           (long long)ev->result, strerror(errno));
+			syscall(SYS_close, sv[0]);
+		}
 		syscall(SYS_close, sv[1]);
+		if (flags & SOCK_CLOEXEC)
+			syscall(SYS_fcntl, (int)ev->result, F_SETFD, FD_CLOEXEC);
 		lc_chan[ev->channel].external = 2;
 		lc_commit();
 		bind_fd((int)ev->result, ev->channel);

@@ -39,6 +39,11 @@ expect_fail "damaged" "$encore" replay "$tmp/bad"
 REPLAY_PP_EXTRA=1 expect_fail "process pp.2" "$encore" replay --stall-timeout 30 "$tmp/s"
 grep -qF "event" "$tmp/err" || { echo "FAIL: the divergence does not name the event"; exit 1; }
 
+# a process that hangs outside the trace: no silent wait, the report says who waits for what
+REPLAY_PP_HANG=1 expect_fail "no progress" "$encore" replay --stall-timeout 1 "$tmp/s"
+grep -q "pp.2 (pid [0-9]*) at state" "$tmp/err" && grep -q "from pp.2" "$tmp/err" || {
+    echo "FAIL: the stall report does not say who waits for whom:"; cat "$tmp/err"; exit 1; }
+
 # unknown process in a cut
 echo '{"cuts":[{"nosuch":1}]}' > "$tmp/cut.json"
 expect_fail "nosuch" "$encore" replay --cut "$tmp/cut.json" "$tmp/s"

@@ -13,7 +13,8 @@
  *
  * For the refusal and divergence tests: built with -DREPLAY_PP_VARIANT=2 it is another
  * binary (another build-id) doing the same; with REPLAY_PP_EXTRA set in its environment,
- * child 2 sends one byte more before its second message (a replay run that way diverges).
+ * child 2 sends one byte more before its second message (a replay run that way diverges);
+ * with REPLAY_PP_HANG, child 2 hangs there instead (a replay run that way stalls).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ static void child(int k, int fd, int nmsg)
 
 		if (k == 2 && i == 1 && getenv("REPLAY_PP_EXTRA") && write(fd, "x", 1) != 1)
 			_exit(3);
+		if (k == 2 && i == 1 && getenv("REPLAY_PP_HANG"))
+			pause(); /* hangs outside any intercepted call: the replay must say so */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			memset(rnd, 0, sizeof(rnd));
