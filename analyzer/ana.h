@@ -316,6 +316,10 @@ int ana_dcfg_set_flags(struct ana_dcfg *g, int node, int flags);
 int ana_dcfg_add_flow(struct ana_dcfg *g, int a, int b, const struct ana_between *between);
 /* Interprocess edge: send node -> receive node. */
 int ana_dcfg_add_msg(struct ana_dcfg *g, int send, int recv);
+/* Before anything is added: split every call site by the process at the other end (a
+ * server loop answering several clients from one site becomes one node per client), so
+ * that interactions through such sites can be unique.  Off by default. */
+int ana_dcfg_split_by_peer(struct ana_dcfg *g, int on);
 /* Merge a finished session into g: processes by logical name, nodes by call-site stack.
  * With `dir` (the session directory) sites are told apart by function+offset of every
  * frame, read from the trace files; with dir NULL by function names only.  The session's

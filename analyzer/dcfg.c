@@ -80,6 +80,16 @@ static void free_segs(struct ana_dcfg *g)
 	g->nsegprocs = 0;
 }
 
+static void free_evnode(struct ana_dcfg *g)
+{
+	for (size_t p = 0; p < g->nevprocs; p++)
+		free(g->evnode[p]);
+	free(g->evnode);
+	g->evnode = NULL;
+	g->nevprocs = 0;
+	g->last = NULL;
+}
+
 void ana_dcfg_free(struct ana_dcfg *g)
 {
 	if (!g)
@@ -107,6 +117,7 @@ void ana_dcfg_free(struct ana_dcfg *g)
 	free(g->flows);
 	free(g->map);
 	free_segs(g);
+	free_evnode(g);
 	free(g);
 }
 
@@ -527,24 +538,19 @@ static int is_node_event(const struct ana_ev *e)
 	return e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_INPUT;
 }
 
-static size_t map_slot(const struct ana_dcfg *g, uint32_t proc, uint32_t seg, uint32_t site,
-                       uint32_t kind)
+static size_t map_slot(const struct ana_dcfg *g, const struct dcfg_sitemap *k)
 {
-	uint64_t h = ((uint64_t)proc << 33 ^ (uint64_t)seg << 45 ^ (uint64_t)site << 1 ^
-	              (kind == ANA_NODE_SEND)) * 0x9E3779B97F4A7C15ull;
+	uint64_t h = ((uint64_t)k->proc << 33 ^ (uint64_t)k->seg << 45 ^ (uint64_t)k->site << 1 ^
+	              (uint64_t)k->peer << 20 ^ (k->kind == ANA_NODE_SEND)) *
+	             0x9E3779B97F4A7C15ull;
 	size_t i = (size_t)(h >> 32) & (g->capmap - 1);
 
 	while (g->map[i].node != UINT32_MAX &&
-	       !(g->map[i].proc == proc && g->map[i].seg == seg && g->map[i].site == site &&
-	         g->map[i].kind == kind))
+	       !(g->map[i].proc == k->proc && g->map[i].seg == k->seg &&
+	         g->map[i].site == k->site && g->map[i].kind == k->kind &&
+	         g->map[i].peer == k->peer))
 		i = (i + 1) & (g->capmap - 1);
 	return i;
-}
-
-static uint32_t map_get(const struct ana_dcfg *g, uint32_t proc, uint32_t seg, uint32_t site,
-                        uint32_t kind)
-{
-	return g->capmap ? g->map[map_slot(g, proc, seg, site, kind)].node : UINT32_MAX;
 }
 
 static int map_put(struct ana_dcfg *g, const struct dcfg_sitemap *e)
@@ -562,11 +568,10 @@ static int map_put(struct ana_dcfg *g, const struct dcfg_sitemap *e)
 		g->capmap = nc;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].node != UINT32_MAX)
-				g->map[map_slot(g, old[i].proc, old[i].seg, old[i].site, old[i].kind)] =
-					old[i];
+				g->map[map_slot(g, &old[i])] = old[i];
 		free(old);
 	}
-	g->map[map_slot(g, e->proc, e->seg, e->site, e->kind)] = *e;
+	g->map[map_slot(g, e)] = *e;
 	g->nmap++;
 	return 0;
 }
@@ -578,42 +583,54 @@ static uint32_t event_seg(const struct ana_dcfg *g, size_t p, uint64_t k)
 	return (uint32_t)seg_of(g->segfirst[p], g->nseg[p], k);
 }
 
-/* The node of event k (e) of session process p, added when new. */
+/* The node of event k (e) of session process p, added when new.  `peer` is the process at
+ * the other end (DCFG_PEER_*), used only when the graph splits sites by peer. */
 static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
-                      int dproc, size_t p, uint64_t k, const struct ana_ev *e)
+                      int dproc, size_t p, uint64_t k, const struct ana_ev *e, uint32_t peer)
 {
-	uint32_t kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	uint32_t seg = event_seg(g, p, k);
-	uint32_t hit = map_get(g, (uint32_t)p, seg, e->site, kind);
 	struct dcfg_sitemap m;
 	char *key, *fn = NULL;
 	int node;
 
-	if (hit != UINT32_MAX)
-		return (int)hit;
+	m.proc = (uint32_t)p;
+	m.seg = event_seg(g, p, k);
+	m.site = e->site;
+	m.kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
+	m.peer = g->by_peer ? peer : DCFG_PEER_NONE;
+	m.node = UINT32_MAX;
+	if (g->capmap && g->map[map_slot(g, &m)].node != UINT32_MAX)
+		return (int)g->map[map_slot(g, &m)].node;
 	if (ps) {
-		struct siteinfo *si = e->site && seg < ps[p].nseg ?
-		                      site_find(&ps[p].seg[seg], e->site) : NULL;
+		struct siteinfo *si = e->site && m.seg < ps[p].nseg ?
+		                      site_find(&ps[p].seg[m.seg], e->site) : NULL;
 
 		key = strdup(si ? si->key : "?");
 		fn = strdup(si ? si->function : "");
 	} else {
 		key = model_key(s, p, e->site, &fn);
 	}
+	if (key && g->by_peer) {
+		/* "f+0x10 < main+0x20 -> peer" for a send, "... <- peer" for a receive */
+		const char *name = peer == DCFG_PEER_NONE ? "?" : peer == DCFG_PEER_MANY ? "*" :
+		                   s->procs[peer].name;
+		size_t len = strlen(key) + strlen(name) + 5;
+		char *k2 = malloc(len);
+
+		if (k2)
+			snprintf(k2, len, "%s %s %s", key, m.kind == ANA_NODE_SEND ? "->" : "<-", name);
+		free(key);
+		key = k2;
+	}
 	if (!key || !fn) {
 		free(key);
 		free(fn);
 		return TRACE_ENOMEM;
 	}
-	node = ana_dcfg_add_node(g, dproc, kind, key, fn);
+	node = ana_dcfg_add_node(g, dproc, m.kind, key, fn);
 	free(key);
 	free(fn);
 	if (node < 0)
 		return node;
-	m.proc = (uint32_t)p;
-	m.seg = seg;
-	m.site = e->site;
-	m.kind = kind;
 	m.node = (uint32_t)node;
 	if (map_put(g, &m))
 		return TRACE_ENOMEM;
@@ -623,16 +640,17 @@ static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct pr
 uint32_t ana__dcfg_event_node(const struct ana_dcfg *g, const struct ana_session *s, size_t p,
                               uint64_t k)
 {
-	const struct ana_ev *e;
-	uint32_t kind;
+	if (!g || !s || s != g->last || p >= g->nevprocs || k < 1 || k > s->procs[p].n)
+		return UINT32_MAX;
+	return g->evnode[p][k - 1];
+}
 
-	if (!g || !s || s != g->last || p >= s->nprocs || k < 1 || k > s->procs[p].n)
-		return UINT32_MAX;
-	e = ana__ev(s, p, k);
-	if (!is_node_event(e))
-		return UINT32_MAX;
-	kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
-	return map_get(g, (uint32_t)p, event_seg(g, p, k), e->site, kind);
+int ana_dcfg_split_by_peer(struct ana_dcfg *g, int on)
+{
+	if (!g || g->nnodes)
+		return TRACE_EINVAL;
+	g->by_peer = on ? 1 : 0;
+	return 0;
 }
 
 /* Sends of one process sorted by (channel, index), to find every send whose bytes a receive
@@ -640,6 +658,7 @@ uint32_t ana__dcfg_event_node(const struct ana_dcfg *g, const struct ana_session
 struct sendix {
 	uint32_t chan;
 	uint32_t idx;
+	uint32_t reader;      /* the process that read it (DCFG_PEER_*) */
 };
 
 static int cmp_sendix(const void *a, const void *b)
@@ -651,13 +670,40 @@ static int cmp_sendix(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The sends of process q (in sx) whose bytes receive e read: *first and the count; they are
+ * consecutive in sx (one channel, offsets growing with the index). */
+static size_t covered(const struct ana_session *s, struct sendix *sx, size_t nsx,
+                      const struct ana_ev *e, struct sendix **first)
+{
+	const struct ana_ev *last = ana__ev(s, e->src_proc, e->src_idx);
+	struct sendix key = {last->chan, e->src_idx, 0};
+	struct sendix *hit = bsearch(&key, sx, nsx, sizeof(*hit), cmp_sendix), *lo;
+
+	if (!hit)
+		return 0;
+	for (lo = hit; lo > sx && lo[-1].chan == key.chan; lo--) {
+		const struct ana_ev *se = ana__ev(s, e->src_proc, lo[-1].idx);
+
+		if (se->offset + (uint64_t)se->result <= e->offset)
+			break;
+	}
+	*first = lo;
+	return (size_t)(hit - lo) + 1;
+}
+
+static int linked(const struct ana_ev *e)
+{
+	return e->kind == TRACE_EV_RECV && !e->external && e->src_proc != ANA_NONE &&
+	       e->result > 0;
+}
+
 int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const char *dir,
                          struct trace_diag *diag)
 {
+	size_t np = s ? s->nprocs : 0, alloc = np ? np : 1;
 	struct procsites *ps = NULL;
 	struct sendix **sx = NULL;
 	size_t *nsx = NULL;
-	uint64_t **rcvd = NULL;
 	int *dproc = NULL;
 	int rc = 0;
 
@@ -669,21 +715,26 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 	for (size_t i = 0; i < g->capmap; i++)
 		g->map[i].node = UINT32_MAX;
 	g->nmap = 0;
-	g->last = s;
 	free_segs(g);
+	free_evnode(g);
+	if (!(g->evnode = calloc(alloc, sizeof(*g->evnode))))
+		return TRACE_ENOMEM;
+	g->nevprocs = np;
 	if (dir) {
-		if (!(ps = calloc(s->nprocs ? s->nprocs : 1, sizeof(*ps))))
-			return TRACE_ENOMEM;
+		if (!(ps = calloc(alloc, sizeof(*ps)))) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
 		if ((rc = read_sites(dir, s, ps, diag)))
 			goto out;
-		g->segfirst = calloc(s->nprocs ? s->nprocs : 1, sizeof(*g->segfirst));
-		g->nseg = calloc(s->nprocs ? s->nprocs : 1, sizeof(*g->nseg));
+		g->segfirst = calloc(alloc, sizeof(*g->segfirst));
+		g->nseg = calloc(alloc, sizeof(*g->nseg));
 		if (!g->segfirst || !g->nseg) {
 			rc = TRACE_ENOMEM;
 			goto out;
 		}
-		g->nsegprocs = s->nprocs;
-		for (size_t p = 0; p < s->nprocs; p++) {
+		g->nsegprocs = np;
+		for (size_t p = 0; p < np; p++) {
 			if (!ps[p].nseg)
 				continue;
 			if (!(g->segfirst[p] = malloc(ps[p].nseg * sizeof(uint64_t)))) {
@@ -695,26 +746,24 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 			g->nseg[p] = ps[p].nseg;
 		}
 	}
-	sx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sx));
-	nsx = calloc(s->nprocs ? s->nprocs : 1, sizeof(*nsx));
-	rcvd = calloc(s->nprocs ? s->nprocs : 1, sizeof(*rcvd));
-	dproc = calloc(s->nprocs ? s->nprocs : 1, sizeof(*dproc));
-	if (!sx || !nsx || !rcvd || !dproc) {
+	sx = calloc(alloc, sizeof(*sx));
+	nsx = calloc(alloc, sizeof(*nsx));
+	dproc = calloc(alloc, sizeof(*dproc));
+	if (!sx || !nsx || !dproc) {
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
-	for (size_t p = 0; p < s->nprocs; p++) {
+	for (size_t p = 0; p < np; p++) {
 		const struct ana_proc *pr = &s->procs[p];
+		size_t ns = 0;
 
 		if ((dproc[p] = ana_dcfg_add_proc(g, pr->name)) < 0) {
 			rc = dproc[p];
 			goto out;
 		}
-		size_t ns = 0;
-
 		for (uint64_t k = 1; k <= pr->n; k++)
 			ns += ana__ev(s, p, k)->kind == TRACE_EV_SEND && ana__ev(s, p, k)->result > 0;
-		if (!(rcvd[p] = calloc(pr->n / 64 + 1, sizeof(uint64_t))) ||
+		if (!(g->evnode[p] = malloc((pr->n + 1) * sizeof(uint32_t))) ||
 		    !(sx[p] = malloc((ns + 1) * sizeof(**sx)))) {
 			rc = TRACE_ENOMEM;
 			goto out;
@@ -722,16 +771,32 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 		for (uint64_t k = 1; k <= pr->n; k++) {
 			const struct ana_ev *e = ana__ev(s, p, k);
 
+			g->evnode[p][k - 1] = UINT32_MAX;
 			if (e->kind == TRACE_EV_SEND && e->result > 0) {
 				sx[p][nsx[p]].chan = e->chan;
 				sx[p][nsx[p]].idx = (uint32_t)k;
+				sx[p][nsx[p]].reader = DCFG_PEER_NONE;
 				nsx[p]++;
 			}
 		}
 		qsort(sx[p], nsx[p], sizeof(**sx), cmp_sendix);
 	}
-	/* intraprocess edges and nodes (section 2: E^intra), interprocess edges (E^inter) */
-	for (size_t p = 0; p < s->nprocs; p++) {
+	/* who read each send (a peek reads without consuming: the send is not received) */
+	for (size_t p = 0; p < np; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+			struct sendix *first;
+			size_t n;
+
+			if (!linked(e) || (e->flags & TRACE_FL_PEEK))
+				continue;
+			n = covered(s, sx[e->src_proc], nsx[e->src_proc], e, &first);
+			for (size_t i = 0; i < n; i++)
+				first[i].reader = first[i].reader == DCFG_PEER_NONE ||
+				                  first[i].reader == p ? (uint32_t)p : DCFG_PEER_MANY;
+		}
+	/* nodes, intraprocess edges (section 2: E^intra) and interprocess edges (E^inter) */
+	for (size_t p = 0; p < np; p++) {
 		const struct ana_proc *pr = &s->procs[p];
 		struct ana_between bt = {0, NULL, 0};
 		const char **marks = NULL;
@@ -740,6 +805,7 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 
 		for (uint64_t k = 1; k <= pr->n; k++) {
 			const struct ana_ev *e = ana__ev(s, p, k);
+			uint32_t peer = DCFG_PEER_NONE;
 			int node;
 
 			if (!is_node_event(e)) {
@@ -763,45 +829,49 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 				}
 				continue;
 			}
-			if ((node = event_node(g, s, ps, dproc[p], p, k, e)) < 0 ||
+			if (e->kind == TRACE_EV_SEND) {
+				struct sendix key = {e->chan, (uint32_t)k, 0};
+				struct sendix *me = bsearch(&key, sx[p], nsx[p], sizeof(*me), cmp_sendix);
+
+				peer = me ? me->reader : DCFG_PEER_NONE;
+			} else if (linked(e)) {
+				peer = e->src_proc;
+			}
+			if ((node = event_node(g, s, ps, dproc[p], p, k, e, peer)) < 0 ||
 			    (rc = ana_dcfg_add_flow(g, prev, node, &bt))) {
 				free(marks);
 				rc = node < 0 ? node : rc;
 				goto out;
 			}
+			g->evnode[p][k - 1] = (uint32_t)node;
 			g->nodes[node].seen++;
 			memset(&bt, 0, sizeof(bt));
 			prev = node;
-			if (e->kind == TRACE_EV_SEND)
+			if (e->kind == TRACE_EV_SEND) {
+				/* some instance nobody recorded reading: no guaranteed interaction */
+				if (peer == DCFG_PEER_NONE)
+					g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
 				continue;
-			if (e->kind == TRACE_EV_INPUT || e->external || e->src_proc == ANA_NONE) {
+			}
+			if (!linked(e)) {
 				g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
 				continue;
 			}
 			/* every send of the source process whose bytes this receive read */
 			{
-				size_t q = e->src_proc;
-				const struct ana_ev *last = ana__ev(s, q, e->src_idx);
-				struct sendix key = {last->chan, e->src_idx};
-				struct sendix *hit = bsearch(&key, sx[q], nsx[q], sizeof(*hit), cmp_sendix);
+				size_t q = e->src_proc, n;
+				struct sendix *first;
 
-				for (; hit && hit >= sx[q] && hit->chan == key.chan; hit--) {
-					const struct ana_ev *se = ana__ev(s, q, hit->idx);
-					int sn;
+				n = covered(s, sx[q], nsx[q], e, &first);
+				for (size_t i = 0; i < n; i++) {
+					int sn = event_node(g, s, ps, dproc[q], q, first[i].idx,
+					                    ana__ev(s, q, first[i].idx), first[i].reader);
 
-					if (hit->idx != e->src_idx &&
-					    se->offset + (uint64_t)se->result <= e->offset)
-						break;
-					if ((sn = event_node(g, s, ps, dproc[q], q, hit->idx, se)) < 0 ||
-					    (rc = ana_dcfg_add_msg(g, sn, node))) {
+					if (sn < 0 || (rc = ana_dcfg_add_msg(g, sn, node))) {
 						free(marks);
 						rc = sn < 0 ? sn : rc;
 						goto out;
 					}
-					if (!(e->flags & TRACE_FL_PEEK))
-						rcvd[q][hit->idx >> 6] |= 1ull << (hit->idx & 63);
-					if (hit == sx[q])
-						break;
 				}
 			}
 		}
@@ -809,38 +879,19 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 		if ((rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt)))
 			goto out;
 	}
-	/* sends some instance of which nobody recorded reading: no guaranteed interaction */
-	for (size_t p = 0; p < s->nprocs; p++)
-		for (size_t i = 0; i < nsx[p]; i++) {
-			uint32_t k = sx[p][i].idx;
-
-			if (!((rcvd[p][k >> 6] >> (k & 63)) & 1u)) {
-				int node = event_node(g, s, ps, dproc[p], p, k, ana__ev(s, p, k));
-
-				if (node < 0) {
-					rc = node;
-					goto out;
-				}
-				g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
-			}
-		}
+	g->last = s;
 	g->nsessions++;
 	g->solved = 0;
 out:
 	if (ps)
-		free_sites(ps, s->nprocs);
-	for (size_t p = 0; p < s->nprocs; p++) {
-		if (sx)
-			free(sx[p]);
-		if (rcvd)
-			free(rcvd[p]);
-	}
+		free_sites(ps, np);
+	for (size_t p = 0; sx && p < np; p++)
+		free(sx[p]);
 	free(sx);
 	free(nsx);
-	free(rcvd);
 	free(dproc);
 	if (rc)
-		g->last = NULL;
+		free_evnode(g);
 	return rc;
 }
 

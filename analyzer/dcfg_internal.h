@@ -47,8 +47,12 @@ struct dcfg_sitemap {
 	uint32_t seg;         /* its image (trace file): site ids are per file */
 	uint32_t site;
 	uint32_t kind;
+	uint32_t peer;        /* by_peer: the process at the other end (DCFG_PEER_*) */
 	uint32_t node;
 };
+
+#define DCFG_PEER_NONE UINT32_MAX        /* outside the session, or never read */
+#define DCFG_PEER_MANY (UINT32_MAX - 1)  /* several processes */
 
 struct ana_dcfg {
 	struct dcfg_proc *procs;
@@ -60,13 +64,20 @@ struct ana_dcfg {
 	size_t nmsgs;
 	size_t nsessions;
 
-	const struct ana_session *last;
-	struct dcfg_sitemap *map;     /* open addressing on (proc, site, kind); capmap is a
-	                                 power of two, node == UINT32_MAX marks a free slot */
+	int by_peer;                  /* ana_dcfg_split_by_peer */
+
+	/* while a session is added: (proc, seg, site, kind, peer) -> node, open addressing;
+	 * capmap is a power of two, node == UINT32_MAX marks a free slot */
+	struct dcfg_sitemap *map;
 	size_t nmap, capmap;
 	uint64_t **segfirst;          /* per session process: first index - 1 of each image */
 	size_t *nseg;
 	size_t nsegprocs;
+
+	/* the most recent session added: node of each event (UINT32_MAX: not a site) */
+	const struct ana_session *last;
+	uint32_t **evnode;
+	size_t nevprocs;
 
 	/* after ana_dcfg_solve; each nnodes * words uint64_t */
 	int solved;

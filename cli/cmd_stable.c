@@ -18,8 +18,8 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore stable - where a simultaneous event can be recognised and stays true\n\n"
 	        "SYNOPSIS\n"
-	        "    encore stable [--json] [--also DIR2]... DIR 'PROC: LOCAL == PROC: LOCAL [== ...]'\n"
-	        "    encore stable [--json] [--also DIR2]... DIR --sets\n\n"
+	        "    encore stable [--json] [--by-peer] [--also DIR2]... DIR 'PROC: LOCAL == PROC: LOCAL ...'\n"
+	        "    encore stable [--json] [--by-peer] [--also DIR2]... DIR --sets\n\n"
 	        "DESCRIPTION\n"
 	        "    Builds the distributed control-flow graph (DCFG) of the recorded program:\n"
 	        "    nodes are its send and receive call sites (the call-site stacks the recorder\n"
@@ -48,6 +48,9 @@ static void usage(FILE *out)
 	        "OPTIONS\n"
 	        "    --sets       print every node's Reach, Dom, PDom, PRE, POST1 and POST2 (node ids)\n"
 	        "    --also DIR2  merge another recording of the same program into the DCFG\n"
+	        "    --by-peer    one node per call site and process at the other end: a server\n"
+	        "                 answering several clients from one site becomes one node per\n"
+	        "                 client, so its interactions can be unique (see stability.md)\n"
 	        "    --json       one JSON object instead of text\n"
 	        "    -h, --help   this text\n\n"
 	        "EXAMPLES\n"
@@ -412,6 +415,7 @@ int cmd_stable(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sets", no_argument, NULL, 's' },
 		{ "also", required_argument, NULL, 'a' },
+		{ "by-peer", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -424,7 +428,7 @@ int cmd_stable(int argc, char **argv)
 	const char **also = NULL;
 	const char *dir, *text = NULL;
 	size_t nalso = 0;
-	int json = 0, sets = 0, c, ret = CLI_FAIL;
+	int json = 0, sets = 0, by_peer = 0, c, ret = CLI_FAIL;
 
 	if (!(also = calloc((size_t)argc + 1, sizeof(*also)))) {
 		cli_error("stable", "out of memory");
@@ -436,6 +440,7 @@ int cmd_stable(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 's': sets = 1; break;
 		case 'a': also[nalso++] = optarg; break;
+		case 'p': by_peer = 1; break;
 		case 'h': usage(stdout); free(also); return CLI_OK;
 		default: usage(stderr); free(also); return CLI_USAGE;
 		}
@@ -465,7 +470,7 @@ int cmd_stable(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (ana_dcfg_new(&g)) {
+	if (ana_dcfg_new(&g) || ana_dcfg_split_by_peer(g, by_peer)) {
 		cli_error("stable", "out of memory");
 		goto out;
 	}

@@ -34,6 +34,7 @@ SE3='rpc: sent(rpc.1) >= 2 == rpc.2: received >= 1'
 "$encore" stable --json "$tmp/r3" "$SE3" > "$tmp/se3.json"
 "$encore" stable --json --also "$tmp/r1" "$tmp/r3" "$SE1" > "$tmp/se1m.json"
 "$encore" stable --json "$tmp/rx" "$SE1" > "$tmp/se1x.json"
+"$encore" stable --json --by-peer "$tmp/r3" "$SE1" > "$tmp/se1p.json"
 "$encore" stable --json "$tmp/r3" --sets > "$tmp/sets.json"
 
 python3 - "$tmp" <<'PY'
@@ -88,6 +89,13 @@ req2x = nth("rpc.1", "recv", "full_read", 2)
 assert x["run"]["recognized"]["event"] == req2x and x["run"]["cut"]["rpc.1"] == req2x, x["run"]
 assert [c["stable"] for c in x["run"]["components"]] == [True, True], x["run"]
 ev = saved
+
+# split by peer: each site here talks to one process, so the same point, sites named so
+p = load("se1p.json")
+check_se1(p, 1)
+assert p["points"][0]["after"]["site"].endswith(" <- rpc"), p["points"][0]["after"]
+assert p["points"][0]["components"][0]["post"]["send"]["site"].endswith(" -> rpc")
+assert p["run"] == load("se1.json")["run"]
 
 # two recordings merge into the same graph and give the same point
 m = load("se1m.json")

@@ -1040,6 +1040,91 @@ START_TEST(session_merge)
 }
 END_TEST
 
+/* One client calling two servers through the same helper (same call sites): its reply
+ * receive has an in-edge from each server, so neither server's reply is the only one that
+ * can release it; split by peer, the client's sites become one node per server and the RPC
+ * shape reappears. */
+static struct ana_session *two_servers(void)
+{
+	static const char *const fc[] = {"call", "main"}, *const fr[] = {"reply", "main"},
+	                         *const fq[] = {"serve", "main"}, *const fs[] = {"respond", "main"};
+	struct ana_session *s;
+	struct trace_diag d;
+	int c, v[2], req[2], rep[2];
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	c = ana_add_process(s, "C", NULL, 0);
+	v[0] = ana_add_process(s, "V1", NULL, 0);
+	v[1] = ana_add_process(s, "V2", NULL, 0);
+	ck_assert_int_eq(ana_add_stack(s, c, 1, fc, 2), 0);
+	ck_assert_int_eq(ana_add_stack(s, c, 2, fr, 2), 0);
+	for (int i = 0; i < 2; i++) {
+		req[i] = ana_add_channel(s, c, v[i]);
+		rep[i] = ana_add_channel(s, v[i], c);
+		ck_assert_int_eq(ana_add_stack(s, v[i], 3, fq, 2), 0);
+		ck_assert_int_eq(ana_add_stack(s, v[i], 4, fs, 2), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		set_site(s, c, ana_add_send(s, c, req[i], 8), 1);
+		set_site(s, v[i], ana_add_recv(s, v[i], req[i], 8), 3);
+		set_site(s, v[i], ana_add_send(s, v[i], rep[i], 8), 4);
+		set_site(s, c, ana_add_recv(s, c, rep[i], 8), 2);
+	}
+	memset(&d, 0, sizeof(d));
+	ck_assert_msg(ana_finish(s, &d) == 0, "finish: %s", d.msg);
+	return s;
+}
+
+START_TEST(session_split_by_peer)
+{
+	struct ana_session *s = two_servers();
+	struct ana_stable_run run;
+	struct ana_recogs pts;
+	struct ana_dcfg *g;
+	struct ana_se *se = se_parse("C: sent == received + 1 == V1: received == 1");
+	struct trace_diag d;
+	int rreq1;
+
+	memset(&d, 0, sizeof(d));
+	/* by site alone */
+	ck_assert_int_eq(ana_dcfg_new(&g), 0);
+	ck_assert_int_eq(ana_dcfg_add_session(g, s, NULL, &d), 0);
+	solve(g);
+	ck_assert_uint_eq(ana_dcfg_nnodes(g), 6 + 6);
+	ck_assert_int_eq(ana_stable_points(g, se, 0, &pts, &d), 0);
+	ck_assert_uint_eq(pts.n, 0);
+	ana_recogs_free(&pts);
+	ana_dcfg_free(g);
+	/* by site and peer */
+	ck_assert_int_eq(ana_dcfg_new(&g), 0);
+	ck_assert_int_eq(ana_dcfg_split_by_peer(g, 1), 0);
+	ck_assert_int_eq(ana_dcfg_add_session(g, s, NULL, &d), 0);
+	ck_assert_int_eq(ana_dcfg_split_by_peer(g, 0), TRACE_EINVAL); /* too late */
+	solve(g);
+	ck_assert_uint_eq(ana_dcfg_nnodes(g), 6 + 4 + 4);
+	ck_assert_int_ge(ana_dcfg_find(g, 0, ANA_NODE_SEND, "call < main -> V2"), 0);
+	ck_assert_int_ge(ana_dcfg_find(g, 0, ANA_NODE_RECV, "reply < main <- V1"), 0);
+	rreq1 = ana_dcfg_find(g, 1, ANA_NODE_RECV, "serve < main <- C");
+	ck_assert_int_ge(rreq1, 0);
+	ck_assert_int_eq(ana_stable_points(g, se, 0, &pts, &d), 0);
+	ck_assert_uint_eq(pts.n, 1);
+	ck_assert_uint_eq(pts.v[0].node, (size_t)rreq1);
+	ck_assert_uint_eq(pts.v[0].cls, ANA_SE_DEPENDENT);
+	ck_assert_int_eq(ana_stable_run(s, g, se, &pts, &run, &d), 0);
+	ck_assert_int_eq(run.recognized, 1);
+	ck_assert_uint_eq(run.proc, 1);
+	ck_assert_uint_eq(run.event, 1);
+	ck_assert_int_eq(run.comp[0].stable, 1);
+	ck_assert_uint_eq(run.comp[0].lo, 1);
+	ck_assert_uint_eq(run.comp[0].hi, 1);
+	ana_stable_run_free(&run);
+	ana_recogs_free(&pts);
+	ana_dcfg_free(g);
+	ana_se_free(se);
+	ana_free(s);
+}
+END_TEST
+
 START_TEST(builder_rejects)
 {
 	struct ana_dcfg *g;
@@ -1081,6 +1166,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, random_points_satisfy_conditions, 0, 2);
 	tcase_add_test(tc, session_rpc_run);
 	tcase_add_test(tc, session_merge);
+	tcase_add_test(tc, session_split_by_peer);
 	tcase_add_test(tc, builder_rejects);
 	suite_add_tcase(s, tc);
 	return s;
