@@ -1283,6 +1283,14 @@ LC_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 	return ready_poll(fds, n);
 }
 
+LC_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+                          const sigset_t *mask, size_t fdslen)
+{
+	if (!lc_on())
+		return LC_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
+	return ready_poll(fds, n);
+}
+
 static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 {
 	VALUE_EVENT(TRACE_EV_READY, "select");
