@@ -337,7 +337,7 @@ START_TEST(random_hb_agrees)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
-	for (int round = 0; round < 40; round++) {
+	for (int round = 0; round < 25; round++) {
 		struct gen g;
 		sqlite3 *db;
 
@@ -364,7 +364,7 @@ START_TEST(random_pairs_large)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
-	gen_build(&g, &r, MAXP, 30000, 1 << 20);
+	gen_build(&g, &r, MAXP, 20000, 1 << 20);
 	db = mem_db(g.s);
 	total = ana_total_events(g.s);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT hb(?, ?), concurrent(?, ?)", -1, &st, NULL),
