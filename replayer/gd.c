@@ -410,11 +410,13 @@ static int make_control(struct rep *r, struct trace_diag *d)
 
 extern char **environ;
 
-/* In the forked child, before exec: environment, directory, group, death with the GD. */
-static void child_exec(struct rep *r, struct gd_proc *p, long pgid)
+/* In the forked child, before exec: environment, directory, group, death with the GD.  A
+ * failure is reported through `err` (close-on-exec): what failed (1 chdir, 2 exec), errno. */
+static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 {
 	static char preload[8192], cfg[8192];
 	const char *old = getenv("LD_PRELOAD");
+	int what[2];
 
 	setpgid(0, (pid_t)pgid);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -425,13 +427,15 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid)
 	setenv(REP_ENV, cfg, 1);
 	unsetenv("ENCORE_RECORD");
 	if (p->cwd[0] && chdir(p->cwd) != 0) {
-		dprintf(2, "encore replay: process %s: cannot enter its recorded directory %s: %s\n",
-		        p->name, p->cwd, strerror(errno));
-		_exit(127);
+		what[0] = 1;
+		what[1] = errno;
+	} else {
+		execv(p->exe, p->argv && p->argc ? p->argv : (char *[]){ p->exe, NULL });
+		what[0] = 2;
+		what[1] = errno;
 	}
-	execv(p->exe, p->argv && p->argc ? p->argv : (char *[]){ p->exe, NULL });
-	dprintf(2, "encore replay: process %s: cannot run %s: %s\n", p->name, p->exe,
-	        strerror(errno));
+	if (write(err, what, sizeof(what)) < 0)
+		what[0] = 0;
 	_exit(127);
 }
 
@@ -449,19 +453,45 @@ int rep_start(struct rep *r, struct trace_diag *d)
 
 		if (p->parent[0])
 			continue;
+		int err[2], what[2];
+		ssize_t n;
+
+		if (pipe2(err, O_CLOEXEC) != 0) {
+			diag_set(d, TRACE_EIO, NULL, "pipe: %s", strerror(errno));
+			return TRACE_EIO;
+		}
 		fflush(NULL);
 		pid = fork();
 		if (pid < 0) {
 			diag_set(d, TRACE_EIO, NULL, "fork: %s", strerror(errno));
+			close(err[0]);
+			close(err[1]);
 			return TRACE_EIO;
 		}
-		if (pid == 0)
-			child_exec(r, p, r->pgid);
+		if (pid == 0) {
+			close(err[0]);
+			child_exec(r, p, r->pgid, err[1]);
+		}
+		close(err[1]);
 		if (!r->pgid)
 			r->pgid = pid;
 		setpgid(pid, (pid_t)r->pgid);
 		p->pid = pid;
 		p->started = 1;
+		r->started = 1;
+		/* the exec happened (end of the pipe) or failed (its errno) */
+		do
+			n = read(err[0], what, sizeof(what));
+		while (n < 0 && errno == EINTR);
+		close(err[0]);
+		if (n == (ssize_t)sizeof(what)) {
+			errno = what[1];
+			diag_set(d, TRACE_EIO, what[0] == 1 ? p->cwd : p->exe,
+			         what[0] == 1 ? "process %s: cannot enter its recorded directory: %s" :
+			                        "process %s: cannot run its recorded executable: %s",
+			         p->name, strerror(what[1]));
+			return TRACE_EIO;
+		}
 	}
 	r->started = 1;
 	clock_gettime(CLOCK_MONOTONIC, &r->last_change);

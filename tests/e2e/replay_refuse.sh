@@ -5,7 +5,7 @@
 # predicate on a process the session does not have is an error.
 # Usage: replay_refuse.sh ENCORE PROG PROG_VARIANT
 set -eu
-encore=$1 prog=$2 variant=$3
+encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") prog=$2 variant=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_refuse.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 expect_fail() { # expect_fail TEXT CMD...: CMD fails with TEXT on stderr
@@ -47,6 +47,12 @@ grep -q "pp.2 (pid [0-9]*) at state" "$tmp/err" && grep -q "from pp.2" "$tmp/err
 # unknown process in a cut
 echo '{"cuts":[{"nosuch":1}]}' > "$tmp/cut.json"
 expect_fail "nosuch" "$encore" replay --cut "$tmp/cut.json" "$tmp/s"
+
+# the recorded working directory is gone
+mkdir "$tmp/wd"
+(cd "$tmp/wd" && "$encore" record -q -o "$tmp/s2" --name pp -- "$tmp/prog" 1 1 > /dev/null)
+rmdir "$tmp/wd"
+expect_fail "cannot enter its recorded directory" "$encore" replay "$tmp/s2"
 
 # and the recorded session still replays
 "$encore" replay -q "$tmp/s" > /dev/null
