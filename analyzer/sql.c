@@ -803,8 +803,9 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 	}
 	if (dir && (rc = trace_session_open(dir, &ts, diag)))
 		goto out;
-	/* the rows go in once and whole: a crash leaves a file the caller never renames */
-	sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+	/* one transaction, its journal in memory (a fresh database has little to undo), no
+	 * fsync: a crash leaves a file the caller never renames */
+	sqlite3_exec(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
 	             "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536", NULL, NULL, NULL);
 	if ((rc = exec(db, "BEGIN", diag, "starting the load")))
 		goto out;

@@ -464,6 +464,27 @@ START_TEST(rows_match_the_model)
 }
 END_TEST
 
+/* A fill that fails leaves the database as it found it. */
+START_TEST(failed_fill_leaves_nothing)
+{
+	struct ana_session *s;
+	struct trace_diag d;
+	sqlite3 *db;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_gt(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 0);
+	ck_assert_int_eq(ana_finish(s, &d), 0);
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE message (x)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_ne(ana_db_fill(db, s, NULL, NULL, &d), 0);
+	ck_assert_msg(strstr(d.msg, "message"), "diag names the clash: %s", d.msg);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM sqlite_master"), 1);
+	sqlite3_close(db);
+	ana_free(s);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------
  * Databases the functions must refuse.
  */
@@ -715,6 +736,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, random_hb_agrees, 0, 5);
 	tcase_add_loop_test(tc, random_pairs_large, 0, 2);
 	tcase_add_test(tc, rows_match_the_model);
+	tcase_add_test(tc, failed_fill_leaves_nothing);
 	tcase_add_test(tc, damaged_database_errors);
 	tcase_add_test(tc, db_from_files);
 	tcase_add_test(tc, cache_rebuilt_when_traces_change);
