@@ -3,6 +3,7 @@
  * ping-pong over a Unix socketpair and over TCP loopback; the same session is run bare,
  * recorded by `encore record`, replayed to the end by `encore replay`, and replayed to a
  * halt near its end (`--stop`, the time from the command to the halt), all in one run.
+ * Default: 50000 round trips, i.e. a 1e5-message session.
  * Printed: wall times of the whole commands (fastest of R runs), and the ratios
  * replay/recorded (target: at most 2) and halt/recorded.
  *
@@ -140,7 +141,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 int main(int argc, char **argv)
 {
 	const char *encore = NULL;
-	long rounds = 20000;
+	long rounds = 50000;
 	int repeat = 3;
 	char self[4096], tmpl[] = "/tmp/replay_bench.XXXXXX", dir[4200], rounds_s[32];
 	const char *transports[] = { "pair", "tcp" };
