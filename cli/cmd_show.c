@@ -352,6 +352,7 @@ static void svg_head(FILE *out, const char *dir, const struct view *v, double w,
 	        "line.fork { stroke: #777; stroke-width: 1.3; stroke-dasharray: 5 3; }\n"
 	        "polyline.cut { stroke: #d62728; stroke-width: 2.5; fill: none; }\n"
 	        ".cutlabel { fill: #d62728; font-weight: bold; }\n"
+	        "circle.cutmark { fill: #fff; stroke: #d62728; stroke-width: 2; }\n"
 	        "circle.send { fill: #1f5fbf; }\n"
 	        "circle.recv { fill: #2ca02c; }\n"
 	        "circle.mark { fill: #ff9800; }\n"
@@ -578,6 +579,13 @@ static void svg_write(FILE *out, const char *dir, const struct view *v, const ch
 			fprintf(out, "=%" PRIu64, cut[p]);
 		}
 		fprintf(out, "</title></polyline>\n");
+		/* Where the cut crosses each process: a marker saying which state it is. */
+		for (size_t p = 0; p < v->nprocs; p++) {
+			fprintf(out, "<circle class=\"cutmark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\">"
+			             "<title>", col_x(p), state_y(v, p, cut[p]));
+			xml_text(out, v->procs[p].name);
+			fprintf(out, ": state %" PRIu64 "</title></circle>\n", cut[p]);
+		}
 		fprintf(out, "<text class=\"cutlabel\" x=\"%.1f\" y=\"%.1f\">Inf(P)",
 		        col_x(v->nprocs - 1) + COL_W / 2.5 + 4, ly + 4);
 		if (cuts->ncuts > 1)
