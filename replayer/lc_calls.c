@@ -601,16 +601,57 @@ static void describe_addr(const struct sockaddr *a, socklen_t len, char *out, si
 	trace_endpoint_format(&ep, 0, out, cap);
 }
 
+/* The TCP port of a sockaddr (0 when none or not TCP/IP). */
+static int sa_port(const void *sa, size_t len)
+{
+	const struct sockaddr *s = sa;
+
+	if (len >= sizeof(struct sockaddr_in) && s->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (len >= sizeof(struct sockaddr_in6) && s->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return 0;
+}
+
+static void sa_set_port(void *sa, int port)
+{
+	struct sockaddr *s = sa;
+
+	if (s->sa_family == AF_INET)
+		((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)port);
+	else if (s->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)port);
+}
+
+/* The local port the recorded run got for this socket (BIND/LISTEN endpoint), or 0. */
+static int recorded_port(const struct lc_ev *ev)
+{
+	struct trace_endpoint ep;
+
+	if (!ev->data_len || trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) != 0)
+		return 0;
+	return sa_port(ep.local, ep.local_len);
+}
+
+/* Recorded ports are bound again: a program that asked for any port (0) gets the one it got
+ * when recorded, so that peers told that number (another root of the session, a port file)
+ * find it. */
 LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
+	struct sockaddr_storage pinned;
 	char where[160];
-	int r;
+	int r, port;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return LC_REAL(bind)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_BIND, fd, "bind");
 	RECORDED_FAILURE(ev);
+	if (addr && len <= sizeof(pinned) && sa_port(addr, len) == 0 && (port = recorded_port(ev))) {
+		memcpy(&pinned, addr, len);
+		sa_set_port(&pinned, port);
+		addr = (const struct sockaddr *)&pinned;
+	}
 	r = LC_REAL(bind)(fd, addr, len);
 	if (r != 0) {
 		describe_addr(addr, len, where, sizeof(where));
@@ -624,11 +665,22 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 LC_EXPORT int listen(int fd, int backlog)
 {
 	const struct lc_ev *ev;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int port;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return LC_REAL(listen)(fd, backlog);
 	ev = lc_expect(TRACE_EV_LISTEN, fd, "listen");
 	RECORDED_FAILURE(ev);
+	/* listen on an unbound socket takes any port: take the recorded one */
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && sa_port(&ss, sl) == 0 &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) && (port = recorded_port(ev))) {
+		sa_set_port(&ss, port);
+		if (LC_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0)
+			lc_diverge("listen: the recorded port %d is taken (%s): free it and replay again",
+			           port, strerror(errno));
+	}
 	if (LC_REAL(listen)(fd, backlog) != 0)
 		lc_diverge("listen on fd %d failed: %s", fd, strerror(errno));
 	lc_commit();
