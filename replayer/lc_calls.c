@@ -648,9 +648,14 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	ev = lc_expect(TRACE_EV_BIND, fd, "bind");
 	RECORDED_FAILURE(ev);
 	if (addr && len <= sizeof(pinned) && sa_port(addr, len) == 0 && (port = recorded_port(ev))) {
+		int one = 1;
+
 		memcpy(&pinned, addr, len);
 		sa_set_port(&pinned, port);
 		addr = (const struct sockaddr *)&pinned;
+		/* the port is ours to choose again: the recorded run's connections may still be
+		 * in TIME_WAIT on it */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	}
 	r = LC_REAL(bind)(fd, addr, len);
 	if (r != 0) {
@@ -676,7 +681,10 @@ LC_EXPORT int listen(int fd, int backlog)
 	/* listen on an unbound socket takes any port: take the recorded one */
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && sa_port(&ss, sl) == 0 &&
 	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) && (port = recorded_port(ev))) {
+		int one = 1;
+
 		sa_set_port(&ss, port);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (LC_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0)
 			lc_diverge("listen: the recorded port %d is taken (%s): free it and replay again",
 			           port, strerror(errno));
