@@ -317,9 +317,13 @@ int ana_dcfg_add_flow(struct ana_dcfg *g, int a, int b, const struct ana_between
 /* Interprocess edge: send node -> receive node. */
 int ana_dcfg_add_msg(struct ana_dcfg *g, int send, int recv);
 /* Before anything is added: split every call site by the process at the other end (a
- * server loop answering several clients from one site becomes one node per client), so
- * that interactions through such sites can be unique.  Off by default. */
+ * helper that calls several servers from one site becomes one node per server), so that
+ * interactions through such sites can be unique.  Off by default. */
 int ana_dcfg_split_by_peer(struct ana_dcfg *g, int on);
+/* Before anything is added: split every call site by the site its process executed just
+ * before it (an event loop receiving every message type at one site becomes one node per
+ * predecessor: the receive after a vote is not the receive after an ack).  Off by default. */
+int ana_dcfg_split_by_context(struct ana_dcfg *g, int on);
 /* Merge a finished session into g: processes by logical name, nodes by call-site stack.
  * With `dir` (the session directory) sites are told apart by function+offset of every
  * frame, read from the trace files; with dir NULL by function names only.  The session's

@@ -90,6 +90,17 @@ static void free_evnode(struct ana_dcfg *g)
 	g->last = NULL;
 }
 
+static void free_bases(struct ana_dcfg *g)
+{
+	for (size_t i = 0; i < g->nbases; i++) {
+		free(g->bases[i].key);
+		free(g->bases[i].function);
+	}
+	free(g->bases);
+	g->bases = NULL;
+	g->nbases = g->capbases = 0;
+}
+
 void ana_dcfg_free(struct ana_dcfg *g)
 {
 	if (!g)
@@ -118,6 +129,7 @@ void ana_dcfg_free(struct ana_dcfg *g)
 	free(g->map);
 	free_segs(g);
 	free_evnode(g);
+	free_bases(g);
 	free(g);
 }
 
@@ -541,14 +553,14 @@ static int is_node_event(const struct ana_ev *e)
 static size_t map_slot(const struct ana_dcfg *g, const struct dcfg_sitemap *k)
 {
 	uint64_t h = ((uint64_t)k->proc << 33 ^ (uint64_t)k->seg << 45 ^ (uint64_t)k->site << 1 ^
-	              (uint64_t)k->peer << 20 ^ (k->kind == ANA_NODE_SEND)) *
-	             0x9E3779B97F4A7C15ull;
+	              (uint64_t)k->peer << 20 ^ (uint64_t)k->ctx << 27 ^
+	              (k->kind == ANA_NODE_SEND)) * 0x9E3779B97F4A7C15ull;
 	size_t i = (size_t)(h >> 32) & (g->capmap - 1);
 
 	while (g->map[i].node != UINT32_MAX &&
 	       !(g->map[i].proc == k->proc && g->map[i].seg == k->seg &&
 	         g->map[i].site == k->site && g->map[i].kind == k->kind &&
-	         g->map[i].peer == k->peer))
+	         g->map[i].peer == k->peer && g->map[i].ctx == k->ctx))
 		i = (i + 1) & (g->capmap - 1);
 	return i;
 }
@@ -583,20 +595,22 @@ static uint32_t event_seg(const struct ana_dcfg *g, size_t p, uint64_t k)
 	return (uint32_t)seg_of(g->segfirst[p], g->nseg[p], k);
 }
 
-/* The node of event k (e) of session process p, added when new.  `peer` is the process at
- * the other end (DCFG_PEER_*), used only when the graph splits sites by peer. */
-static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
-                      int dproc, size_t p, uint64_t k, const struct ana_ev *e, uint32_t peer)
+/* The base identity of event k (e) of session process p: its call-site stack, and with
+ * by_peer the process at the other end (`peer`, DCFG_PEER_*).  Returns the base id. */
+static int event_base(struct ana_dcfg *g, const struct ana_session *s, struct procsites *ps,
+                      size_t p, uint64_t k, const struct ana_ev *e, uint32_t peer)
 {
 	struct dcfg_sitemap m;
+	struct dcfg_base *b;
 	char *key, *fn = NULL;
-	int node;
+	int rc;
 
 	m.proc = (uint32_t)p;
 	m.seg = event_seg(g, p, k);
 	m.site = e->site;
 	m.kind = e->kind == TRACE_EV_SEND ? ANA_NODE_SEND : ANA_NODE_RECV;
 	m.peer = g->by_peer ? peer : DCFG_PEER_NONE;
+	m.ctx = DCFG_CTX_BASE;
 	m.node = UINT32_MAX;
 	if (g->capmap && g->map[map_slot(g, &m)].node != UINT32_MAX)
 		return (int)g->map[map_slot(g, &m)].node;
@@ -621,14 +635,50 @@ static int event_node(struct ana_dcfg *g, const struct ana_session *s, struct pr
 		free(key);
 		key = k2;
 	}
-	if (!key || !fn) {
+	if (!key || !fn ||
+	    (rc = grow((void **)&g->bases, &g->capbases, g->nbases + 1, sizeof(*b)))) {
 		free(key);
 		free(fn);
 		return TRACE_ENOMEM;
 	}
-	node = ana_dcfg_add_node(g, dproc, m.kind, key, fn);
+	b = &g->bases[g->nbases];
+	b->key = key;
+	b->function = fn;
+	b->kind = m.kind;
+	m.node = (uint32_t)g->nbases++;
+	if ((rc = map_put(g, &m)))
+		return rc;
+	return (int)m.node;
+}
+
+/* The node of a base in DCFG process dproc, after the base `ctx` (DCFG_CTX_START: first)
+ * when the graph splits sites by context, added when new. */
+static int base_node(struct ana_dcfg *g, size_t p, int dproc, uint32_t base, uint32_t ctx)
+{
+	const struct dcfg_base *b = &g->bases[base];
+	struct dcfg_sitemap m;
+	char *key = NULL;
+	int node;
+
+	memset(&m, 0, sizeof(m));
+	m.proc = (uint32_t)p;
+	m.seg = DCFG_SEG_CTX;
+	m.site = base;
+	m.ctx = g->by_context ? ctx : DCFG_CTX_START;
+	m.node = UINT32_MAX;
+	if (g->capmap && g->map[map_slot(g, &m)].node != UINT32_MAX)
+		return (int)g->map[map_slot(g, &m)].node;
+	if (g->by_context) {
+		/* "f+0x10 < main+0x20 | after g+0x30 < main+0x40" */
+		const char *before = ctx == DCFG_CTX_START ? "start" : g->bases[ctx].key;
+		size_t len = strlen(b->key) + strlen(before) + 10;
+
+		if (!(key = malloc(len)))
+			return TRACE_ENOMEM;
+		snprintf(key, len, "%s | after %s", b->key, before);
+	}
+	node = ana_dcfg_add_node(g, dproc, b->kind, key ? key : b->key, b->function);
 	free(key);
-	free(fn);
 	if (node < 0)
 		return node;
 	m.node = (uint32_t)node;
@@ -650,6 +700,14 @@ int ana_dcfg_split_by_peer(struct ana_dcfg *g, int on)
 	if (!g || g->nnodes)
 		return TRACE_EINVAL;
 	g->by_peer = on ? 1 : 0;
+	return 0;
+}
+
+int ana_dcfg_split_by_context(struct ana_dcfg *g, int on)
+{
+	if (!g || g->nnodes)
+		return TRACE_EINVAL;
+	g->by_context = on ? 1 : 0;
 	return 0;
 }
 
@@ -795,18 +853,19 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 				first[i].reader = first[i].reader == DCFG_PEER_NONE ||
 				                  first[i].reader == p ? (uint32_t)p : DCFG_PEER_MANY;
 		}
-	/* nodes, intraprocess edges (section 2: E^intra) and interprocess edges (E^inter) */
+	/* nodes and intraprocess edges (section 2: E^intra) */
 	for (size_t p = 0; p < np; p++) {
 		const struct ana_proc *pr = &s->procs[p];
 		struct ana_between bt = {0, NULL, 0};
 		const char **marks = NULL;
 		size_t capmarks = 0;
 		int prev = (int)g->procs[dproc[p]].start;
+		uint32_t ctx = DCFG_CTX_START;
 
 		for (uint64_t k = 1; k <= pr->n; k++) {
 			const struct ana_ev *e = ana__ev(s, p, k);
 			uint32_t peer = DCFG_PEER_NONE;
-			int node;
+			int base, node;
 
 			if (!is_node_event(e)) {
 				if (e->kind < 64)
@@ -837,52 +896,56 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 			} else if (linked(e)) {
 				peer = e->src_proc;
 			}
-			if ((node = event_node(g, s, ps, dproc[p], p, k, e, peer)) < 0 ||
-			    (rc = ana_dcfg_add_flow(g, prev, node, &bt))) {
+			if ((base = event_base(g, s, ps, p, k, e, peer)) < 0)
+				rc = base;
+			else if ((node = base_node(g, p, dproc[p], (uint32_t)base, ctx)) < 0)
+				rc = node;
+			else
+				rc = ana_dcfg_add_flow(g, prev, node, &bt);
+			if (rc) {
 				free(marks);
-				rc = node < 0 ? node : rc;
 				goto out;
 			}
 			g->evnode[p][k - 1] = (uint32_t)node;
 			g->nodes[node].seen++;
 			memset(&bt, 0, sizeof(bt));
 			prev = node;
-			if (e->kind == TRACE_EV_SEND) {
-				/* some instance nobody recorded reading: no guaranteed interaction */
-				if (peer == DCFG_PEER_NONE)
-					g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
-				continue;
-			}
-			if (!linked(e)) {
+			ctx = (uint32_t)base;
+			/* a send some instance of which nobody recorded reading, a receive of bytes
+			 * from outside: no guaranteed interaction through them */
+			if (e->kind == TRACE_EV_SEND && peer == DCFG_PEER_NONE)
+				g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
+			if (e->kind != TRACE_EV_SEND && !linked(e))
 				g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
-				continue;
-			}
-			/* every send of the source process whose bytes this receive read */
-			{
-				size_t q = e->src_proc, n;
-				struct sendix *first;
-
-				n = covered(s, sx[q], nsx[q], e, &first);
-				for (size_t i = 0; i < n; i++) {
-					int sn = event_node(g, s, ps, dproc[q], q, first[i].idx,
-					                    ana__ev(s, q, first[i].idx), first[i].reader);
-
-					if (sn < 0 || (rc = ana_dcfg_add_msg(g, sn, node))) {
-						free(marks);
-						rc = sn < 0 ? sn : rc;
-						goto out;
-					}
-				}
-			}
 		}
 		free(marks);
 		if ((rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt)))
 			goto out;
 	}
+	/* interprocess edges (E^inter): every send whose bytes a receive read -> the receive */
+	for (size_t p = 0; p < np; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+			struct sendix *first;
+			size_t q, n;
+
+			if (!linked(e) || g->evnode[p][k - 1] == UINT32_MAX)
+				continue;
+			q = e->src_proc;
+			n = covered(s, sx[q], nsx[q], e, &first);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t sn = g->evnode[q][first[i].idx - 1];
+
+				if (sn != UINT32_MAX &&
+				    (rc = ana_dcfg_add_msg(g, (int)sn, (int)g->evnode[p][k - 1])))
+					goto out;
+			}
+		}
 	g->last = s;
 	g->nsessions++;
 	g->solved = 0;
 out:
+	free_bases(g);
 	if (ps)
 		free_sites(ps, np);
 	for (size_t p = 0; sx && p < np; p++)

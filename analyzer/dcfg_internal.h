@@ -44,11 +44,25 @@ struct dcfg_proc {
  * ana_dcfg_add_session, so that stable.c can find the events of a node in that session */
 struct dcfg_sitemap {
 	uint32_t proc;        /* session process */
-	uint32_t seg;         /* its image (trace file): site ids are per file */
+	uint32_t seg;         /* its image (trace file): site ids are per file; DCFG_SEG_CTX
+	                         for a (base, context) entry, whose site is the base */
 	uint32_t site;
 	uint32_t kind;
 	uint32_t peer;        /* by_peer: the process at the other end (DCFG_PEER_*) */
+	uint32_t ctx;         /* DCFG_CTX_BASE for a base entry (node = base id), else the base
+	                         id of the site executed before (DCFG_CTX_START: none) */
 	uint32_t node;
+};
+
+#define DCFG_SEG_CTX UINT32_MAX
+#define DCFG_CTX_BASE UINT32_MAX
+#define DCFG_CTX_START (UINT32_MAX - 1)
+
+/* A call site of the session being added, before the context split: its key. */
+struct dcfg_base {
+	char *key;
+	char *function;
+	uint32_t kind;
 };
 
 #define DCFG_PEER_NONE UINT32_MAX        /* outside the session, or never read */
@@ -65,6 +79,9 @@ struct ana_dcfg {
 	size_t nsessions;
 
 	int by_peer;                  /* ana_dcfg_split_by_peer */
+	int by_context;               /* ana_dcfg_split_by_context */
+	struct dcfg_base *bases;      /* while a session is added */
+	size_t nbases, capbases;
 
 	/* while a session is added: (proc, seg, site, kind, peer) -> node, open addressing;
 	 * capmap is a power of two, node == UINT32_MAX marks a free slot */

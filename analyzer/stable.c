@@ -1017,35 +1017,60 @@ int ana_stable_run(struct ana_session *s, const struct ana_dcfg *g, const struct
 		sc->lo = sc->state;
 		sc->hi = n;
 	}
-	/* the first valid point executed at or after the cut that knows every component */
-	for (size_t i = 0; pts && i < pts->n && !out->recognized; i++) {
-		int P = ana_proc_find(s, g->procs[pts->v[i].proc].name);
+	/* The recognition in this run (3.1, "occurrence"): an execution e = (P, k) of a valid
+	 * point at which P's view -- P at k, every other part's process at its last event that
+	 * happened before e -- has every part true.  Such a view satisfies the conjunction, so
+	 * it lies above the Inf cut.  Per point its first such execution; of those, the one with
+	 * the smallest view (sum of the states), then the first point. */
+	{
+		uint64_t best = UINT64_MAX;
 
-		if (P < 0)
-			continue;
-		for (uint64_t k = out->cut[P] ? out->cut[P] : 1; k <= s->procs[P].n; k++) {
-			int knows = 1;
+		for (size_t i = 0; pts && i < pts->n; i++) {
+			int P = ana_proc_find(s, g->procs[pts->v[i].proc].name);
 
-			if (ana__dcfg_event_node(g, s, (size_t)P, k) != pts->v[i].node)
+			if (P < 0)
 				continue;
-			for (size_t c = 0; c < se->n && knows; c++) {
-				size_t q = out->comp[c].proc;
-				uint64_t at = out->cut[q];
+			for (uint64_t k = out->cut[P] ? out->cut[P] : 1; k <= s->procs[P].n; k++) {
+				uint64_t sum = k;
+				int sees = 1;
 
-				if (q == (size_t)P || at == 0)
+				if (ana__dcfg_event_node(g, s, (size_t)P, k) != pts->v[i].node)
 					continue;
-				if ((rc = ana_hb(s, q, at, (size_t)P, k)) < 0)
-					goto out;
-				knows = rc;
+				for (size_t c = 0; c < se->n && sees; c++) {
+					size_t q = out->comp[c].proc;
+					uint64_t lo = 0, hi = s->procs[q].n;
+
+					if (q == (size_t)P) {
+						sees = ana__bit(bits[c], k);
+						continue;
+					}
+					/* the last event of q that happened before (P, k): hb is monotone in
+					 * q's events, so binary search */
+					while (lo < hi) {
+						uint64_t mid = lo + (hi - lo + 1) / 2;
+
+						if ((rc = ana_hb(s, q, mid, (size_t)P, k)) < 0)
+							goto out;
+						if (rc)
+							lo = mid;
+						else
+							hi = mid - 1;
+					}
+					rc = 0;
+					sees = ana__bit(bits[c], lo);
+					sum += lo;
+				}
+				if (!sees)
+					continue;
+				if (sum < best) {
+					best = sum;
+					out->recognized = 1;
+					out->recog = i;
+					out->proc = (size_t)P;
+					out->event = k;
+				}
+				break;
 			}
-			rc = 0;
-			if (!knows)
-				continue;
-			out->recognized = 1;
-			out->recog = i;
-			out->proc = (size_t)P;
-			out->event = k;
-			break;
 		}
 	}
 	if (out->recognized) {

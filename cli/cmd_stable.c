@@ -18,8 +18,8 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore stable - where a simultaneous event can be recognised and stays true\n\n"
 	        "SYNOPSIS\n"
-	        "    encore stable [--json] [--by-peer] [--also DIR2]... DIR 'PROC: LOCAL == PROC: LOCAL ...'\n"
-	        "    encore stable [--json] [--by-peer] [--also DIR2]... DIR --sets\n\n"
+	        "    encore stable [OPTIONS] DIR 'PROC: LOCAL == PROC: LOCAL [== ...]'\n"
+	        "    encore stable [OPTIONS] DIR --sets\n\n"
 	        "DESCRIPTION\n"
 	        "    Builds the distributed control-flow graph (DCFG) of the recorded program:\n"
 	        "    nodes are its send and receive call sites (the call-site stacks the recorder\n"
@@ -48,9 +48,12 @@ static void usage(FILE *out)
 	        "OPTIONS\n"
 	        "    --sets       print every node's Reach, Dom, PDom, PRE, POST1 and POST2 (node ids)\n"
 	        "    --also DIR2  merge another recording of the same program into the DCFG\n"
-	        "    --by-peer    one node per call site and process at the other end: a server\n"
-	        "                 answering several clients from one site becomes one node per\n"
-	        "                 client, so its interactions can be unique (see stability.md)\n"
+	        "    --by-peer    one node per call site and process at the other end: a helper\n"
+	        "                 calling several servers from one site becomes one node per\n"
+	        "                 server, so its interactions can be unique (see stability.md)\n"
+	        "    --context    one node per call site and the site its process executed just\n"
+	        "                 before: an event loop that receives every kind of message at\n"
+	        "                 one site gets one receive node per place it is reached from\n"
 	        "    --json       one JSON object instead of text\n"
 	        "    -h, --help   this text\n\n"
 	        "EXAMPLES\n"
@@ -71,6 +74,8 @@ static const char *where(const char *key, const char *function)
 	int frames = 0;
 
 	for (const char *k = key; *k && o + 1 < sizeof(out) && frames < 2;) {
+		if (*k == '|')
+			break;
 		if (*k == '+' || *k == '@') {
 			while (*k && *k != ' ')
 				k++;
@@ -99,9 +104,19 @@ static void label(const struct ana_dcfg *g, size_t n, char *buf, size_t cap)
 	if (nd.kind == ANA_NODE_START || nd.kind == ANA_NODE_STOP)
 		snprintf(buf, cap, "#%zu %s of %s", n, ana_node_kind_name(nd.kind),
 		         ana_dcfg_proc_name(g, nd.proc));
-	else
+	else if (strstr(nd.key, " | after ")) {
+		/* split by context: say which site it follows */
+		char site[256];
+		const char *after = strstr(nd.key, " | after ") + 9;
+
+		snprintf(site, sizeof(site), "%s", where(nd.key, nd.function));
+		snprintf(buf, cap, "#%zu %s in %s (%s) after %s", n, ana_node_kind_name(nd.kind), site,
+		         ana_dcfg_proc_name(g, nd.proc), strcmp(after, "start") ? where(after, "?") :
+		         "its start");
+	} else {
 		snprintf(buf, cap, "#%zu %s in %s (%s)", n, ana_node_kind_name(nd.kind),
 		         where(nd.key, nd.function), ana_dcfg_proc_name(g, nd.proc));
+	}
 }
 
 static void json_node(const struct ana_dcfg *g, size_t n)
@@ -416,6 +431,7 @@ int cmd_stable(int argc, char **argv)
 		{ "sets", no_argument, NULL, 's' },
 		{ "also", required_argument, NULL, 'a' },
 		{ "by-peer", no_argument, NULL, 'p' },
+		{ "context", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -428,7 +444,7 @@ int cmd_stable(int argc, char **argv)
 	const char **also = NULL;
 	const char *dir, *text = NULL;
 	size_t nalso = 0;
-	int json = 0, sets = 0, by_peer = 0, c, ret = CLI_FAIL;
+	int json = 0, sets = 0, by_peer = 0, by_context = 0, c, ret = CLI_FAIL;
 
 	if (!(also = calloc((size_t)argc + 1, sizeof(*also)))) {
 		cli_error("stable", "out of memory");
@@ -441,6 +457,7 @@ int cmd_stable(int argc, char **argv)
 		case 's': sets = 1; break;
 		case 'a': also[nalso++] = optarg; break;
 		case 'p': by_peer = 1; break;
+		case 'c': by_context = 1; break;
 		case 'h': usage(stdout); free(also); return CLI_OK;
 		default: usage(stderr); free(also); return CLI_USAGE;
 		}
@@ -470,7 +487,8 @@ int cmd_stable(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (ana_dcfg_new(&g) || ana_dcfg_split_by_peer(g, by_peer)) {
+	if (ana_dcfg_new(&g) || ana_dcfg_split_by_peer(g, by_peer) ||
+	    ana_dcfg_split_by_context(g, by_context)) {
 		cli_error("stable", "out of memory");
 		goto out;
 	}

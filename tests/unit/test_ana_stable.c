@@ -1125,6 +1125,83 @@ START_TEST(session_split_by_peer)
 }
 END_TEST
 
+/* An event loop: the participant P receives every message (PREPARE, DECISION) at one site,
+ * so that receive has in-edges from both of the coordinator's sends and waits for neither
+ * in particular; split by context, "the receive after the vote" is fed by DECISION only. */
+START_TEST(session_split_by_context)
+{
+	static const char *const f[][2] = {{"prepare", "main"}, {"vote_in", "main"},
+	                                   {"decide", "main"}, {"ack_in", "main"},
+	                                   {"loop_recv", "main"}, {"vote", "main"},
+	                                   {"ack", "main"}};
+	struct ana_session *s;
+	struct ana_stable_run run;
+	struct ana_recogs pts;
+	struct ana_dcfg *g;
+	struct ana_se *se = se_parse("P: sent == 1 == C: received == 1");
+	struct trace_diag d;
+	int c, p, c2p, p2c, after_vote;
+
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(ana_new(&s), 0);
+	c = ana_add_process(s, "C", NULL, 0);
+	p = ana_add_process(s, "P", NULL, 0);
+	c2p = ana_add_channel(s, c, p);
+	p2c = ana_add_channel(s, p, c);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_int_eq(ana_add_stack(s, c, i + 1, f[i], 2), 0);
+	for (uint32_t i = 4; i < 7; i++)
+		ck_assert_int_eq(ana_add_stack(s, p, i + 1, f[i], 2), 0);
+	set_site(s, c, ana_add_send(s, c, c2p, 8), 1);  /* PREPARE */
+	set_site(s, p, ana_add_recv(s, p, c2p, 8), 5);
+	set_site(s, p, ana_add_send(s, p, p2c, 8), 6);  /* vote */
+	set_site(s, c, ana_add_recv(s, c, p2c, 8), 2);
+	set_site(s, c, ana_add_send(s, c, c2p, 8), 3);  /* DECISION */
+	set_site(s, p, ana_add_recv(s, p, c2p, 8), 5);
+	set_site(s, p, ana_add_send(s, p, p2c, 8), 7);  /* ack */
+	set_site(s, c, ana_add_recv(s, c, p2c, 8), 4);
+	ck_assert_msg(ana_finish(s, &d) == 0, "finish: %s", d.msg);
+
+	ck_assert_int_eq(ana_dcfg_new(&g), 0);
+	ck_assert_int_eq(ana_dcfg_add_session(g, s, NULL, &d), 0);
+	solve(g);
+	/* P itself can recognise (C waits for P's ack after deciding), C cannot */
+	ck_assert_int_eq(ana_stable_points(g, se, 0, &pts, &d), 0);
+	for (size_t i = 0; i < pts.n; i++)
+		ck_assert_uint_eq(pts.v[i].proc, 1);
+	ana_recogs_free(&pts);
+	ana_dcfg_free(g);
+
+	ck_assert_int_eq(ana_dcfg_new(&g), 0);
+	ck_assert_int_eq(ana_dcfg_split_by_context(g, 1), 0);
+	ck_assert_int_eq(ana_dcfg_add_session(g, s, NULL, &d), 0);
+	solve(g);
+	/* P: recv after start, vote, recv after vote, ack: one node more than by site */
+	ck_assert_uint_eq(ana_dcfg_nnodes(g), 4 + 4 + 4);
+	after_vote = ana_dcfg_find(g, 1, ANA_NODE_RECV, "loop_recv < main | after vote < main");
+	ck_assert_int_ge(after_vote, 0);
+	ck_assert_int_ge(ana_dcfg_find(g, 1, ANA_NODE_RECV, "loop_recv < main | after start"), 0);
+	ck_assert_int_ge(ana_dcfg_find(g, 0, ANA_NODE_RECV, "vote_in < main | after prepare < main"),
+	                 0);
+	ck_assert_int_eq(ana_stable_points(g, se, 0, &pts, &d), 0);
+	ck_assert_uint_ge(pts.n, 1);
+	ck_assert_uint_eq(pts.v[0].proc, 0);
+	ck_assert_uint_eq(pts.v[0].cls, ANA_SE_DEPENDENT);
+	ck_assert_uint_eq(pts.v[0].w[0].post_recv, (size_t)after_vote);
+	ck_assert_int_eq(ana_stable_run(s, g, se, &pts, &run, &d), 0);
+	ck_assert_int_eq(run.recognized, 1);
+	ck_assert_uint_eq(run.event, 2);
+	ck_assert_uint_eq(run.comp[0].lo, 2);
+	ck_assert_uint_eq(run.comp[0].hi, 2);
+	ck_assert_int_eq(run.comp[0].stable, 1);
+	ana_stable_run_free(&run);
+	ana_recogs_free(&pts);
+	ana_dcfg_free(g);
+	ana_se_free(se);
+	ana_free(s);
+}
+END_TEST
+
 START_TEST(builder_rejects)
 {
 	struct ana_dcfg *g;
@@ -1167,6 +1244,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, session_rpc_run);
 	tcase_add_test(tc, session_merge);
 	tcase_add_test(tc, session_split_by_peer);
+	tcase_add_test(tc, session_split_by_context);
 	tcase_add_test(tc, builder_rejects);
 	suite_add_tcase(s, tc);
 	return s;
