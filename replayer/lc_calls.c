@@ -235,6 +235,9 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		goto done;
 	}
 	ev = lc_expect(TRACE_EV_RECV, fd, what);
+	if (ev->channel && cls != (int32_t)ev->channel)
+		lc_diverge("expected a receive on channel %u, but fd %d is channel %d here",
+		           ev->channel, fd, cls);
 	if (ev->result < 0)
 		goto done;
 	n = (size_t)ev->result;
@@ -276,6 +279,9 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	if (cls <= 0)
 		return 0;
 	ev = lc_expect(TRACE_EV_SEND, fd, what);
+	if (ev->channel && cls != (int32_t)ev->channel)
+		lc_diverge("expected a send on channel %u, but fd %d is channel %d here", ev->channel,
+		           fd, cls);
 	if (ev->result < 0)
 		goto done;
 	want = (size_t)ev->result;
