@@ -988,6 +988,7 @@ __attribute__((constructor)) static void lc_init(void)
 	}
 	ctl_hello();
 	on_exit(on_exit_handler, NULL);
+	lc_atfork_install();
 	lc.active = 1;
 	if (lc_diverge_later) {
 		lc_depth--;

@@ -178,7 +178,8 @@ LC_HIDDEN char **lc_exec_env(char *const envp[]);
 LC_HIDDEN void lc_exec_failed(void);
 LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
 
-/* Process life (lc.c). */
+/* Process life (lc.c, lc_calls.c). */
+LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);
 

@@ -1077,6 +1077,38 @@ LC_EXPORT int fcntl64(int fd, int cmd, ...)
 
 /* --- process life ---------------------------------------------------------------------------- */
 
+/* Set around the real fork of our interposer: the atfork handlers below then know the fork
+ * is taken care of. */
+static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
+
+/* Forks made inside libc (daemon() forks past our interposer) still run the atfork handlers;
+ * the recorder logged them the same way: a FORK event (result 0) in the parent, and the
+ * child as PARENT.k. */
+static void atfork_parent(void)
+{
+	if (in_our_fork || !lc_on())
+		return;
+	lc_expect(TRACE_EV_FORK, -1, "fork (inside libc)");
+	lc_commit();
+}
+
+static void atfork_child(void)
+{
+	const struct lc_ev *ev;
+
+	if (in_our_fork || !lc_on())
+		return;
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_FORK)
+		lc_diverge("a fork inside libc the recorded run did not make");
+	lc_child_start(ev->naux ? (uint32_t)ev->aux[0] : 0);
+}
+
+void lc_atfork_install(void)
+{
+	pthread_atfork(NULL, atfork_parent, atfork_child);
+}
+
 static pid_t do_fork(void)
 {
 	const struct lc_ev *ev;
@@ -1088,7 +1120,9 @@ static pid_t do_fork(void)
 	ev = lc_expect(TRACE_EV_FORK, -1, "fork");
 	RECORDED_FAILURE(ev);
 	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
+	in_our_fork = 1;
 	r = LC_REAL(fork)();
+	in_our_fork = 0;
 	if (r == 0) {
 		lc_child_start(k);
 		return 0;
