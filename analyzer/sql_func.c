@@ -58,6 +58,45 @@ struct graph {
 	struct causal_aux past, future;
 };
 
+/* Large index arrays: mapped on their own, on huge pages where the kernel allows, and
+ * populated in one call, because first touches of 4 KiB pages cost more than the pass that
+ * fills them (64 MiB is 16k page faults; in a VM each is dear).  Every step past mmap is a
+ * hint: without it the memory is ordinary, lazily faulted pages.  Release with big_free. */
+#define BIG_HUGE ((size_t)2 << 20)
+
+static void *big_alloc(size_t size)
+{
+	size_t len = size + 2 * BIG_HUGE;
+	uint8_t *m, *a;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	/* aligned start, with room below it for the mapping's base and length */
+	a = (uint8_t *)(((uintptr_t)m + 64 + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+	memcpy(a - 64, &m, sizeof(m));
+	memcpy(a - 64 + sizeof(m), &len, sizeof(len));
+#ifdef MADV_HUGEPAGE
+	madvise(a, size, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+	madvise(a, size, MADV_POPULATE_WRITE);
+#endif
+	return a;
+}
+
+static void big_free(void *p)
+{
+	uint8_t *m;
+	size_t len;
+
+	if (!p)
+		return;
+	memcpy(&m, (uint8_t *)p - 64, sizeof(m));
+	memcpy(&len, (uint8_t *)p - 64 + sizeof(m), sizeof(len));
+	munmap(m, len);
+}
+
 static void graph_unload(struct graph *g)
 {
 	free(g->base);
@@ -67,12 +106,12 @@ static void graph_unload(struct graph *g)
 	free(g->topo);
 	if (g->col)
 		for (size_t p = 0; p < g->np; p++)
-			free(g->col[p]);
+			big_free(g->col[p]);
 	free(g->col);
 	free(g->used);
 	free(g->ostart);
 	free(g->oedge);
-	free(g->vc);
+	big_free(g->vc);
 	g->vc = NULL;
 	g->base = g->n = g->used = NULL;
 	g->fsrc = g->src = g->topo = g->ostart = g->oedge = NULL;
@@ -198,24 +237,6 @@ out:
 	return rc;
 }
 
-/* Large index arrays on huge pages where the kernel allows: first touches of 4 KiB pages
- * cost more than the pass that fills them (64 MiB is 16k page faults).  free() releases it. */
-static void *big_alloc(size_t size)
-{
-	const size_t huge = (size_t)2 << 20;
-	void *p;
-
-	if (size < 2 * huge)
-		return malloc(size ? size : 1);
-	size = (size + huge - 1) / huge * huge;
-	if (!(p = aligned_alloc(huge, size)))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, size, MADV_HUGEPAGE); /* a hint: without it, ordinary pages */
-#endif
-	return p;
-}
-
 /* Every column at once, one pass over the linear extension: row id = max(row of the previous
  * event of its process, rows of its edges' sources), then its own entry. */
 static void vclocks(struct graph *g)
@@ -226,7 +247,7 @@ static void vclocks(struct graph *g)
 
 	if (!pos || !vc) {
 		free(pos);
-		free(vc);
+		big_free(vc);
 		return;
 	}
 	for (uint64_t t = 0; t < g->total; t++) {
@@ -379,7 +400,7 @@ static const uint32_t *column(struct graph *g, size_t c)
 		return NULL;
 	}
 	if (!(pos = calloc(g->np ? g->np : 1, sizeof(*pos)))) {
-		free(col);
+		big_free(col);
 		return NULL;
 	}
 	col[0] = 0;
