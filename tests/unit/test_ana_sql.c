@@ -364,12 +364,12 @@ START_TEST(random_pairs_large)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
-	gen_build(&g, &r, MAXP, 20000, 1 << 20);
+	gen_build(&g, &r, MAXP, 10000, 1 << 20);
 	db = mem_db(g.s);
 	total = ana_total_events(g.s);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT hb(?, ?), concurrent(?, ?)", -1, &st, NULL),
 	                 SQLITE_OK);
-	for (int t = 0; t < (_i ? 2000 : 20000); t++) {
+	for (int t = 0; t < (_i ? 2000 : 10000); t++) {
 		int64_t a = 1 + (int64_t)unit_rng_below(&r, total), b = 1 + (int64_t)unit_rng_below(&r, total);
 		size_t p, q;
 		uint64_t i, j;
