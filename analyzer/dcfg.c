@@ -918,8 +918,9 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 			if (e->kind != TRACE_EV_SEND && !linked(e))
 				g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
 		}
+		rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt);
 		free(marks);
-		if ((rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt)))
+		if (rc)
 			goto out;
 	}
 	/* interprocess edges (E^inter): every send whose bytes a receive read -> the receive */

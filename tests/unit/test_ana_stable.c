@@ -9,6 +9,7 @@
 
 #include "ana.h"
 #include "ana_internal.h"
+#include "dcfg_internal.h"
 
 /* ---------------------------------------------------------------------------------------
  * Helpers.
@@ -1202,6 +1203,122 @@ START_TEST(session_split_by_context)
 }
 END_TEST
 
+/* Random sessions (seeded) through ana_dcfg_add_session: every send or receive event is a
+ * node of its process, of its kind and call site; two consecutive ones are joined by an
+ * edge; the send a receive read is in the receive's PRE; every event is counted once; with
+ * the context split every node names the site before it. */
+START_TEST(random_sessions_build)
+{
+	static const char *const fn[][2] = {{"s1", "main"}, {"s2", "main"}, {"s3", "main"},
+	                                    {"r1", "main"}, {"r2", "main"}, {"r3", "main"}};
+	struct unit_rng rng;
+	uint64_t seed = unit_seed() + 31337u + (uint64_t)_i;
+
+	unit_rng_seed(&rng, seed);
+	for (int trial = 0; trial < 60; trial++) {
+		struct ana_session *s;
+		struct ana_dcfg *g;
+		struct trace_diag d;
+		int np = 2 + (int)unit_rng_below(&rng, 3), ch[4][4];
+		uint64_t pending[4][4], nodeevents = 0, seen = 0;
+		int ctx = trial % 3 == 1, peer = trial % 3 == 2;
+
+		memset(&d, 0, sizeof(d));
+		memset(pending, 0, sizeof(pending));
+		ck_assert_int_eq(ana_new(&s), 0);
+		for (int p = 0; p < np; p++) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "w%d", p);
+			ck_assert_int_eq(ana_add_process(s, name, NULL, 0), p);
+			for (uint32_t i = 0; i < 6; i++)
+				ck_assert_int_eq(ana_add_stack(s, p, i + 1, fn[i], 2), 0);
+		}
+		for (int a = 0; a < np; a++)
+			for (int b = 0; b < np; b++)
+				ch[a][b] = a == b ? -1 : ana_add_channel(s, a, b);
+		for (int step = 0; step < 40; step++) {
+			int p = (int)unit_rng_below(&rng, (uint64_t)np);
+			int q = (int)unit_rng_below(&rng, (uint64_t)np);
+
+			if (p == q)
+				continue;
+			if (unit_rng_below(&rng, 2) || !pending[q][p]) {
+				uint64_t len = 1 + unit_rng_below(&rng, 8);
+
+				set_site(s, p, ana_add_send(s, p, ch[p][q], len),
+				         1 + (uint32_t)unit_rng_below(&rng, 3));
+				pending[p][q] += len;
+			} else {
+				uint64_t len = 1 + unit_rng_below(&rng, pending[q][p]);
+
+				set_site(s, p, ana_add_recv(s, p, ch[q][p], len),
+				         4 + (uint32_t)unit_rng_below(&rng, 3));
+				pending[q][p] -= len;
+			}
+			if (unit_rng_below(&rng, 5) == 0)
+				ck_assert_int_ge(ana_add_mark(s, p, "m", step), 1);
+		}
+		ck_assert_msg(ana_finish(s, &d) == 0, "finish: %s", d.msg);
+		ck_assert_int_eq(ana_dcfg_new(&g), 0);
+		ck_assert_int_eq(ana_dcfg_split_by_context(g, ctx), 0);
+		ck_assert_int_eq(ana_dcfg_split_by_peer(g, peer), 0);
+		ck_assert_int_eq(ana_dcfg_add_session(g, s, NULL, &d), 0);
+		solve(g);
+		for (int p = 0; p < np; p++) {
+			uint32_t prev = (uint32_t)ana_dcfg_start(g, p);
+
+			for (uint64_t k = 1; k <= ana_nevents(s, (size_t)p); k++) {
+				struct ana_event ev;
+				struct ana_node nd;
+				uint32_t n = ana__dcfg_event_node(g, s, (size_t)p, k);
+				char want[32];
+
+				ck_assert_int_eq(ana_event_get(s, (size_t)p, k, &ev), 0);
+				if (ev.kind != TRACE_EV_SEND && ev.kind != TRACE_EV_RECV) {
+					ck_assert_uint_eq(n, UINT32_MAX);
+					continue;
+				}
+				nodeevents++;
+				ck_assert_msg(n != UINT32_MAX, "seed %llu: event %d:%llu has no node",
+				              (unsigned long long)seed, p, (unsigned long long)k);
+				ck_assert_int_eq(ana_dcfg_node(g, n, &nd), 0);
+				ck_assert_uint_eq(nd.proc, (size_t)p);
+				ck_assert_uint_eq(nd.kind, ev.kind == TRACE_EV_SEND ? ANA_NODE_SEND
+				                                                   : ANA_NODE_RECV);
+				snprintf(want, sizeof(want), "%s < main", fn[ev.site - 1][0]);
+				ck_assert_msg(strncmp(nd.key, want, strlen(want)) == 0, "key %s, site %s",
+				              nd.key, want);
+				ck_assert_int_eq(strstr(nd.key, " | after ") != NULL, ctx);
+				ck_assert_int_eq(strstr(nd.key, ev.kind == TRACE_EV_SEND ? " -> " : " <- ") !=
+				                 NULL, peer);
+				ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_REACH, prev, n), 1);
+				if (ev.kind == TRACE_EV_RECV) {
+					uint32_t sn;
+
+					ck_assert_uint_ne(ev.src_proc, ANA_NO_PROC);
+					sn = ana__dcfg_event_node(g, s, ev.src_proc, ev.src_index);
+					ck_assert_uint_ne(sn, UINT32_MAX);
+					ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_PRE, n, sn), 1);
+				}
+				prev = n;
+			}
+			ck_assert_int_eq(ana_dcfg_in(g, ANA_SET_REACH, prev, (size_t)ana_dcfg_stop(g, p)),
+			                 1);
+		}
+		for (size_t n = 0; n < ana_dcfg_nnodes(g); n++) {
+			struct ana_node nd;
+
+			ana_dcfg_node(g, n, &nd);
+			seen += nd.seen;
+		}
+		ck_assert_uint_eq(seen, nodeevents);
+		ana_dcfg_free(g);
+		ana_free(s);
+	}
+}
+END_TEST
+
 START_TEST(builder_rejects)
 {
 	struct ana_dcfg *g;
@@ -1245,6 +1362,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, session_merge);
 	tcase_add_test(tc, session_split_by_peer);
 	tcase_add_test(tc, session_split_by_context);
+	tcase_add_loop_test(tc, random_sessions_build, 0, 2);
 	tcase_add_test(tc, builder_rejects);
 	suite_add_tcase(s, tc);
 	return s;
