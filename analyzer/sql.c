@@ -806,7 +806,7 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 	/* one transaction, its journal in memory (a fresh database has little to undo), no
 	 * fsync: a crash leaves a file the caller never renames */
 	sqlite3_exec(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; "
-	             "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536", NULL, NULL, NULL);
+	             "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-8192", NULL, NULL, NULL);
 	if ((rc = exec(db, "BEGIN", diag, "starting the load")))
 		goto out;
 	began = 1;
