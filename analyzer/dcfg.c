@@ -11,7 +11,9 @@
  * between them), and an interprocess edge joins the send site of a message to the receive
  * site that read it.  Several recordings merge by logical process name and stack.  Every
  * "guaranteed" below is therefore relative to the behaviours recorded: a path no recording
- * took is not in the graph (analyzer/README.md, "Stability").
+ * took is not in the graph (schemas/stability.md).  Optionally a site is split by the
+ * process at the other end (ana_dcfg_split_by_peer) or by the site executed before it
+ * (ana_dcfg_split_by_context), which labels the same event sequences more finely.
  */
 #include <stdlib.h>
 #include <string.h>
