@@ -4,7 +4,8 @@
  * stdin, starts a thread, queries the fatal-signal dispositions, and daemonizes a child
  * (fork, setsid, fork, the middle process exits); the daemon ("robust.1.1") closes every
  * descriptor again and execs without forking.  The recording must survive all of it:
- * every event is reported and checked (report format: tests/e2e/check_trace.c).
+ * every event is reported and checked (report format: tests/e2e/check_trace.c).  Last, a
+ * blocking recv interrupted by a signal returns EINTR, recorded or not.
  *
  *   e2e_robust REPORTDIR
  *   e2e_robust REPORTDIR stage2 FD H   (the daemon after its exec; H its send hash so far)
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +73,43 @@ static void close_all_but(int keep1, int keep2)
 static void *thread_main(void *arg)
 {
 	return arg;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A blocking recv that a signal interrupts (no SA_RESTART) returns -1 EINTR, recorded or
+ * not.  Nothing ever arrives on the pair; a periodic timer makes sure one expiry lands while
+ * recv waits, however late the process gets there. */
+static void interrupted_recv(void)
+{
+	struct sigaction sa;
+	struct itimerval it;
+	int es[2];
+	ssize_t r;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, es) != 0)
+		exit(99);
+	fprintf(rep, "pipe socketpair %d 3 0 0 a=3,4\n", es[0]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = 20000;
+	it.it_value.tv_usec = 20000;
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = recv(es[0], &c, 1, 0);
+	fprintf(rep, "recv recv %d 3 %zd %d n=1\n", es[0], r, r < 0 ? errno : 0);
+	printf("blocking recv: %zd %s\n", r, r < 0 ? strerror(errno) : "");
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = close(es[0]);
+	fprintf(rep, "close close %d 3 %zd 0\n", es[0], r);
+	r = close(es[1]);
+	fprintf(rep, "close close %d 4 %zd 0\n", es[1], r);
 }
 
 static int stage2(char **argv)
@@ -174,6 +213,7 @@ int main(int argc, char **argv)
 	fprintf(rep, "close close %d 1 %zd 0\n", sv[0], r);
 	waitpid(pid, &status, 0);
 	printf("middle process exit %d\n", WEXITSTATUS(status));
+	interrupted_recv();
 	fprintf(rep, "exit exit -1 0 0 0\n");
 	fclose(rep);
 	return 0;
