@@ -8,9 +8,15 @@
  *           pair, amortised over the first query (which reads the process and message
  *           tables and builds the reachability columns it needs), and again warm
  *           (target < 1000 ns amortised);
- *   past    causal_past(id) of 100 random events (rows per second).
+ *   past    causal_past(id) of 100 random events (rows per second);
+ *   files   the same session written as trace files (TCP endpoints, matched as recorded
+ *           ones are), then ana_db_write end to end, as `encore db` does: ana_load, a second
+ *           read of the files for the columns the model does not keep, the fill, the rename.
  * Printed in one run, never asserted.
  */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +57,104 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545F4914F6CDD1Dull;
 }
 
-static int build(struct ana_session **out, uint64_t target)
+/* The session as trace files too (NULL: not written). */
+struct files {
+	char dir[256];
+	struct trace_writer *w[NPROC];
+};
+
+static int files_open(struct files *f)
+{
+	struct trace_diag d;
+
+	snprintf(f->dir, sizeof(f->dir), "%s/sql-bench-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	for (int p = 0; p < NPROC; p++) {
+		struct trace_process tp;
+		char file[128], path[512];
+
+		memset(&tp, 0, sizeof(tp));
+		snprintf(tp.name, sizeof(tp.name), "p%d", p);
+		snprintf(tp.host_id, sizeof(tp.host_id), "bench");
+		if (trace_file_name(tp.name, 0, file, sizeof(file)))
+			return -1;
+		snprintf(path, sizeof(path), "%s/%s", f->dir, file);
+		if (trace_writer_open(AT_FDCWD, path, &tp, NULL, 0, &f->w[p], &d)) {
+			fprintf(stderr, "sql_bench: %s\n", d.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int files_event(struct files *f, int p, uint32_t kind, uint32_t chan, int64_t result,
+                       const struct trace_endpoint *ep, const char *key)
+{
+	struct trace_event ev;
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	int n;
+
+	if (!f)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.fd = -1;
+	ev.channel = chan;
+	ev.result = result;
+	ev.len = result > 0 ? (uint64_t)result : 0;
+	if (ep) {
+		if ((n = trace_endpoint_encode(ep, buf, sizeof(buf))) < 0)
+			return -1;
+		ev.data = buf;
+		ev.data_len = (uint32_t)n;
+	}
+	if (key) {
+		ev.data = (const uint8_t *)key;
+		ev.data_len = (uint32_t)strlen(key);
+		ev.naux = 1;
+		ev.aux[0] = result;
+		ev.result = 0;
+	}
+	return trace_writer_event(f->w[p], &ev);
+}
+
+static void files_close(struct files *f)
+{
+	for (int p = 0; p < NPROC; p++)
+		trace_writer_close(f->w[p]);
+}
+
+static void files_remove(struct files *f)
+{
+	char cmd[600];
+
+	if (strstr(f->dir, "/sql-bench-")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", f->dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "sql_bench: could not remove %s\n", f->dir);
+	}
+}
+
+static void tcp_end(struct trace_endpoint *ep, uint16_t lport, uint16_t pport)
+{
+	struct sockaddr_in a;
+
+	memset(ep, 0, sizeof(*ep));
+	ep->type = TRACE_CHAN_TCP;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(lport);
+	memcpy(ep->local, &a, sizeof(a));
+	ep->local_len = sizeof(a);
+	a.sin_port = htons(pport);
+	memcpy(ep->peer, &a, sizeof(a));
+	ep->peer_len = sizeof(a);
+}
+
+static int build(struct ana_session **out, uint64_t target, struct files *f)
 {
 	struct ana_session *s = NULL;
 	int cha[NCHAN], chb[NCHAN];
@@ -72,6 +175,17 @@ static int build(struct ana_session **out, uint64_t target)
 		inflight[c][0] = inflight[c][1] = 0;
 		if (ana_add_channel(s, cha[c], chb[c]) != c)
 			goto fail;
+		if (f) {
+			/* both ends log the TCP 4-tuple; channel id c+1 in both processes */
+			struct trace_endpoint ep;
+
+			tcp_end(&ep, (uint16_t)(20000 + 2 * c), (uint16_t)(20001 + 2 * c));
+			if (files_event(f, cha[c], TRACE_EV_CONNECT, (uint32_t)c + 1, 0, &ep, NULL))
+				goto fail;
+			tcp_end(&ep, (uint16_t)(20001 + 2 * c), (uint16_t)(20000 + 2 * c));
+			if (files_event(f, chb[c], TRACE_EV_ACCEPT, (uint32_t)c + 1, 0, &ep, NULL))
+				goto fail;
+		}
 	}
 	for (uint64_t i = 0; i < target; i++) {
 		int c = (int)(rnd() % NCHAN), dir = (int)(rnd() & 1);
@@ -84,6 +198,8 @@ static int build(struct ana_session **out, uint64_t target)
 
 			k = ana_add_send(s, from, c, len);
 			inflight[c][dir] += len;
+			if (files_event(f, from, TRACE_EV_SEND, (uint32_t)c + 1, (int64_t)len, NULL, NULL))
+				goto fail;
 		} else if (r < 8 && inflight[c][dir]) {
 			uint64_t len = inflight[c][dir];
 
@@ -91,10 +207,16 @@ static int build(struct ana_session **out, uint64_t target)
 				len /= 2;
 			k = ana_add_recv(s, to, c, len);
 			inflight[c][dir] -= len;
+			if (files_event(f, to, TRACE_EV_RECV, (uint32_t)c + 1, (int64_t)len, NULL, NULL))
+				goto fail;
 		} else if (r == 9) {
 			k = ana_add_mark(s, from, "step", (int64_t)i);
+			if (files_event(f, from, TRACE_EV_MARK, 0, (int64_t)i, NULL, "step"))
+				goto fail;
 		} else {
 			k = ana_add_simple(s, from, TRACE_EV_CLOCK, 0);
+			if (files_event(f, from, TRACE_EV_CLOCK, 0, 0, NULL, NULL))
+				goto fail;
 		}
 		if (k < 0)
 			goto fail;
@@ -118,6 +240,7 @@ int main(void)
 	char path[4096];
 	struct ana_session *s = NULL;
 	struct trace_diag d;
+	struct files fs;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	double t0, t1, t2, t3, c0, c1;
@@ -127,8 +250,16 @@ int main(void)
 
 	if (target < 1000)
 		target = 1000;
-	if (build(&s, target))
+	if (files_open(&fs)) {
+		fprintf(stderr, "sql_bench: cannot write trace files\n");
 		return 1;
+	}
+	if (build(&s, target, &fs)) {
+		files_close(&fs);
+		files_remove(&fs);
+		return 1;
+	}
+	files_close(&fs);
 	total = ana_total_events(s);
 	snprintf(path, sizeof(path), "%s/sql_bench.%ld.db", tmpdir, (long)getpid());
 	unlink(path);
@@ -203,6 +334,22 @@ int main(void)
 	t3 = now();
 	printf("  past   %8.3f s  %12.0f rows/s     (causal_past of 100 random events, %lld rows)\n",
 	       t3 - t2, (double)rows / (t3 - t2), (long long)rows);
+	sqlite3_finalize(st);
+	st = NULL;
+	{
+		char dbpath[600];
+
+		snprintf(dbpath, sizeof(dbpath), "%s/bench.db", fs.dir);
+		t2 = now();
+		c0 = cpu();
+		if (ana_db_write(fs.dir, dbpath, NULL, &d)) {
+			fprintf(stderr, "sql_bench: ana_db_write: %s\n", d.msg);
+			goto out;
+		}
+		t3 = now();
+		printf("  files  %8.3f s  %12.0f events/s   (trace files -> database file, as `encore db`; "
+		       "%.3f s of CPU)\n", t3 - t2, (double)total / (t3 - t2), cpu() - c0);
+	}
 	rc = 0;
 	goto out;
 sqlerr:
@@ -212,5 +359,6 @@ out:
 	sqlite3_close(db);
 	unlink(path);
 	ana_free(s);
+	files_remove(&fs);
 	return rc;
 }
