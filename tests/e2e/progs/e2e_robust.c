@@ -5,7 +5,8 @@
  * (fork, setsid, fork, the middle process exits); the daemon ("robust.1.1") closes every
  * descriptor again and execs without forking.  The recording must survive all of it:
  * every event is reported and checked (report format: tests/e2e/check_trace.c).  Last, a
- * blocking recv interrupted by a signal returns EINTR, recorded or not.
+ * blocking recv interrupted by a signal returns EINTR, and a non-blocking send moves part of
+ * its bytes then fails with EAGAIN, recorded or not.
  *
  *   e2e_robust REPORTDIR
  *   e2e_robust REPORTDIR stage2 FD H   (the daemon after its exec; H its send hash so far)
@@ -112,6 +113,35 @@ static void interrupted_recv(void)
 	fprintf(rep, "close close %d 4 %zd 0\n", es[1], r);
 }
 
+/* A non-blocking send bigger than the socket buffer moves part of the bytes, the next one
+ * none (EAGAIN), recorded or not; the hash covers exactly the bytes that moved. */
+static void partial_send(void)
+{
+	static char big[1 << 20];
+	uint32_t h;
+	ssize_t r;
+	int ps[2];
+
+	memset(big, 'p', sizeof(big));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, ps) != 0)
+		exit(99);
+	fprintf(rep, "pipe socketpair %d 5 0 0 a=5,6\n", ps[0]);
+	r = send(ps[0], big, sizeof(big), 0);
+	h = r > 0 ? trace_hash(0, big, (size_t)r) : 0;
+	fprintf(rep, "send send %d 5 %zd %d n=%zu h=%08x\n", ps[0], r, r < 0 ? errno : 0,
+	        sizeof(big), h);
+	printf("non-blocking send of %zu bytes: %s\n", sizeof(big),
+	       r > 0 && (size_t)r < sizeof(big) ? "partial" : "not partial");
+	r = send(ps[0], big, sizeof(big), 0);
+	fprintf(rep, "send send %d 5 %zd %d n=%zu f=%u\n", ps[0], r, r < 0 ? errno : 0,
+	        sizeof(big), r < 0 && errno == EAGAIN ? TRACE_FL_NONBLOCK : 0u);
+	printf("then: %s\n", r < 0 ? strerror(errno) : "sent");
+	r = close(ps[0]);
+	fprintf(rep, "close close %d 5 %zd 0\n", ps[0], r);
+	r = close(ps[1]);
+	fprintf(rep, "close close %d 6 %zd 0\n", ps[1], r);
+}
+
 static int stage2(char **argv)
 {
 	int fd = atoi(argv[3]);
@@ -214,6 +244,7 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	printf("middle process exit %d\n", WEXITSTATUS(status));
 	interrupted_recv();
+	partial_send();
 	fprintf(rep, "exit exit -1 0 0 0\n");
 	fclose(rep);
 	return 0;
