@@ -404,6 +404,17 @@ void ana_recogs_free(struct ana_recogs *r);
 int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t bound,
                       struct ana_recogs *out, struct trace_diag *diag);
 
+/* For a user who got no point: what part i lacks everywhere in g, if anything. */
+enum ana_se_hint {
+	ANA_HINT_NONE = 0,       /* nothing obvious: the parts' interactions do not combine */
+	ANA_HINT_NO_PRE = 1,     /* no send of its process reaches another process */
+	ANA_HINT_NO_WAIT = 2,    /* not monotonic, and no receive of its process, on every
+	                            path after one of its sends, is fed by a single send: nothing
+	                            can hold it (an event loop: try ana_dcfg_split_by_context) */
+	ANA_HINT_CHANGES = 3,    /* it waits, but what its LOCAL reads changes on the way */
+};
+int ana_stable_hint(const struct ana_dcfg *g, const struct ana_se *se, size_t i);
+
 /* The recorded run: the Inf cut of the conjunction LE_1 && LE_2 ..., and whether each
  * component is stable there.  With a valid recognition point executed after the cut (the
  * first such point in pts, at its first execution that knows every component's cut

@@ -941,6 +941,59 @@ out:
 	return rc;
 }
 
+/* Why part i can hold no point (for a user who got none): see enum ana_se_hint. */
+int ana_stable_hint(const struct ana_dcfg *g, const struct ana_se *se, size_t i)
+{
+	const struct trace_pred_sp *sp;
+	int q, any_pre = 0, any_wait = 0, any_stable = 0;
+	uint8_t *seen;
+	uint32_t *stack;
+
+	if (!g || !se || i >= se->n || !g->solved)
+		return TRACE_EINVAL;
+	sp = trace_pred_get_sp(se->preds[i], 0, 0, 0);
+	if ((q = ana_dcfg_proc_find(g, trace_pred_sp_proc(sp))) < 0)
+		return q;
+	/* does any send of q reach another process's receive (a pre-recognition chain)? */
+	for (size_t r = 0; r < g->nnodes && !any_pre; r++)
+		if (g->nodes[r].kind == ANA_NODE_RECV && g->nodes[r].proc != (uint32_t)q)
+			for (size_t s2 = 0; s2 < g->nnodes && !any_pre; s2++)
+				any_pre = g->nodes[s2].proc == (uint32_t)q &&
+				          g->nodes[s2].kind == ANA_NODE_SEND &&
+				          dcfg_has(dcfg_set(g, g->pre, r), s2);
+	if (!any_pre)
+		return ANA_HINT_NO_PRE;
+	if (se->mono[i])
+		return ANA_HINT_NONE;
+	if (!(seen = malloc(g->nnodes + 1)) || !(stack = malloc((g->nnodes + 1) * sizeof(*stack)))) {
+		free(seen);
+		return TRACE_ENOMEM;
+	}
+	/* a receive of q on every path on from one of its sends, fed by one send only */
+	for (size_t s2 = 0; s2 < g->nnodes; s2++) {
+		if (g->nodes[s2].proc != (uint32_t)q || g->nodes[s2].kind != ANA_NODE_SEND)
+			continue;
+		for (size_t r = 0; r < g->nnodes; r++) {
+			const struct dcfg_node *nr = &g->nodes[r];
+
+			if (nr->proc != (uint32_t)q || nr->kind != ANA_NODE_RECV ||
+			    !dcfg_has(dcfg_set(g, g->pdom, s2), r) || nr->nin != 1 ||
+			    (nr->flags & ANA_NODE_F_EXTERNAL))
+				continue;
+			any_wait = 1;
+			if (path_class(g, (uint32_t)s2, (uint32_t)r, sp, seen, stack) != ANA_SE_INVALID)
+				any_stable = 1;
+		}
+	}
+	free(seen);
+	free(stack);
+	if (!any_wait)
+		return ANA_HINT_NO_WAIT;
+	if (!any_stable)
+		return ANA_HINT_CHANGES;
+	return ANA_HINT_NONE;
+}
+
 /* ---------------------------------------------------------------------------------------
  * The recorded run.
  */

@@ -242,6 +242,27 @@ static void print_points_text(const struct ana_dcfg *g, const struct ana_se *se,
 
 	printf("\nvalid recognition points: %zu%s\n", pts->n,
 	       pts->bound_hit ? " (search bound hit: there may be more)" : "");
+	for (size_t c = 0; !pts->n && c < ana_se_ncomp(se); c++) {
+		const char *proc = trace_pred_sp_proc(ana_se_sp(se, c));
+
+		switch (ana_stable_hint(g, se, c)) {
+		case ANA_HINT_NO_PRE:
+			printf("  %s: none of its sends reaches another process: nobody can learn LE_%zu\n",
+			       proc, c + 1);
+			break;
+		case ANA_HINT_NO_WAIT:
+			printf("  %s: LE_%zu is not monotonic and %s never waits for a single sender after "
+			       "sending: nothing can hold it (if it receives every message at one site, "
+			       "try --context)\n", proc, c + 1, proc);
+			break;
+		case ANA_HINT_CHANGES:
+			printf("  %s: it waits after sending, but what LE_%zu reads changes on the way\n",
+			       proc, c + 1);
+			break;
+		default:
+			break;
+		}
+	}
 	for (size_t i = 0; i < pts->n; i++) {
 		const struct ana_recog *r = &pts->v[i];
 

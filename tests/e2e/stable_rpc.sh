@@ -145,6 +145,7 @@ grep -q 'pre  #[0-9]* send in client_call < main (rpc) -> #[0-9]* recv in full_r
 [ "$(grep -c ': stable$' "$tmp/se1.txt")" = 2 ]
 "$encore" stable "$tmp/r3" "$SE2" > "$tmp/se2.txt"
 grep -q '^valid recognition points: 0$' "$tmp/se2.txt"
+grep -q '^  rpc\.2: none of its sends reaches another process' "$tmp/se2.txt"
 [ "$(grep -c ': NOT stable$' "$tmp/se2.txt")" = 2 ]
 "$encore" stable "$tmp/r3" --sets | grep -q '^    POST2 {'
 

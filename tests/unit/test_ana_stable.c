@@ -373,6 +373,13 @@ START_TEST(barrier_fuzzy)
 	points(b.g, "p1: mark.work == 0 == p2: " WAITING, &pts);
 	ck_assert_uint_eq(pts.n, 0);
 	ana_recogs_free(&pts);
+	{
+		struct ana_se *se = se_parse("p1: mark.work == 0 == p2: " WAITING);
+
+		ck_assert_int_eq(ana_stable_hint(b.g, se, 0), ANA_HINT_CHANGES);
+		ck_assert_int_eq(ana_stable_hint(b.g, se, 1), ANA_HINT_NONE);
+		ana_se_free(se);
+	}
 	points(b.g, "p1: events == 1 == p2: " WAITING, &pts);
 	ck_assert_uint_eq(pts.n, 0);
 	ana_recogs_free(&pts);
@@ -416,6 +423,14 @@ START_TEST(pipeline_no_valid_point)
 	points(g, "A: sent == 1 == B: received == 1", &pts);
 	ck_assert_uint_eq(pts.n, 0);
 	ana_recogs_free(&pts);
+	{
+		struct ana_se *se = se_parse("A: sent == 1 == C: received == 1 == B: received >= 1");
+
+		ck_assert_int_eq(ana_stable_hint(g, se, 0), ANA_HINT_NO_WAIT);
+		ck_assert_int_eq(ana_stable_hint(g, se, 1), ANA_HINT_NO_PRE);  /* C never sends */
+		ck_assert_int_eq(ana_stable_hint(g, se, 2), ANA_HINT_NONE);    /* monotonic */
+		ana_se_free(se);
+	}
 	points(g, "A: sent == 1 == B: received == 1 == C: received == 0", &pts);
 	ck_assert_uint_eq(pts.n, 0);
 	ana_recogs_free(&pts);
