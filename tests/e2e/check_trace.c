@@ -12,7 +12,8 @@
  *
  * kind, call, fd, channel, result, errno, aux and flags are always compared (a missing a= or
  * f= means none); h= must be present exactly when the event carries a hash; the others are
- * compared when present (fn: the function of the call site's first frame).  Every site an
+ * compared when present (fn: the function of the call site's first frame); other tokens
+ * (vary=1, for record_check.sh) are ignored.  Every site an
  * event names must be defined in the trace before it.  Every process of the session must have a report, and every trace
  * must read back whole and closed -- except the one named by --killed, which must read back
  * (to its last completed event) and must not say it was closed.

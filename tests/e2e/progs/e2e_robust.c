@@ -128,7 +128,7 @@ static void partial_send(void)
 	fprintf(rep, "pipe socketpair %d 5 0 0 a=5,6\n", ps[0]);
 	r = send(ps[0], big, sizeof(big), 0);
 	h = r > 0 ? trace_hash(0, big, (size_t)r) : 0;
-	fprintf(rep, "send send %d 5 %zd %d n=%zu h=%08x\n", ps[0], r, r < 0 ? errno : 0,
+	fprintf(rep, "send send %d 5 %zd %d n=%zu h=%08x vary=1\n", ps[0], r, r < 0 ? errno : 0,
 	        sizeof(big), h);
 	printf("non-blocking send of %zu bytes: %s\n", sizeof(big),
 	       r > 0 && (size_t)r < sizeof(big) ? "partial" : "not partial");
