@@ -48,7 +48,7 @@ static const char *const st_sql[ST_N] = {
 	"SELECT 1", /* messages: batches */
 	"INSERT INTO stack VALUES (?,?,?,?,?)",
 	"INSERT INTO frame VALUES (?,?,?,?,?,?)",
-	"INSERT INTO mark VALUES (?,?,?,?,?)",
+	"SELECT 1", /* marks: batches */
 	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
 	"SELECT 1", /* races: batches */
 	"INSERT INTO warning VALUES (?,?)",
@@ -73,7 +73,7 @@ struct batch {
 };
 
 struct filler {
-	struct batch ev, msg;
+	struct batch ev, msg, mark;
 	sqlite3 *db;
 	struct ana_session *s;
 	sqlite3_stmt *st[ST_N];
@@ -437,14 +437,14 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 	tick(f);
 
 	if (kind == TRACE_EV_MARK) {
-		sqlite3_stmt *m = f->st[ST_MARK];
+		struct sqlval *m = batch_row(&f->mark);
 
-		sqlite3_bind_int64(m, 1, id);
-		sqlite3_bind_int64(m, 2, (int64_t)p);
-		sqlite3_bind_int64(m, 3, (int64_t)k);
-		bind_static(m, 4, e->chan < s->nkeys ? s->keys[e->chan] : "");
-		sqlite3_bind_int64(m, 5, e->result);
-		if ((rc = step(f, ST_MARK, "inserting a mark")))
+		vint(&m[0], id);
+		vint(&m[1], (int64_t)p);
+		vint(&m[2], (int64_t)k);
+		vtext(&m[3], e->chan < s->nkeys ? s->keys[e->chan] : "");
+		vint(&m[4], e->result);
+		if ((rc = batch_add(f, &f->mark)))
 			return rc;
 	} else if (is_input_kind(kind) && tev) {
 		sqlite3_stmt *in = f->st[ST_INPUT];
@@ -817,7 +817,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 			rc = sql_fail(db, diag, st_sql[i]);
 			goto out;
 		}
-	if ((rc = batch_init(&f, &f.ev, "event", 16)) || (rc = batch_init(&f, &f.msg, "message", 7)))
+	if ((rc = batch_init(&f, &f.ev, "event", 16)) || (rc = batch_init(&f, &f.msg, "message", 7)) ||
+	    (rc = batch_init(&f, &f.mark, "mark", 5)))
 		goto out;
 	race.s = s;
 	if (pthread_create(&racer, NULL, race_thread, &race) == 0)
@@ -835,7 +836,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 		}
 		rc = nf ? fill_proc_files(&f, p, paths, nf) : fill_proc_model(&f, p);
 	}
-	if (rc || (rc = batch_flush(&f, &f.ev)) || (rc = batch_flush(&f, &f.msg)))
+	if (rc || (rc = batch_flush(&f, &f.ev)) || (rc = batch_flush(&f, &f.msg)) ||
+	    (rc = batch_flush(&f, &f.mark)))
 		goto out;
 	if ((rc = fill_channels(&f)))
 		goto out;
@@ -869,6 +871,7 @@ out:
 	free(race.v);
 	batch_free(&f.ev);
 	batch_free(&f.msg);
+	batch_free(&f.mark);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(f.st[i]);
 	if (began)

@@ -163,7 +163,6 @@ static const char ana_sql_schema_text[] =
 	"\n"
 	"-- Indexes, built after the rows are loaded.\n"
 	"CREATE UNIQUE INDEX message_send ON message (send, recv);\n"
-	"CREATE INDEX channel_proc ON channel (proc, local_id);\n"
-	"CREATE INDEX mark_key ON mark (key, value);\n";
+	"CREATE INDEX channel_proc ON channel (proc, local_id);\n";
 
 #endif

@@ -156,4 +156,3 @@ CREATE VIEW process_summary AS
 -- Indexes, built after the rows are loaded.
 CREATE UNIQUE INDEX message_send ON message (send, recv);
 CREATE INDEX channel_proc ON channel (proc, local_id);
-CREATE INDEX mark_key ON mark (key, value);
