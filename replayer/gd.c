@@ -48,6 +48,7 @@ struct gd_proc {
 	int conn;               /* control connection, -1 when none */
 	int started, halted, done, gone, reaped;
 	int execing;            /* said EXEC: its connection ends, its new image says HELLO */
+	uint32_t spawns;        /* children started inside libc so far (PARENT.sK) */
 	uint64_t index;         /* last state reported */
 	int wait_status;
 	char *backtrace;
@@ -815,6 +816,16 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->execing = 0; /* the exec failed: the same image goes on */
 	switch (m.type) {
 	case REP_MSG_HELLO:
+		if (m.flags & 1) {
+			/* a child of m.text started inside libc: the K-th is PARENT.sK */
+			struct gd_proc *par = by_name(r, m.text);
+			char name[TRACE_NAME_MAX + 16];
+			uint32_t k = par ? ++par->spawns : 1;
+
+			snprintf(name, sizeof(name), "%.100s.s%u", m.text, k);
+			send_full(fd, REP_MSG_NAME, 0, 0, 0, name);
+			snprintf(m.text, sizeof(m.text), "%s", name);
+		}
 		p = by_name(r, m.text);
 		if (p && p->conn >= 0 && p->pid == (long)m.a &&
 		    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
@@ -1019,7 +1030,7 @@ static int all_halted_online(struct rep *r)
 			struct gd_proc *par = by_name(r, p->parent);
 
 			if (!par || ((par->halted || par->done || par->gone) &&
-			             cur_index(r, par) < p->fork_index))
+			             (cur_index(r, par) < p->fork_index || !p->fork_index)))
 				continue;
 		}
 		return 0;
@@ -1072,7 +1083,10 @@ static int all_halted(struct rep *r)
 			 * fork is inside the cut, wait for the child to reach its state 0. */
 			struct gd_proc *par = by_name(r, p->parent);
 
-			if (!par || par->target < p->fork_index)
+			/* (fork_index 0: started inside libc, by no event of the parent: it would
+			 * come after the parent's state 0 anyway) */
+			if (!par || par->target < p->fork_index ||
+			    (!p->fork_index && (par->halted || par->done || par->gone)))
 				continue;
 		}
 		return 0;

@@ -200,7 +200,7 @@ static int lc_diverge_later;
 static char lc_diverge_why[512];
 
 /* HELLO, then CONFIG: our slot on the board and the state to halt at. */
-static void ctl_hello(void)
+static void ctl_hello_as(int spawned)
 {
 	struct rep_msg m;
 
@@ -208,9 +208,15 @@ static void ctl_hello(void)
 	lc.ctl = ctl_connect();
 	if (lc.ctl < 0)
 		return;
-	if (ctl_send(REP_MSG_HELLO, (int64_t)syscall(SYS_getpid), 0, lc.name) != 0)
+	if (ctl_send_flags(REP_MSG_HELLO, (int64_t)syscall(SYS_getpid), 0, spawned ? 1u : 0u,
+	                   lc.name) != 0)
 		return;
 	ctl_recv(&m);
+	if (m.type == REP_MSG_NAME) {
+		m.text[sizeof(m.text) - 1] = '\0';
+		snprintf(lc.name, sizeof(lc.name), "%.127s", m.text);
+		ctl_recv(&m);
+	}
 	if (m.type != REP_MSG_CONFIG)
 		return;
 	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX)
@@ -236,6 +242,11 @@ static void ctl_hello(void)
 	lc.slot->pid = (int32_t)syscall(SYS_getpid);
 	lc.slot->index = lc.pos;
 	lc.slot->state = REP_SLOT_RUNNING;
+}
+
+static void ctl_hello(void)
+{
+	ctl_hello_as(0);
 }
 
 /* --- loading the trace --------------------------------------------------------------------- */
@@ -966,12 +977,15 @@ __attribute__((constructor)) static void lc_init(void)
 	lc.seg = seg;
 	if (pid != 0 && pid != (long)syscall(SYS_getpid)) {
 		/* A child started behind the interposers' back (system(), popen(): glibc spawns
-		 * them internally): not replayed yet. */
-		snprintf(lc.name + strlen(lc.name), sizeof(lc.name) - strlen(lc.name), "+image");
-		ctl_hello();
-		lc_depth--;
-		lc_diverge("a child started by system() or popen() (spawned inside libc, unseen): "
-		           "not replayed yet");
+		 * them internally).  The recorder named it PARENT.sK; the GD counts them the same
+		 * way and tells us. */
+		lc.seg = 0;
+		ctl_hello_as(1);
+		if (load_trace(why, sizeof(why)) != 0) {
+			lc_depth--;
+			lc_diverge("%s", why);
+		}
+		goto started;
 	}
 	{
 		/* Stamp our pid: an image started later from this environment knows it is not us. */
@@ -987,6 +1001,7 @@ __attribute__((constructor)) static void lc_init(void)
 		lc_diverge("%s", why);
 	}
 	ctl_hello();
+started:
 	on_exit(on_exit_handler, NULL);
 	lc_atfork_install();
 	lc.active = 1;

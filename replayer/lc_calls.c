@@ -272,6 +272,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	size_t want, got = 0;
 	int32_t cls;
 	long r;
+	int sock = 1, blocked = 0;
+	sigset_t oldmask, pending;
 
 	if (!lc_on())
 		return 0;
@@ -294,7 +296,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	while (got < want) {
 		int n = iov_window(iov, cnt, got, want - got, win);
 
-		if (flags || name) {
+		if (sock) {
 			struct msghdr m;
 
 			memset(&m, 0, sizeof(m));
@@ -304,8 +306,22 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 			}
 			m.msg_iov = win;
 			m.msg_iovlen = (size_t)n;
-			r = syscall(SYS_sendmsg, fd, &m, flags | MSG_DONTWAIT);
+			r = syscall(SYS_sendmsg, fd, &m, flags | MSG_NOSIGNAL);
+			if (r < 0 && errno == ENOTSOCK) {
+				sock = 0;
+				continue;
+			}
 		} else {
+			if (!blocked) {
+				/* a pipe: no MSG_NOSIGNAL, so SIGPIPE is held while we write */
+				sigset_t set;
+
+				sigemptyset(&set);
+				sigaddset(&set, SIGPIPE);
+				sigpending(&pending);
+				pthread_sigmask(SIG_BLOCK, &set, &oldmask);
+				blocked = 1;
+			}
 			r = syscall(SYS_writev, fd, win, n);
 		}
 		if (r > 0) {
@@ -320,8 +336,23 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 			lc_wait_state(0, -1, 0, 0);
 			continue;
 		}
+		if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
+			break; /* the reader is gone: it never read these bytes (a receive of them
+			          would have waited for them), so there is nobody to give them to */
 		lc_diverge("send on channel %u (fd %d) failed: %s (the recorded call moved %zu bytes)",
 		           ev->channel, fd, r < 0 ? strerror(errno) : "no progress", want);
+	}
+	if (blocked) {
+		if (!sigismember(&pending, SIGPIPE)) {
+			sigset_t set;
+			struct timespec zero = { 0, 0 };
+
+			sigemptyset(&set);
+			sigaddset(&set, SIGPIPE);
+			while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
+				;
+		}
+		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	}
 hash:
 	check_hash(ev, 0, iov, cnt, want);

@@ -35,7 +35,10 @@
 
 enum rep_msg_type {
 	/* LC -> GD */
-	REP_MSG_HELLO = 1,    /* a = pid, text = logical name */
+	REP_MSG_HELLO = 1,    /* a = pid, text = logical name; flags = 1: a child started inside
+	                         libc (system, popen), text = its parent's name: the GD names it
+	                         PARENT.sK (K counted per parent, as the recorder does) and says
+	                         so with NAME before CONFIG */
 	REP_MSG_HALTED = 2,   /* a = state index, b = enum rep_halt_reason, text = backtrace */
 	REP_MSG_DIVERGED = 3, /* a = event index, text = what was expected and what happened */
 	REP_MSG_DONE = 4,     /* a = state index at exit, b = exit status, flags = 1 when the
@@ -54,6 +57,7 @@ enum rep_msg_type {
 	REP_MSG_CONT = 17,    /* leave the halt; a = new target or floor (REP_NO_TARGET: to the
 	                         end, nothing more to check) */
 	REP_MSG_GO = 18,      /* answer to REQ: receive */
+	REP_MSG_NAME = 20,    /* text = the logical name the GD gave a spawned child */
 	REP_MSG_STOP = 19,    /* answer to REQ, or while waiting for bytes: a halt marker is there
 	                         (Miller & Choi 2.2): halt before this receive */
 };

@@ -6,6 +6,9 @@
  *   replay_exec N            the root ("ex") forks "ex.1", which execs `replay_exec child FD N`
  *   replay_exec child FD N   the new image: sends N clock readings on FD, then fails to exec
  *                            a missing program once (a failed exec is an event too) and exits
+ *   replay_exec print K      run twice by the root through system() (children started inside
+ *                            libc: "ex.s1", "ex.s2" and their shells' children): prints a clock
+ *                            reading
  * The root prints whatever pieces it reads, so its output depends on message sizes and time.
  */
 #include <errno.h>
@@ -24,6 +27,13 @@ int main(int argc, char **argv)
 	ssize_t r;
 	pid_t p;
 
+	if (argc == 3 && !strcmp(argv[1], "print")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		printf("print %s at %ld.%09ld\n", argv[2], (long)ts.tv_sec, ts.tv_nsec);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "child")) {
 		int fd = atoi(argv[2]);
 
@@ -63,6 +73,14 @@ int main(int argc, char **argv)
 		printf("got %zd: %s\n", r, buf);
 	}
 	waitpid(p, NULL, 0);
+	fflush(stdout);
+	for (int k = 1; k <= 2; k++) {
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "%s print %d", argv[0], k);
+		printf("system -> %d\n", system(cmd));
+		fflush(stdout);
+	}
 	printf("done at %ld\n", (long)time(NULL));
 	return 0;
 }
