@@ -285,7 +285,7 @@ static void barrier_build(struct barrier *b, int fuzzy)
 	ck_assert_int_eq(ana_dcfg_new(&b->g), 0);
 	b->bar = ana_dcfg_add_proc(b->g, "bar");
 	for (int i = 0; i < 4; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "p%d", i + 1);
 		b->p[i] = ana_dcfg_add_proc(b->g, name);
@@ -702,7 +702,7 @@ static void random_dcfg(struct unit_rng *rng, struct bf *b, struct ana_dcfg *g, 
 		kinds[c][nk[c]++] = ANA_NODE_SEND;
 	}
 	for (int p = 0; p < b->nprocs; p++) {
-		char name[8];
+		char name[16];
 		int id, k = nk[p], first, prev;
 
 		snprintf(name, sizeof(name), "q%d", p);
@@ -717,7 +717,7 @@ static void random_dcfg(struct unit_rng *rng, struct bf *b, struct ana_dcfg *g, 
 		b->kind[b->nn++] = ANA_NODE_STOP;
 		first = b->nn;
 		for (int i = 0; i < k; i++) {
-			char key[8];
+			char key[16];
 
 			snprintf(key, sizeof(key), "n%d", i);
 			ck_assert_int_eq(ana_dcfg_add_node(g, p, (uint32_t)kinds[p][i], key, key), b->nn);
@@ -1242,7 +1242,7 @@ START_TEST(random_sessions_build)
 		memset(pending, 0, sizeof(pending));
 		ck_assert_int_eq(ana_new(&s), 0);
 		for (int p = 0; p < np; p++) {
-			char name[8];
+			char name[16];
 
 			snprintf(name, sizeof(name), "w%d", p);
 			ck_assert_int_eq(ana_add_process(s, name, NULL, 0), p);
