@@ -36,21 +36,17 @@ static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
 	return TRACE_EIO;
 }
 
+/* Single-row statements; events, messages, marks and races go in batches (below). */
 enum {
-	ST_PROC, ST_EVENT, ST_CHANNEL, ST_MESSAGE, ST_STACK, ST_FRAME, ST_MARK, ST_INPUT, ST_RACE,
-	ST_WARN, ST_META, ST_N
+	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_INPUT, ST_WARN, ST_META, ST_N
 };
 
 static const char *const st_sql[ST_N] = {
 	"INSERT INTO process VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"SELECT 1", /* events: batches */
 	"INSERT INTO channel VALUES (?,?,?,?,?,?,?,?,?,?)",
-	"SELECT 1", /* messages: batches */
 	"INSERT INTO stack VALUES (?,?,?,?,?)",
 	"INSERT INTO frame VALUES (?,?,?,?,?,?)",
-	"SELECT 1", /* marks: batches */
 	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
-	"SELECT 1", /* races: batches */
 	"INSERT INTO warning VALUES (?,?)",
 	"INSERT OR REPLACE INTO meta VALUES (?,?)",
 };
