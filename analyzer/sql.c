@@ -6,7 +6,9 @@
  * cache `encore sql` keeps inside a session directory, stamped with the traces' sizes and
  * modification times.  The causality functions are in sql_func.c.
  *
- * Speed: one transaction, prepared statements, no journal, indexes built after the rows.
+ * Speed: one transaction with its journal in memory; the bulk tables (events, messages,
+ * marks, races) 32 rows per INSERT; message races computed by the analyzer in a second
+ * thread while the rows go in; the few indexes built after the rows.
  */
 #include <dirent.h>
 #include <errno.h>
