@@ -1256,11 +1256,10 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 			}
 			for (size_t t = 0; t < nt; t++)
 				if (terms[t]->kind == TRACE_TERM_SENT_TO ||
-				    terms[t]->kind == TRACE_TERM_RECEIVED_FROM ||
-				    terms[t]->kind == TRACE_TERM_IN) {
-					diag_set(d, TRACE_EINVAL, NULL, "process %s: sent(P), received(P) and "
-					         "in(F) are not evaluated live yet; drop --online, or use "
-					         "sent/received/mark./var. terms", p->name);
+				    terms[t]->kind == TRACE_TERM_RECEIVED_FROM) {
+					diag_set(d, TRACE_EINVAL, NULL, "process %s: sent(P) and received(P) "
+					         "are not evaluated live yet; drop --online, or use "
+					         "sent/received/mark./var./in() terms", p->name);
 					rc = TRACE_EINVAL;
 					goto out;
 				}

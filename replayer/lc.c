@@ -304,6 +304,7 @@ static int load_trace(char *why, size_t cap)
 		e->hash = ev.hash;
 		e->has_hash = ev.has_hash != 0;
 		e->naux = ev.naux > TRACE_AUX_MAX ? TRACE_AUX_MAX : ev.naux;
+		e->site = ev.site;
 		memcpy(e->aux, ev.aux, sizeof(e->aux));
 		e->data_off = dlen;
 		e->data_len = ev.data_len;
@@ -336,6 +337,50 @@ static int load_trace(char *why, size_t cap)
 			lc_chan[inh[i].channel].bytes[0] = inh[i].sent;
 			lc_chan[inh[i].channel].bytes[1] = inh[i].received;
 		}
+	/* The call-site stacks, for in(FUNCTION) terms. */
+	for (i = 0; i < lc.nsites; i++)
+		free(lc.site_funcs[i]);
+	free(lc.site_funcs);
+	lc.site_funcs = NULL;
+	lc.nsites = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		const struct trace_stack *st;
+		uint32_t site = evs[k].site;
+
+		if (!site || site > 1u << 20 || (site < lc.nsites && lc.site_funcs[site]))
+			continue;
+		if (!(st = trace_reader_stack(r, site)))
+			continue;
+		if (site >= lc.nsites) {
+			uint32_t nn = site + 64;
+			char **ns = realloc(lc.site_funcs, nn * sizeof(*ns));
+
+			if (!ns)
+				goto nomem;
+			memset(ns + lc.nsites, 0, (nn - lc.nsites) * sizeof(*ns));
+			lc.site_funcs = ns;
+			lc.nsites = nn;
+		}
+		{
+			size_t len = 1, pos = 0;
+			char *buf;
+
+			for (uint32_t f = 0; f < st->nframes; f++)
+				len += strlen(st->frames[f].function) + 1;
+			if (!(buf = malloc(len)))
+				goto nomem;
+			for (uint32_t f = 0; f < st->nframes; f++) {
+				size_t fl = strlen(st->frames[f].function);
+
+				if (!fl)
+					continue;
+				memcpy(buf + pos, st->frames[f].function, fl + 1);
+				pos += fl + 1;
+			}
+			buf[pos] = '\0';
+			lc.site_funcs[site] = buf;
+		}
+	}
 	/* Events are numbered across images, consecutively (as the analyzer numbers them): an
 	 * image's first event follows the last one of the previous image, whatever its header
 	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */

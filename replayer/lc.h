@@ -73,6 +73,7 @@ struct lc_ev {
 	uint32_t has_hash;
 	uint32_t naux;
 	uint32_t data_len;
+	uint32_t site;
 	int64_t aux[TRACE_AUX_MAX];
 	uint64_t data_off;
 };
@@ -97,6 +98,9 @@ struct lc_state {
 	uint64_t nev;              /* index of its last event */
 	uint32_t seg;              /* image number: 0, then 1 after the first exec... */
 	uint64_t next_base;        /* the base of the image to load next (seg > 0) */
+	char **site_funcs;         /* site id -> its stack's function names, each followed by a
+	                              NUL, the list ended by an empty name (for in(F)) */
+	uint32_t nsites;
 	uint8_t *data;
 	uint64_t pos;              /* events executed: the state index */
 	uint64_t target;           /* halt before event target + 1; REP_NO_TARGET: never */

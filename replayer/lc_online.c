@@ -149,6 +149,24 @@ static int term_value(void *ctx, const struct trace_pred_term *t, int64_t *v)
 				*v = marks[i].value;
 		return 0;
 	}
+	case TRACE_TERM_IN: {
+		/* FUNCTION on the recorded call-site stack of event k (false in state 0) */
+		const struct lc_ev *e;
+		const char *f;
+
+		*v = 0;
+		if (lc.pos <= lc.base || !t->arg)
+			return 0;
+		e = &lc.ev[lc.pos - lc.base - 1];
+		if (e->site >= lc.nsites || !(f = lc.site_funcs[e->site]))
+			return 0;
+		for (; *f; f += strlen(f) + 1)
+			if (strcmp(f, t->arg) == 0) {
+				*v = 1;
+				break;
+			}
+		return 0;
+	}
 	case TRACE_TERM_VAR:
 		for (size_t i = 0; i < nvars; i++)
 			if (vars[i].name == t->arg || (t->arg && strcmp(vars[i].name, t->arg) == 0))
