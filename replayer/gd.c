@@ -1264,10 +1264,24 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 					goto out;
 				}
 			if (p->sp_text[0]) {
-				diag_set(d, TRACE_EINVAL, NULL, "process %s has two disjuncts: the online "
-				         "protocol takes one simple predicate per process", p->name);
-				rc = TRACE_EINVAL;
-				goto out;
+				/* two disjuncts on one process: its simple predicate is their `or` */
+				char one[1024], both[1024];
+				size_t skip = strlen(p->name) + 1;
+				int w;
+
+				trace_pred_sp_format(sp, one, sizeof(one));
+				while (one[skip] == ' ')
+					skip++;
+				w = snprintf(both, sizeof(both), "%s: (%s) or (%s)", p->name,
+				             p->sp_text + strlen(p->name) + 2, one + skip);
+				if (w < 0 || (size_t)w >= sizeof(both) || shape != TRACE_PRED_DISJUNCTIVE) {
+					diag_set(d, TRACE_EINVAL, NULL, "process %s: its simple predicates "
+					         "cannot be combined for the online protocol", p->name);
+					rc = TRACE_EINVAL;
+					goto out;
+				}
+				snprintf(p->sp_text, sizeof(p->sp_text), "%s", both);
+				continue;
 			}
 			trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
 		}

@@ -61,6 +61,15 @@ for d in 'pp: mark.got >= 3 || pp.2: sent >= 3' 'pp.3: mark.ack >= 2 || pp.1: ma
     echo "ok: $d -> fired $got"
 done
 
+# two disjuncts on one process: its predicate is their `or`
+replay "$tmp/rep" 'pp.1: mark.ack >= 3 || pp.1: received >= 100 || pp.2: sent >= 50'
+"$encore" inf --json "$tmp/s" 'pp.1: mark.ack >= 3 or received >= 100' > "$tmp/inf"
+want=$(grep -o '"pp.1":[0-9]*' "$tmp/inf" | head -1)
+got=$(cuts "$tmp/rep" | grep -o '"pp.1":[0-9]*')
+grep -q '"fired":"pp.1"' "$tmp/rep" && [ "$want" = "$got" ] || {
+    echo "FAIL: two disjuncts on pp.1: $got, want $want"; cat "$tmp/rep"; exit 1; }
+echo "ok: two disjuncts on one process -> $got"
+
 # errors: an unknown variable is reported by the process, a linked predicate refused
 if "$encore" replay --json --then kill --stop 'pp: var.no_such_var >= 1' "$tmp/s" \
     > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: unknown variable accepted"; exit 1; fi
