@@ -86,7 +86,7 @@ static void usage(FILE *out)
 	        "    ended first).\n\n"
 	        "LIMITS\n"
 	        "    Not yet: exec, accept order between several clients, threads;\n"
-	        "    online: sent(P), received(P), linked and general predicates.\n\n"
+	        "    online: linked and general predicates.\n\n"
 	        "EXAMPLES\n"
 	        "    encore replay /tmp/ring\n"
 	        "    encore replay --stop 'ring: sent >= 3 && ring.1: received >= 2' /tmp/ring\n"

@@ -55,6 +55,7 @@ struct gd_proc {
 	char *terms;            /* at a halt: "TERM = VALUE" lines of its simple predicate */
 	/* online protocol */
 	char sp_text[1024];     /* its simple predicate, "" for a passive process */
+	char peers[1024];       /* "PEER:c1,c2;..." channels per peer named by sent(P)/received(P) */
 	uint64_t need;          /* the state it must reach: sends others asked for */
 	uint32_t reason;        /* of the last halt: enum rep_halt_reason */
 	int sp_at_end;          /* DONE said its predicate holds in its final state */
@@ -848,8 +849,14 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		if (r->mode == GD_OFFLINE)
 			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, p->sp_text);
 		else
+		{
+			char text[2100];
+
+			snprintf(text, sizeof(text), "%s%s%s", p->sp_text, p->peers[0] ? "\x1e" : "",
+			         p->peers);
 			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
-			          REP_CF_ONLINE, p->sp_text);
+			          REP_CF_ONLINE, text);
+		}
 		break;
 	case REP_MSG_REQ:
 		if (p)
@@ -1223,6 +1230,54 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	return 0;
 }
 
+/* The channels of process p whose other end is held by process `peer`, as "PEER:c1,c2,...",
+ * appended to out.  From the analyzer's messages: a receive's sender holds the other end of
+ * its channel, and so does the receiver of a send.  Returns 0, or -1 when p sends on a
+ * channel whose other end no receive tells (then the live count could differ). */
+static int peer_channels(struct rep *r, struct gd_proc *p, const char *peer, char *out,
+                         size_t cap)
+{
+	size_t pos = strlen(out), n = ana_nprocs(r->ana);
+	uint32_t chans[256];
+	size_t nch = 0;
+	int q = ana_proc_find(r->ana, peer);
+
+	if (p->ana < 0 || q < 0)
+		return 0;
+	/* receives of p from q; and receives of q whose bytes p sent */
+	for (size_t pi = 0; pi < n; pi++) {
+		size_t ne = ana_nevents(r->ana, pi);
+
+		if ((int)pi != p->ana && (int)pi != q)
+			continue;
+		for (uint64_t k = 1; k <= ne; k++) {
+			struct ana_event ev, sv;
+			uint32_t ch = 0;
+
+			if (ana_event_get(r->ana, pi, k, &ev) != 0 || ev.kind != TRACE_EV_RECV ||
+			    ev.src_proc == ANA_NO_PROC)
+				continue;
+			if ((int)pi == p->ana && (int)ev.src_proc == q)
+				ch = ev.channel;
+			else if ((int)pi == q && (int)ev.src_proc == p->ana &&
+			         ana_event_get(r->ana, (size_t)p->ana, ev.src_index, &sv) == 0)
+				ch = sv.channel;
+			if (!ch)
+				continue;
+			size_t i;
+
+			for (i = 0; i < nch && chans[i] != ch; i++)
+				;
+			if (i == nch && nch < sizeof(chans) / sizeof(chans[0]))
+				chans[nch++] = ch;
+		}
+	}
+	pos += (size_t)snprintf(out + pos, cap > pos ? cap - pos : 0, "%s%s:", pos ? ";" : "", peer);
+	for (size_t i = 0; i < nch && pos < cap; i++)
+		pos += (size_t)snprintf(out + pos, cap - pos, "%s%u", i ? "," : "", chans[i]);
+	return pos < cap ? 0 : -1;
+}
+
 int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 {
 	struct trace_pred *pred = NULL;
@@ -1255,11 +1310,12 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 				goto out;
 			}
 			for (size_t t = 0; t < nt; t++)
-				if (terms[t]->kind == TRACE_TERM_SENT_TO ||
-				    terms[t]->kind == TRACE_TERM_RECEIVED_FROM) {
-					diag_set(d, TRACE_EINVAL, NULL, "process %s: sent(P) and received(P) "
-					         "are not evaluated live yet; drop --online, or use "
-					         "sent/received/mark./var./in() terms", p->name);
+				if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
+				     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
+				    !strstr(p->peers, terms[t]->arg) &&
+				    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
+					diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
+					         "for a live sent(P)/received(P)", p->name, terms[t]->arg);
 					rc = TRACE_EINVAL;
 					goto out;
 				}

@@ -231,8 +231,12 @@ static void ctl_hello_as(int spawned)
 		char why[512];
 
 		m.text[sizeof(m.text) - 1] = '\0';
+		char *peers = strchr(m.text, '\x1e');
+
+		if (peers)
+			*peers++ = '\0';
 		lc.counting = 1;
-		if (lc_online_setup(m.text, why, sizeof(why)) != 0 && lc.online) {
+		if (lc_online_setup(m.text, peers ? peers : "", why, sizeof(why)) != 0 && lc.online) {
 			lc.online = 0;
 			lc.halt_check = 0;
 			lc_diverge_later = 1;

@@ -153,7 +153,7 @@ LC_HIDDEN int lc_own_fd(int fd);
 LC_HIDDEN void lc_own_fd_move(int fd);
 
 /* The online protocol (lc.c, lc_online.c). */
-LC_HIDDEN int lc_online_setup(const char *text, char *why, size_t cap);
+LC_HIDDEN int lc_online_setup(const char *text, const char *peers, char *why, size_t cap);
 LC_HIDDEN void lc_count(const struct lc_ev *ev);
 LC_HIDDEN int lc_sp_holds(void);
 LC_HIDDEN int lc_has_sp(void);

@@ -48,6 +48,17 @@ static struct {
 } vars[LC_VARS_MAX];
 static size_t nvars;
 
+/* sent(P) / received(P): the channels whose other end P holds (from the GD) and counts. */
+#define LC_PEERS_MAX 8
+#define LC_PEER_CHANS 64
+static struct {
+	char name[TRACE_NAME_MAX];
+	uint32_t chans[LC_PEER_CHANS];
+	size_t nchans;
+	int64_t sent, received;
+} peers[LC_PEERS_MAX];
+static size_t npeers;
+
 void lc_counters(int64_t c[4], int set)
 {
 	if (set) {
@@ -70,6 +81,7 @@ void lc_online_reset(void)
 	memset(&cnt, 0, sizeof(cnt));
 	nmarks = 0;
 	nvars = 0;
+	npeers = 0;
 }
 
 int lc_has_sp(void)
@@ -82,6 +94,15 @@ void lc_count(const struct lc_ev *ev)
 	int64_t n = ev->result > 0 ? ev->result : 0;
 
 	cnt.last_kind = ev->kind;
+	for (size_t p = 0; p < npeers && n && ev->channel; p++)
+		for (size_t i = 0; i < peers[p].nchans; i++)
+			if (peers[p].chans[i] == ev->channel) {
+				if (ev->kind == TRACE_EV_SEND)
+					peers[p].sent++;
+				else if (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_INPUT)
+					peers[p].received++;
+				break;
+			}
 	switch (ev->kind) {
 	case TRACE_EV_SEND:
 		if (n) {
@@ -149,6 +170,13 @@ static int term_value(void *ctx, const struct trace_pred_term *t, int64_t *v)
 				*v = marks[i].value;
 		return 0;
 	}
+	case TRACE_TERM_SENT_TO:
+	case TRACE_TERM_RECEIVED_FROM:
+		*v = 0;
+		for (size_t p = 0; p < npeers && t->arg; p++)
+			if (strcmp(peers[p].name, t->arg) == 0)
+				*v = t->kind == TRACE_TERM_SENT_TO ? peers[p].sent : peers[p].received;
+		return 0;
 	case TRACE_TERM_IN: {
 		/* FUNCTION on the recorded call-site stack of event k (false in state 0) */
 		const struct lc_ev *e;
@@ -314,7 +342,7 @@ static int resolve_var(const char *name, const void **addr, size_t *size)
 }
 
 /* Take the simple predicate text from CONFIG ("" for a passive process). */
-int lc_online_setup(const char *text, char *why, size_t cap)
+int lc_online_setup(const char *text, const char *peer_text, char *why, size_t cap)
 {
 	const struct trace_pred_term *const *terms;
 	struct trace_diag d;
@@ -322,6 +350,31 @@ int lc_online_setup(const char *text, char *why, size_t cap)
 
 	if (!text[0])
 		return 0;
+	/* "PEER:c1,c2;PEER2:c3" */
+	for (const char *p = peer_text; *p && npeers < LC_PEERS_MAX;) {
+		const char *colon = strchr(p, ':'), *end = strchr(p, ';');
+		size_t nl;
+
+		if (!end)
+			end = p + strlen(p);
+		if (!colon || colon > end)
+			break;
+		nl = (size_t)(colon - p) < TRACE_NAME_MAX - 1 ? (size_t)(colon - p) : TRACE_NAME_MAX - 1;
+		memcpy(peers[npeers].name, p, nl);
+		peers[npeers].name[nl] = '\0';
+		peers[npeers].nchans = 0;
+		for (const char *q = colon + 1; q < end && peers[npeers].nchans < LC_PEER_CHANS;) {
+			char *e;
+			unsigned long c = strtoul(q, &e, 10);
+
+			if (e == q)
+				break;
+			peers[npeers].chans[peers[npeers].nchans++] = (uint32_t)c;
+			q = *e == ',' ? e + 1 : e;
+		}
+		npeers++;
+		p = *end ? end + 1 : end;
+	}
 	if (trace_pred_parse(text, &pred, &d) != 0 || !(sp = trace_pred_get_sp(pred, 0, 0, 0))) {
 		snprintf(why, cap, "cannot parse the simple predicate the GD sent: %s", text);
 		return -1;

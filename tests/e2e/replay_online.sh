@@ -38,7 +38,8 @@ for p in 'pp: mark.got >= 4 && pp.2: sent >= 2' \
          'pp.1: mark.ack >= 3 && pp.3: received >= 1' \
          'pp: received >= 10' 'pp.2: sent >= 5' 'pp: events >= 1' \
          'pp.3: exited && pp: mark.got >= 2' 'pp.1: last(recv) && pp.2: bytes_sent >= 100' \
-         'pp: in(main) and last(recv) && pp.1: sent >= 2'; do
+         'pp: in(main) and last(recv) && pp.1: sent >= 2' \
+         'pp: received(pp.2) >= 3 && pp.1: sent >= 2' 'pp.2: sent(pp) >= 4 && pp.3: received(pp) >= 2'; do
     same "$p" "$p"
 done
 same 'pp: var.pp_got >= 4 && pp.2: sent >= 2' 'pp: mark.got >= 4 && pp.2: sent >= 2'
