@@ -1278,6 +1278,22 @@ static int peer_channels(struct rep *r, struct gd_proc *p, const char *peer, cha
 	return pos < cap ? 0 : -1;
 }
 
+/* "PEER:" is already an entry of a peers list. */
+static int has_peer(const char *list, const char *peer)
+{
+	size_t n = strlen(peer);
+
+	for (const char *p = list; *p;) {
+		if (strncmp(p, peer, n) == 0 && p[n] == ':')
+			return 1;
+		p = strchr(p, ';');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
 int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 {
 	struct trace_pred *pred = NULL;
@@ -1312,7 +1328,7 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 			for (size_t t = 0; t < nt; t++)
 				if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
 				     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
-				    !strstr(p->peers, terms[t]->arg) &&
+				    !has_peer(p->peers, terms[t]->arg) &&
 				    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
 					diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
 					         "for a live sent(P)/received(P)", p->name, terms[t]->arg);
