@@ -19,6 +19,8 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+# A test killed on timeout (SIGTERM) or interrupted must not leave namespaces behind.
+trap 'exit 1' INT TERM HUP
 if ! ip netns add "$a" 2>/dev/null; then echo "SKIP: cannot create network namespaces here"; exit 77; fi
 ip netns add "$b" || exit 1
 set -e
