@@ -846,9 +846,15 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->started = 1;
 		p->execing = 0;
 		p->gone = 0;
-		if (r->mode == GD_OFFLINE)
-			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, p->sp_text);
-		else
+		{
+			char text[2100];
+
+			snprintf(text, sizeof(text), "%s%s%s", p->sp_text, p->peers[0] ? "\x1e" : "",
+			         p->peers);
+			if (r->mode == GD_OFFLINE)
+				send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
+		}
+		if (r->mode != GD_OFFLINE)
 		{
 			char text[2100];
 
@@ -1436,8 +1442,17 @@ int rep_set_terms(struct rep *r, const char *text, struct trace_diag *d)
 	for (size_t i = 0; i < n; i++) {
 		struct gd_proc *p = by_name(r, trace_pred_sp_proc(sps[i]));
 
-		if (p && !p->sp_text[0])
+		if (p && !p->sp_text[0]) {
+			const struct trace_pred_term *const *terms;
+			size_t nt = trace_pred_sp_terms(sps[i], &terms);
+
 			trace_pred_sp_format(sps[i], p->sp_text, sizeof(p->sp_text));
+			for (size_t t = 0; t < nt; t++)
+				if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
+				     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
+				    !has_peer(p->peers, terms[t]->arg))
+					peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers));
+		}
 	}
 	trace_pred_free(pred);
 	return 0;

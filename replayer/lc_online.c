@@ -172,11 +172,12 @@ static int term_value(void *ctx, const struct trace_pred_term *t, int64_t *v)
 	}
 	case TRACE_TERM_SENT_TO:
 	case TRACE_TERM_RECEIVED_FROM:
-		*v = 0;
 		for (size_t p = 0; p < npeers && t->arg; p++)
-			if (strcmp(peers[p].name, t->arg) == 0)
+			if (strcmp(peers[p].name, t->arg) == 0) {
 				*v = t->kind == TRACE_TERM_SENT_TO ? peers[p].sent : peers[p].received;
-		return 0;
+				return 0;
+			}
+		return TRACE_ENOENT;
 	case TRACE_TERM_IN: {
 		/* FUNCTION on the recorded call-site stack of event k (false in state 0) */
 		const struct lc_ev *e;
