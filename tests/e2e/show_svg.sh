@@ -23,14 +23,19 @@ messages=$(sed -n 's/^ *messages *\([0-9]*\) linked.*/\1/p' "$tmp/analyze.txt")
 [ -n "$messages" ] || fail "no message count in: $(cat "$tmp/analyze.txt")"
 
 # A predicate that holds somewhere: the program's own bug report when it names two
-# processes (the token ring), else the root's first send.
+# processes (the token ring), else the first receive of a process that receives.
 root=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0]["name"])' "$tmp/dump.json")
+receiver=$(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["processes"]:
+    if any(e["kind"] == "recv" and e["result"] > 0 for e in p["events"]):
+        print(p["name"]); break' "$tmp/dump.json")
 pair=$(sed -n 's/^[a-z]*: BUG: \([a-z]*\.[0-9]*\) and \([a-z]*\.[0-9]*\) held.*/\1 \2/p' "$tmp/out")
 if [ -n "$pair" ]; then
     set -- $pair
     pred="$1: mark.holding == 1 && $2: mark.holding == 1"
 else
-    pred="$root: sent >= 1"
+    pred="$receiver: received >= 1"
 fi
 "$encore" inf --json "$tmp/s" "$pred" > "$tmp/inf.json"
 "$encore" show "$tmp/s" --svg "$tmp/plain.svg" > /dev/null
