@@ -1194,7 +1194,11 @@ static int do_exec(int search, const char *path, char *const argv[], char *const
 	lc.slot->index = lc.pos;
 	r = search ? LC_REAL(execvpe)(path, argv, env) : LC_REAL(execve)(path, argv, env);
 	e = errno;
-	lc_exec_failed();
+	/* The failure is the next event: in this image's trace, or first in the next segment
+	 * (recorders before the segment numbering fix closed the image at every exec). */
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_EXEC)
+		lc_exec_failed();
 	ev = lc_expect(TRACE_EV_EXEC, -1, "exec");
 	if (ev->result >= 0)
 		lc_diverge("exec of %s failed: %s (it succeeded when recorded)", path, strerror(e));
