@@ -683,6 +683,11 @@ void rec_reopen_segment(uint64_t count)
 	rec_leave();
 }
 
+uint64_t rec_next_index(void)
+{
+	return rec.first_index + (rec.w ? trace_writer_count(rec.w) : 0) + 1;
+}
+
 /* --- load and unload -------------------------------------------------------------------- */
 
 static void on_exit_handler(int status, void *arg)

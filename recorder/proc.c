@@ -59,7 +59,7 @@ static pid_t do_fork(void *ra)
 	/* The guard and the lock are held across the fork: no other thread can be in the
 	 * writer, and the child starts with a known state (it releases its copy of the lock). */
 	k = ++rec.forks;
-	idx = trace_writer_count(rec.w) + 1;
+	idx = rec_next_index();
 	self = (pid_t)syscall(SYS_getpid);
 	in_our_fork = 1;
 	r = REC_REAL(fork)();
@@ -93,7 +93,7 @@ static uint64_t unseen_fork_index;
 static void atfork_prepare(void)
 {
 	if (!in_our_fork && rec.w && !rec_busy())
-		unseen_fork_index = trace_writer_count(rec.w) + 1;
+		unseen_fork_index = rec_next_index();
 }
 
 static void atfork_parent(void)
@@ -193,7 +193,7 @@ static char **build_env(char *const envp[], size_t *map_len, uint32_t spawn_k,
 	*map_len = len;
 	str = (char *)(out + n + 3);
 	if ((spawn_k ? spawn_env_format(str, strcap, spawn_k, fork_index)
-	             : rec_env_format(str, strcap, rec.segment + 1, trace_writer_count(rec.w))) != 0) {
+	             : rec_env_format(str, strcap, rec.segment + 1, rec_next_index() - 1)) != 0) {
 		munmap(out, len);
 		return NULL;
 	}
@@ -239,7 +239,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 		env = build_env(envp, &env_len, 0, 0);
 		/* Close, not just flush: the file of this image is complete, whatever happens.
 		 * If the exec fails, the image goes on in the next segment. */
-		count = trace_writer_count(rec.w);
+		count = rec_next_index() - 1;
 		trace_writer_close(rec.w);
 		rec.w = NULL;
 		rec_leave();
@@ -358,7 +358,7 @@ static int do_spawn(int search, pid_t *pid, const char *file,
 		return search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 		              : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	k = ++rec.forks;
-	idx = trace_writer_count(rec.w) + 1;
+	idx = rec_next_index();
 	env = build_env(envp, &env_len, k, idx);
 	r = search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp)
 	           : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);

@@ -54,6 +54,20 @@ for n in names:
 print("dump and check agree on", sum(counts.values()), "events in", len(names), "processes")
 PY
 
+# Event indices run on across exec'd images, failed execs included: the shell tries each
+# PATH entry (the first two do not exist), env then execs true.
+PATH="$tmp/nope1:$tmp/nope2:$PATH" "$encore" record -q -o "$tmp/chain" --name chain -- \
+    sh -c 'exec env true' </dev/null
+"$encore" dump --json "$tmp/chain" > "$tmp/chain.json"
+python3 - "$tmp/chain.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["processes"][0]
+idx = [e["index"] for e in p["events"]]
+assert idx == list(range(1, len(idx) + 1)), idx
+kinds = [e["kind"] for e in p["events"]]
+assert kinds.count("exec") >= 4 and kinds[-1] == "exit", kinds
+PY
+
 # Corrupt a chunk of the root's trace: the first chunk starts at chunks_off (header bytes
 # 32..39); flip a byte 100 bytes into it.
 f="$tmp/s/calls.trace"
