@@ -162,7 +162,7 @@ static const char ana_sql_schema_text[] =
 	"  GROUP BY p.id;\n"
 	"\n"
 	"-- Indexes, built after the rows are loaded.\n"
-	"CREATE UNIQUE INDEX message_send ON message (send, recv);\n"
+	"CREATE INDEX message_send ON message (send);\n"
 	"CREATE INDEX channel_proc ON channel (proc, local_id);\n";
 
 #endif

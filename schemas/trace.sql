@@ -154,5 +154,5 @@ CREATE VIEW process_summary AS
   GROUP BY p.id;
 
 -- Indexes, built after the rows are loaded.
-CREATE UNIQUE INDEX message_send ON message (send, recv);
+CREATE INDEX message_send ON message (send);
 CREATE INDEX channel_proc ON channel (proc, local_id);
