@@ -150,7 +150,8 @@ CREATE VIEW process_summary AS
          max(CASE WHEN e.kind = 'signal' AND (e.flags & 256) <> 0 THEN e.result END)
            AS fatal_signal,
          max(e.time_ns) - min(e.time_ns) AS duration_ns
-  FROM process p LEFT JOIN event e ON e.proc = p.id
+  FROM process p
+  LEFT JOIN event e ON e.id BETWEEN p.first_event AND p.first_event + p.nevents - 1
   GROUP BY p.id;
 
 -- Indexes, built after the rows are loaded.
