@@ -464,6 +464,45 @@ START_TEST(rows_match_the_model)
 }
 END_TEST
 
+/* Progress reports grow and end with every event written. */
+struct progress_log {
+	uint64_t calls, last_done, total;
+	int regressed;
+};
+
+static void progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress_log *l = ctx;
+
+	l->regressed |= done < l->last_done || done > total;
+	l->calls++;
+	l->last_done = done;
+	l->total = total;
+}
+
+START_TEST(progress_reported)
+{
+	struct unit_rng r;
+	struct gen g;
+	struct progress_log log;
+	struct ana_db_progress pr = {progress_cb, &log};
+	struct trace_diag d;
+	sqlite3 *db;
+
+	unit_rng_seed(&r, unit_seed() + 5);
+	gen_build(&g, &r, 3, 200000, 1 << 20);
+	memset(&log, 0, sizeof(log));
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(ana_db_fill(db, g.s, NULL, &pr, &d), 0);
+	ck_assert_uint_ge(log.calls, 2); /* at least one on the way (> 65536 events) and the end */
+	ck_assert_int_eq(log.regressed, 0);
+	ck_assert_uint_eq(log.total, ana_total_events(g.s));
+	ck_assert_uint_eq(log.last_done, log.total);
+	sqlite3_close(db);
+	ana_free(g.s);
+}
+END_TEST
+
 /* A fill that fails leaves the database as it found it. */
 START_TEST(failed_fill_leaves_nothing)
 {
@@ -736,6 +775,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, random_hb_agrees, 0, 5);
 	tcase_add_loop_test(tc, random_pairs_large, 0, 2);
 	tcase_add_test(tc, rows_match_the_model);
+	tcase_add_test(tc, progress_reported);
 	tcase_add_test(tc, failed_fill_leaves_nothing);
 	tcase_add_test(tc, damaged_database_errors);
 	tcase_add_test(tc, db_from_files);
