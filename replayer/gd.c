@@ -59,6 +59,7 @@ struct gd_proc {
 	uint64_t need;          /* the state it must reach: sends others asked for */
 	uint32_t reason;        /* of the last halt: enum rep_halt_reason */
 	int sp_at_end;          /* DONE said its predicate holds in its final state */
+	int free_running;       /* DONE said: killed here when recorded, runs free until killed */
 	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
 	struct gd_proc *req_q;  /* ... its sender */
 	uint64_t req_j;         /* ... and the sender's send event */
@@ -909,6 +910,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->done = 1;
 		p->index = (uint64_t)m.a;
 		p->sp_at_end = (m.flags & 1) != 0;
+		p->free_running = (m.flags & 2) != 0;
 		if (r->mode == GD_MARKERS && p->sp_at_end && !r->fired)
 			r->fired = p;
 		if (r->mode == GD_MARKERS)
@@ -1192,6 +1194,25 @@ int rep_run(struct rep *r)
 			return outcome;
 		if (all_halted(r))
 			return r->mode == GD_OFFLINE ? REP_HALTED : online_outcome(r);
+		/* Processes killed when recorded, past the end of their trace, are killed now
+		 * once every other process has ended (if no peer of theirs did it already). */
+		{
+			int others = 0, free = 0;
+
+			for (i = 0; i < r->nprocs; i++) {
+				struct gd_proc *p = &r->procs[i];
+
+				if (p->free_running && !p->reaped)
+					free++;
+				else if (p->started && !p->done && !p->gone && !p->reaped)
+					others++;
+			}
+			if (free && !others && !r->npending)
+				for (i = 0; i < r->nprocs; i++)
+					if (r->procs[i].free_running && !r->procs[i].reaped &&
+					    r->procs[i].pid > 0)
+						kill((pid_t)r->procs[i].pid, SIGKILL);
+		}
 		if (!live && !r->npending && !children_left()) {
 			if (r->mode != GD_OFFLINE && finish_check(r) == REP_END)
 				return online_outcome(r);

@@ -79,6 +79,8 @@ int lc_internal(void)
 
 int lc_on(void)
 {
+	if (__builtin_expect(lc.pos >= lc.nev, 0) && lc.killed && lc.active && !lc_depth)
+		lc_run_free();
 	return lc.active && !lc_depth;
 }
 
@@ -341,6 +343,10 @@ static int load_trace(char *why, size_t cap)
 			lc_chan[inh[i].channel].bytes[0] = inh[i].sent;
 			lc_chan[inh[i].channel].bytes[1] = inh[i].received;
 		}
+	/* A trace that ends without EXIT or SIGNAL, its writer never closed: SIGKILL. */
+	lc.killed = !trace_reader_closed(r) &&
+	            (n == 0 || (evs[n - 1].kind != TRACE_EV_EXIT && evs[n - 1].kind != TRACE_EV_SIGNAL &&
+	                        evs[n - 1].kind != TRACE_EV_EXEC));
 	/* The call-site stacks, for in(FUNCTION) terms. */
 	for (i = 0; i < lc.nsites; i++)
 		free(lc.site_funcs[i]);
@@ -627,6 +633,17 @@ void lc_request(uint64_t k)
 			return;
 		lc_halt(REP_HALT_MARKER);
 	}
+}
+
+/* The recorded process was killed (SIGKILL) after its last logged event; its last call may
+ * have happened without being logged.  From here it runs free, enforcing nothing, until it is
+ * killed as it was (by a peer, or by the GD once everything else has ended). */
+void lc_run_free(void)
+{
+	lc.active = 0;
+	lc.slot->state = REP_SLOT_DONE;
+	ctl_send_flags(REP_MSG_DONE, (int64_t)lc.pos, 0, 2u, NULL);
+	lc.done = 1;
 }
 
 const struct lc_ev *lc_peek(void)

@@ -101,6 +101,8 @@ struct lc_state {
 	char **site_funcs;         /* site id -> its stack's function names, each followed by a
 	                              NUL, the list ended by an empty name (for in(F)) */
 	uint32_t nsites;
+	int killed;                /* the trace ends without exit: the process was killed there
+	                              (SIGKILL leaves no event) */
 	uint8_t *data;
 	uint64_t pos;              /* events executed: the state index */
 	uint64_t target;           /* halt before event target + 1; REP_NO_TARGET: never */
@@ -132,6 +134,8 @@ LC_HIDDEN void lc_leave(void);
  * any).  Halts first when the target state is reached; reports a divergence (and never
  * returns) when the trace says otherwise.  `what` names the call for the report. */
 LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what);
+/* At the end of a trace cut short by SIGKILL: stop enforcing (lc_on() is 0 afterwards). */
+LC_HIDDEN void lc_run_free(void);
 /* The next event without checks, or NULL at the end. */
 LC_HIDDEN const struct lc_ev *lc_peek(void);
 /* The event returned by lc_expect is done. */
