@@ -60,6 +60,7 @@ struct gd_proc {
 	uint32_t reason;        /* of the last halt: enum rep_halt_reason */
 	int sp_at_end;          /* DONE said its predicate holds in its final state */
 	int free_running;       /* DONE said: killed here when recorded, runs free until killed */
+	int killed_rec;         /* its trace ends without exit, never closed: SIGKILL */
 	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
 	struct gd_proc *req_q;  /* ... its sender */
 	uint64_t req_j;         /* ... and the sender's send event */
@@ -182,8 +183,11 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 		}
 	}
 	p->nevents = 0;
+	ev.kind = TRACE_EV_NONE;
 	while ((rc = trace_reader_next(rd, &ev)) == 1)
 		p->nevents++;
+	p->killed_rec = rc == 0 && !trace_reader_closed(rd) && ev.kind != TRACE_EV_EXIT &&
+	                ev.kind != TRACE_EV_SIGNAL;
 	if (rc < 0) {
 		diag_set(d, rc, path, "cannot read the trace: %s", trace_strerror(rc));
 		goto out;
@@ -270,6 +274,8 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 				goto fail;
 			}
 			total += f ? seg.nevents : p->nevents;
+			if (f)
+				p->killed_rec = seg.killed_rec; /* the last image says how it ended */
 			free_argv(&seg);
 		}
 		p->nevents = total;
@@ -1128,6 +1134,12 @@ static int finish_check(struct rep *r)
 		if (p->started && signalled && idx + 1 >= p->nevents)
 			continue;
 		if (p->started && !p->done && p->reaped && idx == p->nevents)
+			continue;
+		/* killed by SIGKILL when recorded, and now: where the kill lands is not ordered by
+		 * any event (the killer's kill is not one) */
+		if (p->killed_rec && idx <= p->nevents && !p->done &&
+		    ((p->reaped && WIFSIGNALED(p->wait_status) && WTERMSIG(p->wait_status) == SIGKILL) ||
+		     (!p->reaped && p->gone)))
 			continue;
 		bad = 1;
 		if (pos < sizeof(r->message) - 256)
