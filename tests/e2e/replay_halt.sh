@@ -15,7 +15,7 @@ shift
 # shellcheck disable=SC2086
 "$encore" record -q -o "$tmp/s" --name "$name" -- $prog > /dev/null
 
-cuts() { grep -o '"cuts":\[[^]]*\]' "$1" | head -1; }
+cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }   # the first cut (replay halts there)
 alive() { # the pids of a --json halt report that still exist
     for p in $(grep -o '"pid":[0-9]*' "$1" | cut -d: -f2); do
         [ "$p" -gt 0 ] && kill -0 "$p" 2>/dev/null && echo "$p"
