@@ -3,7 +3,8 @@
 # project needs (only those missing), configures and builds, then runs the main job or the
 # whole test suite.
 #
-#   ./run.sh demo     set up, build, and show encore at work on a recorded program
+#   ./run.sh demo     set up, build, record the token ring example until its bug shows,
+#                     find the first global state with two token holders and replay to it
 #   ./run.sh test     set up, build, and run every test: unit, end-to-end and fuzz suites
 #                     with warnings as errors, then the unit tests again under ASan+UBSan,
 #                     then a short libFuzzer run of the trace reader
@@ -114,6 +115,14 @@ run_tests() {
 		fi
 		rm -rf "$corpus" "$corpus.log"
 	fi
+	say "the demo (./run.sh demo): the token ring's bug caught and replayed"
+	if (demo) >/tmp/encore-demo-$$.log 2>&1 && grep -q "halted" /tmp/encore-demo-$$.log; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); status=1
+		tail -40 /tmp/encore-demo-$$.log
+	fi
+	rm -f /tmp/encore-demo-$$.log
 	echo "tests: $passed passed, $failed failed"
 	return $status
 }
@@ -123,16 +132,31 @@ demo() {
 	build
 	DEMO_DIR=$(mktemp -d /tmp/encore-demo.XXXXXX)
 	trap 'rm -rf "$DEMO_DIR"' EXIT
-	local dir=$DEMO_DIR
-	mkdir "$dir/reports"
-	say "encore --help"
-	build/cli/encore --help
-	say "encore record -o $dir/session -- e2e_calls   (two processes: sockets, pipes, fork, exec)"
-	build/cli/encore record -o "$dir/session" -- build/tests/e2e/e2e_calls "$dir/reports" 1 >/dev/null
-	say "encore check $dir/session"
-	build/cli/encore check "$dir/session"
-	say "encore dump $dir/session   (first 12 events of each process)"
-	build/cli/encore dump --limit 12 "$dir/session"
+	local dir=$DEMO_DIR encore=build/cli/encore try holders pred
+	say "the token ring example (examples/ring.c): recording until its bug shows"
+	for try in $(seq 1 20); do
+		rm -rf "$dir/run"
+		if ! "$encore" record -q -o "$dir/run" -- build/examples/ring --bug >"$dir/ring.out" 2>&1 &&
+		   grep -q "BUG" "$dir/ring.out"; then
+			break
+		fi
+	done
+	if ! grep -q "BUG" "$dir/ring.out"; then
+		echo "run.sh: the ring's bug did not show in $try recorded runs; run ./run.sh demo again" >&2
+		return 1
+	fi
+	grep "BUG" "$dir/ring.out"
+	# "ring: BUG: ring.2 and ring.3 held the token at once" names the two holders.
+	holders=$(sed -n 's/.*BUG: \(ring\.[0-9]*\) and \(ring\.[0-9]*\) held.*/\1 \2/p' "$dir/ring.out")
+	set -- $holders
+	pred="$1: mark.holding == 1 && $2: mark.holding == 1"
+	say "recorded in run $try: $(ls "$dir/run" | grep -c '\.trace$') processes"
+	say "encore analyze"
+	"$encore" analyze "$dir/run" | sed -n 1,7p
+	say "encore inf '$pred'"
+	"$encore" inf "$dir/run" "$pred"
+	say "encore replay --stop '$pred'   (every process re-executed and halted there)"
+	"$encore" replay --then kill --stop "$pred" "$dir/run"
 }
 
 case "${1:-}" in
