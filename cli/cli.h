@@ -20,15 +20,12 @@ enum {
 	CLI_OK = 0,
 	CLI_FAIL = 1,    /* the command ran and failed (bad trace, divergence...) */
 	CLI_USAGE = 2,   /* bad options or arguments */
-	CLI_MISSING = 3, /* the feature is not built yet */
 };
 
 /* "encore NAME: MESSAGE\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line for a trace_diag: "encore NAME: FILE: offset N: MESSAGE". */
 void cli_diag(const char *cmd, const struct trace_diag *d);
-/* For a subcommand whose part is not built yet: says so plainly, returns CLI_MISSING. */
-int cli_not_built(const char *cmd, const char *what);
 /* 1 if arg is -h or --help. */
 int cli_is_help(const char *arg);
 

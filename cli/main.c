@@ -39,10 +39,10 @@ static void usage(FILE *out)
 		fprintf(out, "    %-8s  %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
 	        "\nEXIT STATUS\n"
-	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error,\n"
-	        "    3 the command is not built yet.\n\n"
+	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error.\n\n"
 	        "SEE ALSO\n"
-	        "    README.md, schemas/trace-format.md, schemas/predicates.md\n");
+	        "    README.md, schemas/trace-format.md, schemas/predicates.md, schemas/sql.md,\n"
+	        "    schemas/stability.md\n");
 }
 
 int main(int argc, char **argv)

@@ -29,12 +29,6 @@ void cli_diag(const char *cmd, const struct trace_diag *d)
 		fprintf(stderr, "encore %s: %s\n", cmd, d->msg[0] ? d->msg : trace_strerror(d->code));
 }
 
-int cli_not_built(const char *cmd, const char *what)
-{
-	fprintf(stderr, "encore %s: not built yet: %s\n", cmd, what);
-	return CLI_MISSING;
-}
-
 int cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
