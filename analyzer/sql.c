@@ -40,7 +40,8 @@ static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
 
 /* Single-row statements; events, messages, marks and races go in batches (below). */
 enum {
-	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_INPUT, ST_WARN, ST_META, ST_N
+	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_INPUT, ST_WARN, ST_META, ST_NODE, ST_PRE,
+	ST_POST, ST_N
 };
 
 static const char *const st_sql[ST_N] = {
@@ -51,6 +52,9 @@ static const char *const st_sql[ST_N] = {
 	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
 	"INSERT INTO warning VALUES (?,?)",
 	"INSERT OR REPLACE INTO meta VALUES (?,?)",
+	"INSERT INTO site_node VALUES (?,?,?,?,?,?)",
+	"INSERT INTO pre_set VALUES (?,?)",
+	"INSERT INTO post_set VALUES (?,?,?)",
 };
 
 #define SQL_BATCH 32
@@ -768,6 +772,79 @@ static int exec(sqlite3 *db, const char *sql, struct trace_diag *diag, const cha
 	return 0;
 }
 
+/* The sets are quadratic in the call sites: past this many nodes the tables stay empty and a
+ * warning row says so (real programs have tens to hundreds of communication sites). */
+#define STABLE_MAX_NODES 4096
+
+static int put_warning(struct filler *f, int64_t id, const char *msg)
+{
+	sqlite3_bind_int64(f->st[ST_WARN], 1, id);
+	bind_text(f->st[ST_WARN], 2, msg);
+	return step(f, ST_WARN, "inserting a warning");
+}
+
+/* Stability (issue #8, schemas/stability.md): the DCFG of this session, built and solved as
+ * `encore stable DIR --sets` does (same node ids), and its PRE, POST1 and POST2 sets.  A
+ * session the DCFG cannot be built from gets empty tables and a warning, never a failed load. */
+static int fill_stability(struct filler *f, const char *dir, int64_t warn_id)
+{
+	static const struct { enum ana_set set; const char *kind; } posts[] = {
+		{ ANA_SET_POST1, "post1" }, { ANA_SET_POST2, "post2" },
+	};
+	struct ana_dcfg *g = NULL;
+	struct trace_diag d;
+	char msg[400];
+	size_t n, a, b, k;
+	int rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (ana_dcfg_new(&g) != 0)
+		return TRACE_ENOMEM;
+	if (ana_dcfg_add_session(g, f->s, dir, &d) != 0 || ana_dcfg_solve(g, &d) != 0) {
+		snprintf(msg, sizeof(msg), "site_node, pre_set and post_set are empty: %s", d.msg);
+		rc = put_warning(f, warn_id, msg);
+		goto out;
+	}
+	n = ana_dcfg_nnodes(g);
+	if (n > STABLE_MAX_NODES) {
+		snprintf(msg, sizeof(msg), "site_node, pre_set and post_set are empty: %zu call-site "
+		         "nodes (more than %d); use encore stable DIR --sets", n, STABLE_MAX_NODES);
+		rc = put_warning(f, warn_id, msg);
+		goto out;
+	}
+	for (a = 0; a < n && !rc; a++) {
+		struct ana_node nd;
+
+		if (ana_dcfg_node(g, a, &nd) != 0)
+			continue;
+		sqlite3_bind_int64(f->st[ST_NODE], 1, (int64_t)a);
+		bind_text(f->st[ST_NODE], 2, ana_dcfg_proc_name(g, nd.proc));
+		bind_text(f->st[ST_NODE], 3, ana_node_kind_name(nd.kind));
+		bind_text(f->st[ST_NODE], 4, nd.function ? nd.function : "");
+		bind_text(f->st[ST_NODE], 5, nd.key ? nd.key : "");
+		sqlite3_bind_int64(f->st[ST_NODE], 6, (int64_t)nd.seen);
+		if ((rc = step(f, ST_NODE, "inserting a site node")))
+			break;
+		for (b = 0; b < n && !rc; b++) {
+			if (ana_dcfg_in(g, ANA_SET_PRE, a, b) == 1) {
+				sqlite3_bind_int64(f->st[ST_PRE], 1, (int64_t)a);
+				sqlite3_bind_int64(f->st[ST_PRE], 2, (int64_t)b);
+				rc = step(f, ST_PRE, "inserting a PRE set member");
+			}
+			for (k = 0; k < 2 && !rc; k++)
+				if (ana_dcfg_in(g, posts[k].set, a, b) == 1) {
+					sqlite3_bind_int64(f->st[ST_POST], 1, (int64_t)a);
+					sqlite3_bind_int64(f->st[ST_POST], 2, (int64_t)b);
+					bind_text(f->st[ST_POST], 3, posts[k].kind);
+					rc = step(f, ST_POST, "inserting a POST set member");
+				}
+		}
+	}
+out:
+	ana_dcfg_free(g);
+	return rc;
+}
+
 int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
                 const struct ana_db_progress *progress, struct trace_diag *diag)
 {
@@ -851,6 +928,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 		if ((rc = step(&f, ST_WARN, "inserting a warning")))
 			goto out;
 	}
+	if ((rc = fill_stability(&f, dir, (int64_t)ana_nwarnings(s) + 1)))
+		goto out;
 	snprintf(num, sizeof(num), "%d", ANA_SQL_SCHEMA_VERSION);
 	if ((rc = put_meta(&f, "schema_version", num)))
 		goto out;

@@ -1,8 +1,8 @@
--- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 1.
+-- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 2.
 -- Documented column by column in schemas/sql.md.  analyzer/sql_schema.h carries the same
 -- text for the loader; tests/unit/test_ana_sql.c fails when the two differ.
 -- Event ids are global: event.id = process.first_event + event.idx - 1.
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -153,6 +153,31 @@ CREATE VIEW process_summary AS
   FROM process p
   LEFT JOIN event e ON e.id BETWEEN p.first_event AND p.first_event + p.nevents - 1
   GROUP BY p.id;
+
+-- Stability (schemas/stability.md): the distributed control-flow graph of the session, its
+-- call-site nodes and their PRE and POST sets (Spezialetti & Gupta, Definitions 3.1, 3.2),
+-- with the node ids `encore stable DIR --sets` prints.
+CREATE TABLE site_node (
+  id INTEGER PRIMARY KEY,
+  process TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  function TEXT NOT NULL,
+  site TEXT NOT NULL,
+  seen INTEGER NOT NULL
+);
+
+CREATE TABLE pre_set (
+  node INTEGER NOT NULL,
+  member INTEGER NOT NULL,
+  PRIMARY KEY (node, member)
+) WITHOUT ROWID;
+
+CREATE TABLE post_set (
+  node INTEGER NOT NULL,
+  member INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  PRIMARY KEY (node, member, kind)
+) WITHOUT ROWID;
 
 -- Indexes, built after the rows are loaded.
 CREATE INDEX message_send ON message (send);
