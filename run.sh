@@ -128,12 +128,9 @@ run_tests() {
 }
 
 DEMO_DIR=
-demo() {
-	build
-	DEMO_DIR=$(mktemp -d /tmp/encore-demo.XXXXXX)
-	trap 'rm -rf "$DEMO_DIR"' EXIT
-	local dir=$DEMO_DIR encore=build/cli/encore try holders pred
-	say "the token ring example (examples/ring.c): recording until its bug shows"
+# record_ring_bug DIR: record the token ring into DIR/run until its bug shows; prints P.
+record_ring_bug() {
+	local dir=$1 encore=build/cli/encore try holders
 	for try in $(seq 1 20); do
 		rm -rf "$dir/run"
 		if ! "$encore" record -q -o "$dir/run" -- build/examples/ring --bug >"$dir/ring.out" 2>&1 &&
@@ -145,18 +142,37 @@ demo() {
 		echo "run.sh: the ring's bug did not show in $try recorded runs; run ./run.sh demo again" >&2
 		return 1
 	fi
-	grep "BUG" "$dir/ring.out"
 	# "ring: BUG: ring.2 and ring.3 held the token at once" names the two holders.
 	holders=$(sed -n 's/.*BUG: \(ring\.[0-9]*\) and \(ring\.[0-9]*\) held.*/\1 \2/p' "$dir/ring.out")
 	set -- $holders
-	pred="$1: mark.holding == 1 && $2: mark.holding == 1"
-	say "recorded in run $try: $(ls "$dir/run" | grep -c '\.trace$') processes"
-	say "encore analyze"
-	"$encore" analyze "$dir/run" | sed -n 1,7p
-	say "encore inf '$pred'"
-	"$encore" inf "$dir/run" "$pred"
-	say "encore replay --stop '$pred'   (every process re-executed and halted there)"
-	"$encore" replay --then kill --stop "$pred" "$dir/run"
+	echo "$1: mark.holding == 1 && $2: mark.holding == 1"
+}
+
+demo() {
+	build
+	DEMO_DIR=$(mktemp -d /tmp/encore-demo.XXXXXX)
+	trap 'rm -rf "$DEMO_DIR"' EXIT
+	local dir=$DEMO_DIR encore=build/cli/encore attempt pred
+	# A known limit (see the README): the analyzer does not yet order an accept after the
+	# connect it accepts, so in some recordings Inf(P) puts a server past an accept whose
+	# client is not started at that cut, and the replay reports itself stuck.  The demo then
+	# records the ring again, at most three times.
+	for attempt in 1 2 3; do
+		say "the token ring example (examples/ring.c): recording until its bug shows"
+		pred=$(record_ring_bug "$dir") || return 1
+		grep "BUG" "$dir/ring.out"
+		say "recorded: $(ls "$dir/run" | grep -c '\.trace$') processes"
+		say "encore analyze"
+		"$encore" analyze "$dir/run" | sed -n 1,7p
+		say "encore inf '$pred'"
+		"$encore" inf "$dir/run" "$pred"
+		say "encore replay --stop '$pred'   (every process re-executed and halted there)"
+		"$encore" replay --then kill --stop "$pred" "$dir/run" >"$dir/replay.out" 2>&1 || true
+		cat "$dir/replay.out"
+		grep -q "halted" "$dir/replay.out" && return 0
+		say "that cut is one the analyzer cannot order yet (accept after connect): recording again"
+	done
+	return 1
 }
 
 case "${1:-}" in
