@@ -45,7 +45,6 @@ enum {
 	TAIL_LIVE_OFF = 32,   /* u64: offset of the first chunk not dropped by the budget */
 	TAIL_DROPPED = 40,    /* u64: events dropped by the disk budget */
 	TAIL_CLOSED = 48,     /* u32: 1 once trace_writer_close finished */
-	TAIL_LIVE_SEQ = 52,   /* u32: low bits unused; reserved */
 };
 
 /* Chunk header fields. */

@@ -61,7 +61,6 @@ struct trace_reader {
 	size_t chunk_start;
 	uint64_t prev_chunk_off;
 	int in_tail;
-	uint64_t tail_first_index;
 
 	/* decoder state */
 	uint64_t index;
@@ -79,7 +78,6 @@ struct trace_reader {
 	uint64_t dropped;
 	int closed;
 	uint64_t tail_events;
-	uint64_t partial_bytes;
 	ZSTD_DCtx *dctx;
 };
 
@@ -414,7 +412,6 @@ static int load_tail(struct trace_reader *r)
 	r->chunk_start = r->len;
 	r->len += committed;
 	r->in_tail = 1;
-	r->tail_first_index = get_u64(t + TAIL_EVENTS);
 	return 1;
 }
 
@@ -686,7 +683,6 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 				return rc;
 			if (rc > 0)
 				continue;
-			r->partial_bytes = r->len - r->pos;
 			if (!r->damage && r->closed)
 				set_damage(r, TRACE_ETRUNCATED, record_offset(r),
 				           "the last record is incomplete");
