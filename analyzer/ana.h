@@ -69,13 +69,18 @@ int ana_add_stack(struct ana_session *s, int p, uint32_t site, const char *const
 int ana_add_channel(struct ana_session *s, int a, int b);
 int64_t ana_add_send(struct ana_session *s, int p, int channel, uint64_t len);
 int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len);
+/* The connection behind a channel: p's connect, or p's accept of the other side's connect.
+ * The accept is ordered after the first connect on the channel (ana_finish). */
+int64_t ana_add_connect(struct ana_session *s, int p, int channel);
+int64_t ana_add_accept(struct ana_session *s, int p, int channel);
 int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t value);
 /* Any other event of the given enum trace_kind (exit, fork, clock...); `site` may be 0. */
 int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t site);
 
-/* Match channels, link messages and order events.  Required once after the last add and
- * before any query; ana_load does it.  Fails with TRACE_ECORRUPT when the messages contradict
- * program order (a cycle), naming a receive of the cycle in diag. */
+/* Match channels, link messages and connections, order events.  Required once after the
+ * last add and before any query; ana_load does it.  Fails with TRACE_ECORRUPT when the
+ * messages contradict program order (a cycle), naming a receive of the cycle in diag; a
+ * connection edge on a cycle is dropped with a warning instead. */
 int ana_finish(struct ana_session *s, struct trace_diag *diag);
 
 /* Non-fatal findings of load and finish (damaged files, threads, channels shared by several
@@ -102,9 +107,10 @@ struct ana_event {
 	uint32_t site;       /* call-site id, 0 when unknown */
 	int64_t result;      /* as recorded; marks: the value */
 	uint64_t offset;     /* send/recv: byte offset of the first byte in its direction */
-	uint32_t src_proc;   /* recv: the process of the send its last byte came from, or
-	                        ANA_NO_PROC (external, unmatched, or not a receive) */
-	uint64_t src_index;  /* that send's index */
+	uint32_t src_proc;   /* recv: the process of the send its last byte came from; accept:
+	                        the process whose connect it took; else ANA_NO_PROC (external,
+	                        unmatched, or another kind) */
+	uint64_t src_index;  /* that send's (connect's) index */
 	int external;        /* recv whose bytes came from outside the session */
 };
 int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_event *ev);
@@ -133,7 +139,8 @@ int ana_stats(const struct ana_session *s, struct ana_stats *st);
  * query about a given p costs one pass over all events (it builds p's reachability column,
  * 4 bytes per event); later queries with the same p are O(1). */
 int ana_hb(struct ana_session *s, size_t p, uint64_t i, size_t q, uint64_t j);
-/* 1 if the cut is consistent (every receive inside has its send inside), else 0. */
+/* 1 if the cut is consistent (every receive inside has its send inside, every accept its
+ * connect, every forked child its parent's fork), else 0. */
 int ana_consistent(const struct ana_session *s, const uint64_t *cut);
 
 /* The least consistent cut containing cut[] (each process at least at cut[p]): the causal

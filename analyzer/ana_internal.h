@@ -24,8 +24,9 @@ struct ana_ev {
 	int64_t result;      /* as recorded; marks: the value */
 	uint32_t chan;       /* process-local channel id; marks: the interned key */
 	uint32_t site;
-	uint32_t src_proc;   /* recv: sender of the last byte, ANA_NONE when none */
-	uint32_t src_idx;    /* recv: index of that send */
+	uint32_t src_proc;   /* recv: sender of the last byte; accept: the connecting process;
+	                        send/connect/fork: the other end of its out edge; ANA_NONE */
+	uint32_t src_idx;    /* that event's index */
 	uint32_t end;        /* send/recv: its end record (p, id); after finish the merged end
 	                        object (the union-find root); ANA_NONE when none */
 	uint8_t kind;
@@ -144,16 +145,20 @@ static inline const struct ana_ev *ana__ev(const struct ana_session *s, size_t p
 	return &s->procs[p].ev[k - 1];
 }
 
-/* Edges of happened-before stored on events: a receive names the send of its last byte; a
- * send names its first dependent receive, a fork event the child's first event. */
+/* Edges of happened-before stored on events: a receive names the send of its last byte, an
+ * accept the connect of its peer; a send names its first dependent receive, a connect the
+ * accept that took it, a fork event the child's first event.  Every event has at most one
+ * edge in and one edge out that matters: the later dependents of a send are later events of
+ * the same receiving process. */
 static inline int ana__in_edge(const struct ana_ev *e)
 {
-	return e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE;
+	return (e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_ACCEPT) && e->src_proc != ANA_NONE;
 }
 
 static inline int ana__out_edge(const struct ana_ev *e)
 {
-	return (e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_FORK) && e->src_proc != ANA_NONE;
+	return (e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_FORK ||
+	        e->kind == TRACE_EV_CONNECT) && e->src_proc != ANA_NONE;
 }
 
 static inline int ana__bit(const uint64_t *bits, uint64_t k)

@@ -537,6 +537,35 @@ int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len)
 	return add_io(s, p, channel, len, TRACE_EV_RECV);
 }
 
+/* A connection's two ends on a builder channel: the client's connect, the server's accept
+ * (its result a descriptor, as accept returns). */
+static int64_t add_conn(struct ana_session *s, int p, int channel, uint32_t kind)
+{
+	struct trace_event ev;
+
+	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
+		return TRACE_EINVAL;
+	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.call = kind == TRACE_EV_CONNECT ? TRACE_CALL_CONNECT : TRACE_CALL_ACCEPT;
+	ev.fd = -1;
+	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
+	ev.result = kind == TRACE_EV_ACCEPT ? 3 : 0;
+	return ana_add_trace_event(s, p, &ev);
+}
+
+int64_t ana_add_connect(struct ana_session *s, int p, int channel)
+{
+	return add_conn(s, p, channel, TRACE_EV_CONNECT);
+}
+
+int64_t ana_add_accept(struct ana_session *s, int p, int channel)
+{
+	return add_conn(s, p, channel, TRACE_EV_ACCEPT);
+}
+
 int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t value)
 {
 	struct trace_event ev;
@@ -570,28 +599,17 @@ int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t sit
  * Finishing: message edges and a linear extension of happened-before.
  */
 
-/* Kahn's algorithm over processes: run each process until its next event is a receive
- * whose send has not run yet, park it on the sender's wait list, wake it when the sender
- * gets there.  The result is one process number per step; it is the order every
- * per-event sweep (reachability columns, races) uses. */
-static int order_events(struct ana_session *s, struct trace_diag *diag)
+/* Kahn's algorithm over processes: run each process until its next event is a receive (or
+ * an accept) whose send (connect) has not run yet, park it on the sender's wait list, wake it
+ * when the sender gets there.  Returns the number of steps ordered: all of them unless the
+ * edges make a cycle; then pos[] says where each process stopped. */
+static size_t kahn(struct ana_session *s, uint64_t *pos, uint64_t *need, uint32_t *queue,
+                   uint32_t *wnext, uint32_t *whead)
 {
-	size_t np = s->nprocs;
-	uint64_t *pos = calloc(np ? np : 1, sizeof(*pos));
-	uint64_t *need = calloc(np ? np : 1, sizeof(*need));
-	uint32_t *queue = malloc((np ? np : 1) * sizeof(*queue));
-	uint32_t *wnext = malloc((np ? np : 1) * sizeof(*wnext)); /* wait lists as linked lists */
-	uint32_t *whead = malloc((np ? np : 1) * sizeof(*whead));
-	size_t qh = 0, qn = 0, t = 0, p;
-	int rc = 0;
+	size_t np = s->nprocs, qh = 0, qn = 0, t = 0, p;
 
-	free(s->topo);
-	s->topo = malloc((s->total ? s->total : 1) * sizeof(uint32_t));
-	if (!pos || !need || !queue || !wnext || !whead || !s->topo) {
-		rc = TRACE_ENOMEM;
-		goto out;
-	}
 	for (p = 0; p < np; p++) {
+		pos[p] = 0;
 		whead[p] = ANA_NONE;
 		queue[qn++] = (uint32_t)p;
 	}
@@ -635,8 +653,85 @@ static int order_events(struct ana_session *s, struct trace_diag *diag)
 			}
 		}
 	}
-	if (t != s->total) {
-		for (p = 0; p < np; p++) {
+	return t;
+}
+
+/* Whom stuck process x waits for (ANA_NONE when it is not stuck). */
+static uint32_t waits_for(const struct ana_session *s, const uint64_t *pos, uint32_t x)
+{
+	const struct ana_proc *pr = &s->procs[x];
+	const struct ana_ev *e;
+
+	if (pos[x] >= pr->n)
+		return ANA_NONE;
+	if (pos[x] == 0 && pr->fparent != ANA_NONE && pos[pr->fparent] < pr->fidx)
+		return pr->fparent;
+	e = &pr->ev[pos[x]];
+	if (ana__in_edge(e) && pos[e->src_proc] < e->src_idx)
+		return e->src_proc;
+	return ANA_NONE;
+}
+
+/* A cycle through a connection edge: the connect was logged after an event that depends on
+ * the accept (a signal handler's receive while connect blocked, say).  Messages are proof of
+ * order; the connection edge is only the kernel's usual order, so it gives way.  Walks the
+ * waits-for chain from a stuck process into its cycle and drops the first connection edge on
+ * it; returns 0 when the cycle has none (the trace itself is contradictory). */
+static int drop_stuck_connection(struct ana_session *s, const uint64_t *pos)
+{
+	uint32_t x = 0;
+
+	while (x < s->nprocs && waits_for(s, pos, x) == ANA_NONE)
+		x++;
+	if (x == s->nprocs)
+		return 0;
+	/* every unfinished process is parked on another's wait list, so the chain never ends
+	 * and np steps land inside a cycle */
+	for (size_t i = 0; i < s->nprocs && x != ANA_NONE; i++)
+		x = waits_for(s, pos, x);
+	for (size_t i = 0; i < s->nprocs && x != ANA_NONE; i++) {
+		struct ana_ev *e = &s->procs[x].ev[pos[x]], *ce;
+
+		if (e->kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE &&
+		    pos[e->src_proc] < e->src_idx) {
+			ce = &s->procs[e->src_proc].ev[e->src_idx - 1];
+			ana__warn(s, "the accept at event %llu of %s is not ordered after the connect at "
+			          "event %u of %s: other edges contradict it",
+			          (unsigned long long)pos[x] + 1, s->procs[x].name, e->src_idx,
+			          s->procs[e->src_proc].name);
+			ce->src_proc = ANA_NONE;
+			ce->src_idx = 0;
+			e->src_proc = ANA_NONE;
+			e->src_idx = 0;
+			return 1;
+		}
+		x = waits_for(s, pos, x);
+	}
+	return 0;
+}
+
+/* A linear extension of happened-before: one process number per step; it is the order every
+ * per-event sweep (reachability columns, races) uses. */
+static int order_events(struct ana_session *s, struct trace_diag *diag)
+{
+	size_t np = s->nprocs;
+	uint64_t *pos = calloc(np ? np : 1, sizeof(*pos));
+	uint64_t *need = calloc(np ? np : 1, sizeof(*need));
+	uint32_t *queue = malloc((np ? np : 1) * sizeof(*queue));
+	uint32_t *wnext = malloc((np ? np : 1) * sizeof(*wnext)); /* wait lists as linked lists */
+	uint32_t *whead = malloc((np ? np : 1) * sizeof(*whead));
+	int rc = 0;
+
+	free(s->topo);
+	s->topo = malloc((s->total ? s->total : 1) * sizeof(uint32_t));
+	if (!pos || !need || !queue || !wnext || !whead || !s->topo) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	while (kahn(s, pos, need, queue, wnext, whead) != s->total) {
+		if (drop_stuck_connection(s, pos))
+			continue;
+		for (size_t p = 0; p < np; p++) {
 			if (pos[p] < s->procs[p].n) {
 				ana__diag(diag, TRACE_ECORRUPT,
 				          "messages contradict program order: event %llu of %s waits "
@@ -646,6 +741,7 @@ static int order_events(struct ana_session *s, struct trace_diag *diag)
 			}
 		}
 		rc = TRACE_ECORRUPT;
+		break;
 	}
 out:
 	free(pos);
@@ -690,6 +786,75 @@ static void link_forks(struct ana_session *s)
 	}
 }
 
+/* An accept happened after the connect of its peer: the kernel queues a connection only once
+ * the client's connect has sent it, and a replayed server blocks in accept until the client
+ * gets there.  Without this edge a consistent cut could hold a server past an accept whose
+ * client has not connected (or is not even forked) at that cut, which no run can reach.
+ * The first CONNECT event logged on the client's end object is the one that started the
+ * connection (a non-blocking connect logs EINPROGRESS first, then maybe EALREADY/EISCONN).
+ * Ends are union-find roots after matching, so a socket connected by one process and handed
+ * to a child is still one end. */
+static int link_connections(struct ana_session *s)
+{
+	uint32_t *cproc, *cidx;
+	size_t p;
+
+	if (!s->nends)
+		return 0;
+	cproc = malloc(s->nends * sizeof(*cproc));
+	cidx = malloc(s->nends * sizeof(*cidx));
+	if (!cproc || !cidx) {
+		free(cproc);
+		free(cidx);
+		return TRACE_ENOMEM;
+	}
+	for (size_t i = 0; i < s->nends; i++)
+		cproc[i] = ANA_NONE;
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+
+			if (e->kind != TRACE_EV_CONNECT && e->kind != TRACE_EV_ACCEPT)
+				continue;
+			e->src_proc = ANA_NONE;
+			e->src_idx = 0;
+			if (e->kind == TRACE_EV_CONNECT && e->end != ANA_NONE &&
+			    cproc[e->end] == ANA_NONE) {
+				cproc[e->end] = (uint32_t)p;
+				cidx[e->end] = (uint32_t)(k + 1);
+			}
+		}
+	}
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k], *ce;
+			uint32_t peer;
+
+			if (e->kind != TRACE_EV_ACCEPT || e->result < 0 || e->end == ANA_NONE)
+				continue;
+			peer = s->ends[e->end].peer;
+			if (peer == ANA_NONE || cproc[peer] == ANA_NONE)
+				continue; /* the client is not recorded, or connected before recording */
+			ce = &s->procs[cproc[peer]].ev[cidx[peer] - 1];
+			if (ce->src_proc != ANA_NONE)
+				continue; /* one connection, one accept: a second claim is not ordered */
+			if (cproc[peer] == p && cidx[peer] > k + 1)
+				continue; /* program order says otherwise: leave it unordered */
+			e->src_proc = cproc[peer];
+			e->src_idx = cidx[peer];
+			ce->src_proc = (uint32_t)p;
+			ce->src_idx = (uint32_t)(k + 1);
+		}
+	}
+	free(cproc);
+	free(cidx);
+	return 0;
+}
+
 int ana_finish(struct ana_session *s, struct trace_diag *diag)
 {
 	int rc;
@@ -701,6 +866,10 @@ int ana_finish(struct ana_session *s, struct trace_diag *diag)
 	if ((rc = ana__match(s, diag)))
 		return rc;
 	link_forks(s);
+	if ((rc = link_connections(s))) {
+		ana__diag(diag, rc, "out of memory while ordering connections");
+		return rc;
+	}
 	if ((rc = order_events(s, diag)))
 		return rc;
 	s->finished = 1;
@@ -755,7 +924,7 @@ int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_
 	out->result = e->result;
 	out->offset = e->offset;
 	out->src_proc = ANA_NO_PROC;
-	if (e->kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
+	if (ana__in_edge(e)) {
 		out->src_proc = e->src_proc;
 		out->src_index = e->src_idx;
 	}

@@ -5,12 +5,12 @@
  *   chrome  Chrome trace-event JSON (chrome://tracing, https://ui.perfetto.dev): one track
  *           per process, every event a short complete ("X") slice at its recorded time,
  *           every message a flow arrow ("s" -> "f", category "message"), every fork a
- *           flow of category "fork".
+ *           flow of category "fork", every accepted connect one of category "connect".
  *   shiviz  ShiViz's log (https://bestchai.bitbucket.io/shiviz/): the parsing regex on the
  *           first line, an empty multi-execution delimiter on the second, then two lines
  *           per event: "HOST {vector clock}" and a description.  Host names are logical
  *           names; vector clocks follow happened-before exactly (program order, messages,
- *           forks), as the analyzer derives it.
+ *           connect -> accept, forks), as the analyzer derives it.
  *
  * Recorded timestamps are for display only (DESIGN.md): where they disagree with
  * happened-before (clocks of two hosts, unstamped events), the display time is moved just
@@ -59,7 +59,7 @@ static double usec(const struct chrome *c, uint64_t ns)
 static void chrome_events(struct chrome *c)
 {
 	const struct view *v = c->v;
-	uint64_t fork_flows = 0;
+	uint64_t fork_flows = 0, conn_flows = 0;
 
 	for (size_t p = 0; p < v->nprocs; p++) {
 		const struct view_proc *pr = &v->procs[p];
@@ -96,6 +96,20 @@ static void chrome_events(struct chrome *c)
 				fprintf(c->out, ",\"value\":%" PRId64, e->result);
 			}
 			fprintf(c->out, "}}");
+			/* A connection: from the connect's slice to this accept's (ids of their own). */
+			if (e->kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NO_PROC &&
+			    e->src_proc < v->nprocs) {
+				const struct view_event *s = &v->procs[e->src_proc].ev[e->src_index - 1];
+
+				conn_flows++;
+				fprintf(c->out, ",\n{\"ph\":\"s\",\"name\":\"connect\",\"cat\":\"connect\","
+				                "\"id\":\"c%" PRIu64 "\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f}",
+				        conn_flows, e->src_proc + 1, e->src_proc + 1, usec(c, s->ts_ns));
+				fprintf(c->out, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"connect\","
+				                "\"cat\":\"connect\",\"id\":\"c%" PRIu64 "\",\"pid\":%zu,"
+				                "\"tid\":%zu,\"ts\":%.3f}", conn_flows, p + 1, p + 1,
+				        usec(c, e->ts_ns));
+			}
 			/* A message: the flow starts in the send's slice and ends in this one. */
 			if (view_is_message(v, p, k)) {
 				const struct view_event *s = &v->procs[e->src_proc].ev[e->src_index - 1];

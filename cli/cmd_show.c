@@ -350,6 +350,7 @@ static void svg_head(FILE *out, const char *dir, const struct view *v, double w,
 	        "line.proc { stroke: #444; stroke-width: 2; }\n"
 	        "line.msg { stroke: #1f5fbf; stroke-width: 1.3; }\n"
 	        "line.fork { stroke: #777; stroke-width: 1.3; stroke-dasharray: 5 3; }\n"
+	        "line.conn { stroke: #777; stroke-width: 1.3; stroke-dasharray: 1.5 2.5; }\n"
 	        "polyline.cut { stroke: #d62728; stroke-width: 2.5; fill: none; }\n"
 	        ".cutlabel { fill: #d62728; font-weight: bold; }\n"
 	        "circle.cutmark { fill: #fff; stroke: #d62728; stroke-width: 2; }\n"
@@ -391,8 +392,9 @@ static void svg_legend(FILE *out)
 		{ 1, 0, "ext", "external input: clock, random, poll result, bytes from outside" },
 		{ 1, 430, "msg", "message: send to the receive of its last byte" },
 		{ 2, 0, "fork", "fork" },
-		{ 2, 100, "cut", "Inf(P) cut (--stop)" },
-		{ 2, 280, "", "time flows down, in logical time (Lamport clocks)" },
+		{ 2, 90, "conn", "connect to its accept" },
+		{ 2, 260, "cut", "Inf(P) cut (--stop)" },
+		{ 2, 430, "", "time flows down (Lamport clocks)" },
 	};
 
 	fprintf(out, "<g class=\"legend\">\n<rect x=\"%d\" y=\"58\" width=\"780\" height=\"70\" "
@@ -404,11 +406,15 @@ static void svg_legend(FILE *out)
 		if (!strcmp(smp, "ext")) {
 			fprintf(out, "<rect class=\"ext\" x=\"%.1f\" y=\"%.1f\" width=\"9\" "
 			             "height=\"9\"/>", x + 0.5, y - 4.5);
-		} else if (!strcmp(smp, "msg") || !strcmp(smp, "fork") || !strcmp(smp, "cut")) {
+		} else if (!strcmp(smp, "msg") || !strcmp(smp, "fork") || !strcmp(smp, "conn") ||
+		           !strcmp(smp, "cut")) {
 			const char *style = !strcmp(smp, "msg") ?
 			        "stroke=\"#1f5fbf\" stroke-width=\"1.3\" marker-end=\"url(#arrow)\"" :
 			        !strcmp(smp, "fork") ?
 			        "stroke=\"#777\" stroke-width=\"1.3\" stroke-dasharray=\"5 3\" "
+			        "marker-end=\"url(#farrow)\"" :
+			        !strcmp(smp, "conn") ?
+			        "stroke=\"#777\" stroke-width=\"1.3\" stroke-dasharray=\"1.5 2.5\" "
 			        "marker-end=\"url(#farrow)\"" :
 			        "stroke=\"#d62728\" stroke-width=\"2.5\"";
 
@@ -513,6 +519,18 @@ static void svg_write(FILE *out, const char *dir, const struct view *v, const ch
 			const struct view_event *e = &pr->ev[k - 1];
 			const struct view_event *s;
 
+			if (e->kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NO_PROC &&
+			    e->src_proc < v->nprocs) {
+				s = &v->procs[e->src_proc].ev[e->src_index - 1];
+				svg_arrow(out, "conn", "farrow", col_x(e->src_proc), row_y(s->rank),
+				          col_x(p), row_y(e->rank), DOT_R + 1);
+				fputs("<title>", out);
+				xml_text(out, v->procs[e->src_proc].name);
+				fprintf(out, " event %" PRIu64 " (connect) accepted by ", e->src_index);
+				xml_text(out, pr->name);
+				fprintf(out, " event %" PRIu64 "</title></line>\n", k);
+				continue;
+			}
 			if (!view_is_message(v, p, k))
 				continue;
 			s = &v->procs[e->src_proc].ev[e->src_index - 1];

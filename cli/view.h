@@ -26,7 +26,8 @@ struct view_event {
 	uint64_t rank;          /* Lamport clock: 1 + max(previous event, the send of a receive,
 	                           the fork of a first event) */
 	const char *key;        /* marks: the key; else NULL */
-	uint32_t src_proc;      /* receives: the process of the send (ANA_NO_PROC: none) */
+	uint32_t src_proc;      /* receives: the process of the send; accepts: of the connect
+	                           (ANA_NO_PROC: none) */
 	uint64_t src_index;
 	int external;           /* external input: bytes from outside, clock, random, ready set,
 	                           pid */

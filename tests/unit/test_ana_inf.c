@@ -34,6 +34,9 @@ struct gen {
 	int fparent[MAXP], fidx[MAXP]; /* forked children: parent and the parent's fork event */
 	int n[MAXP];
 	int is_recv[MAXP][MAXE + 1];
+	int is_acc[MAXP][MAXE + 1];    /* an accept: src_p/src_k name its connect */
+	int conn[MAXCH], cstate[MAXCH]; /* connection channels: 0 idle, 1 connected, 2 accepted */
+	int cevent[MAXCH], aevent[MAXCH]; /* the client's connect, the server's accept */
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
 	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
 	int kind[MAXP][MAXE + 1], val[MAXP][MAXE + 1]; /* 1 send, 2 recv, 3 mark x; bytes or value */
@@ -45,6 +48,15 @@ struct gen {
 	size_t ncuts;
 	unsigned char *consistent;
 };
+
+/* p may move bytes on channel c: a connection's client once it connected, its server once it
+ * accepted; other channels at any time. */
+static int ready(const struct gen *g, int c, int p)
+{
+	if (!g->conn[c])
+		return 1;
+	return g->cha[c] == p ? g->cstate[c] >= 1 : g->cstate[c] == 2;
+}
 
 static void gen_simple(struct gen *g, int p)
 {
@@ -102,6 +114,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			b = -1;
 		g->cha[c] = a;
 		g->chb[c] = b;
+		/* half of them are connections: a connects, b accepts, then they talk */
+		g->conn[c] = b != -1 && unit_rng_below(r, 2);
 		ck_assert_int_eq(ana_add_channel(g->s, a, b), c);
 	}
 	for (t = 0; t < total; t++) {
@@ -131,7 +145,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			int cand[MAXCH], nc = 0;
 
 			for (c = 0; c < g->nch; c++)
-				if ((g->cha[c] == p || g->chb[c] == p) && g->chb[c] != -1)
+				if ((g->cha[c] == p || g->chb[c] == p) && g->chb[c] != -1 && ready(g, c, p))
 					cand[nc++] = c;
 			if (!nc) {
 				gen_simple(g, p);
@@ -157,6 +171,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			int cand[MAXCH * 2], nc = 0;
 
 			for (c = 0; c < g->nch; c++) {
+				if (!ready(g, c, p))
+					continue;
 				if (g->chb[c] == p && g->qt[c][0] > g->qh[c][0])
 					cand[nc++] = c * 2;
 				if (g->cha[c] == p && g->qt[c][1] > g->qh[c][1])
@@ -198,6 +214,32 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->rm[p][k] = m;
 				g->qh[c][d] += m;
 			}
+		} else if (act == 8) {
+			/* a connection step: the client connects, then the server accepts it */
+			int cand[MAXCH], nc = 0, k = g->n[p] + 1;
+
+			for (c = 0; c < g->nch; c++)
+				if (g->conn[c] && ((g->cha[c] == p && g->cstate[c] == 0) ||
+				                   (g->chb[c] == p && g->cstate[c] == 1)))
+					cand[nc++] = c;
+			if (!nc) {
+				gen_simple(g, p);
+				continue;
+			}
+			c = cand[unit_rng_below(r, (uint64_t)nc)];
+			g->is_recv[p][k] = 0;
+			if (g->cstate[c] == 0) {
+				ck_assert_int_eq(ana_add_connect(g->s, p, c), k);
+				g->cevent[c] = k;
+			} else {
+				ck_assert_int_eq(ana_add_accept(g->s, p, c), k);
+				g->aevent[c] = k;
+				g->is_acc[p][k] = 1;
+				g->src_p[p][k] = g->cha[c];
+				g->src_k[p][k] = g->cevent[c];
+			}
+			g->cstate[c]++;
+			g->n[p]++;
 		} else {
 			gen_simple(g, p);
 		}
@@ -212,7 +254,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		for (int i = 1; i <= g->n[p]; i++) {
 			for (int j = i + 1; j <= g->n[p]; j++)
 				g->hb[p][i][p][j] = 1;
-			if (g->is_recv[p][i])
+			if (g->is_recv[p][i] || g->is_acc[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
@@ -245,7 +287,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				ok = 0;
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
-				if (g->is_recv[p][i] && cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
+				if ((g->is_recv[p][i] || g->is_acc[p][i]) &&
+				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
 	}
@@ -567,7 +610,7 @@ static void check_hb_and_consistency(struct gen *g)
 			struct ana_event ev;
 
 			ck_assert_int_eq(ana_event_get(g->s, (size_t)p, (uint64_t)i, &ev), 0);
-			if (g->is_recv[p][i]) {
+			if (g->is_recv[p][i] || g->is_acc[p][i]) {
 				ck_assert_uint_eq(ev.src_proc, (uint32_t)g->src_p[p][i]);
 				ck_assert_uint_eq(ev.src_index, (uint64_t)g->src_k[p][i]);
 			} else {
@@ -1006,6 +1049,9 @@ static void check_races(struct gen *g)
 
 					if (!used[c][d] || (c == g->rc[q][j] && d == g->rd[q][j]) ||
 					    b >= g->qt[c][d])
+						continue;
+					/* a connection q accepts does not exist for q before its accept */
+					if (g->conn[c] && g->chb[c] == q && g->aevent[c] >= j)
 						continue;
 					sp = g->qp[c][d][b];
 					sk = g->qk[c][d][b];

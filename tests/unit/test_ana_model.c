@@ -116,6 +116,9 @@ START_TEST(match_tcp_and_last_byte)
 	src_is(r.s, 1, 4, 0, 3);   /* bytes 3..7: the last one is in the second send */
 	src_is(r.s, 0, 4, 1, 5);
 	src_is(r.s, 0, 5, ANA_NO_PROC, 0); /* no bytes, no edge */
+	src_is(r.s, 1, 1, 0, 1);   /* the accept took the client's connect */
+	src_is(r.s, 0, 1, ANA_NO_PROC, 0); /* only receives and accepts have a source */
+	ck_assert_int_eq(ana_hb(r.s, 0, 1, 1, 1), 1);
 	ck_assert_int_eq(ana_stats(r.s, &st), 0);
 	ck_assert_uint_eq(st.channels, 1);
 	ck_assert_uint_eq(st.channels_matched, 1);
@@ -314,6 +317,67 @@ START_TEST(cycle_is_corrupt)
 	ck_assert_int_eq(ana_add_send(s, 1, ba, 1), 2);
 	ck_assert_int_eq(ana_finish(s, &d), TRACE_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(d.msg, "cycle"));
+	ana_free(s);
+}
+END_TEST
+
+/* An accept is ordered after its connect: a cut with the server past its accept holds the
+ * client past its connect, and a forked client's fork too.  A connect logged after an event
+ * that depends on the accept (a signal handler's receive while connect blocked) would make a
+ * cycle: that edge gives way with a warning, the messages stay. */
+START_TEST(accept_after_connect)
+{
+	struct ana_session *s;
+	uint64_t cut[3];
+	int x, y;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "server", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "parent", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(s, "parent.1", "parent", 2), 2);
+	x = ana_add_channel(s, 2, 0);
+	ck_assert_int_eq(ana_add_simple(s, 0, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(ana_add_accept(s, 0, x), 2);
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(ana_add_simple(s, 1, TRACE_EV_FORK, 0), 2);
+	ck_assert_int_eq(ana_add_simple(s, 2, TRACE_EV_CLOCK, 0), 1);
+	ck_assert_int_eq(ana_add_connect(s, 2, x), 2);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_uint_eq(ana_nwarnings(s), 0);
+	src_is(s, 0, 2, 2, 2);
+	ck_assert_int_eq(ana_hb(s, 2, 2, 0, 2), 1);
+	ck_assert_int_eq(ana_hb(s, 1, 2, 0, 2), 1);   /* through the fork */
+	ck_assert_int_eq(ana_hb(s, 0, 1, 2, 2), 0);
+	cut[0] = 2;
+	cut[1] = cut[2] = 0;
+	ck_assert_int_eq(ana_consistent(s, cut), 0);
+	ck_assert_int_eq(ana_close_down(s, cut), 0);
+	ck_assert_uint_eq(cut[0], 2);
+	ck_assert_uint_eq(cut[1], 2);
+	ck_assert_uint_eq(cut[2], 2);
+	cut[0] = 2;
+	cut[1] = 2;
+	cut[2] = 1;
+	ck_assert_int_eq(ana_close_up(s, cut), 0); /* greatest below: the server before accept */
+	ck_assert_uint_eq(cut[0], 1);
+	ana_free(s);
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	x = ana_add_channel(s, 0, 1);
+	y = ana_add_channel(s, 1, 0);
+	ck_assert_int_eq(ana_add_recv(s, 0, y, 1), 1);
+	ck_assert_int_eq(ana_add_connect(s, 0, x), 2);
+	ck_assert_int_eq(ana_add_accept(s, 1, x), 1);
+	ck_assert_int_eq(ana_add_send(s, 1, y, 1), 2);
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_uint_eq(ana_nwarnings(s), 1);
+	ck_assert_ptr_nonnull(strstr(ana_warning(s, 0), "not ordered after the connect"));
+	src_is(s, 1, 1, ANA_NO_PROC, 0);
+	src_is(s, 0, 1, 1, 2);
+	ck_assert_int_eq(ana_hb(s, 1, 2, 0, 1), 1);
+	ck_assert_int_eq(ana_hb(s, 0, 2, 1, 1), 0);
 	ana_free(s);
 }
 END_TEST
@@ -722,6 +786,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, match_unix_paths);
 	tcase_add_test(tc, concurrent_writers_not_linked);
 	tcase_add_test(tc, cycle_is_corrupt);
+	tcase_add_test(tc, accept_after_connect);
 	tcase_add_test(tc, builder_errors);
 	tcase_add_test(tc, load_session_dir);
 	tcase_add_test(tc, load_exec_segments);
