@@ -263,7 +263,7 @@ static void usage(FILE *out)
 	        "             file\"): the parsing regex on line 1, an empty delimiter on line 2,\n"
 	        "             then per event a line \"HOST {\\\"HOST\\\":N, ...}\" with its vector clock\n"
 	        "             and a line describing it.  Vector clocks follow happened-before\n"
-	        "             as the analyzer derives it (program order, messages, forks).\n"
+	        "             as the analyzer derives it (program order, messages, connect -> accept, forks).\n"
 	        "    Recorded times are for display only: an event whose time disagrees with\n"
 	        "    happened-before is shown just after the events it depends on.\n\n"
 	        "OPTIONS\n"

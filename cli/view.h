@@ -5,7 +5,7 @@
  * A view is the analyzer's model of a session (processes, events, message edges) plus what
  * only the trace files hold and the viewers want: each event's timestamp, a mark's key, and
  * where each process was forked.  view_sweep walks every event once in an order consistent
- * with happened-before (program order, messages, forks), which is what a space-time layout
+ * with happened-before (program order, messages, connections, forks), which is what a space-time layout
  * and vector clocks both need.
  */
 #ifndef ENCORE_CLI_VIEW_H

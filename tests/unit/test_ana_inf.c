@@ -246,7 +246,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 	}
 	ck_assert_int_eq(ana_finish(g->s, NULL), 0);
 
-	/* happened-before: program order, message edges and forks, closed transitively */
+	/* happened-before: program order, message edges, connections and forks, closed transitively */
 	for (int p = 0; p < np; p++)
 		if (g->fparent[p] >= 0 && g->n[p] >= 1)
 			g->hb[g->fparent[p]][g->fidx[p]][p][1] = 1;
