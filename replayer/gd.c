@@ -64,6 +64,7 @@ struct gd_proc {
 	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
 	struct gd_proc *req_q;  /* ... its sender */
 	uint64_t req_j;         /* ... and the sender's send event */
+	uint64_t released;      /* 1 + the state whose readiness wait was released last */
 	int ports[64];          /* local TCP ports of its connects in this replay */
 	size_t nports;
 };
@@ -725,6 +726,78 @@ static void on_halted(struct rep *r, struct gd_proc *p)
 	}
 }
 
+/* --- readiness waits ---------------------------------------------------------------------- */
+
+/* An LC gives a recorded readiness result only once the data behind it has arrived (it waits,
+ * the board says wait_kind READY).  The analyzer's cuts do not order a readiness result after
+ * the send behind it, so at a halt that data may never come: when some process is halted and
+ * every other one is halted, ended, waiting for readiness itself, or waiting for bytes from
+ * one of those, no running process is left to send it, and each waiting LC is released to
+ * give its recorded result at once.
+ * Without a halt nothing is released: a wait that lasts is a stall, reported as such. */
+static int ready_waiting(struct rep *r, struct gd_proc *p)
+{
+	struct rep_slot *s = &r->board[p - r->procs];
+
+	return p->started && !p->halted && !p->done && !p->gone && p->conn >= 0 &&
+	       s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_READY;
+}
+
+/* p cannot move by itself: halted, ended, never to be forked, waiting for readiness, or
+ * waiting for bytes whose sender has not sent them and cannot move either. */
+static int blocked(struct rep *r, struct gd_proc *p, size_t depth)
+{
+	struct rep_slot *s = &r->board[p - r->procs];
+
+	if (p->execing || depth > r->nprocs)
+		return 0;
+	if (p->halted || p->done || p->gone)
+		return 1;
+	if (!p->started) {
+		struct gd_proc *par = by_name(r, p->parent);
+
+		return !par || ((par->halted || par->done || par->gone) &&
+		                (cur_index(r, par) < p->fork_index || !p->fork_index));
+	}
+	if (ready_waiting(r, p))
+		return 1;
+	if (p->conn >= 0 && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_RECV) {
+		uint64_t j = 0;
+		struct gd_proc *q = sender_of(r, p, s->index + 1, &j);
+
+		return q && q != p && cur_index(r, q) < j && blocked(r, q, depth + 1);
+	}
+	return 0;
+}
+
+static void release_ready(struct rep *r)
+{
+	size_t waiting = 0;
+	int any_halted = 0;
+
+	if (!r->board || r->npending)
+		return;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (!blocked(r, p, 0))
+			return;
+		any_halted |= p->halted;
+		waiting += (size_t)ready_waiting(r, p);
+	}
+	if (!waiting || !any_halted)
+		return;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		uint64_t idx = r->board[i].index;
+
+		if (!ready_waiting(r, p) || p->released == idx + 1)
+			continue;
+		p->released = idx + 1;
+		send_msg(p->conn, REP_MSG_RELEASE, (int64_t)idx, 0);
+	}
+}
+
 /* --- accept returns the recorded peer ------------------------------------------------------ */
 
 /* The client of accept event k of the server: the sender of the first bytes the server
@@ -1026,6 +1099,23 @@ static void stall_report(struct rep *r)
 				         (unsigned long long)qi, q && q->halted ? ", halted" : "");
 			}
 		}
+		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_READY) {
+			/* the data behind a readiness result: the next receive on that channel */
+			struct ana_event ev;
+			uint64_t k = find_event(r, p, idx + 2, p->nevents, s->wait_chan, TRACE_EV_RECV, &ev);
+			const char *src = k && ev.src_proc != ANA_NO_PROC ? ana_proc_name(r->ana, ev.src_proc) : NULL;
+			struct gd_proc *q = src ? by_name(r, src) : NULL;
+
+			if (q)
+				snprintf(from, sizeof(from), ", for the data behind it on fd %d (channel %u), "
+				         "from %s (its send, event #%llu; it is at state %llu%s)", s->wait_fd,
+				         s->wait_chan, src, (unsigned long long)ev.src_index,
+				         (unsigned long long)(q->started ? r->board[q - r->procs].index : 0),
+				         q->halted ? ", halted" : "");
+			else
+				snprintf(from, sizeof(from), ", for the data behind it on fd %d (channel %u)",
+				         s->wait_fd, s->wait_chan);
+		}
 		pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
 		                        "  %s (pid %ld) at state %llu of %llu: %s %s%s\n", p->name, p->pid,
 		                        (unsigned long long)idx, (unsigned long long)p->nevents,
@@ -1206,6 +1296,7 @@ int rep_run(struct rep *r)
 			return outcome;
 		if (all_halted(r))
 			return r->mode == GD_OFFLINE ? REP_HALTED : online_outcome(r);
+		release_ready(r);
 		/* Processes killed when recorded, past the end of their trace, are killed now
 		 * once every other process has ended (if no peer of theirs did it already). */
 		{

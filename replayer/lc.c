@@ -594,6 +594,17 @@ int lc_ctl_stop(void)
 	return r >= (long)offsetof(struct rep_msg, text) && m.type == REP_MSG_STOP;
 }
 
+int lc_ctl_release(void)
+{
+	struct rep_msg m;
+	long r = syscall(SYS_recvfrom, lc.ctl, &m, sizeof(m), MSG_DONTWAIT, NULL, NULL);
+
+	if (r == 0)
+		syscall(SYS_exit_group, 111); /* the GD is gone */
+	return r >= (long)offsetof(struct rep_msg, text) && m.type == REP_MSG_RELEASE &&
+	       (uint64_t)m.a == lc.pos;
+}
+
 void lc_connected(int port)
 {
 	lc_depth++;

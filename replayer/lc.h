@@ -171,6 +171,9 @@ LC_HIDDEN void lc_request(uint64_t k);
  * marker: halt now, nothing of the receive was done). */
 LC_HIDDEN int lc_ctl_stop(void);
 LC_HIDDEN int lc_ctl_fd(void);
+/* While waiting for the data behind a readiness result: a message from the GD is there; 1
+ * when it releases this wait (REP_MSG_RELEASE for the current state). */
+LC_HIDDEN int lc_ctl_release(void);
 /* Tell the GD a connect succeeded (its local TCP port, 0 for Unix sockets), so that the
  * server's LC can tell its recorded peer among the connections it accepts. */
 LC_HIDDEN void lc_connected(int port);

@@ -812,6 +812,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
  * kept on high descriptors until their accept event comes. */
 #define LC_STASH_MAX 64
 static int stash[LC_STASH_MAX];
+static int stash_lfd[LC_STASH_MAX]; /* the listening socket each came through */
 static size_t nstash;
 
 static void peer_of(int fd, long *pid, int *port)
@@ -846,7 +847,9 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 		if (lc_accept_is_recorded(k, pid, port)) {
 			int s = stash[i];
 
-			stash[i] = stash[--nstash];
+			--nstash;
+			stash[i] = stash[nstash];
+			stash_lfd[i] = stash_lfd[nstash];
 			r = (int)syscall(SYS_dup3, s, (int)ev->result,
 			                 (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0);
 			syscall(SYS_close, s);
@@ -872,6 +875,7 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 		peer_of(r, &pid, &port);
 		if (nstash == LC_STASH_MAX || lc_accept_is_recorded(k, pid, port))
 			return r;
+		stash_lfd[nstash] = fd;
 		stash[nstash++] = lc_move_high(r);
 	}
 }
@@ -1378,11 +1382,130 @@ LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 	const uint8_t *val = lc.data + ev->data_off; \
 	(void)val
 
+/* Readiness results are given back as recorded, but only once the data behind them has
+ * really arrived (issue #6): for every descriptor the recorded result says ready, on a
+ * channel between recorded processes, the LC first waits until the kernel says so too
+ * (readable: bytes there or the writer gone; a listening socket: a connection pending or one
+ * kept aside for a later accept; writable: room in the buffer).  A program that trusts the
+ * result (a non-blocking read, FIONREAD) then finds what it found when recorded.  Files,
+ * peers outside the session and descriptors not classified yet are not waited for.  While
+ * it waits the board says so (wait_kind READY); the GD releases the wait at a halt when no
+ * running process is left to send the data (replayer/README.md), else reports a stall. */
+#define LC_READY_MAX 256
+
+struct ready_set {
+	struct pollfd p[LC_READY_MAX + 1]; /* + the control connection */
+	size_t n;
+};
+
+static void ready_add(struct ready_set *s, int fd, int in, int out)
+{
+	int32_t ch;
+	short want = 0;
+
+	if (fd < 0 || fd >= LC_FD_MAX || s->n == LC_READY_MAX)
+		return;
+	ch = lc_fd[fd];
+	if (ch <= 0 || ch >= LC_CHAN_MAX || lc_chan[ch].external)
+		return;
+	for (size_t i = 0; in && i < nstash; i++)
+		if (stash_lfd[i] == fd)
+			in = 0; /* a connection came through it already, kept for its accept */
+	if (in)
+		want |= POLLIN;
+	if (out)
+		want |= POLLOUT;
+	if (!want)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].fd == fd) {
+			s->p[i].events |= want;
+			return;
+		}
+	s->p[s->n].fd = fd;
+	s->p[s->n].events = want;
+	s->n++;
+}
+
+/* The index of the next receive on channel ch after the readiness event (lc.pos + 1), 0 if
+ * none: the data behind a readiness result is what that receive takes. */
+static uint64_t next_recv(uint32_t ch)
+{
+	for (uint64_t k = lc.pos + 2; k <= lc.nev; k++) {
+		const struct lc_ev *e = &lc.ev[k - 1 - lc.base];
+
+		if (e->channel == ch && e->kind == TRACE_EV_RECV)
+			return e->result > 0 ? k : 0;
+	}
+	return 0;
+}
+
+static void ready_wait(struct ready_set *s)
+{
+	size_t n = s->n, left = n;
+	int ctl = lc_ctl_fd(), waiting = 0;
+
+	s->p[n].fd = ctl;
+	s->p[n].events = POLLIN;
+	while (left) {
+		long r;
+
+		for (size_t i = 0; i <= n; i++)
+			s->p[i].revents = 0;
+		r = syscall(SYS_poll, s->p, n + (ctl >= 0), waiting ? -1 : 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (s->p[i].fd >= 0 && s->p[i].revents) {
+				s->p[i].fd = -1; /* there: poll ignores it from now on */
+				left--;
+			}
+		if (!left)
+			break;
+		if (ctl >= 0 && s->p[n].revents && lc_ctl_release())
+			break;
+		if (!waiting && lc.online) {
+			/* online (Manabe & Imase 3.2): the sender of the data may be passive: ask for
+			 * it as for the receive that will take it */
+			for (size_t i = 0; i < n && lc.online; i++) {
+				uint64_t k;
+
+				if (s->p[i].fd >= 0 && (s->p[i].events & POLLIN) &&
+				    (k = next_recv((uint32_t)lc_fd[s->p[i].fd])))
+					lc_request(k);
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			if (s->p[i].fd >= 0) {
+				lc_wait_state(TRACE_EV_READY, s->p[i].fd, (uint32_t)lc_fd[s->p[i].fd], left);
+				break;
+			}
+		waiting = 1;
+	}
+	if (waiting)
+		lc_wait_state(0, -1, 0, 0);
+}
+
+#define POLL_IN_BITS (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLHUP | POLLRDHUP)
+#define POLL_OUT_BITS (POLLOUT | POLLWRNORM | POLLWRBAND)
+
 static int ready_poll(struct pollfd *fds, nfds_t n)
 {
 	VALUE_EVENT(TRACE_EV_READY, "poll");
 	int r = (int)ev->result;
+	struct ready_set set;
 
+	set.n = 0;
+	for (nfds_t i = 0; r > 0 && i < n && (i + 1) * sizeof(int16_t) <= ev->data_len; i++) {
+		int16_t re;
+
+		memcpy(&re, val + i * sizeof(int16_t), sizeof(re));
+		ready_add(&set, fds[i].fd, (re & POLL_IN_BITS) != 0, (re & POLL_OUT_BITS) != 0);
+	}
+	ready_wait(&set);
 	if (r >= 0)
 		for (nfds_t i = 0; i < n && (i + 1) * sizeof(int16_t) <= ev->data_len; i++) {
 			int16_t re;
@@ -1431,7 +1554,16 @@ static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 	VALUE_EVENT(TRACE_EV_READY, "select");
 	size_t k = ev->data_len / 3;
 	int r = (int)ev->result;
+	struct ready_set set;
 
+	set.n = 0;
+	for (size_t fd = 0; r > 0 && fd < 8 * k; fd++) {
+		int in = (val[fd / 8] >> (fd % 8)) & 1, out = (val[k + fd / 8] >> (fd % 8)) & 1;
+
+		if (in || out)
+			ready_add(&set, (int)fd, in, out);
+	}
+	ready_wait(&set);
 	if (r >= 0 && k) {
 		if (rs)
 			memcpy(rs, val, k);
@@ -1461,11 +1593,73 @@ LC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct ti
 	return ready_select(rs, ws, es);
 }
 
-static int ready_epoll(struct epoll_event *out, int max)
+/* The descriptors behind recorded epoll events: the epoll instance's registrations are
+ * listed in /proc/self/fdinfo/EPFD ("tfd: FD events: HEX data: HEX ..."); an event's
+ * descriptor is the one registered with its data (none or several: not waited for). */
+static void ready_epoll_fds(int epfd, const uint8_t *val, size_t nrec, struct ready_set *set)
+{
+	char path[64], buf[4096];
+	int tfd_of[LC_READY_MAX], count[LC_READY_MAX];
+	struct epoll_event rec[LC_READY_MAX];
+	size_t have = 0;
+	int fd;
+
+	if (nrec > LC_READY_MAX)
+		nrec = LC_READY_MAX;
+	memcpy(rec, val, nrec * sizeof(rec[0]));
+	memset(count, 0, sizeof(count));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", epfd);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		long r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', (size_t)(buf + have - line)))) {
+			char *d;
+
+			*nl = '\0';
+			if (strncmp(line, "tfd:", 4) == 0 && (d = strstr(line, "data:"))) {
+				int tfd = (int)strtol(line + 4, NULL, 10);
+				unsigned long long data = strtoull(d + 5, NULL, 16);
+
+				for (size_t k = 0; k < nrec; k++)
+					if (rec[k].data.u64 == data) {
+						tfd_of[k] = tfd;
+						count[k]++;
+					}
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer: not one of ours */
+	}
+	syscall(SYS_close, fd);
+	for (size_t k = 0; k < nrec; k++)
+		if (count[k] == 1)
+			ready_add(set, tfd_of[k],
+			          (rec[k].events & (EPOLLIN | EPOLLPRI | EPOLLHUP | EPOLLRDHUP)) != 0,
+			          (rec[k].events & EPOLLOUT) != 0);
+}
+
+static int ready_epoll(int epfd, struct epoll_event *out, int max)
 {
 	VALUE_EVENT(TRACE_EV_READY, "epoll_wait");
 	int r = (int)ev->result;
+	struct ready_set set;
 
+	set.n = 0;
+	if (r > 0) {
+		ready_epoll_fds(epfd, val, ev->data_len / sizeof(*out), &set);
+		ready_wait(&set);
+	}
 	if (r > 0) {
 		size_t n = (size_t)r < (size_t)max ? (size_t)r : (size_t)max;
 
@@ -1483,7 +1677,7 @@ LC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	if (!lc_on())
 		return LC_REAL(epoll_wait)(epfd, ev, max, timeout);
-	return ready_epoll(ev, max);
+	return ready_epoll(epfd, ev, max);
 }
 
 LC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
@@ -1491,7 +1685,7 @@ LC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout
 {
 	if (!lc_on())
 		return LC_REAL(epoll_pwait)(epfd, ev, max, timeout, mask);
-	return ready_epoll(ev, max);
+	return ready_epoll(epfd, ev, max);
 }
 
 LC_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)

@@ -60,6 +60,9 @@ enum rep_msg_type {
 	REP_MSG_NAME = 20,    /* text = the logical name the GD gave a spawned child */
 	REP_MSG_STOP = 19,    /* answer to REQ, or while waiting for bytes: a halt marker is there
 	                         (Miller & Choi 2.2): halt before this receive */
+	REP_MSG_RELEASE = 21, /* a = the state index of an LC waiting for the data behind a
+	                         readiness result (board: wait_kind READY): no running process
+	                         is left to send it (a halt): give the recorded result now */
 };
 
 /* CONFIG flags. */
