@@ -1,0 +1,203 @@
+#!/bin/sh
+# real_python.sh: CPython (a language runtime nobody here wrote) recorded and replayed.
+# Scenarios:
+#   http     http.server in a forked child, urllib client in the parent (one root, TCP)
+#   session  the same server and client started as two roots of one session
+#            (`encore record --session`), the client told the port by the test
+#   mp       multiprocessing.Process workers over multiprocessing.Pipe (fork, socketpairs)
+#   asyncio  asyncio streams over socketpairs, one process (epoll)
+# Checks: every trace whole and closed; analyze/dump/sql agree on events and messages; no
+# unmatched receive; for TCP, the bytes one side sent are the bytes the other received;
+# replay to the end prints the recorded output (sorted when two roots share stdout); a halt
+# at a conjunctive predicate is exactly `encore inf`'s cut.
+# Usage: real_python.sh ENCORE SCENARIO
+set -eu
+encore=$1 scen=$2
+. "$(dirname "$0")/real_lib.sh"
+if [ -x /usr/bin/python3 ]; then
+    py=/usr/bin/python3
+else
+    real_need python3
+    # the interpreter itself, not a wrapper script (pyenv's shims are bash)
+    py=$(python3 -c 'import sys; print(sys.executable)')
+fi
+real_init "py_$scen"
+base=$(basename "$py")
+
+cat > "$real_tmp/httpd.py" <<'EOF'
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("hello %s\n" % self.path).encode() * 300
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+def serve(n, tell):
+    srv = http.server.HTTPServer(("127.0.0.1", 0), H)   # port 0: the kernel's choice
+    tell(srv.server_address[1])
+    for _ in range(n): srv.handle_request()
+    srv.server_close()
+def get(port, paths):
+    import urllib.request, hashlib
+    for p in paths:
+        with urllib.request.urlopen("http://127.0.0.1:%d/%s" % (port, p)) as f:
+            d = f.read()
+            print(p, f.status, len(d), hashlib.sha1(d).hexdigest(), flush=True)
+if __name__ == "__main__":
+    if sys.argv[1] == "fork":              # server in a child, the port through a pipe
+        n = int(sys.argv[2]); r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            serve(n, lambda port: (os.write(w, b"%d\n" % port), os.close(w)))
+            os._exit(0)
+        os.close(w); port = int(os.read(r, 64)); os.close(r)
+        get(port, ["req%d" % i for i in range(n)])
+        _, st = os.waitpid(pid, 0)
+        print("server exit", st)
+    elif sys.argv[1] == "serve":           # a root of its own: prints its port
+        serve(int(sys.argv[2]), lambda port: print(port, flush=True))
+        print("served", sys.argv[2])
+    else:                                  # a root of its own: told the port
+        get(int(sys.argv[2]), sys.argv[3:])
+EOF
+
+cat > "$real_tmp/mp.py" <<'EOF'
+import multiprocessing as mp
+def worker(conn, k):
+    while True:
+        x = conn.recv()
+        if x is None: break
+        conn.send((k, x * x, "w%d" % k * (x % 7)))
+    conn.close()
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    ps = []
+    for k in range(3):
+        a, b = mp.Pipe()
+        p = mp.Process(target=worker, args=(b, k)); p.start(); b.close()
+        ps.append((p, a))
+    tot = 0
+    for i in range(30):
+        p, a = ps[i % 3]
+        a.send(i); k, y, s = a.recv(); tot += y
+        print(i, k, y, len(s))
+    for p, a in ps:
+        a.send(None); p.join()
+        print("worker exit", p.exitcode)
+    print("total", tot)
+EOF
+
+cat > "$real_tmp/aio.py" <<'EOF'
+import asyncio, socket
+async def upper(sock):
+    r, w = await asyncio.open_connection(sock=sock)
+    while (line := await r.readline()):
+        w.write(line.upper()); await w.drain()
+    w.close()
+async def client(sock, n):
+    r, w = await asyncio.open_connection(sock=sock)
+    out = []
+    for i in range(n):
+        w.write(b"msg %d from %d\n" % (i, n)); await w.drain()
+        out.append(await r.readline())
+    w.close()
+    return out
+async def main():
+    pairs = [socket.socketpair() for _ in range(3)]
+    servers = [asyncio.create_task(upper(b)) for a, b in pairs]
+    res = await asyncio.gather(*[client(a, 5 + k) for k, (a, b) in enumerate(pairs)])
+    await asyncio.gather(*servers)
+    for k, r in enumerate(res): print(k, b"".join(r).decode().replace("\n", ","))
+asyncio.run(main())
+EOF
+
+rec() { # rec NAME OUT ARGS...: record one root into $real_tmp/s
+    n=$1 o=$2; shift 2
+    timeout "$real_t" "$encore" record -q -o "$real_tmp/s" --name "$n" -- "$@" \
+        > "$o" < /dev/null || real_fail "encore record $*"
+}
+
+# tcp_balance A B: the bytes A sent over TCP are the bytes B received over TCP
+tcp_balance() {
+    q="SELECT coalesce(sum(e.result), 0) FROM event e JOIN process p ON p.id = e.proc
+       JOIN channel c ON c.id = e.channel WHERE c.type = 'tcp' AND e.result > 0"
+    s=$(real_sql "$real_tmp/s" "$q AND e.kind = 'send' AND p.name = '$1'")
+    r=$(real_sql "$real_tmp/s" "$q AND e.kind = 'recv' AND p.name = '$2'")
+    [ "$s" -gt 0 ] && [ "$s" = "$r" ] || real_fail "$1 sent $s bytes over TCP, $2 received $r"
+    echo "ok: $1 sent $s bytes over TCP, $2 received them all"
+}
+
+case $scen in
+http)
+    rec "$base" "$real_tmp/rec.out" "$py" "$real_tmp/httpd.py" fork 4
+    grep -q '^req3 200 ' "$real_tmp/rec.out" && grep -q '^server exit 0$' "$real_tmp/rec.out" ||
+        { cat "$real_tmp/rec.out"; real_fail "the recorded run did not serve its 4 requests"; }
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    tcp_balance "$base.1" "$base"
+    tcp_balance "$base" "$base.1"
+    real_replay "$real_tmp/s" "$real_tmp/rec.out"
+    echo "ok: replayed to the end, output identical"
+    real_halt "$real_tmp/s" "$base.1: sent >= 3"
+    real_halt "$real_tmp/s" "$base: received >= 3 && $base.1: sent >= 4"
+    ;;
+session)
+    real_bg timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name srv -- \
+        "$py" "$real_tmp/httpd.py" serve 3 > "$real_tmp/srv.out" < /dev/null
+    srv=$real_last
+    real_poll 400 grep -q '^[0-9]' "$real_tmp/srv.out" || real_fail "the server never told its port"
+    port=$(head -1 "$real_tmp/srv.out")
+    timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name cl -- \
+        "$py" "$real_tmp/httpd.py" get "$port" a b c > "$real_tmp/cl.out" < /dev/null ||
+        real_fail "encore record (client)"
+    real_wait_pid "$srv"
+    [ "$real_status" = 0 ] || real_fail "the recorded server ended with status $real_status"
+    grep -q '^served 3$' "$real_tmp/srv.out" || real_fail "the server did not serve 3 requests"
+    cat "$real_tmp/srv.out" "$real_tmp/cl.out" > "$real_tmp/rec.out"
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    n=$(real_sql "$real_tmp/s" "SELECT count(*) FROM process")
+    [ "$n" = 2 ] || real_fail "expected 2 processes in the session, found $n"
+    tcp_balance srv cl
+    tcp_balance cl srv
+    # the replayed server binds the recorded port again: it must be free
+    real_replay "$real_tmp/s" "$real_tmp/rec.out" sorted
+    echo "ok: both roots replayed to the end, output identical"
+    real_halt "$real_tmp/s" "srv: sent >= 2 && cl: received >= 1"
+    ;;
+mp)
+    rec "$base" "$real_tmp/rec.out" "$py" "$real_tmp/mp.py"
+    grep -q '^total 8555$' "$real_tmp/rec.out" || { cat "$real_tmp/rec.out"; real_fail "wrong total"; }
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    n=$(real_sql "$real_tmp/s" "SELECT count(*) FROM process")
+    [ "$n" = 4 ] || real_fail "expected 4 processes (parent and 3 workers), found $n"
+    real_replay "$real_tmp/s" "$real_tmp/rec.out"
+    echo "ok: replayed to the end, output identical"
+    real_halt "$real_tmp/s" "$base.2: sent >= 5 && $base.3: received >= 2"
+    ;;
+asyncio)
+    rec "$base" "$real_tmp/rec.out" "$py" "$real_tmp/aio.py"
+    grep -q '^2 MSG 0 FROM 7,' "$real_tmp/rec.out" || { cat "$real_tmp/rec.out"; real_fail "wrong output"; }
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    # 18 lines each way over the three socketpairs, at least one message per line
+    [ "$real_linked" -ge 36 ] || real_fail "only $real_linked messages linked, 36 lines went over"
+    real_replay "$real_tmp/s" "$real_tmp/rec.out"
+    echo "ok: replayed to the end, output identical"
+    real_halt "$real_tmp/s" "$base: sent >= 10"
+    ;;
+*)
+    echo "usage: real_python.sh ENCORE http|session|mp|asyncio"; exit 2 ;;
+esac
