@@ -722,6 +722,58 @@ START_TEST(db_from_files)
 }
 END_TEST
 
+/* A trace whose first events were dropped by the disk budget: the rows keep the events'
+ * numbers (id = first_event + idx - 1), none for the dropped ones, and the loader's
+ * appended ids (given only after a gap) land on the right rows. */
+START_TEST(ids_after_dropped_events)
+{
+	char dir[1024], path[1600], file[256];
+	struct trace_process p;
+	struct trace_writer_options o = { 4096, 0, 64 * 1024 };
+	struct trace_writer *w;
+	struct trace_diag d;
+	struct trace_event e;
+	struct unit_rng g;
+	uint8_t noise[64];
+	const int n = 20000;
+	sqlite3 *db;
+	int64_t first_idx;
+	int rc;
+
+	unit_tmpdir(dir, sizeof(dir));
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "big");
+	ck_assert_int_eq(trace_file_name(p.name, 0, file, sizeof(file)), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d), 0);
+	unit_rng_seed(&g, unit_seed());
+	for (int i = 0; i < n; i++) {
+		for (size_t j = 0; j < sizeof(noise); j++)
+			noise[j] = (uint8_t)unit_rng_next(&g); /* incompressible: many chunks */
+		e = mkev(TRACE_EV_INPUT, 0, i);
+		e.fd = 0;
+		e.data = noise;
+		e.data_len = sizeof(noise);
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	snprintf(path, sizeof(path), "%s/out.db", dir);
+	rc = ana_db_write(dir, path, NULL, &d);
+	ck_assert_msg(rc == 0, "ana_db_write: %s", d.msg);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	first_idx = one_int(db, "SELECT min(idx) FROM event");
+	ck_assert_int_gt(first_idx, 1);
+	ck_assert_int_eq(one_int(db, "SELECT max(idx) FROM event"), n);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event"), n - first_idx + 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event e JOIN process p ON p.id = e.proc "
+	                             "WHERE e.id <> p.first_event + e.idx - 1"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event WHERE result <> idx - 1"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT min(id) FROM event"), first_idx);
+	sqlite3_close(db);
+	unit_rmdir(dir);
+}
+END_TEST
+
 START_TEST(cache_rebuilt_when_traces_change)
 {
 	char dir[1024], path[1200], trace[1200];
@@ -780,6 +832,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, damaged_database_errors);
 	tcase_add_test(tc, db_from_files);
 	tcase_add_test(tc, cache_rebuilt_when_traces_change);
+	tcase_add_test(tc, ids_after_dropped_events);
 	suite_add_tcase(s, tc);
 	return s;
 }
