@@ -32,21 +32,11 @@
 
 struct rec_state rec;
 
-static __thread int rec_depth __attribute__((tls_model("initial-exec")));
+__thread int rec_depth __attribute__((tls_model("initial-exec")));
 /* Inside a library the recorder calls that calls libc back (dlsym, libunwind): its calls
  * are the recorder's own, not a signal handler's, and are not counted as unlogged. */
-static __thread int rec_internal __attribute__((tls_model("initial-exec")));
-
-void rec_internal_begin(void)
-{
-	rec_internal++;
-}
-
-void rec_internal_end(void)
-{
-	rec_internal--;
-}
-static int rec_lockv;
+__thread int rec_internal __attribute__((tls_model("initial-exec")));
+int rec_lockv;
 
 /* --- real functions --------------------------------------------------------------------- */
 
@@ -74,41 +64,15 @@ void rec_resolve_all(void)
 
 /* --- guard and lock --------------------------------------------------------------------- */
 
-int rec_busy(void)
+void rec_lock_wait(void)
 {
-	return rec_depth != 0;
-}
-
-int rec_enter(void)
-{
-	if (__builtin_expect(rec.w == NULL, 0))
-		return 0;
-	if (rec_depth) {
-		/* The recorder itself, or a signal handler that interrupted it mid-event: log
-		 * nothing (a queued event would need storage a handler cannot allocate). */
-		if (!rec_internal)
-			__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
-	rec_depth++;
 	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
 		syscall(SYS_sched_yield);
-	if (!rec.w) {
-		rec_leave();
-		return 0;
-	}
-	return 1;
 }
 
 void rec_lock_reset(void)
 {
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
-}
-
-void rec_leave(void)
-{
-	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
-	rec_depth--;
 }
 
 /* --- events ----------------------------------------------------------------------------- */
@@ -125,15 +89,13 @@ uint64_t rec_now_ns(void)
 
 void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd)
 {
-	static uint32_t data_events;
-
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
 	ev->call = call;
 	ev->fd = fd;
 	/* Timestamps are for display only (DESIGN.md), so the hot data events are sampled:
 	 * one in 16 is stamped, every other kind always is. */
-	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) || (data_events++ & 15) == 0)
+	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) || (rec.data_events++ & 15) == 0)
 		ev->time_ns = rec_now_ns();
 }
 

@@ -95,42 +95,90 @@ struct rec_chan {
 #define REC_FD_RANDOM (-2)  /* /dev/urandom or /dev/random: reads are RANDOM events */
 
 struct rec_state {
+	/* Read on every event: kept together at the start. */
 	struct trace_writer *w;     /* NULL: not recording (disabled, failed or exited) */
+	uint32_t hash_every;        /* K: every K-th event of a direction carries the hash */
+	uint32_t depth;             /* call-site frames to resolve */
+	uint32_t data_events;       /* send/recv events so far: one in 16 is timestamped */
+	int exited;                 /* EXIT logged */
+	uint64_t unlogged;          /* calls passed through because the guard was held */
 	int active;                 /* configuration was found and parsed */
-	char dir[4096];             /* session directory (absolute) */
-	char name[TRACE_NAME_MAX];
-	char parent[TRACE_NAME_MAX];
-	char session[64];
 	uint32_t segment;
 	uint64_t first_index;
 	uint64_t fork_index;
 	uint32_t forks;             /* children forked so far: the next is NAME.(forks+1) */
 	uint32_t next_chan;         /* last channel id handed out */
-	uint32_t hash_every;        /* K: every K-th event of a direction carries the hash */
-	uint32_t depth;             /* call-site frames to resolve */
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
-	int exited;                 /* EXIT logged */
 	int threads;                /* pthread_create seen */
-	uint64_t unlogged;          /* calls passed through because the guard was held */
+	uint32_t chan_hint;         /* where to start looking for a free slot */
 	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
 	struct rec_chan chan[REC_CHAN_MAX];
-	uint32_t chan_hint;         /* where to start looking for a free slot */
+	char dir[4096];             /* session directory (absolute) */
+	char name[TRACE_NAME_MAX];
+	char parent[TRACE_NAME_MAX];
+	char session[64];
 };
 
 extern struct rec_state rec REC_HIDDEN;
 
 /* --- guard and lock (core.c) ---------------------------------------------------------- */
+/* Inline: they run on every intercepted call (a call into core.c cost more than the lock).
+ * rec_depth is the per-thread guard; rec_internal marks calls made from inside a library
+ * the recorder called (dlsym, libunwind), which are its own and not counted as unlogged. */
+extern __thread int rec_depth REC_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread int rec_internal REC_HIDDEN __attribute__((tls_model("initial-exec")));
+extern int rec_lockv REC_HIDDEN;
+
+static inline void rec_leave(void)
+{
+	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+	rec_depth--;
+}
+
+/* Contended lock (threads): yield until it is free.  Out of line, never on the fast path. */
+REC_HIDDEN void rec_lock_wait(void);
+
 /* Enter the logging section: returns 1 (and takes the lock) when the caller may log, 0 when
  * it must not (not recording, or the recorder itself or a signal handler interrupting it is
  * the caller).  Pair a 1 with rec_leave(). */
-REC_HIDDEN int rec_enter(void);
-REC_HIDDEN void rec_leave(void);
+static inline int rec_enter(void)
+{
+	if (__builtin_expect(rec.w == NULL, 0))
+		return 0;
+	if (__builtin_expect(rec_depth != 0, 0)) {
+		/* The recorder itself, or a signal handler that interrupted it mid-event: log
+		 * nothing (a queued event would need storage a handler cannot allocate). */
+		if (!rec_internal)
+			__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	rec_depth++;
+	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0))
+		rec_lock_wait();
+	if (__builtin_expect(rec.w == NULL, 0)) {
+		rec_leave();
+		return 0;
+	}
+	return 1;
+}
+
 /* Around calls into libraries that call libc back (libunwind, dladdr). */
-REC_HIDDEN void rec_internal_begin(void);
-REC_HIDDEN void rec_internal_end(void);
+static inline void rec_internal_begin(void)
+{
+	rec_internal++;
+}
+
+static inline void rec_internal_end(void)
+{
+	rec_internal--;
+}
+
 /* 1 when the calling thread is inside the recorder (for the interposers' pass-through). */
-REC_HIDDEN int rec_busy(void);
+static inline int rec_busy(void)
+{
+	return rec_depth != 0;
+}
 
 /* --- events (core.c) ------------------------------------------------------------------ */
 /* Fill the common fields of an event: kind, call, fd, time.  The caller sets the rest. */

@@ -135,10 +135,23 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 	return n;
 }
 
+static uint32_t site_slow(uintptr_t ra, uint32_t h);
+
 uint32_t rec_site(void *ra_ptr)
 {
 	uintptr_t ra = (uintptr_t)ra_ptr;
 	uint32_t h = (uint32_t)((ra * 0x9E3779B97F4A7C15ull) >> 40) & (SITE_SLOTS - 1);
+	struct site *s = &sites[h];
+
+	/* Every event but a site's first in a trace: the site sits in its home slot. */
+	if (__builtin_expect(s->ra == ra && s->defined, 1))
+		return s->id;
+	return site_slow(ra, h);
+}
+
+/* Out of line, so that the common case above saves no registers. */
+static __attribute__((noinline)) uint32_t site_slow(uintptr_t ra, uint32_t h)
+{
 	struct site *s;
 
 	for (;;) {
