@@ -34,6 +34,7 @@ extern "C" {
 #endif
 
 struct ana_session;
+struct ana_ref;
 
 /* ---------------------------------------------------------------------------------------
  * Building a session.
@@ -73,6 +74,10 @@ int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len);
  * The accept is ordered after the first connect on the channel (ana_finish). */
 int64_t ana_add_connect(struct ana_session *s, int p, int channel);
 int64_t ana_add_accept(struct ana_session *s, int p, int channel);
+/* p lets go of its side of a channel (CLOSE), or reads its end (a receive returning 0 for a
+ * one-byte request): the end of file is ordered after the other side's close. */
+int64_t ana_add_close(struct ana_session *s, int p, int channel);
+int64_t ana_add_eof(struct ana_session *s, int p, int channel);
 int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t value);
 /* Any other event of the given enum trace_kind (exit, fork, clock...); `site` may be 0. */
 int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t site);
@@ -114,6 +119,13 @@ struct ana_event {
 	int external;        /* recv whose bytes came from outside the session */
 };
 int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_event *ev);
+/* Every event of another process that event (p, k) directly depends on, the edges of
+ * happened-before into it: the send of a receive's last byte, the connect of an accept, the
+ * parent's fork for a first event, and for an end of file (a receive that returned 0) the
+ * writers' releases of the stream (their close, shutdown, exit).  Fills out[0..cap) and
+ * returns the number of edges (which may exceed cap), or a negative code. */
+int64_t ana_event_deps(const struct ana_session *s, size_t p, uint64_t k, struct ana_ref *out,
+                       size_t cap);
 /* The innermost function name of a call site ("" when unknown). */
 const char *ana_site_function(const struct ana_session *s, size_t p, uint32_t site);
 

@@ -31,8 +31,23 @@ struct ana_ev {
 	                        object (the union-find root); ANA_NONE when none */
 	uint8_t kind;
 	uint8_t flags;
-	uint8_t external;    /* recv from an unrecorded peer */
-	uint8_t fatal;       /* signal: it killed the process (aux[0] == 1) */
+	uint8_t external : 1; /* recv from an unrecorded peer */
+	uint8_t fatal : 1;    /* signal: it killed the process (aux[0] == 1) */
+	uint8_t eof : 1;      /* recv: returned 0 for a request of at least one byte */
+	uint8_t shut_wr : 1;  /* shutdown: ended this side's sending (SHUT_WR, SHUT_RDWR) */
+	uint8_t xin : 1;      /* it has in-edges in the session's xin table */
+	uint8_t xout : 1;     /* it has out-edges in the session's xout table */
+};
+
+/* Edges that do not fit an event's one src slot: an end of file waits for the last release
+ * (close, shutdown, exit) of every process that held the writing end, so it may have several
+ * in-edges, and a release's slot may be taken already.  Both tables are sorted by key
+ * (proc << 32 | index of the event they belong to); an edge given way to break a cycle keeps
+ * its row with oproc = ANA_NONE. */
+struct ana_xedge {
+	uint64_t key;
+	uint32_t oproc;      /* the event at the other end of the edge */
+	uint32_t oidx;
 };
 
 struct ana_stackrec {
@@ -114,6 +129,9 @@ struct ana_session {
 
 	uint32_t *topo;       /* a linear extension of happened-before: process of each step */
 
+	struct ana_xedge *xin, *xout; /* extra edges (edges.c) */
+	size_t nxin, nxout;
+
 	/* reachability columns (ana_hb), the ANA_NCOLS most recently used:
 	 * col[c][base[q] + j - 1] = last event of colproc[c] that happened before or is (q,j) */
 #define ANA_NCOLS 4
@@ -139,6 +157,14 @@ const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uin
 
 /* match.c */
 int ana__match(struct ana_session *s, struct trace_diag *diag);
+
+/* edges.c: happened-before edges other than messages, linked by ana_finish after matching */
+void ana__link_forks(struct ana_session *s);
+int ana__link_connections(struct ana_session *s);
+int ana__link_eofs(struct ana_session *s);
+/* The rows of `table` (n of them) that belong to event (p, k); *count gets their number. */
+const struct ana_xedge *ana__xedges(const struct ana_xedge *table, size_t n, uint32_t p,
+                                    uint64_t k, size_t *count);
 
 static inline const struct ana_ev *ana__ev(const struct ana_session *s, size_t p, uint64_t k)
 {

@@ -70,6 +70,20 @@ static const uint32_t *column(struct ana_session *s, size_t c)
 				if (w > v)
 					v = w;
 			}
+			if (e->xin) {
+				size_t n;
+				const struct ana_xedge *r = ana__xedges(s->xin, s->nxin, q, j, &n);
+
+				for (size_t i = 0; i < n; i++) {
+					uint32_t w;
+
+					if (r[i].oproc == ANA_NONE)
+						continue;
+					w = col[s->base[r[i].oproc] + r[i].oidx - 1];
+					if (w > v)
+						v = w;
+				}
+			}
 		}
 		col[s->base[q] + j - 1] = v;
 	}
@@ -183,7 +197,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 		for (uint64_t j = 1; j <= pr->n; j++) {
 			const struct ana_ev *e = ana__ev(s, q, j);
 
-			if (e->kind != TRACE_EV_RECV || e->src_proc == ANA_NONE)
+			if (e->kind != TRACE_EV_RECV || e->src_proc == ANA_NONE || e->result <= 0)
 				continue;
 			for (size_t b = 0; b < nin; b++) {
 				uint32_t r2 = in[b], w2 = s->ends[r2].peer;

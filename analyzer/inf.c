@@ -66,6 +66,32 @@ static inline int pull(const struct ana_session *s, uint64_t *cut, const uint64_
 	return 1;
 }
 
+/* close_up's step: an event beyond the cut depends on (r, idx), so r must stop before it. */
+static inline void push_back(uint64_t *cut, uint32_t *work, size_t *nw, uint8_t *queued,
+                             uint32_t r, uint64_t idx)
+{
+	if (cut[r] < idx)
+		return;
+	cut[r] = idx - 1;
+	if (!queued[r]) {
+		queued[r] = 1;
+		work[(*nw)++] = r;
+	}
+}
+
+/* The linked-predicate trigger's step: (r, idx) happened after the trigger. */
+static inline void push_first(uint64_t *first, uint32_t *work, size_t *nw, uint8_t *queued,
+                              uint32_t r, uint64_t idx)
+{
+	if (idx >= first[r])
+		return;
+	first[r] = idx;
+	if (!queued[r]) {
+		queued[r] = 1;
+		work[(*nw)++] = r;
+	}
+}
+
 static int closure(const struct ana_session *s, uint64_t *cut, const uint64_t *const *bits,
                    uint64_t *scanned, uint32_t *work, uint8_t *queued)
 {
@@ -92,6 +118,15 @@ static int closure(const struct ana_session *s, uint64_t *cut, const uint64_t *c
 			if (ana__in_edge(e) &&
 			    !pull(s, cut, bits, work, &nw, queued, e->src_proc, e->src_idx))
 				return 0;
+			if (e->xin) {
+				size_t n;
+				const struct ana_xedge *r = ana__xedges(s->xin, s->nxin, x, k, &n);
+
+				for (size_t i = 0; i < n; i++)
+					if (r[i].oproc != ANA_NONE &&
+					    !pull(s, cut, bits, work, &nw, queued, r[i].oproc, r[i].oidx))
+						return 0;
+			}
 		}
 		if (cut[x] > scanned[x])
 			scanned[x] = cut[x];
@@ -180,17 +215,16 @@ int ana_close_up(const struct ana_session *s, uint64_t *cut)
 		queued[x] = 0;
 		for (uint64_t k = cut[x] + 1; k <= top[x]; k++) {
 			const struct ana_ev *e = &ev[k - 1];
-			uint32_t r;
 
-			if (!ana__out_edge(e))
-				continue;
-			r = e->src_proc;
-			if (cut[r] < e->src_idx)
-				continue;
-			cut[r] = e->src_idx - 1;
-			if (!queued[r]) {
-				queued[r] = 1;
-				work[nw++] = r;
+			if (ana__out_edge(e))
+				push_back(cut, work, &nw, queued, e->src_proc, e->src_idx);
+			if (e->xout) {
+				size_t n;
+				const struct ana_xedge *r = ana__xedges(s->xout, s->nxout, x, k, &n);
+
+				for (size_t i = 0; i < n; i++)
+					if (r[i].oproc != ANA_NONE)
+						push_back(cut, work, &nw, queued, r[i].oproc, r[i].oidx);
 			}
 		}
 		if (cut[x] < top[x])
@@ -217,6 +251,14 @@ int ana_consistent(const struct ana_session *s, const uint64_t *cut)
 
 			if (ana__in_edge(e) && cut[e->src_proc] < e->src_idx)
 				return 0;
+			if (e->xin) {
+				size_t n;
+				const struct ana_xedge *r = ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &n);
+
+				for (size_t i = 0; i < n; i++)
+					if (r[i].oproc != ANA_NONE && cut[r[i].oproc] < r[i].oidx)
+						return 0;
+			}
 		}
 	}
 	return 1;
@@ -463,14 +505,15 @@ static void forward(const struct ana_session *s, size_t p0, uint64_t j, uint64_t
 		for (uint64_t k = first[x]; k < done[x]; k++) {
 			const struct ana_ev *e = ana__ev(s, x, k);
 
-			if (!ana__out_edge(e))
-				continue;
-			if (e->src_idx < first[e->src_proc]) {
-				first[e->src_proc] = e->src_idx;
-				if (!queued[e->src_proc]) {
-					queued[e->src_proc] = 1;
-					work[nw++] = e->src_proc;
-				}
+			if (ana__out_edge(e))
+				push_first(first, work, &nw, queued, e->src_proc, e->src_idx);
+			if (e->xout) {
+				size_t n;
+				const struct ana_xedge *r = ana__xedges(s->xout, s->nxout, x, k, &n);
+
+				for (size_t i = 0; i < n; i++)
+					if (r[i].oproc != ANA_NONE)
+						push_first(first, work, &nw, queued, r[i].oproc, r[i].oidx);
 			}
 		}
 		if (first[x] < done[x])

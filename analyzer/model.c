@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/socket.h>
+
 #include "ana_internal.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -116,6 +118,8 @@ void ana_free(struct ana_session *s)
 	free(s->builder_a);
 	free(s->builder_b);
 	free(s->topo);
+	free(s->xin);
+	free(s->xout);
 	for (int c = 0; c < ANA_NCOLS; c++)
 		free(s->col[c]);
 	free(s->base);
@@ -422,6 +426,12 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		pr->threads = 1;
 	if (e->kind == TRACE_EV_SIGNAL && ev->naux && ev->aux[0] == 1)
 		e->fatal = 1;
+	/* a zero-byte request also returns 0: only a real request read to the end of stream */
+	if (e->kind == TRACE_EV_RECV && ev->result == 0 && ev->len > 0)
+		e->eof = 1;
+	if (e->kind == TRACE_EV_SHUTDOWN && ev->result == 0 && ev->naux &&
+	    (ev->aux[0] == SHUT_WR || ev->aux[0] == SHUT_RDWR))
+		e->shut_wr = 1;
 	pr->n++;
 	s->total++;
 	return (int64_t)pr->n;
@@ -537,6 +547,45 @@ int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len)
 	return add_io(s, p, channel, len, TRACE_EV_RECV);
 }
 
+/* A builder channel's close, or an end of file read from it (a one-byte request that got 0). */
+int64_t ana_add_close(struct ana_session *s, int p, int channel)
+{
+	struct trace_event ev;
+
+	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
+		return TRACE_EINVAL;
+	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_CLOSE;
+	ev.call = TRACE_CALL_CLOSE;
+	ev.fd = -1;
+	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
+	return ana_add_trace_event(s, p, &ev);
+}
+
+int64_t ana_add_eof(struct ana_session *s, int p, int channel)
+{
+	struct trace_event ev;
+	uint32_t end;
+
+	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
+		return TRACE_EINVAL;
+	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
+		return TRACE_EINVAL;
+	end = ana__end_lookup(s, (uint32_t)p, ANA_BUILDER_CHAN | (uint32_t)channel);
+	if (end == ANA_NONE)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_RECV;
+	ev.call = TRACE_CALL_RECV;
+	ev.fd = -1;
+	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
+	ev.len = 1;
+	ev.offset = s->ends[end].nin;
+	return ana_add_trace_event(s, p, &ev);
+}
+
 /* A connection's two ends on a builder channel: the client's connect, the server's accept
  * (its result a descriptor, as accept returns). */
 static int64_t add_conn(struct ana_session *s, int p, int channel, uint32_t kind)
@@ -599,9 +648,45 @@ int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t sit
  * Finishing: message edges and a linear extension of happened-before.
  */
 
-/* Kahn's algorithm over processes: run each process until its next event is a receive (or
- * an accept) whose send (connect) has not run yet, park it on the sender's wait list, wake it
- * when the sender gets there.  Returns the number of steps ordered: all of them unless the
+/* The first edge into process x's next event (or, for its first event, from its parent's
+ * fork) whose source has not run yet at pos[]; ANA_NONE when x can go on (or is done).
+ * *at gets the source's event index, *xrow the xin row when the edge is one. */
+static uint32_t unmet(const struct ana_session *s, const uint64_t *pos, uint32_t x,
+                      uint64_t *at, const struct ana_xedge **xrow)
+{
+	const struct ana_proc *pr = &s->procs[x];
+	const struct ana_ev *e;
+
+	*xrow = NULL;
+	if (pos[x] >= pr->n)
+		return ANA_NONE;
+	if (pos[x] == 0 && pr->fparent != ANA_NONE && pos[pr->fparent] < pr->fidx) {
+		*at = pr->fidx;
+		return pr->fparent;
+	}
+	e = &pr->ev[pos[x]];
+	if (ana__in_edge(e) && pos[e->src_proc] < e->src_idx) {
+		*at = e->src_idx;
+		return e->src_proc;
+	}
+	if (e->xin) {
+		size_t n;
+		const struct ana_xedge *r = ana__xedges(s->xin, s->nxin, x, pos[x] + 1, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (r[i].oproc != ANA_NONE && pos[r[i].oproc] < r[i].oidx) {
+				*at = r[i].oidx;
+				*xrow = &r[i];
+				return r[i].oproc;
+			}
+	}
+	return ANA_NONE;
+}
+
+/* Kahn's algorithm over processes: run each process until its next event waits for an event
+ * of another process that has not run yet (the send of a receive, the connect of an accept,
+ * the releases an end of file waits for), park it on that process's wait list, look again
+ * when that process moves.  Returns the number of steps ordered: all of them unless the
  * edges make a cycle; then pos[] says where each process stopped. */
 static size_t kahn(struct ana_session *s, uint64_t *pos, uint64_t *need, uint32_t *queue,
                    uint32_t *wnext, uint32_t *whead)
@@ -623,19 +708,11 @@ static size_t kahn(struct ana_session *s, uint64_t *pos, uint64_t *need, uint32_
 		qh = (qh + 1) % np;
 		qn--;
 		while (pos[x] < pr->n) {
-			const struct ana_ev *e = &pr->ev[pos[x]];
-			uint32_t from = ANA_NONE;
+			const struct ana_xedge *xr;
 			uint64_t at = 0;
+			uint32_t from = unmet(s, pos, x, &at, &xr);
 
-			if (pos[x] == 0 && pr->fparent != ANA_NONE) {
-				from = pr->fparent;
-				at = pr->fidx;
-			}
-			if (ana__in_edge(e) && (from == ANA_NONE || e->src_idx > pos[e->src_proc])) {
-				from = e->src_proc;
-				at = e->src_idx;
-			}
-			if (from != ANA_NONE && pos[from] < at) {
+			if (from != ANA_NONE) {
 				need[x] = at;
 				wnext[x] = whead[from];
 				whead[from] = x;
@@ -656,45 +733,49 @@ static size_t kahn(struct ana_session *s, uint64_t *pos, uint64_t *need, uint32_
 	return t;
 }
 
-/* Whom stuck process x waits for (ANA_NONE when it is not stuck). */
-static uint32_t waits_for(const struct ana_session *s, const uint64_t *pos, uint32_t x)
+/* A cycle through an edge that is the kernel's usual order rather than proof: a connect
+ * logged after an event that depends on its accept (a signal handler's receive while connect
+ * blocked), or an end of file "after" a release that really came later (a descriptor closed
+ * on exec, released at the exec but counted at the process's end).  Messages are proof of
+ * order, so such an edge gives way.  Walks the waits-for chain from a stuck process into its
+ * cycle and drops the first such edge on it; returns 0 when the cycle has none (the trace
+ * itself is contradictory). */
+static int drop_stuck_edge(struct ana_session *s, const uint64_t *pos)
 {
-	const struct ana_proc *pr = &s->procs[x];
-	const struct ana_ev *e;
-
-	if (pos[x] >= pr->n)
-		return ANA_NONE;
-	if (pos[x] == 0 && pr->fparent != ANA_NONE && pos[pr->fparent] < pr->fidx)
-		return pr->fparent;
-	e = &pr->ev[pos[x]];
-	if (ana__in_edge(e) && pos[e->src_proc] < e->src_idx)
-		return e->src_proc;
-	return ANA_NONE;
-}
-
-/* A cycle through a connection edge: the connect was logged after an event that depends on
- * the accept (a signal handler's receive while connect blocked, say).  Messages are proof of
- * order; the connection edge is only the kernel's usual order, so it gives way.  Walks the
- * waits-for chain from a stuck process into its cycle and drops the first connection edge on
- * it; returns 0 when the cycle has none (the trace itself is contradictory). */
-static int drop_stuck_connection(struct ana_session *s, const uint64_t *pos)
-{
+	const struct ana_xedge *xr;
+	uint64_t at;
 	uint32_t x = 0;
 
-	while (x < s->nprocs && waits_for(s, pos, x) == ANA_NONE)
+	while (x < s->nprocs && unmet(s, pos, x, &at, &xr) == ANA_NONE)
 		x++;
 	if (x == s->nprocs)
 		return 0;
-	/* every unfinished process is parked on another's wait list, so the chain never ends
+	/* every unfinished process waits for another unfinished one, so the chain never ends
 	 * and np steps land inside a cycle */
 	for (size_t i = 0; i < s->nprocs && x != ANA_NONE; i++)
-		x = waits_for(s, pos, x);
+		x = unmet(s, pos, x, &at, &xr);
 	for (size_t i = 0; i < s->nprocs && x != ANA_NONE; i++) {
-		struct ana_ev *e = &s->procs[x].ev[pos[x]], *ce;
+		struct ana_ev *e = &s->procs[x].ev[pos[x]];
+		uint32_t from = unmet(s, pos, x, &at, &xr);
 
-		if (e->kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE &&
-		    pos[e->src_proc] < e->src_idx) {
-			ce = &s->procs[e->src_proc].ev[e->src_idx - 1];
+		if (xr) {
+			size_t n;
+			struct ana_xedge *o = (struct ana_xedge *)ana__xedges(s->xout, s->nxout, from,
+			                                                      at, &n);
+
+			ana__warn(s, "the end of file at event %llu of %s is not ordered after event "
+			          "%llu of %s: other edges contradict it",
+			          (unsigned long long)pos[x] + 1, s->procs[x].name,
+			          (unsigned long long)at, s->procs[from].name);
+			for (size_t j = 0; j < n; j++)
+				if (o[j].oproc == x && o[j].oidx == pos[x] + 1)
+					o[j].oproc = ANA_NONE;
+			((struct ana_xedge *)xr)->oproc = ANA_NONE;
+			return 1;
+		}
+		if (e->kind == TRACE_EV_ACCEPT && from == e->src_proc && at == e->src_idx) {
+			struct ana_ev *ce = &s->procs[e->src_proc].ev[e->src_idx - 1];
+
 			ana__warn(s, "the accept at event %llu of %s is not ordered after the connect at "
 			          "event %u of %s: other edges contradict it",
 			          (unsigned long long)pos[x] + 1, s->procs[x].name, e->src_idx,
@@ -705,7 +786,7 @@ static int drop_stuck_connection(struct ana_session *s, const uint64_t *pos)
 			e->src_idx = 0;
 			return 1;
 		}
-		x = waits_for(s, pos, x);
+		x = from;
 	}
 	return 0;
 }
@@ -729,7 +810,7 @@ static int order_events(struct ana_session *s, struct trace_diag *diag)
 		goto out;
 	}
 	while (kahn(s, pos, need, queue, wnext, whead) != s->total) {
-		if (drop_stuck_connection(s, pos))
+		if (drop_stuck_edge(s, pos))
 			continue;
 		for (size_t p = 0; p < np; p++) {
 			if (pos[p] < s->procs[p].n) {
@@ -752,109 +833,6 @@ out:
 	return rc;
 }
 
-/* A child's first event happened after its parent's fork event. */
-static void link_forks(struct ana_session *s)
-{
-	for (size_t c = 0; c < s->nprocs; c++) {
-		struct ana_proc *ch = &s->procs[c];
-		struct ana_ev *fe;
-		int p;
-
-		ch->fparent = ANA_NONE;
-		if (!ch->parent[0] || !ch->fork_index || !ch->n)
-			continue;
-		p = ana_proc_find(s, ch->parent);
-		if (p < 0 || (size_t)p == c)
-			continue; /* a parent outside the session orders nothing we know */
-		if (ch->fork_index > s->procs[p].n) {
-			ana__warn(s, "%s says it was forked at event %llu of %s, which has %llu events: "
-			          "the fork is not ordered", ch->name, (unsigned long long)ch->fork_index,
-			          ch->parent, (unsigned long long)s->procs[p].n);
-			continue;
-		}
-		fe = &s->procs[p].ev[ch->fork_index - 1];
-		if (fe->kind != TRACE_EV_FORK || fe->src_proc != ANA_NONE) {
-			ana__warn(s, "%s says it was forked at event %llu of %s, which is not a fork "
-			          "(or forked another child): the fork is not ordered", ch->name,
-			          (unsigned long long)ch->fork_index, ch->parent);
-			continue;
-		}
-		fe->src_proc = (uint32_t)c;
-		fe->src_idx = 1;
-		ch->fparent = (uint32_t)p;
-		ch->fidx = ch->fork_index;
-	}
-}
-
-/* An accept happened after the connect of its peer: the kernel queues a connection only once
- * the client's connect has sent it, and a replayed server blocks in accept until the client
- * gets there.  Without this edge a consistent cut could hold a server past an accept whose
- * client has not connected (or is not even forked) at that cut, which no run can reach.
- * The first CONNECT event logged on the client's end object is the one that started the
- * connection (a non-blocking connect logs EINPROGRESS first, then maybe EALREADY/EISCONN).
- * Ends are union-find roots after matching, so a socket connected by one process and handed
- * to a child is still one end. */
-static int link_connections(struct ana_session *s)
-{
-	uint32_t *cproc, *cidx;
-	size_t p;
-
-	if (!s->nends)
-		return 0;
-	cproc = malloc(s->nends * sizeof(*cproc));
-	cidx = malloc(s->nends * sizeof(*cidx));
-	if (!cproc || !cidx) {
-		free(cproc);
-		free(cidx);
-		return TRACE_ENOMEM;
-	}
-	for (size_t i = 0; i < s->nends; i++)
-		cproc[i] = ANA_NONE;
-	for (p = 0; p < s->nprocs; p++) {
-		struct ana_proc *pr = &s->procs[p];
-
-		for (uint64_t k = 0; k < pr->n; k++) {
-			struct ana_ev *e = &pr->ev[k];
-
-			if (e->kind != TRACE_EV_CONNECT && e->kind != TRACE_EV_ACCEPT)
-				continue;
-			e->src_proc = ANA_NONE;
-			e->src_idx = 0;
-			if (e->kind == TRACE_EV_CONNECT && e->end != ANA_NONE &&
-			    cproc[e->end] == ANA_NONE) {
-				cproc[e->end] = (uint32_t)p;
-				cidx[e->end] = (uint32_t)(k + 1);
-			}
-		}
-	}
-	for (p = 0; p < s->nprocs; p++) {
-		struct ana_proc *pr = &s->procs[p];
-
-		for (uint64_t k = 0; k < pr->n; k++) {
-			struct ana_ev *e = &pr->ev[k], *ce;
-			uint32_t peer;
-
-			if (e->kind != TRACE_EV_ACCEPT || e->result < 0 || e->end == ANA_NONE)
-				continue;
-			peer = s->ends[e->end].peer;
-			if (peer == ANA_NONE || cproc[peer] == ANA_NONE)
-				continue; /* the client is not recorded, or connected before recording */
-			ce = &s->procs[cproc[peer]].ev[cidx[peer] - 1];
-			if (ce->src_proc != ANA_NONE)
-				continue; /* one connection, one accept: a second claim is not ordered */
-			if (cproc[peer] == p && cidx[peer] > k + 1)
-				continue; /* program order says otherwise: leave it unordered */
-			e->src_proc = cproc[peer];
-			e->src_idx = cidx[peer];
-			ce->src_proc = (uint32_t)p;
-			ce->src_idx = (uint32_t)(k + 1);
-		}
-	}
-	free(cproc);
-	free(cidx);
-	return 0;
-}
-
 int ana_finish(struct ana_session *s, struct trace_diag *diag)
 {
 	int rc;
@@ -865,8 +843,8 @@ int ana_finish(struct ana_session *s, struct trace_diag *diag)
 		return 0;
 	if ((rc = ana__match(s, diag)))
 		return rc;
-	link_forks(s);
-	if ((rc = link_connections(s))) {
+	ana__link_forks(s);
+	if ((rc = ana__link_connections(s)) || (rc = ana__link_eofs(s))) {
 		ana__diag(diag, rc, "out of memory while ordering connections");
 		return rc;
 	}
@@ -907,6 +885,41 @@ uint64_t ana_nevents(const struct ana_session *s, size_t p)
 uint64_t ana_total_events(const struct ana_session *s)
 {
 	return s ? s->total : 0;
+}
+
+int64_t ana_event_deps(const struct ana_session *s, size_t p, uint64_t k, struct ana_ref *out,
+                       size_t cap)
+{
+	const struct ana_ev *e;
+	const struct ana_proc *pr;
+	int64_t n = 0;
+
+	if (!s || !s->finished || p >= s->nprocs || k < 1 || k > s->procs[p].n || (cap && !out))
+		return TRACE_EINVAL;
+	pr = &s->procs[p];
+	e = ana__ev(s, p, k);
+#define ANA_DEP(q, j)                                                                      \
+	do {                                                                                 \
+		if ((size_t)n < cap) {                                                           \
+			out[n].proc = (q);                                                           \
+			out[n].index = (j);                                                          \
+		}                                                                                \
+		n++;                                                                             \
+	} while (0)
+	if (k == 1 && pr->fparent != ANA_NONE)
+		ANA_DEP(pr->fparent, pr->fidx);
+	if (ana__in_edge(e))
+		ANA_DEP(e->src_proc, e->src_idx);
+	if (e->xin) {
+		size_t nx;
+		const struct ana_xedge *r = ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx);
+
+		for (size_t i = 0; i < nx; i++)
+			if (r[i].oproc != ANA_NONE)
+				ANA_DEP(r[i].oproc, r[i].oidx);
+	}
+#undef ANA_DEP
+	return n;
 }
 
 int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_event *out)

@@ -198,6 +198,9 @@ static int shiviz_event(void *ctx, size_t p, uint64_t k)
 	if (e->src_proc != ANA_NO_PROC && e->src_proc < v->nprocs &&
 	    z->saved[e->src_proc][e->src_index - 1])
 		merge(vc, z->saved[e->src_proc][e->src_index - 1], v->nprocs);
+	for (uint32_t i = 0; i < e->nxdeps; i++)
+		if (z->saved[e->xdeps[i].proc][e->xdeps[i].index - 1])
+			merge(vc, z->saved[e->xdeps[i].proc][e->xdeps[i].index - 1], v->nprocs);
 	vc[p]++;
 	if (e->is_src) {
 		uint64_t *copy = malloc(v->nprocs * sizeof(*copy));
@@ -263,7 +266,8 @@ static void usage(FILE *out)
 	        "             file\"): the parsing regex on line 1, an empty delimiter on line 2,\n"
 	        "             then per event a line \"HOST {\\\"HOST\\\":N, ...}\" with its vector clock\n"
 	        "             and a line describing it.  Vector clocks follow happened-before\n"
-	        "             as the analyzer derives it (program order, messages, connect -> accept, forks).\n"
+	        "             as the analyzer derives it (program order, messages,\n"
+	        "             connect -> accept, close -> end of file, forks).\n"
 	        "    Recorded times are for display only: an event whose time disagrees with\n"
 	        "    happened-before is shown just after the events it depends on.\n\n"
 	        "OPTIONS\n"

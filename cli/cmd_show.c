@@ -43,13 +43,23 @@ void view_free(struct view *v)
 	for (size_t p = 0; v->procs && p < v->nprocs; p++) {
 		struct view_proc *pr = &v->procs[p];
 
-		for (uint64_t k = 0; pr->ev && k < pr->n; k++)
+		for (uint64_t k = 0; pr->ev && k < pr->n; k++) {
 			free((char *)pr->ev[k].key);
+			free(pr->ev[k].xdeps);
+		}
 		free(pr->ev);
 	}
 	free(v->procs);
 	ana_free(v->s);
 	memset(v, 0, sizeof(*v));
+}
+
+static int xdeps_done(const struct view_event *e, const uint64_t *done)
+{
+	for (uint32_t i = 0; i < e->nxdeps; i++)
+		if (done[e->xdeps[i].proc] < e->xdeps[i].index)
+			return 0;
+	return 1;
 }
 
 int view_sweep(const struct view *v, int (*fn)(void *ctx, size_t p, uint64_t k), void *ctx)
@@ -79,6 +89,8 @@ int view_sweep(const struct view *v, int (*fn)(void *ctx, size_t p, uint64_t k),
 					break;
 				if (e->src_proc != ANA_NO_PROC && e->src_proc < v->nprocs &&
 				    done[e->src_proc] < e->src_index)
+					break;
+				if (!xdeps_done(e, done))
 					break;
 				if ((rc = fn(ctx, p, k)))
 					break;
@@ -120,6 +132,14 @@ static int stamp(void *ctx, size_t p, uint64_t k)
 	}
 	if (e->src_proc != ANA_NO_PROC && e->src_proc < v->nprocs) {
 		const struct view_event *s = &v->procs[e->src_proc].ev[e->src_index - 1];
+
+		if (s->ts_ns + 1 > base)
+			base = s->ts_ns + 1;
+		if (s->rank + 1 > rank)
+			rank = s->rank + 1;
+	}
+	for (uint32_t i = 0; i < e->nxdeps; i++) {
+		const struct view_event *s = &v->procs[e->xdeps[i].proc].ev[e->xdeps[i].index - 1];
 
 		if (s->ts_ns + 1 > base)
 			base = s->ts_ns + 1;
@@ -182,6 +202,43 @@ static int read_extras(const char *dir, struct view *v, struct trace_diag *diag)
 	return rc < 0 ? rc : 0;
 }
 
+/* The edges into (p, k) that src does not carry: an end of file's releases.  A first event's
+ * fork edge comes from the trace files (read_extras), so it is left out here. */
+static int load_xdeps(struct ana_session *s, size_t p, uint64_t k, struct view_event *e)
+{
+	struct ana_ref deps[16], *all = deps;
+	int64_t n = ana_event_deps(s, p, k, deps, 16);
+	uint32_t m = 0;
+
+	if (n < 0)
+		return (int)n;
+	if (n > 16) {
+		if (!(all = malloc((size_t)n * sizeof(*all))))
+			return TRACE_ENOMEM;
+		n = ana_event_deps(s, p, k, all, (size_t)n);
+	}
+	for (int64_t i = 0; i < n; i++) {
+		struct ana_event fe;
+
+		if (all[i].proc == e->src_proc && all[i].index == e->src_index)
+			continue;
+		/* ana_event_deps lists a first event's fork edge first */
+		if (k == 1 && i == 0 && ana_event_get(s, all[i].proc, all[i].index, &fe) == 0 &&
+		    fe.kind == TRACE_EV_FORK)
+			continue;
+		if (!e->xdeps && !(e->xdeps = malloc((size_t)n * sizeof(*e->xdeps)))) {
+			if (all != deps)
+				free(all);
+			return TRACE_ENOMEM;
+		}
+		e->xdeps[m++] = all[i];
+	}
+	e->nxdeps = m;
+	if (all != deps)
+		free(all);
+	return 0;
+}
+
 int view_load(const char *dir, struct view *v, struct trace_diag *diag)
 {
 	struct stamp_ctx sc = { v, NULL };
@@ -213,6 +270,8 @@ int view_load(const char *dir, struct view *v, struct trace_diag *diag)
 			e->src_proc = ae.src_proc;
 			e->src_index = ae.src_index;
 			e->external = ae.external || is_external_kind(ae.kind);
+			if ((rc = load_xdeps(v->s, p, k, e)))
+				goto fail;
 		}
 	}
 	for (size_t p = 0; p < v->nprocs; p++)
@@ -224,6 +283,13 @@ int view_load(const char *dir, struct view *v, struct trace_diag *diag)
 				continue;
 			v->procs[e->src_proc].ev[e->src_index - 1].is_src = 1;
 			v->nmessages += view_is_message(v, p, k);
+		}
+	for (size_t p = 0; p < v->nprocs; p++)
+		for (uint64_t k = 1; k <= v->procs[p].n; k++) {
+			const struct view_event *e = &v->procs[p].ev[k - 1];
+
+			for (uint32_t i = 0; i < e->nxdeps; i++)
+				v->procs[e->xdeps[i].proc].ev[e->xdeps[i].index - 1].is_src = 1;
 		}
 	if ((rc = read_extras(dir, v, diag)))
 		goto fail;
@@ -392,9 +458,9 @@ static void svg_legend(FILE *out)
 		{ 1, 0, "ext", "external input: clock, random, poll result, bytes from outside" },
 		{ 1, 430, "msg", "message: send to the receive of its last byte" },
 		{ 2, 0, "fork", "fork" },
-		{ 2, 90, "conn", "connect to its accept" },
-		{ 2, 260, "cut", "Inf(P) cut (--stop)" },
-		{ 2, 430, "", "time flows down (Lamport clocks)" },
+		{ 2, 90, "conn", "connect to accept, close to end of file" },
+		{ 2, 360, "cut", "Inf(P) cut (--stop)" },
+		{ 2, 530, "", "time flows down (Lamport clocks)" },
 	};
 
 	fprintf(out, "<g class=\"legend\">\n<rect x=\"%d\" y=\"58\" width=\"780\" height=\"70\" "
@@ -530,6 +596,19 @@ static void svg_write(FILE *out, const char *dir, const struct view *v, const ch
 				xml_text(out, pr->name);
 				fprintf(out, " event %" PRIu64 "</title></line>\n", k);
 				continue;
+			}
+			for (uint32_t i = 0; i < e->nxdeps; i++) {
+				size_t q = e->xdeps[i].proc;
+
+				s = &v->procs[q].ev[e->xdeps[i].index - 1];
+				svg_arrow(out, "conn", "farrow", col_x(q), row_y(s->rank), col_x(p),
+				          row_y(e->rank), DOT_R + 1);
+				fputs("<title>", out);
+				xml_text(out, v->procs[q].name);
+				fprintf(out, " event %" PRIu64 " (%s) before the end of file at ",
+				        e->xdeps[i].index, trace_kind_name(s->kind));
+				xml_text(out, pr->name);
+				fprintf(out, " event %" PRIu64 "</title></line>\n", k);
 			}
 			if (!view_is_message(v, p, k))
 				continue;

@@ -5,8 +5,8 @@
  * A view is the analyzer's model of a session (processes, events, message edges) plus what
  * only the trace files hold and the viewers want: each event's timestamp, a mark's key, and
  * where each process was forked.  view_sweep walks every event once in an order consistent
- * with happened-before (program order, messages, connections, forks), which is what a space-time layout
- * and vector clocks both need.
+ * with happened-before (program order, messages, connections, ends of file, forks), which is
+ * what a space-time layout and vector clocks both need.
  */
 #ifndef ENCORE_CLI_VIEW_H
 #define ENCORE_CLI_VIEW_H
@@ -29,9 +29,13 @@ struct view_event {
 	uint32_t src_proc;      /* receives: the process of the send; accepts: of the connect
 	                           (ANA_NO_PROC: none) */
 	uint64_t src_index;
+	struct ana_ref *xdeps;  /* an end of file: the releases (close, shutdown, exit) of the
+	                           writing end it waited for (ana_event_deps beyond src) */
+	uint32_t nxdeps;
 	int external;           /* external input: bytes from outside, clock, random, ready set,
 	                           pid */
-	int is_src;             /* some receive (or a forked child) depends on this event */
+	int is_src;             /* another process's event (receive, accept, end of file, forked
+	                           child) depends on this event */
 };
 
 struct view_proc {

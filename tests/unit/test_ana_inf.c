@@ -37,6 +37,9 @@ struct gen {
 	int is_acc[MAXP][MAXE + 1];    /* an accept: src_p/src_k name its connect */
 	int conn[MAXCH], cstate[MAXCH]; /* connection channels: 0 idle, 1 connected, 2 accepted */
 	int cevent[MAXCH], aevent[MAXCH]; /* the client's connect, the server's accept */
+	int closed[MAXCH][2];           /* side a (0) or b (1) closed it: its close event */
+	int eofread[MAXCH][2];          /* that side read the end of file */
+	int is_eof[MAXP][MAXE + 1];     /* an end of file: src_p/src_k name the peer's close */
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
 	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
 	int kind[MAXP][MAXE + 1], val[MAXP][MAXE + 1]; /* 1 send, 2 recv, 3 mark x; bytes or value */
@@ -53,6 +56,8 @@ struct gen {
  * accepted; other channels at any time. */
 static int ready(const struct gen *g, int c, int p)
 {
+	if (g->closed[c][g->cha[c] == p ? 0 : 1])
+		return 0;
 	if (!g->conn[c])
 		return 1;
 	return g->cha[c] == p ? g->cstate[c] >= 1 : g->cstate[c] == 2;
@@ -241,7 +246,39 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			g->cstate[c]++;
 			g->n[p]++;
 		} else {
-			gen_simple(g, p);
+			/* now and then p closes its side of a channel, or reads the end of file of a
+			 * channel whose other side closed once every byte it sent is read */
+			int cand[MAXCH * 2], nc = 0, k = g->n[p] + 1, side;
+
+			for (c = 0; c < g->nch; c++) {
+				if (g->chb[c] == -1 || (g->cha[c] != p && g->chb[c] != p) || !ready(g, c, p))
+					continue;
+				side = g->cha[c] == p ? 0 : 1;
+				cand[nc++] = c * 2;
+				if (g->closed[c][1 - side] && !g->eofread[c][side] &&
+				    g->qh[c][1 - side] == g->qt[c][1 - side])
+					cand[nc++] = c * 2 + 1;
+			}
+			if (!nc || unit_rng_below(r, 2)) {
+				gen_simple(g, p);
+				continue;
+			}
+			c = cand[unit_rng_below(r, (uint64_t)nc)];
+			side = g->cha[c / 2] == p ? 0 : 1;
+			g->is_recv[p][k] = 0;
+			if (c % 2 == 0) {
+				ck_assert_int_eq(ana_add_close(g->s, p, c / 2), k);
+				g->closed[c / 2][side] = k;
+			} else {
+				int o = side ? g->cha[c / 2] : g->chb[c / 2];
+
+				ck_assert_int_eq(ana_add_eof(g->s, p, c / 2), k);
+				g->eofread[c / 2][side] = 1;
+				g->is_eof[p][k] = 1;
+				g->src_p[p][k] = o;
+				g->src_k[p][k] = g->closed[c / 2][1 - side];
+			}
+			g->n[p]++;
 		}
 	}
 	ck_assert_int_eq(ana_finish(g->s, NULL), 0);
@@ -254,7 +291,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		for (int i = 1; i <= g->n[p]; i++) {
 			for (int j = i + 1; j <= g->n[p]; j++)
 				g->hb[p][i][p][j] = 1;
-			if (g->is_recv[p][i] || g->is_acc[p][i])
+			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
@@ -287,7 +324,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				ok = 0;
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
-				if ((g->is_recv[p][i] || g->is_acc[p][i]) &&
+				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i]) &&
 				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
@@ -615,6 +652,26 @@ static void check_hb_and_consistency(struct gen *g)
 				ck_assert_uint_eq(ev.src_index, (uint64_t)g->src_k[p][i]);
 			} else {
 				ck_assert_uint_eq(ev.src_proc, ANA_NO_PROC);
+			}
+			{
+				/* the direct dependencies: fork, send, connect, close */
+				struct ana_ref deps[4];
+				int64_t nd = ana_event_deps(g->s, (size_t)p, (uint64_t)i, deps, 4);
+				int want = 0;
+
+				if (i == 1 && g->fparent[p] >= 0) {
+					ck_assert_int_ge(nd, want + 1);
+					ck_assert_uint_eq(deps[want].proc, (size_t)g->fparent[p]);
+					ck_assert_uint_eq(deps[want].index, (uint64_t)g->fidx[p]);
+					want++;
+				}
+				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i]) {
+					ck_assert_int_ge(nd, want + 1);
+					ck_assert_uint_eq(deps[want].proc, (size_t)g->src_p[p][i]);
+					ck_assert_uint_eq(deps[want].index, (uint64_t)g->src_k[p][i]);
+					want++;
+				}
+				ck_assert_int_eq(nd, want);
 			}
 			for (int q = 0; q < g->np; q++)
 				for (int j = 1; j <= g->n[q]; j++)

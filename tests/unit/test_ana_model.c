@@ -382,6 +382,123 @@ START_TEST(accept_after_connect)
 }
 END_TEST
 
+static int has_dep(struct ana_session *s, int p, uint64_t k, size_t q, uint64_t j)
+{
+	struct ana_ref deps[8];
+	int64_t n = ana_event_deps(s, (size_t)p, k, deps, 8);
+
+	ck_assert_int_ge(n, 0);
+	for (int64_t i = 0; i < n && i < 8; i++)
+		if (deps[i].proc == q && deps[i].index == j)
+			return 1;
+	return 0;
+}
+
+/* An end of file waits for every holder of the writing end to let go of it: here a pipe
+ * made by a parent and inherited by two children; the parent closes both ends, the writer
+ * exits without closing, the reader closes its write end, reads, then reads the end.  With a
+ * shutdown(SHUT_WR) the end of file waits for the shutdown only. */
+START_TEST(eof_after_every_release)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	uint64_t cut[3];
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "sh", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "sh.1", "sh", 2), 1);
+	ck_assert_int_eq(ana_add_process(r.s, "sh.2", "sh", 3), 2);
+	for (int c = 1; c <= 2; c++) {
+		ck_assert_int_eq(ana_add_inherited(r.s, 1, (uint32_t)c), 0);
+		ck_assert_int_eq(ana_add_inherited(r.s, 2, (uint32_t)c), 0);
+	}
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_PIPE;
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_PIPE, 0, 0, &ep, 1, 2, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_FORK, 0, 100, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_FORK, 0, 101, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CLOSE, 1, 0, NULL, 0, 0, 0), 4);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CLOSE, 2, 0, NULL, 0, 0, 0), 5);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_CLOSE, 1, 0, NULL, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_SEND, 2, 3, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_EXIT, 0, 0, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_CLOSE, 2, 0, NULL, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_RECV, 1, 3, NULL, 0, 0, 0), 2);
+	{
+		/* the end of file: 0 bytes for a 4096-byte request */
+		struct trace_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_RECV;
+		ev.fd = -1;
+		ev.channel = 1;
+		ev.len = 4096;
+		ev.offset = 3;
+		ck_assert_int_eq(ana_add_trace_event(r.s, 2, &ev), 3);
+		ev.len = 0; /* a zero-byte request also gets 0: not an end of file */
+		ck_assert_int_eq(ana_add_trace_event(r.s, 2, &ev), 4);
+	}
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	ck_assert_uint_eq(ana_nwarnings(r.s), 0);
+	src_is(r.s, 2, 2, 1, 2);
+	ck_assert(has_dep(r.s, 2, 3, 0, 5));   /* the parent's close of the write end */
+	ck_assert(has_dep(r.s, 2, 3, 1, 3));   /* the writer's exit */
+	ck_assert(!has_dep(r.s, 2, 3, 0, 4));  /* the read end's close: not a release of it */
+	ck_assert_int_eq(ana_event_deps(r.s, 2, 3, NULL, 0), 2);
+	ck_assert_int_eq(ana_event_deps(r.s, 2, 4, NULL, 0), 0);
+	src_is(r.s, 2, 3, ANA_NO_PROC, 0);     /* ana_event_get's src stays the message one */
+	ck_assert_int_eq(ana_hb(r.s, 1, 3, 2, 3), 1);
+	ck_assert_int_eq(ana_hb(r.s, 0, 5, 2, 3), 1);
+	ck_assert_int_eq(ana_hb(r.s, 1, 3, 2, 2), 0);
+	/* the reader past its end of file holds the writer past its exit */
+	cut[0] = 3;
+	cut[1] = 0;
+	cut[2] = 3;
+	ck_assert_int_eq(ana_consistent(r.s, cut), 0);
+	ck_assert_int_eq(ana_close_down(r.s, cut), 0);
+	ck_assert_uint_eq(cut[0], 5);
+	ck_assert_uint_eq(cut[1], 3);
+	ana_free(r.s);
+
+	/* a socketpair whose writer shuts down its sending side, then goes on */
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "a.1", "a", 2), 1);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 1), 0);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 2), 0);
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_SOCKETPAIR;
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_PIPE, 0, 0, &ep, 1, 2, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_FORK, 0, 100, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CLOSE, 2, 0, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_CLOSE, 1, 0, NULL, 0, 0, 0), 1);
+	{
+		struct trace_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_SHUTDOWN;
+		ev.fd = -1;
+		ev.channel = 2;
+		ev.naux = 1;
+		ev.aux[0] = SHUT_WR;
+		ck_assert_int_eq(ana_add_trace_event(r.s, 1, &ev), 2);
+		ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_CLOCK, 0, 0, NULL, 0, 0, 0), 3);
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_RECV;
+		ev.fd = -1;
+		ev.channel = 1;
+		ev.len = 10;
+		ck_assert_int_eq(ana_add_trace_event(r.s, 0, &ev), 4);
+	}
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	ck_assert_int_eq(ana_event_deps(r.s, 0, 4, NULL, 0), 1);
+	ck_assert(has_dep(r.s, 0, 4, 1, 2));
+	ck_assert_int_eq(ana_hb(r.s, 1, 3, 0, 4), 0); /* the writer went on after its shutdown */
+	ana_free(r.s);
+}
+END_TEST
+
 /* The builder refuses what makes no sense. */
 START_TEST(builder_errors)
 {
@@ -787,6 +904,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, concurrent_writers_not_linked);
 	tcase_add_test(tc, cycle_is_corrupt);
 	tcase_add_test(tc, accept_after_connect);
+	tcase_add_test(tc, eof_after_every_release);
 	tcase_add_test(tc, builder_errors);
 	tcase_add_test(tc, load_session_dir);
 	tcase_add_test(tc, load_exec_segments);

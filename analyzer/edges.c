@@ -1,0 +1,306 @@
+/*
+ * edges.c: the edges of happened-before that are not messages (match.c links those), added
+ * by ana_finish once channel ends are matched:
+ *
+ *   - fork: the parent's fork event -> the child's first event;
+ *   - connection: a connect -> the accept that took it;
+ *   - end of file: every writer's last release of a stream -> the receive that read its end.
+ *
+ * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
+ * end of file may wait for several processes (every holder of the writing end must have let
+ * go of it), so its edges live in the session's xin / xout tables.  Timestamps are never used:
+ * each edge is an order the kernel itself imposes, visible in what both sides logged.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ana_internal.h"
+
+/* A child's first event happened after its parent's fork event. */
+void ana__link_forks(struct ana_session *s)
+{
+	for (size_t c = 0; c < s->nprocs; c++) {
+		struct ana_proc *ch = &s->procs[c];
+		struct ana_ev *fe;
+		int p;
+
+		ch->fparent = ANA_NONE;
+		if (!ch->parent[0] || !ch->fork_index || !ch->n)
+			continue;
+		p = ana_proc_find(s, ch->parent);
+		if (p < 0 || (size_t)p == c)
+			continue; /* a parent outside the session orders nothing we know */
+		if (ch->fork_index > s->procs[p].n) {
+			ana__warn(s, "%s says it was forked at event %llu of %s, which has %llu events: "
+			          "the fork is not ordered", ch->name, (unsigned long long)ch->fork_index,
+			          ch->parent, (unsigned long long)s->procs[p].n);
+			continue;
+		}
+		fe = &s->procs[p].ev[ch->fork_index - 1];
+		if (fe->kind != TRACE_EV_FORK || fe->src_proc != ANA_NONE) {
+			ana__warn(s, "%s says it was forked at event %llu of %s, which is not a fork "
+			          "(or forked another child): the fork is not ordered", ch->name,
+			          (unsigned long long)ch->fork_index, ch->parent);
+			continue;
+		}
+		fe->src_proc = (uint32_t)c;
+		fe->src_idx = 1;
+		ch->fparent = (uint32_t)p;
+		ch->fidx = ch->fork_index;
+	}
+}
+
+/* An accept happened after the connect of its peer: the kernel queues a connection only once
+ * the client's connect has sent it, and a replayed server blocks in accept until the client
+ * gets there.  Without this edge a consistent cut could hold a server past an accept whose
+ * client has not connected (or is not even forked) at that cut, which no run can reach.
+ * The first CONNECT event logged on the client's end object is the one that started the
+ * connection (a non-blocking connect logs EINPROGRESS first, then maybe EALREADY/EISCONN).
+ * Ends are union-find roots after matching, so a socket connected by one process and handed
+ * to a child is still one end. */
+int ana__link_connections(struct ana_session *s)
+{
+	uint32_t *cproc, *cidx;
+	size_t p;
+
+	if (!s->nends)
+		return 0;
+	cproc = malloc(s->nends * sizeof(*cproc));
+	cidx = malloc(s->nends * sizeof(*cidx));
+	if (!cproc || !cidx) {
+		free(cproc);
+		free(cidx);
+		return TRACE_ENOMEM;
+	}
+	for (size_t i = 0; i < s->nends; i++)
+		cproc[i] = ANA_NONE;
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k];
+
+			if (e->kind != TRACE_EV_CONNECT && e->kind != TRACE_EV_ACCEPT)
+				continue;
+			e->src_proc = ANA_NONE;
+			e->src_idx = 0;
+			if (e->kind == TRACE_EV_CONNECT && e->end != ANA_NONE &&
+			    cproc[e->end] == ANA_NONE) {
+				cproc[e->end] = (uint32_t)p;
+				cidx[e->end] = (uint32_t)(k + 1);
+			}
+		}
+	}
+	for (p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 0; k < pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k], *ce;
+			uint32_t peer;
+
+			if (e->kind != TRACE_EV_ACCEPT || e->result < 0 || e->end == ANA_NONE)
+				continue;
+			peer = s->ends[e->end].peer;
+			if (peer == ANA_NONE || cproc[peer] == ANA_NONE)
+				continue; /* the client is not recorded, or connected before recording */
+			ce = &s->procs[cproc[peer]].ev[cidx[peer] - 1];
+			if (ce->src_proc != ANA_NONE)
+				continue; /* one connection, one accept: a second claim is not ordered */
+			if (cproc[peer] == p && cidx[peer] > k + 1)
+				continue; /* program order says otherwise: leave it unordered */
+			e->src_proc = cproc[peer];
+			e->src_idx = cidx[peer];
+			ce->src_proc = (uint32_t)p;
+			ce->src_idx = (uint32_t)(k + 1);
+		}
+	}
+	free(cproc);
+	free(cidx);
+	return 0;
+}
+
+
+/* ---------------------------------------------------------------------------------------
+ * End of file
+ */
+
+const struct ana_xedge *ana__xedges(const struct ana_xedge *table, size_t n, uint32_t p,
+                                    uint64_t k, size_t *count)
+{
+	uint64_t key = (uint64_t)p << 32 | k;
+	size_t lo = 0, hi = n, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (table[m].key < key)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (m = lo; m < n && table[m].key == key; m++)
+		;
+	*count = m - lo;
+	return table + lo;
+}
+
+static int cmp_xedge(const void *a, const void *b)
+{
+	const struct ana_xedge *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->oproc != y->oproc)
+		return x->oproc < y->oproc ? -1 : 1;
+	return x->oidx < y->oidx ? -1 : x->oidx > y->oidx;
+}
+
+static int push_xedge(struct ana_xedge **v, size_t *n, size_t *cap, uint32_t p, uint64_t k,
+                      uint32_t q, uint64_t j)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct ana_xedge *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return TRACE_ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[*n].key = (uint64_t)p << 32 | k;
+	(*v)[*n].oproc = q;
+	(*v)[*n].oidx = (uint32_t)j;
+	(*n)++;
+	return 0;
+}
+
+/* A receive that returned 0 (end of file) on an end whose peer is recorded happened after
+ * the writing end was let go of for good: the first shutdown(SHUT_WR or SHUT_RDWR) of it if
+ * any holder made one (the kernel sends the end of stream then, whoever still holds it),
+ * otherwise the release by every process that held it, forked children included: its CLOSE
+ * (logged when its last descriptor of the channel goes), else its exit or fatal signal, else
+ * its last recorded event (a process killed outright lets go when it dies).  Only the first
+ * end of file of each reader on each end gets edges; later ones follow in program order. */
+int ana__link_eofs(struct ana_session *s)
+{
+	size_t ne = s->nends, np = s->nprocs, xcap = 0, ocap = 0;
+	uint32_t *root = NULL, *hstart = NULL, *hlist = NULL, *seen = NULL;
+	uint32_t *closeidx = NULL, *shutp = NULL, *shutk = NULL;
+	uint64_t *gone = NULL;
+	int rc = TRACE_ENOMEM;
+
+	free(s->xin);
+	free(s->xout);
+	s->xin = s->xout = NULL;
+	s->nxin = s->nxout = 0;
+	if (!ne)
+		return 0;
+	root = malloc(ne * sizeof(*root));
+	hstart = calloc(ne + 1, sizeof(*hstart));
+	hlist = malloc(ne * sizeof(*hlist));
+	seen = calloc(ne, sizeof(*seen));
+	closeidx = calloc(ne, sizeof(*closeidx));
+	shutp = malloc(ne * sizeof(*shutp));
+	shutk = malloc(ne * sizeof(*shutk));
+	gone = calloc(np ? np : 1, sizeof(*gone));
+	if (!root || !hstart || !hlist || !seen || !closeidx || !shutp || !shutk || !gone)
+		goto out;
+
+	/* the holders of each end object: its (process, id) records, grouped by root */
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t r = (uint32_t)i;
+
+		while (s->ends[r].uf != r)
+			r = s->ends[r].uf;
+		root[i] = r;
+		hstart[r + 1]++;
+		shutp[i] = ANA_NONE;
+	}
+	for (size_t i = 0; i < ne; i++)
+		hstart[i + 1] += hstart[i];
+	{
+		uint32_t *fill = seen; /* zero, borrowed as fill counters */
+
+		for (size_t i = 0; i < ne; i++)
+			hlist[hstart[root[i]] + fill[root[i]]++] = (uint32_t)i;
+		memset(seen, 0, ne * sizeof(*seen));
+	}
+
+	/* each record's CLOSE, each root's first shutdown of writing, each process's end */
+	for (size_t p = 0; p < np; p++) {
+		const struct ana_proc *pr = &s->procs[p];
+
+		gone[p] = pr->n;
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			const struct ana_ev *e = &pr->ev[k - 1];
+
+			if (e->kind == TRACE_EV_CLOSE && e->chan) {
+				uint32_t rec = ana__end_lookup(s, (uint32_t)p, e->chan);
+
+				if (rec != ANA_NONE)
+					closeidx[rec] = (uint32_t)k;
+			} else if (e->kind == TRACE_EV_SHUTDOWN && e->shut_wr && e->end != ANA_NONE &&
+			           shutp[e->end] == ANA_NONE) {
+				shutp[e->end] = (uint32_t)p;
+				shutk[e->end] = (uint32_t)k;
+			} else if ((e->kind == TRACE_EV_EXIT || (e->kind == TRACE_EV_SIGNAL && e->fatal)) &&
+			           gone[p] == pr->n) {
+				gone[p] = k;
+			}
+		}
+	}
+
+	for (size_t p = 0; p < np; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			struct ana_ev *e = &pr->ev[k - 1];
+			uint32_t w;
+
+			if (!e->eof || e->end == ANA_NONE || seen[e->end] == p + 1)
+				continue;
+			seen[e->end] = (uint32_t)p + 1;
+			w = s->ends[e->end].peer;
+			if (w == ANA_NONE)
+				continue; /* an unrecorded writer: its end of file is external input */
+			w = root[w];
+			if (shutp[w] != ANA_NONE) {
+				if (shutp[w] != p &&
+				    ((rc = push_xedge(&s->xin, &s->nxin, &xcap, (uint32_t)p, k, shutp[w],
+				                      shutk[w])) ||
+				     (rc = push_xedge(&s->xout, &s->nxout, &ocap, shutp[w], shutk[w],
+				                      (uint32_t)p, k))))
+					goto out;
+				continue;
+			}
+			for (uint32_t h = hstart[w]; h < hstart[w + 1]; h++) {
+				uint32_t rec = hlist[h], q = s->ends[rec].proc;
+				uint64_t j = closeidx[rec] ? closeidx[rec] : gone[q];
+
+				if (q == p || !j)
+					continue;
+				if ((rc = push_xedge(&s->xin, &s->nxin, &xcap, (uint32_t)p, k, q, j)) ||
+				    (rc = push_xedge(&s->xout, &s->nxout, &ocap, q, j, (uint32_t)p, k)))
+					goto out;
+			}
+		}
+	}
+	if (s->nxin)
+		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
+	if (s->nxout)
+		qsort(s->xout, s->nxout, sizeof(*s->xout), cmp_xedge);
+	for (size_t i = 0; i < s->nxin; i++)
+		s->procs[s->xin[i].key >> 32].ev[(uint32_t)s->xin[i].key - 1].xin = 1;
+	for (size_t i = 0; i < s->nxout; i++)
+		s->procs[s->xout[i].key >> 32].ev[(uint32_t)s->xout[i].key - 1].xout = 1;
+	rc = 0;
+out:
+	free(root);
+	free(hstart);
+	free(hlist);
+	free(seen);
+	free(closeidx);
+	free(shutp);
+	free(shutk);
+	free(gone);
+	return rc;
+}
