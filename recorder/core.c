@@ -628,23 +628,6 @@ int rec_open_trace(int64_t ppid)
 	return 0;
 }
 
-void rec_reopen_segment(uint64_t count)
-{
-	if (!rec.active || rec.exited)
-		return;
-	rec_depth++;
-	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
-		syscall(SYS_sched_yield);
-	if (!rec.w) {
-		rec.segment++;
-		rec.first_index = count;
-		rec_site_new_trace();
-		if (rec_open_trace((int64_t)syscall(SYS_getppid)) == 0)
-			rec_chan_inherit_all();
-	}
-	rec_leave();
-}
-
 uint64_t rec_next_index(void)
 {
 	return rec.first_index + (rec.w ? trace_writer_count(rec.w) : 0) + 1;

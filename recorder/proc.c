@@ -5,6 +5,7 @@
  * default disposition so the process dies exactly as it would have).
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
@@ -226,7 +227,6 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 	struct trace_event ev;
 	char **env = NULL;
 	size_t env_len = 0;
-	uint64_t count;
 	int r, e;
 
 	if (rec_enter()) {
@@ -237,18 +237,22 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 		}
 		rec_log(&ev, ra);
 		env = build_env(envp, &env_len, 0, 0);
-		/* Close, not just flush: the file of this image is complete, whatever happens.
-		 * If the exec fails, the image goes on in the next segment. */
-		count = rec_next_index() - 1;
-		trace_writer_close(rec.w);
-		rec.w = NULL;
+		/* Seal: every event is written out and the file marked closed, so that it is
+		 * complete if the exec succeeds (the descriptor is close-on-exec and the tail
+		 * mapping goes with the image).  If the exec fails, the image goes on in the
+		 * same file: its next event, the failure below, withdraws the closed mark.  A
+		 * failed write leaves the writer broken, and the next event abandons it.  (The
+		 * program may have cleared close-on-exec on every descriptor: set it again.) */
+		if (rec.w) {
+			syscall(SYS_fcntl, trace_writer_fd(rec.w), F_SETFD, FD_CLOEXEC);
+			trace_writer_seal(rec.w);
+		}
 		rec_leave();
 		r = search ? REC_REAL(execvpe)(file, argv, env ? env : envp)
 		           : REC_REAL(execve)(file, argv, env ? env : envp);
 		e = errno;
 		if (env)
 			munmap(env, env_len);
-		rec_reopen_segment(count);
 		if (rec_enter()) {
 			rec_event_init(&ev, TRACE_EV_EXEC, TRACE_CALL_EXECVE, -1);
 			ev.result = r;

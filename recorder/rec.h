@@ -197,9 +197,6 @@ REC_HIDDEN uint64_t rec_now_ns(void);
 /* --- process start (core.c) ----------------------------------------------------------- */
 /* Open this process's trace file (root, forked child or new image). Returns 0 or -1. */
 REC_HIDDEN int rec_open_trace(int64_t ppid);
-/* After a failed exec (whose image file was closed): continue in the next segment, whose
- * first event follows event `count` (process-wide). */
-REC_HIDDEN void rec_reopen_segment(uint64_t count);
 /* The process-wide index the next event will get: events of earlier images (first_index)
  * plus those of this image's file.  Fork indices and exec hand-overs use it, never the
  * writer's per-file count alone. */
