@@ -45,6 +45,7 @@ struct gd_proc {
 	int ana;                /* process number in the analyzer */
 	uint64_t target;        /* REP_NO_TARGET: run to the end */
 	long pid;
+	long rec_pid;           /* its pid in the recorded run */
 	int conn;               /* control connection, -1 when none */
 	int started, halted, done, gone, reaped;
 	int execing;            /* said EXEC: its connection ends, its new image says HELLO */
@@ -65,6 +66,9 @@ struct gd_proc {
 	struct gd_proc *req_q;  /* ... its sender */
 	uint64_t req_j;         /* ... and the sender's send event */
 	uint64_t released;      /* 1 + the state whose readiness wait was released last */
+	char **lp_sp;           /* linked predicate, online: its simple predicate in each step
+	                           (NULL where it has none) */
+	int lp_named;           /* named in some step: its LC keeps the counters from the start */
 	int ports[64];          /* local TCP ports of its connects in this replay */
 	size_t nports;
 };
@@ -100,6 +104,8 @@ struct rep {
 	struct gd_proc *fired;  /* markers: the process whose simple predicate held first */
 	struct gd_accept accepts[64];
 	size_t naccepts;
+	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
+	size_t lp_stage;        /* the step being detected */
 };
 
 static void diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
@@ -159,6 +165,7 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 	snprintf(p->exe, sizeof(p->exe), "%s", h->exe);
 	snprintf(p->cwd, sizeof(p->cwd), "%s", h->cwd);
 	p->fork_index = h->fork_index;
+	p->rec_pid = (long)h->pid;
 	p->argc = h->argc;
 	p->argv = calloc((size_t)h->argc + 1, sizeof(char *));
 	for (uint32_t i = 0; p->argv && i < h->argc; i++)
@@ -295,8 +302,11 @@ fail:
 	return rc;
 }
 
-static void free_proc(struct gd_proc *p)
+static void free_proc(struct gd_proc *p, size_t nsteps)
 {
+	for (size_t d = 0; p->lp_sp && d < nsteps; d++)
+		free(p->lp_sp[d]);
+	free(p->lp_sp);
 	free_argv(p);
 	free(p->backtrace);
 	free(p->terms);
@@ -312,7 +322,7 @@ void rep_close(struct rep *r)
 		return;
 	rep_kill(r);
 	for (size_t i = 0; i < r->nprocs; i++)
-		free_proc(&r->procs[i]);
+		free_proc(&r->procs[i], r->lp_n);
 	for (size_t i = 0; i < r->npending; i++)
 		close(r->pending[i]);
 	free(r->procs);
@@ -395,6 +405,9 @@ static int make_control(struct rep *r, struct trace_diag *d)
 		diag_set(d, TRACE_EIO, path, "cannot map the status board: %s", strerror(errno));
 		return TRACE_EIO;
 	}
+	/* The recorded pids, for the LCs' pid translation (getpid gives the recorded one). */
+	for (size_t i = 0; i < r->nprocs && i < REP_SLOTS_MAX - 1; i++)
+		r->board[i].rec_pid = (int32_t)r->procs[i].rec_pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
@@ -665,35 +678,56 @@ static void pull_peer(struct rep *r, struct gd_proc *p, uint64_t k)
 
 static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 {
-	uint64_t j = 0;
-	struct gd_proc *q;
+	struct ana_ref deps[16];
 	struct ana_event ev;
+	int64_t nd = 0;
 
+	/* A connect needs its server to listen, and an accept the analyzer does not order after
+	 * its connect its client to connect: found through the first bytes on the connection
+	 * (pull_peer).  Everything else follows the analyzer's edges into the event: the send of a
+	 * receive's last byte, the connect of an accept, the writers' releases before an end of
+	 * file; none into a readiness result (an answer, nothing pulled). */
 	if (p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, k, &ev) == 0 &&
-	    (ev.kind == TRACE_EV_ACCEPT || ev.kind == TRACE_EV_CONNECT)) {
+	    (ev.kind == TRACE_EV_CONNECT ||
+	     (ev.kind == TRACE_EV_ACCEPT && ev.src_proc == ANA_NO_PROC))) {
 		send_msg(p->conn, REP_MSG_GO, 0, 0);
 		if (r->mode == GD_ONLINE)
 			pull_peer(r, p, k);
 		return;
 	}
-	q = sender_of(r, p, k, &j);
-
+	if (p->ana >= 0 && (nd = ana_event_deps(r->ana, (size_t)p->ana, k, deps, 16)) < 0)
+		nd = 0;
+	if (nd > 16)
+		nd = 16;
 	if (r->mode == GD_MARKERS) {
-		/* Halt markers: q halted before sending what p wants to read; the marker q sent
-		 * when it halted is what p finds on the channel first: p halts. */
-		if (q && (q->halted || q->done) && cur_index(r, q) < j) {
-			send_msg(p->conn, REP_MSG_STOP, 0, 0);
-			return;
+		/* Halt markers: q halted before the event p's needs; the marker q sent when it
+		 * halted is what p finds on the channel first: p halts. */
+		p->req_q = NULL;
+		for (int64_t i = 0; i < nd; i++) {
+			struct gd_proc *q = by_name(r, ana_proc_name(r->ana, deps[i].proc));
+
+			if (!q || q == p || cur_index(r, q) >= deps[i].index)
+				continue;
+			if (q->halted || q->done) {
+				send_msg(p->conn, REP_MSG_STOP, 0, 0);
+				return;
+			}
+			if (!p->req_q) {
+				p->req_k = k;
+				p->req_q = q;
+				p->req_j = deps[i].index;
+			}
 		}
-		p->req_k = k;
-		p->req_q = q;
-		p->req_j = j;
 		send_msg(p->conn, REP_MSG_GO, 0, 0);
 		return;
 	}
 	send_msg(p->conn, REP_MSG_GO, 0, 0);
-	if (q && cur_index(r, q) < j)
-		pull(r, q, j);
+	for (int64_t i = 0; i < nd; i++) {
+		struct gd_proc *q = by_name(r, ana_proc_name(r->ana, deps[i].proc));
+
+		if (q && q != p && cur_index(r, q) < deps[i].index)
+			pull(r, q, deps[i].index);
+	}
 }
 
 /* Markers: processes blocked reading what a now halted process will never send halt too. */
@@ -800,14 +834,17 @@ static void release_ready(struct rep *r)
 
 /* --- accept returns the recorded peer ------------------------------------------------------ */
 
-/* The client of accept event k of the server: the sender of the first bytes the server
- * received on the accepted channel (from the analyzer's matching); NULL when unknown. */
+/* The client of accept event k of the server: the process whose connect it took (the
+ * analyzer's connect -> accept edge), else the sender of the first bytes the server received
+ * on the accepted channel (from the analyzer's matching); NULL when unknown. */
 static struct gd_proc *expected_client(struct rep *r, struct gd_proc *srv, uint64_t k)
 {
 	struct ana_event acc, ev;
 
 	if (srv->ana < 0 || ana_event_get(r->ana, (size_t)srv->ana, k, &acc) != 0 || !acc.channel)
 		return NULL;
+	if (acc.src_proc != ANA_NO_PROC) /* the analyzer's connect -> accept edge */
+		return by_name(r, ana_proc_name(r->ana, acc.src_proc));
 	for (uint64_t i = k + 1; i <= srv->nevents; i++) {
 		if (ana_event_get(r->ana, (size_t)srv->ana, i, &ev) != 0)
 			break;
@@ -923,14 +960,16 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		*pp = p;
 		p->conn = fd;
 		p->pid = (long)m.a;
+		if (r->board)
+			r->board[p - r->procs].pid = (int32_t)m.a; /* before CONFIG: for translation */
 		p->started = 1;
 		p->execing = 0;
 		p->gone = 0;
 		{
 			char text[2100];
 
-			snprintf(text, sizeof(text), "%s%s%s", p->sp_text, p->peers[0] ? "\x1e" : "",
-			         p->peers);
+			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
+			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
 			if (r->mode == GD_OFFLINE)
 				send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
 		}
@@ -938,8 +977,8 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		{
 			char text[2100];
 
-			snprintf(text, sizeof(text), "%s%s%s", p->sp_text, p->peers[0] ? "\x1e" : "",
-			         p->peers);
+			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
+			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
 			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
 			          REP_CF_ONLINE, text);
 		}
@@ -1084,6 +1123,22 @@ static void stall_report(struct rep *r)
 			                        (unsigned long long)idx);
 			continue;
 		}
+		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_EXIT) {
+			/* in wait/waitpid, outside any event: for which child */
+			struct gd_proc *c = NULL;
+
+			for (size_t k = 0; k < r->nprocs && (int64_t)s->wait_len > 0; k++)
+				if (r->procs[k].rec_pid == (long)(int64_t)s->wait_len)
+					c = &r->procs[k];
+			if (c)
+				snprintf(from, sizeof(from), "%s (at state %llu%s)", c->name,
+				         (unsigned long long)cur_index(r, c), c->halted ? ", halted" : "");
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        "  %s (pid %ld) at state %llu of %llu: waiting in wait() for "
+			                        "%s to end\n", p->name, p->pid, (unsigned long long)idx,
+			                        (unsigned long long)p->nevents, c ? from : "a child");
+			continue;
+		}
 		describe_event(r, p, idx + 1, next, sizeof(next));
 		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_RECV && p->ana >= 0) {
 			struct ana_event ev;
@@ -1098,6 +1153,18 @@ static void stall_report(struct rep *r)
 				         "state %llu%s)", src, (unsigned long long)ev.src_index,
 				         (unsigned long long)qi, q && q->halted ? ", halted" : "");
 			}
+		}
+		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_ACCEPT) {
+			struct gd_proc *c = expected_client(r, p, idx + 1);
+			struct ana_event ev;
+
+			if (c && p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, idx + 1, &ev) == 0 &&
+			    ev.src_proc != ANA_NO_PROC)
+				snprintf(from, sizeof(from), ", for the connect of %s (its event #%llu; it is "
+				         "at state %llu%s)", c->name, (unsigned long long)ev.src_index,
+				         (unsigned long long)cur_index(r, c), c->halted ? ", halted" : "");
+			else if (c)
+				snprintf(from, sizeof(from), ", for a connection from %s", c->name);
 		}
 		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_READY) {
 			/* the data behind a readiness result: the next receive on that channel */
@@ -1242,6 +1309,101 @@ static int finish_check(struct rep *r)
 	return bad ? REP_FAILED : REP_END;
 }
 
+/* --- linked predicates online (Miller & Choi 3.4, 3.6) ------------------------------------- */
+
+/* The first state of q that is after the trigger (t, j) (its event happened after event j
+ * of t, or q == t and it comes later), as the analyzer's linked predicates take it: a state
+ * 0 trigger is before everything.  q->nevents + 1 when none. */
+static uint64_t after_trigger(struct rep *r, struct gd_proc *t, uint64_t j, struct gd_proc *q)
+{
+	uint64_t lo = 1, hi = q->nevents + 1;
+
+	if (j == 0)
+		return q == t ? 1 : 0;
+	if (q == t)
+		return j + 1;
+	if (t->ana < 0 || q->ana < 0)
+		return 0;
+	while (lo < hi) { /* happened-before is monotone along q's events */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ana_hb(r->ana, (size_t)t->ana, j, (size_t)q->ana, mid) == 1)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Every process halted where step lp_stage holds (its Inf from the previous step's cut, the
+ * conjunctive protocol): the processes of that step are the triggers.  Miller & Choi 3.6
+ * pass the rest of the chain on in a predicate marker; here the GD gives each process of
+ * the next step its simple predicate and a floor (its first state after every trigger, or
+ * where it is), the others become passive where they are, and the protocol goes on from this
+ * cut.  Returns -1 (go on), or REP_FAILED when the next step can never hold after these. */
+static int lp_advance(struct rep *r)
+{
+	size_t d = ++r->lp_stage;
+	uint64_t *floor = calloc(r->nprocs ? r->nprocs : 1, sizeof(*floor));
+
+	if (!floor) {
+		snprintf(r->message, sizeof(r->message), "out of memory");
+		return REP_FAILED;
+	}
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *q = &r->procs[i];
+		uint64_t lb = 0;
+
+		if (!q->lp_sp[d])
+			continue;
+		for (size_t k = 0; k < r->nprocs; k++) {
+			struct gd_proc *t = &r->procs[k];
+			uint64_t f;
+
+			if (!t->lp_sp[d - 1])
+				continue;
+			f = after_trigger(r, t, cur_index(r, t), q);
+			if (f > lb)
+				lb = f;
+		}
+		if (lb > q->nevents) {
+			snprintf(r->message, sizeof(r->message),
+			         "the predicate never holds: step %zu of the linked predicate held, but "
+			         "process %s has no state after it where step %zu (%s) could hold", d,
+			         q->name, d + 1, q->lp_sp[d]);
+			free(floor);
+			return REP_FAILED;
+		}
+		floor[i] = q->started && cur_index(r, q) > lb ? cur_index(r, q) : lb;
+	}
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		const char *sp = p->lp_sp[d] ? p->lp_sp[d] : "";
+		int had = p->sp_text[0] != '\0';
+
+		snprintf(p->sp_text, sizeof(p->sp_text), "%s", sp);
+		p->sp_at_end = 0;
+		if (sp[0]) {
+			if (!p->started || p->done || p->gone) {
+				pull(r, p, floor[i]); /* its parent forks it; CONFIG gives it the step */
+				continue;
+			}
+			p->need = floor[i];
+			if (p->halted && p->conn >= 0) {
+				p->halted = 0;
+				send_full(p->conn, REP_MSG_STAGE, (int64_t)floor[i], 0, 0, sp);
+			}
+		} else if (had && p->halted && p->conn >= 0) {
+			/* passive from now on: it halts again at once, where it is */
+			p->halted = 0;
+			send_full(p->conn, REP_MSG_STAGE, (int64_t)p->index, 0, 0, "");
+		}
+	}
+	free(floor);
+	note_change(r);
+	return -1;
+}
+
 int rep_run(struct rep *r)
 {
 	if (!r->started)
@@ -1294,8 +1456,15 @@ int rep_run(struct rep *r)
 		reap(r);
 		if (outcome >= 0)
 			return outcome;
-		if (all_halted(r))
-			return r->mode == GD_OFFLINE ? REP_HALTED : online_outcome(r);
+		if (all_halted(r)) {
+			int o = r->mode == GD_OFFLINE ? REP_HALTED : online_outcome(r);
+
+			if (o != REP_HALTED || !r->lp_n || r->lp_stage + 1 >= r->lp_n)
+				return o;
+			if ((o = lp_advance(r)) >= 0)
+				return o;
+			continue;
+		}
 		release_ready(r);
 		/* Processes killed when recorded, past the end of their trace, are killed now
 		 * once every other process has ended (if no peer of theirs did it already). */
@@ -1428,64 +1597,98 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 {
 	struct trace_pred *pred = NULL;
 	enum trace_pred_shape shape;
-	size_t ncp;
+	size_t ncp = 0, ndp;
 	int rc;
 
 	if ((rc = trace_pred_parse(text, &pred, d)) != 0)
 		return rc;
 	shape = trace_pred_shape(pred);
-	if (shape != TRACE_PRED_CONJUNCTIVE && shape != TRACE_PRED_DISJUNCTIVE) {
+	if (shape == TRACE_PRED_GENERAL) {
 		diag_set(d, TRACE_EINVAL, NULL, "the online protocol halts at conjunctive predicates "
-		         "(Manabe & Imase) and disjunctive ones (halt markers, Miller & Choi); this one "
-		         "is %s", shape == TRACE_PRED_LINKED ? "linked" : "general");
+		         "(Manabe & Imase), disjunctive ones (halt markers, Miller & Choi 2.2) and "
+		         "linked chains of conjunctive steps (Miller & Choi 3.6); this one mixes && "
+		         "and || (a general predicate: finding its first state is NP-hard, Miller & "
+		         "Choi 6): drop --online (and var. terms) and the analyzer searches for it");
 		rc = TRACE_EINVAL;
 		goto out;
 	}
-	ncp = trace_pred_ncp(pred, 0);
-	for (size_t c = 0; c < ncp; c++) {
-		for (size_t k = 0; k < trace_pred_nsp(pred, 0, c); k++) {
-			const struct trace_pred_sp *sp = trace_pred_get_sp(pred, 0, c, k);
-			const struct trace_pred_term *const *terms;
-			struct gd_proc *p = by_name(r, trace_pred_sp_proc(sp));
-			size_t nt = trace_pred_sp_terms(sp, &terms);
-
-			if (!p) {
-				diag_set(d, TRACE_ENOENT, NULL, "the predicate names process '%s', which is "
-				         "not in this session", trace_pred_sp_proc(sp));
-				rc = TRACE_ENOENT;
+	ndp = shape == TRACE_PRED_LINKED ? trace_pred_ndp(pred) : 1;
+	for (size_t s2 = 0; shape == TRACE_PRED_LINKED && s2 < ndp; s2++)
+		if (trace_pred_ncp(pred, s2) != 1) {
+			diag_set(d, TRACE_EINVAL, NULL, "online, each step of a linked predicate must be "
+			         "conjunctive (one simple predicate, or several joined by &&); step %zu is "
+			         "a disjunction (||): drop --online (and var. terms) and the analyzer "
+			         "computes it", s2 + 1);
+			rc = TRACE_EINVAL;
+			goto out;
+		}
+	if (shape == TRACE_PRED_LINKED)
+		for (size_t i = 0; i < r->nprocs; i++)
+			if (!(r->procs[i].lp_sp = calloc(ndp, sizeof(char *)))) {
+				rc = TRACE_ENOMEM;
 				goto out;
 			}
-			for (size_t t = 0; t < nt; t++)
-				if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
-				     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
-				    !has_peer(p->peers, terms[t]->arg) &&
-				    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
-					diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
-					         "for a live sent(P)/received(P)", p->name, terms[t]->arg);
-					rc = TRACE_EINVAL;
-					goto out;
-				}
-			if (p->sp_text[0]) {
-				/* two disjuncts on one process: its simple predicate is their `or` */
-				char one[1024], both[1024];
-				size_t skip = strlen(p->name) + 1;
-				int w;
+	r->lp_n = shape == TRACE_PRED_LINKED ? ndp : 0;
+	for (size_t step = 0; step < ndp; step++) {
+		ncp = trace_pred_ncp(pred, step);
+		for (size_t c = 0; c < ncp; c++) {
+			for (size_t k = 0; k < trace_pred_nsp(pred, step, c); k++) {
+				const struct trace_pred_sp *sp = trace_pred_get_sp(pred, step, c, k);
+				const struct trace_pred_term *const *terms;
+				struct gd_proc *p = by_name(r, trace_pred_sp_proc(sp));
+				size_t nt = trace_pred_sp_terms(sp, &terms);
 
-				trace_pred_sp_format(sp, one, sizeof(one));
-				while (one[skip] == ' ')
-					skip++;
-				w = snprintf(both, sizeof(both), "%s: (%s) or (%s)", p->name,
-				             p->sp_text + strlen(p->name) + 2, one + skip);
-				if (w < 0 || (size_t)w >= sizeof(both) || shape != TRACE_PRED_DISJUNCTIVE) {
-					diag_set(d, TRACE_EINVAL, NULL, "process %s: its simple predicates "
-					         "cannot be combined for the online protocol", p->name);
-					rc = TRACE_EINVAL;
+				if (!p) {
+					diag_set(d, TRACE_ENOENT, NULL, "the predicate names process '%s', which is "
+					         "not in this session", trace_pred_sp_proc(sp));
+					rc = TRACE_ENOENT;
 					goto out;
 				}
-				snprintf(p->sp_text, sizeof(p->sp_text), "%s", both);
-				continue;
+				for (size_t t = 0; t < nt; t++)
+					if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
+					     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
+					    !has_peer(p->peers, terms[t]->arg) &&
+					    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
+						diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
+						         "for a live sent(P)/received(P)", p->name, terms[t]->arg);
+						rc = TRACE_EINVAL;
+						goto out;
+					}
+				if (r->lp_n) {
+					char one[1024];
+
+					trace_pred_sp_format(sp, one, sizeof(one));
+					if (!(p->lp_sp[step] = strdup(one))) {
+						rc = TRACE_ENOMEM;
+						goto out;
+					}
+					p->lp_named = 1;
+					if (step == 0)
+						snprintf(p->sp_text, sizeof(p->sp_text), "%s", one);
+					continue;
+				}
+				if (p->sp_text[0]) {
+					/* two disjuncts on one process: its simple predicate is their `or` */
+					char one[1024], both[1024];
+					size_t skip = strlen(p->name) + 1;
+					int w;
+
+					trace_pred_sp_format(sp, one, sizeof(one));
+					while (one[skip] == ' ')
+						skip++;
+					w = snprintf(both, sizeof(both), "%s: (%s) or (%s)", p->name,
+					             p->sp_text + strlen(p->name) + 2, one + skip);
+					if (w < 0 || (size_t)w >= sizeof(both) || shape != TRACE_PRED_DISJUNCTIVE) {
+						diag_set(d, TRACE_EINVAL, NULL, "process %s: its simple predicates "
+						         "cannot be combined for the online protocol", p->name);
+						rc = TRACE_EINVAL;
+						goto out;
+					}
+					snprintf(p->sp_text, sizeof(p->sp_text), "%s", both);
+					continue;
+				}
+				trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
 			}
-			trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
 		}
 	}
 	r->mode = shape == TRACE_PRED_DISJUNCTIVE && ncp > 1 ? GD_MARKERS : GD_ONLINE;

@@ -541,6 +541,17 @@ static void lc_halt(uint32_t reason)
 		ctl_recv(&m);
 		if (m.type == REP_MSG_CONT)
 			break;
+		if (m.type == REP_MSG_STAGE) {
+			/* the next step of a linked predicate: our simple predicate in it */
+			char why[256];
+
+			m.text[sizeof(m.text) - 1] = '\0';
+			if (lc_online_stage(m.text, why, sizeof(why)) != 0) {
+				lc_depth--;
+				lc_diverge("%s", why);
+			}
+			break;
+		}
 	}
 	lc.target = (uint64_t)m.a;
 	if (lc.target == REP_NO_TARGET)
@@ -798,6 +809,7 @@ void lc_child_start(uint32_t k)
 	lc.counting = 0;
 	lc.seg = 0;
 	lc_online_reset();
+	lc_pids_reset();
 	n = strlen(lc.name);
 	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);
 	if (load_trace(why, sizeof(why)) != 0) {

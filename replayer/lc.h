@@ -158,6 +158,7 @@ LC_HIDDEN void lc_own_fd_move(int fd);
 
 /* The online protocol (lc.c, lc_online.c). */
 LC_HIDDEN int lc_online_setup(const char *text, const char *peers, char *why, size_t cap);
+LC_HIDDEN int lc_online_stage(const char *text, char *why, size_t cap);
 LC_HIDDEN void lc_count(const struct lc_ev *ev);
 LC_HIDDEN int lc_sp_holds(void);
 LC_HIDDEN int lc_has_sp(void);
@@ -193,6 +194,10 @@ LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
 LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);
+
+/* Pids (lc_pids.c): a child forked here, recorded and live pid; forget them in a new child. */
+LC_HIDDEN void lc_pid_child(pid_t rec, pid_t live);
+LC_HIDDEN void lc_pids_reset(void);
 
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);

@@ -251,8 +251,8 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           ev->channel, ev->data_len, n);
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
-		if (lc.online && n > 0)
-			lc_request(lc.pos + 1);
+		if (lc.online)
+			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
 		recv_exact(ev, fd, iov, cnt, flags, name);
 	}
 	check_hash(ev, 1, iov, cnt, n);
@@ -1164,8 +1164,13 @@ static pid_t do_fork(void)
 	}
 	if (r < 0)
 		lc_diverge("fork failed: %s (it succeeded when recorded)", strerror(errno));
+	/* The recorded child pid, as the child's getpid says; kill and the wait family
+	 * translate it (lc_pids.c). */
+	lc_pid_child((pid_t)ev->result, r);
+	if (ev->result > 0)
+		r = (pid_t)ev->result;
 	lc_commit();
-	return r; /* the real pid: the program waits for and signals the real child */
+	return r;
 }
 
 LC_EXPORT pid_t fork(void)
@@ -1266,6 +1271,10 @@ static int do_spawn(int search, pid_t *pid, const char *file, const posix_spawn_
 	if (r != 0)
 		lc_diverge("posix_spawn of %s failed: %s (it succeeded when recorded)", file,
 		           strerror(r));
+	if (pid && ev->result > 0) {
+		lc_pid_child((pid_t)ev->result, *pid);
+		*pid = (pid_t)ev->result;
+	}
 	lc_commit();
 	return 0;
 }
@@ -1427,19 +1436,6 @@ static void ready_add(struct ready_set *s, int fd, int in, int out)
 	s->n++;
 }
 
-/* The index of the next receive on channel ch after the readiness event (lc.pos + 1), 0 if
- * none: the data behind a readiness result is what that receive takes. */
-static uint64_t next_recv(uint32_t ch)
-{
-	for (uint64_t k = lc.pos + 2; k <= lc.nev; k++) {
-		const struct lc_ev *e = &lc.ev[k - 1 - lc.base];
-
-		if (e->channel == ch && e->kind == TRACE_EV_RECV)
-			return e->result > 0 ? k : 0;
-	}
-	return 0;
-}
-
 static void ready_wait(struct ready_set *s)
 {
 	size_t n = s->n, left = n;
@@ -1468,15 +1464,12 @@ static void ready_wait(struct ready_set *s)
 		if (ctl >= 0 && s->p[n].revents && lc_ctl_release())
 			break;
 		if (!waiting && lc.online) {
-			/* online (Manabe & Imase 3.2): the sender of the data may be passive: ask for
-			 * it as for the receive that will take it */
-			for (size_t i = 0; i < n && lc.online; i++) {
-				uint64_t k;
-
-				if (s->p[i].fd >= 0 && (s->p[i].events & POLLIN) &&
-				    (k = next_recv((uint32_t)lc_fd[s->p[i].fd])))
-					lc_request(k);
-			}
+			/* online (Manabe & Imase 3.2): ask as for a receive.  The GD pulls the sender
+			 * of the data behind the result where the analyzer orders the readiness event
+			 * after a send (a halt marker stops us here); where it does not, pulling would
+			 * put the halt past the analyzer's Inf(P): it only answers, and releases the
+			 * wait at the halt if nobody sends. */
+			lc_request(lc.pos + 1);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (s->p[i].fd >= 0) {

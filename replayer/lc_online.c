@@ -342,15 +342,13 @@ static int resolve_var(const char *name, const void **addr, size_t *size)
 	return symtab_lookup(name, addr, size);
 }
 
-/* Take the simple predicate text from CONFIG ("" for a passive process). */
+static int sp_setup(const char *text, char *why, size_t cap);
+
+/* Take the simple predicate text from CONFIG ("" for a passive process) and the channels of
+ * the peers its sent(P)/received(P) terms name (of every step of a linked predicate: counted
+ * from the start). */
 int lc_online_setup(const char *text, const char *peer_text, char *why, size_t cap)
 {
-	const struct trace_pred_term *const *terms;
-	struct trace_diag d;
-	size_t nt;
-
-	if (!text[0])
-		return 0;
 	/* "PEER:c1,c2;PEER2:c3" */
 	for (const char *p = peer_text; *p && npeers < LC_PEERS_MAX;) {
 		const char *colon = strchr(p, ':'), *end = strchr(p, ';');
@@ -376,6 +374,28 @@ int lc_online_setup(const char *text, const char *peer_text, char *why, size_t c
 		npeers++;
 		p = *end ? end + 1 : end;
 	}
+	return sp_setup(text, why, cap);
+}
+
+/* A linked predicate's next step (REP_MSG_STAGE): this process's simple predicate in it, ""
+ * for none (passive).  Counters, marks and peers go on; var. terms are resolved anew. */
+int lc_online_stage(const char *text, char *why, size_t cap)
+{
+	trace_pred_free(pred);
+	pred = NULL;
+	sp = NULL;
+	nvars = 0;
+	return sp_setup(text, why, cap);
+}
+
+static int sp_setup(const char *text, char *why, size_t cap)
+{
+	const struct trace_pred_term *const *terms;
+	struct trace_diag d;
+	size_t nt;
+
+	if (!text[0])
+		return 0;
 	if (trace_pred_parse(text, &pred, &d) != 0 || !(sp = trace_pred_get_sp(pred, 0, 0, 0))) {
 		snprintf(why, cap, "cannot parse the simple predicate the GD sent: %s", text);
 		return -1;

@@ -60,6 +60,9 @@ enum rep_msg_type {
 	REP_MSG_NAME = 20,    /* text = the logical name the GD gave a spawned child */
 	REP_MSG_STOP = 19,    /* answer to REQ, or while waiting for bytes: a halt marker is there
 	                         (Miller & Choi 2.2): halt before this receive */
+	REP_MSG_STAGE = 22,   /* a linked predicate's next step (Miller & Choi 3.6): leave the
+	                         halt with text = the process's simple predicate in it ("" for
+	                         none: passive) and a = its floor */
 	REP_MSG_RELEASE = 21, /* a = the state index of an LC waiting for the data behind a
 	                         readiness result (board: wait_kind READY): no running process
 	                         is left to send it (a halt): give the recorded result now */
@@ -107,7 +110,8 @@ struct rep_slot {
 	volatile uint32_t wait_kind;  /* enum trace_kind of the event it waits to complete */
 	volatile int32_t wait_fd;
 	volatile uint32_t wait_chan;
-	volatile uint32_t pad;
+	volatile int32_t rec_pid;     /* the process's pid in the recorded run (the GD writes it,
+	                                 and pid at HELLO: LCs translate pids through the board) */
 	volatile uint64_t wait_len;   /* bytes still missing */
 };
 

@@ -28,6 +28,18 @@ replay() { # replay OUT P: online replay to a halt
 }
 same() { # same ONLINE_P OFFLINE_P
     "$encore" inf --json "$tmp/s" "$2" > "$tmp/inf"
+    if ! grep -q '"cuts":\[{' "$tmp/inf"; then
+        # P never holds in this recording (it depends on the message order): online must
+        # say so too, with a clear message and a non-zero exit
+        if "$encore" replay --online --json --then kill --stall-timeout 30 --stop "$1" "$tmp/s" \
+            > "$tmp/rep" 2> "$tmp/rep.err"; then
+            echo "FAIL: '$1' never holds offline, online halted"; exit 1
+        fi
+        grep -q "never hold" "$tmp/rep.err" || { echo "FAIL: '$1':"; cat "$tmp/rep.err"; exit 1; }
+        left "$tmp/rep"
+        echo "ok: $1 -> never holds (offline and online)"
+        return
+    fi
     replay "$tmp/rep" "$1"
     a=$(cuts "$tmp/inf"); b=$(cuts "$tmp/rep")
     [ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: '$1' halted at $b, encore inf '$2' says $a"; exit 1; }
@@ -74,11 +86,30 @@ grep -q '"fired":"pp.1"' "$tmp/rep" && [ "$want" = "$got" ] || {
     echo "FAIL: two disjuncts on pp.1: $got, want $want"; cat "$tmp/rep"; exit 1; }
 echo "ok: two disjuncts on one process -> $got"
 
-# errors: an unknown variable is reported by the process, a linked predicate refused
+# linked predicates (Miller & Choi 3.6), step by step: each conjunctive step halts at its Inf
+# from the previous step's cut, after the events that made it true; the last step's cut is
+# what encore inf says (a process named in several steps, var. terms, a step that never holds)
+same 'pp.1: sent >= 2 -> pp: mark.got >= 3' 'pp.1: sent >= 2 -> pp: mark.got >= 3'
+same 'pp.1: sent >= 2 -> pp: var.pp_got >= 3' 'pp.1: sent >= 2 -> pp: mark.got >= 3'
+# (these hold in every recording: each step has states after the previous one's, through
+# the root's acknowledgements; the last never does: pp.1 sends before anything pp.3 does)
+same 'pp: mark.got >= 2 -> pp.2: received >= 3 -> pp.2: sent >= 4 && pp: received >= 12' \
+     'pp: mark.got >= 2 -> pp.2: received >= 3 -> pp.2: sent >= 4 && pp: received >= 12'
+same 'pp.2: mark.ack >= 2 -> pp.2: mark.ack >= 1 -> pp: mark.got >= 20 && pp.1: received(pp) >= 1' \
+     'pp.2: mark.ack >= 2 -> pp.2: mark.ack >= 1 -> pp: mark.got >= 20 && pp.1: received(pp) >= 1'
+same 'pp: mark.got >= 2 -> pp.1: mark.ack >= 8' 'pp: mark.got >= 2 -> pp.1: mark.ack >= 8'
+same 'pp.3: exited -> pp.1: sent >= 1' 'pp.3: exited -> pp.1: sent >= 1'
+
+# errors: an unknown variable is reported by the process; online, a general predicate and a
+# linked one with a disjunctive step are refused with what to do instead
 if "$encore" replay --json --then kill --stop 'pp: var.no_such_var >= 1' "$tmp/s" \
     > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: unknown variable accepted"; exit 1; fi
 grep -q "no_such_var" "$tmp/e" || { echo "FAIL: no message for the unknown variable"; cat "$tmp/e"; exit 1; }
-if "$encore" replay --online --stop 'pp: sent >= 1 -> pp.1: sent >= 1' "$tmp/s" \
-    > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: linked predicate accepted online"; exit 1; fi
-grep -q "linked" "$tmp/e" || { echo "FAIL: no message for the linked predicate"; exit 1; }
+if "$encore" replay --online --stop 'pp: sent >= 1 -> pp.1: sent >= 1 || pp.2: sent >= 1' "$tmp/s" \
+    > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: disjunctive step accepted online"; exit 1; fi
+grep -q "step 2 is a disjunction" "$tmp/e" || { echo "FAIL: no message for the step"; cat "$tmp/e"; exit 1; }
+if "$encore" replay --online --stop 'pp: sent >= 1 && pp.1: sent >= 1 || pp.2: sent >= 1' "$tmp/s" \
+    > "$tmp/o" 2> "$tmp/e"; then echo "FAIL: general predicate accepted online"; exit 1; fi
+grep -q "general predicate" "$tmp/e" || { echo "FAIL: no message for the general predicate"; cat "$tmp/e"; exit 1; }
+[ "$(wc -l < "$tmp/e")" -eq 1 ] || { echo "FAIL: more than one line:"; cat "$tmp/e"; exit 1; }
 echo "ok: errors"

@@ -1,0 +1,51 @@
+/*
+ * pidcalls.c: the recorder's pass-through interposers for the calls that take or return a
+ * process id (kill, sigqueue, the wait family).  They log nothing: a pid is an attribute,
+ * not an event.  They are in libtrace/calls.def because the replayer must see them: in
+ * replay, getpid, getppid and fork give back the recorded pids, and its interposers
+ * translate those to the live ones and back (replayer/README.md); the list is one for both.
+ */
+#include "rec.h"
+
+/* <sys/wait.h> is not included: it declares wait3, wait4 and waitid with struct rusage and
+ * idtype_t, which calls.def writes as void * and int; the definitions here follow calls.def. */
+pid_t waitpid(pid_t pid, int *status, int options);
+pid_t wait(int *status);
+pid_t wait3(int *status, int options, void *ru);
+pid_t wait4(pid_t pid, int *status, int options, void *ru);
+int waitid(int idtype, id_t id, siginfo_t *info, int options);
+
+REC_EXPORT int kill(pid_t pid, int sig)
+{
+	return REC_REAL(kill)(pid, sig);
+}
+
+REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	return REC_REAL(sigqueue)(pid, sig, val);
+}
+
+REC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	return REC_REAL(waitpid)(pid, status, options);
+}
+
+REC_EXPORT pid_t wait(int *status)
+{
+	return REC_REAL(wait)(status);
+}
+
+REC_EXPORT pid_t wait3(int *status, int options, void *ru)
+{
+	return REC_REAL(wait3)(status, options, ru);
+}
+
+REC_EXPORT pid_t wait4(pid_t pid, int *status, int options, void *ru)
+{
+	return REC_REAL(wait4)(pid, status, options, ru);
+}
+
+REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
+{
+	return REC_REAL(waitid)(idtype, id, info, options);
+}

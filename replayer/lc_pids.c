@@ -1,0 +1,194 @@
+/*
+ * lc_pids.c: process ids in replay.  getpid and getppid give back the recorded values (they
+ * are PID events, external input), and so does fork (the recorded child pid), so that a
+ * program prints, stores and compares the pids it had when recorded.  The calls that hand a
+ * pid to the kernel or take one from it translate:
+ *
+ *   kill, sigqueue          recorded pid -> live pid (process groups too: -pgid)
+ *   waitpid, wait4, waitid  the pid asked for, recorded -> live; the pid returned (or
+ *   wait, wait3             si_pid), live -> recorded
+ *
+ * The map: the children this process forked (kept here at fork: the child may not have
+ * reached its LC yet), then the status board, where the GD wrote every process's recorded
+ * pid and, at its HELLO, its live one.  A pid that is no process of the session (the
+ * recorder's parent of a root, a process outside the session) is not signalled: the outside
+ * world is not touched, and kill says it succeeded; waiting for one gives ECHILD.
+ * kill(-1, ...) (every process the user may signal) is not sent either.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "lc.h"
+
+#define LC_KIDS_MAX 1024
+
+/* Translating: in a replayed process, also once it runs free past the end of a trace cut
+ * short by SIGKILL (its pids are still the recorded ones), not inside the LC itself. */
+static int on(void)
+{
+	return (lc.active || lc.done) && lc.slots && !lc_internal();
+}
+
+static struct {
+	pid_t rec, live;
+} kids[LC_KIDS_MAX];
+static size_t nkids;
+
+void lc_pid_child(pid_t rec, pid_t live)
+{
+	if (rec <= 0 || live <= 0)
+		return;
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i].rec == rec) {
+			kids[i].live = live;
+			return;
+		}
+	if (nkids < LC_KIDS_MAX) {
+		kids[nkids].rec = rec;
+		kids[nkids].live = live;
+		nkids++;
+	}
+}
+
+void lc_pids_reset(void)
+{
+	nkids = 0; /* a new child: its parent's children are not its own */
+}
+
+/* The live pid of recorded pid `rec`; 0 when it is no process of the session (yet). */
+static pid_t to_live(pid_t rec)
+{
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i].rec == rec)
+			return kids[i].live;
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].rec_pid == rec && lc.slots[i].pid > 0)
+			return lc.slots[i].pid;
+	return 0;
+}
+
+/* The recorded pid of live pid `live`; itself when unknown. */
+static pid_t to_rec(pid_t live)
+{
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i].live == live)
+			return kids[i].rec;
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].pid == live && lc.slots[i].rec_pid > 0)
+			return lc.slots[i].rec_pid;
+	return live;
+}
+
+/* A pid argument of the wait family: -1 and 0 as they are; a recorded pid (or -pgid) to the
+ * live one; an unknown one to a pid that cannot be a child (ECHILD). */
+static pid_t wait_arg(pid_t pid)
+{
+	pid_t live;
+
+	if (pid == -1 || pid == 0 || pid == INT_MIN)
+		return pid;
+	live = to_live(pid < 0 ? -pid : pid);
+	if (!live)
+		return pid < 0 ? pid : INT_MAX;
+	return pid < 0 ? -live : live;
+}
+
+/* Blocking in a wait: the board says so (a halted child would hold it there). */
+static void wait_begin(int options, pid_t pid)
+{
+	if (!(options & WNOHANG))
+		lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)pid);
+}
+
+static void wait_end(int options)
+{
+	if (!(options & WNOHANG))
+		lc_wait_state(0, -1, 0, 0);
+}
+
+LC_EXPORT int kill(pid_t pid, int sig)
+{
+	pid_t live;
+
+	if (!on() || pid == 0 || pid == INT_MIN)
+		return LC_REAL(kill)(pid, sig);
+	if (pid == -1)
+		return 0;
+	if (!(live = to_live(pid < 0 ? -pid : pid)))
+		return 0;
+	return LC_REAL(kill)(pid < 0 ? -live : live, sig);
+}
+
+LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	pid_t live;
+
+	if (!on() || pid <= 0)
+		return LC_REAL(sigqueue)(pid, sig, val);
+	if (!(live = to_live(pid)))
+		return 0;
+	return LC_REAL(sigqueue)(live, sig, val);
+}
+
+LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	pid_t r;
+	int e;
+
+	if (!on())
+		return LC_REAL(waitpid)(pid, status, options);
+	wait_begin(options, pid);
+	r = LC_REAL(waitpid)(wait_arg(pid), status, options);
+	e = errno;
+	wait_end(options);
+	errno = e;
+	return r > 0 ? to_rec(r) : r;
+}
+
+LC_EXPORT pid_t wait(int *status)
+{
+	return waitpid(-1, status, 0);
+}
+
+LC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	pid_t r;
+	int e;
+
+	if (!on())
+		return LC_REAL(wait4)(pid, status, options, ru);
+	wait_begin(options, pid);
+	r = LC_REAL(wait4)(wait_arg(pid), status, options, ru);
+	e = errno;
+	wait_end(options);
+	errno = e;
+	return r > 0 ? to_rec(r) : r;
+}
+
+LC_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	return wait4(-1, status, options, ru);
+}
+
+LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	int r, e;
+
+	if (!on())
+		return LC_REAL(waitid)((int)idtype, id, info, options);
+	if (idtype == P_PID || idtype == P_PGID) {
+		pid_t live = to_live((pid_t)id);
+
+		id = live ? (id_t)live : (id_t)INT_MAX;
+	}
+	wait_begin(options, idtype == P_ALL ? -1 : (pid_t)id);
+	r = LC_REAL(waitid)((int)idtype, id, info, options);
+	e = errno;
+	wait_end(options);
+	if (r == 0 && info && info->si_pid > 0)
+		info->si_pid = to_rec(info->si_pid);
+	errno = e;
+	return r;
+}
