@@ -39,6 +39,26 @@ real_replay "$real_tmp/s" "$real_tmp/rec.out"
 echo "ok: replayed to the end, output identical"
 real_halt "$real_tmp/s" 'sh.1: exited'
 
+# bash: loops of pipelines, command substitution (a pipe back to the shell), SIGCHLD handler
+if command -v bash > /dev/null 2>&1; then
+    script='for i in 1 2 3 4 5; do echo "line $i" | cat; done; n=$(seq 300 | wc -l); echo "n=$n"'
+    timeout "$real_t" "$encore" record -q -o "$real_tmp/b" --name bash -- "$(real_path bash)" \
+        -c "$script" > "$real_tmp/bash.out" < /dev/null || real_fail "encore record bash"
+    bash -c "$script" > "$real_tmp/bash.plain"
+    cmp -s "$real_tmp/bash.plain" "$real_tmp/bash.out" || real_fail "bash: recorded output differs"
+    real_check "$real_tmp/b"
+    real_counts "$real_tmp/b"
+    # bash read the 4 bytes "300\n" wc wrote into the command substitution's pipe
+    got=$(real_sql "$real_tmp/b" "SELECT coalesce(sum(e.result), 0) FROM event e
+                                  JOIN process p ON p.id = e.proc
+                                  WHERE p.name = 'bash' AND e.kind = 'recv' AND e.result > 0")
+    [ "$got" = 4 ] || real_fail "bash received $got bytes from \$(...), not 4"
+    real_replay "$real_tmp/b" "$real_tmp/bash.out"
+    echo "ok: bash recorded and replayed ($real_events events)"
+else
+    echo "bash is not installed: its part is skipped"
+fi
+
 # make -j2: GNU make's jobserver is a pipe its children share
 if command -v make > /dev/null 2>&1; then
     mkdir "$real_tmp/mk"
