@@ -7,6 +7,7 @@
 #   mp       multiprocessing.Process workers over multiprocessing.Pipe (fork, socketpairs)
 #   asyncio  asyncio streams over socketpairs, one process (epoll)
 #   subprocess  subprocess.run / Popen.communicate / check_output (fork+exec, pipes, poll)
+#   unix     a Unix stream server (socketserver) and three client roots of one session
 #   unittest CPython's own test suite, the single-threaded modules test_epoll, test_select,
 #            test_pipes and test_popen (Debian package libpython3.X-testsuite; else skipped)
 # Checks: every trace whole and closed; analyze/dump/sql agree on events and messages; no
@@ -250,6 +251,56 @@ unittest)
     real_replay "$real_tmp/s" "$real_tmp/rec.out"
     echo "ok: CPython's tests recorded and replayed, $ok passed both times, output identical"
     ;;
+unix)
+    # a Unix stream server (socketserver, one process) and three client roots connecting
+    # at once in replay: each accept must return the recorded client's connection
+    cat > "$real_tmp/ux.py" <<'EOF'
+import socketserver, socket, sys, os
+path = sys.argv[2]
+if sys.argv[1] == "serve":
+    class H(socketserver.StreamRequestHandler):
+        def handle(self):
+            for line in self.rfile:
+                self.wfile.write(line.strip()[::-1] + b"\n")
+    s = socketserver.UnixStreamServer(path, H)
+    print("ready", flush=True)
+    for _ in range(int(sys.argv[3])): s.handle_request()
+    s.server_close(); os.unlink(path)
+    print("served", sys.argv[3])
+else:
+    c = socket.socket(socket.AF_UNIX); c.connect(path)
+    f = c.makefile("rwb")
+    for w in sys.argv[3:]:
+        f.write(w.encode() + b"\n"); f.flush()
+        print(w, f.readline().decode().strip(), flush=True)
+EOF
+    sock=$real_tmp/ux.sock
+    real_bg timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name srv -- \
+        "$py" "$real_tmp/ux.py" serve "$sock" 3 > "$real_tmp/srv.out" < /dev/null
+    srv=$real_last
+    real_poll 400 grep -q '^ready' "$real_tmp/srv.out" || real_fail "the server never got ready"
+    for c in 1 2 3; do
+        # shellcheck disable=SC2046
+        timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name "cl$c" -- \
+            "$py" "$real_tmp/ux.py" cl "$sock" $(seq -f "w${c}x%g" "$((c + 1))") \
+            > "$real_tmp/cl$c.out" < /dev/null || real_fail "encore record (client $c)"
+    done
+    real_wait_pid "$srv"
+    [ "$real_status" = 0 ] || real_fail "the recorded server ended with status $real_status"
+    cat "$real_tmp/srv.out" "$real_tmp"/cl?.out > "$real_tmp/rec.out"
+    grep -q '^w3x4 4x3w$' "$real_tmp/rec.out" || { cat "$real_tmp/rec.out"; real_fail "wrong answers"; }
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    n=$(real_sql "$real_tmp/s" "SELECT count(*) FROM channel WHERE type = 'unix' AND status = 'matched'")
+    [ "$n" = 6 ] || real_fail "expected 3 matched Unix connections (6 ends), found $n ends"
+    for r in 1 2 3; do
+        real_replay "$real_tmp/s" "$real_tmp/rec.out" sorted
+    done
+    echo "ok: the server and its 3 client roots replayed to the end 3 times, output identical"
+    real_halt "$real_tmp/s" "srv: received >= 2 && cl3: sent >= 1"
+    ;;
 *)
-    echo "usage: real_python.sh ENCORE http|session|mp|asyncio|subprocess|unittest"; exit 2 ;;
+    echo "usage: real_python.sh ENCORE http|session|mp|asyncio|subprocess|unittest|unix"; exit 2 ;;
 esac
