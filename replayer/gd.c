@@ -767,7 +767,8 @@ static void on_halted(struct rep *r, struct gd_proc *p)
  * the send behind it, so at a halt that data may never come: when some process is halted and
  * every other one is halted, ended, waiting for readiness itself, or waiting for bytes from
  * one of those, no running process is left to send it, and each waiting LC is released to
- * give its recorded result at once.
+ * give its recorded result at once.  (Online, where the analyzer orders a readiness result
+ * after a send, on_request pulls that sender when the LC asks before waiting.)
  * Without a halt nothing is released: a wait that lasts is a stall, reported as such. */
 static int ready_waiting(struct rep *r, struct gd_proc *p)
 {
