@@ -7,10 +7,10 @@
  * processes; then a microbenchmark of recv on a socketpair with data waiting, as ns added
  * per intercepted call.  Ratios in one run, never absolute timings in tests.
  *
- *   record_pingpong --encore PATH [--rounds N] [--repeat R]
- *   record_pingpong worker tcp|pair SIZE ROUNDS     (one ping-pong; prints elapsed ns and
+ *   record_pingpong --encore PATH [--rounds N] [--repeat R] [--pin same|split]
+ *   record_pingpong worker tcp|pair SIZE ROUNDS [PIN] (one ping-pong; prints elapsed ns and
  *                                                    the fastest block's ns per round trip)
- *   record_pingpong mixed tcp|pair SIZE ROUNDS      (blocks through libc and through raw
+ *   record_pingpong mixed tcp|pair SIZE ROUNDS [PIN] (blocks through libc and through raw
  *                                                    system calls, alternating; prints the
  *                                                    median raw/libc time of adjacent blocks)
  *   record_pingpong recvloop CALLS                  (prints ns per recv, fastest chunk, and
@@ -35,8 +35,12 @@
  *           processes, placement and load: only the logging differs.
  * The recv microbenchmark alternates the same way (libc recv, raw recvfrom) in one process.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity */
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <ftw.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -120,6 +124,24 @@ static double median(double *v, int n)
  * block that follows it, and the median of raw/libc over the pairs is printed: the two
  * blocks of a pair run a few ms apart in the same processes, so load from elsewhere hits
  * both alike, and the median ignores the pairs a burst of load split. */
+/* --pin: the two processes on one CPU ("same") or on CPUs 0 and 1 ("split"), else where the
+ * scheduler puts them.  Placement is decided early in a run and rarely changes (a few
+ * migrations per run), and on this VM a round trip costs ~25 us on one CPU and ~32 us split,
+ * so unpinned whole-run ratios are bimodal; pinning takes placement out of the comparison.
+ * sched_setaffinity is not intercepted. */
+static const char *pin_mode = "";
+
+static void pin_self(int child)
+{
+	cpu_set_t set;
+
+	if (strcmp(pin_mode, "same") && strcmp(pin_mode, "split"))
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(!strcmp(pin_mode, "split") && child ? 1 : 0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 #define WORKER_PAIR 500
 static int worker(const char *transport, size_t size, long rounds, int mixed)
 {
@@ -161,6 +183,7 @@ static int worker(const char *transport, size_t size, long rounds, int mixed)
 	}
 	pid = fork();
 	if (pid == 0) {
+		pin_self(1);
 		close(fds[0]);
 		for (i = 0; i < rounds; i++) {
 			int raw = mixed && (i / block) % 2 == 1;
@@ -171,6 +194,7 @@ static int worker(const char *transport, size_t size, long rounds, int mixed)
 		}
 		_exit(0);
 	}
+	pin_self(0);
 	close(fds[1]);
 	t0 = tb = now_ns();
 	for (i = 0; i < rounds; i++) {
@@ -363,13 +387,14 @@ static double measure(int how, const char *what, const char *transport, size_t s
 	snprintf(sz, sizeof(sz), "%zu", size);
 	snprintf(rn, sizeof(rn), "%ld", rounds);
 	if (how == BARE) {
-		char *argv[] = { self, (char *)what, (char *)transport, sz, rn, NULL };
+		char *argv[] = { self, (char *)what, (char *)transport, sz, rn, (char *)pin_mode,
+			         NULL };
 
 		return run2(argv, second);
 	}
 	if (how == STRACE) {
 		char *argv[] = { "strace", "-f", "-qq", "-e", "trace=network", "-o", "/dev/null",
-			         self, (char *)what, (char *)transport, sz, rn, NULL };
+			         self, (char *)what, (char *)transport, sz, rn, (char *)pin_mode, NULL };
 
 		return run2(argv, second);
 	}
@@ -380,7 +405,8 @@ static double measure(int how, const char *what, const char *transport, size_t s
 	snprintf(dir, sizeof(dir), "%s/s", tmpl);
 	{
 		char *argv[] = { (char *)encore, "record", "-q", "-o", dir, "--name", "pp",
-			         "--", self, (char *)what, (char *)transport, sz, rn, NULL };
+			         "--", self, (char *)what, (char *)transport, sz, rn, (char *)pin_mode,
+			         NULL };
 
 		t = run2(argv, second);
 	}
@@ -404,10 +430,14 @@ int main(int argc, char **argv)
 	int repeat = 3, have_strace, i, t, s;
 	ssize_t n;
 
-	if (argc == 5 && !strcmp(argv[1], "worker"))
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "worker")) {
+		pin_mode = argc == 6 ? argv[5] : "";
 		return worker(argv[2], (size_t)atol(argv[3]), atol(argv[4]), 0);
-	if (argc == 5 && !strcmp(argv[1], "mixed"))
+	}
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "mixed")) {
+		pin_mode = argc == 6 ? argv[5] : "";
 		return worker(argv[2], (size_t)atol(argv[3]), atol(argv[4]), 1);
+	}
 	if (argc == 3 && !strcmp(argv[1], "recvloop"))
 		return recvloop(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "timeloop"))
@@ -419,13 +449,16 @@ int main(int argc, char **argv)
 			rounds = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pin") && i + 1 < argc &&
+		         (!strcmp(argv[i + 1], "same") || !strcmp(argv[i + 1], "split")))
+			pin_mode = argv[++i];
 		else {
-			fprintf(stderr, "usage: record_pingpong --encore PATH [--rounds N] [--repeat R]\n");
+			fprintf(stderr, "usage: record_pingpong --encore PATH [--rounds N] [--repeat R] [--pin same|split]\n");
 			return 2;
 		}
 	}
 	if (!encore || rounds <= 0 || repeat <= 0) {
-		fprintf(stderr, "usage: record_pingpong --encore PATH [--rounds N] [--repeat R]\n");
+		fprintf(stderr, "usage: record_pingpong --encore PATH [--rounds N] [--repeat R] [--pin same|split]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -434,9 +467,12 @@ int main(int argc, char **argv)
 	self[n] = '\0';
 	have_strace = system("strace -V >/dev/null 2>&1") == 0;
 
-	printf("ping-pong, %ld round trips, best of %d runs (targets: recorded/bare >= 0.97 for "
-	       "tcp 1024, >= 0.90 worst case; <= 4 trace bytes per message)\n",
-	       rounds, repeat);
+	printf("ping-pong, %ld round trips, best of %d runs, %s (targets: recorded/bare >= 0.97 "
+	       "for tcp 1024, >= 0.90 worst case; <= 4 trace bytes per message)\n",
+	       rounds, repeat,
+	       !strcmp(pin_mode, "same")    ? "both processes on CPU 0"
+	       : !strcmp(pin_mode, "split") ? "processes on CPUs 0 and 1"
+	                                    : "placed by the scheduler");
 	printf("%-5s %6s %12s %12s %7s %7s %7s %10s %8s\n", "chan", "size", "bare rt/s",
 	       "rec rt/s", "ratio", "block", "in-run", "B/message", have_strace ? "strace" : "");
 	for (t = 0; t < 2; t++) {
