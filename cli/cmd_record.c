@@ -82,6 +82,15 @@ static void usage(FILE *out)
 
 /* --- the program: found on PATH, and dynamically linked ------------------------------------ */
 
+/* An executable regular file: access(X_OK) alone also accepts directories (a PATH entry
+ * such as /usr/lib/x86_64-linux-gnu holds a directory called perl), as execvp skips them. */
+static int executable_file(const char *path)
+{
+	struct stat st;
+
+	return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int find_program(const char *cmd, char *out, size_t cap)
 {
 	const char *path, *p;
@@ -89,7 +98,7 @@ static int find_program(const char *cmd, char *out, size_t cap)
 	if (strchr(cmd, '/')) {
 		if ((size_t)snprintf(out, cap, "%s", cmd) >= cap)
 			return -1;
-		return access(out, X_OK) == 0 ? 0 : -1;
+		return executable_file(out) ? 0 : -1;
 	}
 	path = getenv("PATH");
 	if (!path)
@@ -99,7 +108,7 @@ static int find_program(const char *cmd, char *out, size_t cap)
 		size_t n = colon ? (size_t)(colon - p) : strlen(p);
 
 		if ((size_t)snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", cmd) < cap &&
-		    access(out, X_OK) == 0)
+		    executable_file(out))
 			return 0;
 		p += n;
 		if (*p == ':')

@@ -319,7 +319,7 @@ int cmd_replay(int argc, char **argv)
 	double stall = 10;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': stop = optarg; break;
 		case 'c': cutfile = optarg; break;
@@ -459,8 +459,8 @@ again:
 	switch (rc) {
 	case REP_END:
 		if (!quiet)
-			fprintf(stderr, "encore replay: %zu processes replayed to the end, every event "
-			        "as recorded\n", rep_nprocs(r));
+			fprintf(stderr, "encore replay: %zu process%s replayed to the end, every recorded "
+			        "event reproduced\n", rep_nprocs(r), rep_nprocs(r) == 1 ? "" : "es");
 		ret = CLI_OK;
 		break;
 	case REP_HALTED:

@@ -22,9 +22,16 @@ void cli_error(const char *cmd, const char *fmt, ...)
 
 void cli_diag(const char *cmd, const struct trace_diag *d)
 {
-	if (d->file[0])
+	/* an offset says where a file's content is wrong; a missing file has none */
+	int content = d->offset > 0 || d->code == TRACE_ECORRUPT || d->code == TRACE_ETRUNCATED ||
+	              d->code == TRACE_EMAGIC || d->code == TRACE_EVERSION;
+
+	if (d->file[0] && content)
 		fprintf(stderr, "encore %s: %s: offset %llu: %s\n", cmd, d->file,
 		        (unsigned long long)d->offset, d->msg[0] ? d->msg : trace_strerror(d->code));
+	else if (d->file[0])
+		fprintf(stderr, "encore %s: %s: %s\n", cmd, d->file,
+		        d->msg[0] ? d->msg : trace_strerror(d->code));
 	else
 		fprintf(stderr, "encore %s: %s\n", cmd, d->msg[0] ? d->msg : trace_strerror(d->code));
 }
