@@ -14,8 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# The last line: programs nobody here wrote that the real_* end-to-end tests record and replay
+# (each test skips cleanly without its program).
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
-          check python3 clang libclang-rt-14-dev iproute2 strace gdb)
+          check python3 clang libclang-rt-14-dev iproute2 strace gdb
+          perl socat make)
 
 say() { printf '==> %s\n' "$*"; }
 
