@@ -473,7 +473,7 @@ int ana_stable_run(struct ana_session *s, const struct ana_dcfg *g, const struct
  */
 struct sqlite3;
 
-#define ANA_SQL_SCHEMA_VERSION 2   /* PRAGMA user_version of a database this code writes */
+#define ANA_SQL_SCHEMA_VERSION 3   /* PRAGMA user_version of a database this code writes */
 
 /* The text of schemas/trace.sql (tables, views, indexes), as the loader runs it. */
 const char *ana_sql_schema(void);

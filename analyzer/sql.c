@@ -43,7 +43,7 @@ static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
 /* Single-row statements; events, messages, marks and races go in batches (below). */
 enum {
 	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_INPUT, ST_WARN, ST_META, ST_NODE, ST_PRE,
-	ST_POST, ST_N
+	ST_POST, ST_CONN, ST_N
 };
 
 static const char *const st_sql[ST_N] = {
@@ -57,6 +57,7 @@ static const char *const st_sql[ST_N] = {
 	"INSERT INTO site_node VALUES (?,?,?,?,?,?)",
 	"INSERT INTO pre_set VALUES (?,?)",
 	"INSERT INTO post_set VALUES (?,?,?)",
+	"INSERT INTO connection VALUES (?,?,?)",
 };
 
 /* Rows per INSERT of the bulk tables (events, messages, marks, races). */
@@ -582,6 +583,20 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		else
 			sqlite3_bind_null(in, 7);
 		if ((rc = step(f, ST_INPUT, "inserting an input")))
+			return rc;
+	}
+	if (kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE) {
+		/* the connect it took: a happened-before edge like a message's */
+		sqlite3_stmt *cn = f->st[ST_CONN];
+		uint32_t end = e->chan ? ana__end_lookup(s, (uint32_t)p, e->chan) : ANA_NONE;
+
+		sqlite3_bind_int64(cn, 1, id);
+		sqlite3_bind_int64(cn, 2, (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
+		if (end != ANA_NONE)
+			sqlite3_bind_int64(cn, 3, (int64_t)end + 1);
+		else
+			sqlite3_bind_null(cn, 3);
+		if ((rc = step(f, ST_CONN, "inserting a connection")))
 			return rc;
 	}
 	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {

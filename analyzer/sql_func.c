@@ -3,14 +3,18 @@
  * table-valued functions causal_past(id) / causal_future(id) over event ids.
  *
  * They need nothing but the database: on first use they read the process table (event id
- * ranges, fork edges) and the message table (send -> receive edges), order the events
- * topologically, and answer hb(a, b) with reachability columns as the analyzer's hb.c does:
- * for the process p of a, col_p[b] is the last event of p that happened before or is b,
- * so hb(a, b) is col_p[b] >= index(a).  When every column fits in ANA_SQL_COLUMN_BYTES they
- * are built together in one pass, stored per event (a vector clock per event: row b holds
- * col_p[b] for every p), which makes hb one memory read and causal_past a row copy.
- * Otherwise a column costs one pass and 4 bytes per event, and as many as fit are kept
- * (least recently used out).
+ * ranges, fork edges), the message table (send -> receive edges) and the connection table
+ * (connect -> accept edges), the same edges as the analyzer's happened-before.
+ *
+ * The index is built on *joins*, the events with an incoming edge (receives linked to a
+ * send, accepts linked to a connect, the first event of a forked process): between two joins
+ * of a process nothing new arrives, so the vector clock of any event is the clock of the last
+ * join at or before it in its process (jrow[id]) with its own entry set to its index.  The
+ * joins are ordered topologically and, when their clocks fit in ANA_SQL_COLUMN_BYTES, the
+ * clocks are built in one pass (4 bytes per join per process: a fraction of one per event);
+ * hb(a, b) is then two memory reads, vc[jrow[b]][proc(a)] >= index(a), and causal_past a
+ * row copy.  Otherwise one column per process asked about (4 bytes per join, one pass over
+ * the joins), as many as fit kept, least recently used out.
  *
  * Compiled twice: into the analyzer (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
  * into the loadable extension encore_sql.so (sql_ext.c) for any SQLite client.
@@ -36,23 +40,35 @@ struct causal_aux {
 	int future;
 };
 
+/* An event with an incoming edge (8 bytes: the index's memory is what a cold query pays
+ * for first, page by page).  A forked process's first event also depends on the parent's
+ * fork event, process.fork_event (jfsrc). */
+struct join {
+	uint32_t id;               /* its event id */
+	uint32_t src;              /* the send (connect) it depends on; 0 none */
+};
+
 struct graph {
 	int refs;
 	int loaded;                /* 1 loaded, -1 failed (err says why) */
-	char err[256];
+	char err[512];
 	size_t np;
 	uint64_t total;            /* event ids are 1..total */
 	uint64_t *base;            /* per process: id of its event 1, minus one */
 	uint64_t *n;               /* per process: events */
 	uint32_t *fsrc;            /* per process: id of the parent's fork event, 0 none */
-	uint32_t *src;             /* per id: the send its receive depends on, 0 none */
-	uint32_t *topo;            /* a linear extension: the process of each step */
-	/* reachability columns */
+	uint64_t nj;               /* joins, numbered 1..nj in id order */
+	struct join *j;            /* j[1..nj]; j[0] unused */
+	uint32_t *jfirst;          /* per process: its first join (np + 1 entries) */
+	uint32_t *jrow;            /* per event id: the last join at or before it in its process,
+	                              0 when none */
+	uint32_t *topo;            /* the joins in a linear extension of happened-before */
+	/* reachability columns over joins: col_p[k] = the last event of p before join k */
 	uint32_t **col;            /* per process, NULL when not built */
 	uint64_t *used;
 	uint64_t tick;
 	size_t ncols, maxcols;
-	uint32_t *vc;              /* when all columns fit: vc[id * np + p] = col_p[id] */
+	uint32_t *vc;              /* when all columns fit: vc[k * np + p] = col_p[k]; row 0 is 0 */
 	/* out-edges for causal_future, built on first use (CSR) */
 	uint32_t *ostart, *oedge;
 	struct causal_aux past, future;
@@ -102,7 +118,9 @@ static void graph_unload(struct graph *g)
 	free(g->base);
 	free(g->n);
 	free(g->fsrc);
-	free(g->src);
+	free(g->j);
+	free(g->jfirst);
+	big_free(g->jrow);
 	free(g->topo);
 	if (g->col)
 		for (size_t p = 0; p < g->np; p++)
@@ -112,12 +130,14 @@ static void graph_unload(struct graph *g)
 	free(g->ostart);
 	free(g->oedge);
 	big_free(g->vc);
-	g->vc = NULL;
+	g->vc = g->jrow = NULL;
 	g->base = g->n = g->used = NULL;
-	g->fsrc = g->src = g->topo = g->ostart = g->oedge = NULL;
+	g->j = NULL;
+	g->fsrc = g->jfirst = g->topo = g->ostart = g->oedge = NULL;
 	g->col = NULL;
 	g->np = 0;
 	g->total = 0;
+	g->nj = 0;
 	g->ncols = 0;
 }
 
@@ -153,6 +173,18 @@ static size_t proc_of(const struct graph *g, uint64_t id)
 	return lo;
 }
 
+/* The process of join k. */
+static uint32_t jproc(const struct graph *g, uint32_t k)
+{
+	return (uint32_t)proc_of(g, g->j[k].id);
+}
+
+/* The fork event join k (of process p) depends on, 0 none. */
+static uint32_t jfsrc(const struct graph *g, uint32_t k, uint32_t p)
+{
+	return g->j[k].id == g->base[p] + 1 ? g->fsrc[p] : 0;
+}
+
 static int fail(struct graph *g, const char *msg, const char *detail)
 {
 	snprintf(g->err, sizeof(g->err), "%s%s%s", msg, detail ? ": " : "", detail ? detail : "");
@@ -161,127 +193,253 @@ static int fail(struct graph *g, const char *msg, const char *detail)
 	return -1;
 }
 
-/* A linear extension of happened-before: each process runs until its next event waits for
- * an edge's source; it is woken when that source's process gets there. */
+/* The join event `id` waits for: jrow of its source (0: nothing to wait for). */
+static uint32_t dep(const struct graph *g, uint32_t src)
+{
+	return src ? g->jrow[src] : 0;
+}
+
+/* A linear extension of happened-before over the joins: each process runs through its joins
+ * until one waits for a join of another process not yet reached; it is woken when that
+ * process gets there.  A cycle leaves joins unreached. */
 static int order(struct graph *g)
 {
 	size_t np = g->np;
-	uint64_t *pos = calloc(np ? np : 1, sizeof(*pos)), t = 0, *need = NULL;
+	uint32_t *pos = malloc((np ? np : 1) * sizeof(*pos)), *need = NULL;
 	size_t *stack = malloc((np ? np : 1) * sizeof(*stack)), top = 0;
-	size_t *head = malloc((np ? np : 1) * sizeof(*head)), *next = NULL, *waiton = NULL;
+	size_t *head = malloc((np ? np : 1) * sizeof(*head)), *next = NULL;
+	uint64_t t = 0;
 	int rc = 0;
 
 	next = malloc((np ? np : 1) * sizeof(*next));
-	waiton = malloc((np ? np : 1) * sizeof(*waiton));
 	need = malloc((np ? np : 1) * sizeof(*need));
-	if (!pos || !stack || !head || !next || !waiton || !need ||
-	    !(g->topo = malloc((g->total ? g->total : 1) * sizeof(*g->topo)))) {
+	if (!pos || !stack || !head || !next || !need ||
+	    !(g->topo = malloc((g->nj ? g->nj : 1) * sizeof(*g->topo)))) {
 		rc = fail(g, "out of memory ordering the events", NULL);
 		goto out;
 	}
 	for (size_t p = 0; p < np; p++) {
 		head[p] = SIZE_MAX;
+		pos[p] = g->jfirst[p];
 		stack[top++] = np - 1 - p;
 	}
 	while (top) {
 		size_t p = stack[--top];
 
-		while (pos[p] < g->n[p]) {
-			uint64_t j = pos[p] + 1, id = g->base[p] + j, d = g->src[id];
-			size_t q;
+		while (pos[p] < g->jfirst[p + 1]) {
+			const struct join *k = &g->j[pos[p]];
+			uint32_t d = dep(g, k->src), e = dep(g, jfsrc(g, pos[p], (uint32_t)p)), w = 0;
 
-			if (!d && j == 1)
-				d = g->fsrc[p];
-			if (d && j == 1 && g->src[id] && g->fsrc[p]) {
-				/* two edges: wait for whichever is not done yet */
-				size_t qf = proc_of(g, g->fsrc[p]);
+			/* done when below its process's position; a join of p itself at or after
+			 * pos[p] is a cycle and waits for ever */
+			if (d && d >= pos[jproc(g, d)])
+				w = d;
+			else if (e && e >= pos[jproc(g, e)])
+				w = e;
+			if (w) {
+				size_t q = jproc(g, w);
 
-				if (g->fsrc[p] - g->base[qf] > pos[qf])
-					d = g->fsrc[p];
+				need[p] = w;
+				next[p] = head[q];
+				head[q] = p;
+				break;
 			}
-			if (d) {
-				q = proc_of(g, d);
-				if (d - g->base[q] > pos[q]) {
-					waiton[p] = q;
-					need[p] = d - g->base[q];
-					next[p] = head[q];
-					head[q] = p;
-					break;
-				}
-			}
-			pos[p] = j;
-			g->topo[t++] = (uint32_t)p;
+			g->topo[t++] = pos[p]++;
 		}
 		/* wake the processes that waited for p to get this far */
-		for (size_t *w = &head[p]; *w != SIZE_MAX;) {
-			size_t r = *w;
+		for (size_t *wp = &head[p]; *wp != SIZE_MAX;) {
+			size_t r = *wp;
 
-			if (need[r] <= pos[p]) {
-				*w = next[r];
+			if (need[r] < pos[p]) {
+				*wp = next[r];
 				stack[top++] = r;
 			} else {
-				w = &next[r];
+				wp = &next[r];
 			}
 		}
 	}
-	if (t != g->total)
-		rc = fail(g, "the message table contradicts program order (a cycle of messages)",
+	if (t != g->nj)
+		rc = fail(g, "the message and connection tables contradict program order (a cycle)",
 		          NULL);
 out:
 	free(pos);
 	free(stack);
 	free(head);
 	free(next);
-	free(waiton);
 	free(need);
 	return rc;
 }
 
-/* Every column at once, one pass over the linear extension: row id = max(row of the previous
- * event of its process, rows of its edges' sources), then its own entry. */
+/* Every column at once, one pass over the joins in topological order: row k = max(row of
+ * the previous join of its process, the rows of its sources with their own entries), then
+ * its own entry. */
 static void vclocks(struct graph *g)
 {
 	size_t np = g->np;
-	uint64_t *pos = calloc(np, sizeof(*pos));
-	uint32_t *vc = big_alloc((g->total + 1) * np * sizeof(*vc));
+	uint32_t *vc = big_alloc((g->nj + 1) * np * sizeof(*vc));
 
-	if (!pos || !vc) {
-		free(pos);
-		big_free(vc);
+	if (!vc)
 		return;
-	}
-	for (uint64_t t = 0; t < g->total; t++) {
-		uint32_t q = g->topo[t];
-		uint64_t j = ++pos[q], id = g->base[q] + j;
-		uint32_t *row = vc + id * np;
-		const uint32_t *a = NULL, *b = NULL;
+	memset(vc, 0, np * sizeof(*vc));
+	for (uint64_t t = 0; t < g->nj; t++) {
+		uint32_t k = g->topo[t], q = jproc(g, k);
+		const struct join *jk = &g->j[k];
+		uint32_t *row = vc + (uint64_t)k * np;
+		uint32_t prev = k > g->jfirst[q] ? k - 1 : 0;
 
-		if (j > 1)
-			memcpy(row, row - np, np * sizeof(*row));
-		else
-			memset(row, 0, np * sizeof(*row));
-		if (j == 1 && g->fsrc[q])
-			a = vc + (uint64_t)g->fsrc[q] * np;
-		if (g->src[id])
-			b = vc + (uint64_t)g->src[id] * np;
-		for (size_t x = 0; a && x < np; x++)
-			if (a[x] > row[x])
-				row[x] = a[x];
-		for (size_t x = 0; b && x < np; x++)
-			if (b[x] > row[x])
-				row[x] = b[x];
-		row[q] = (uint32_t)j;
+		memcpy(row, vc + (uint64_t)prev * np, np * sizeof(*row));
+		for (int e = 0; e < 2; e++) {
+			uint32_t s = e ? jfsrc(g, k, q) : jk->src, sp;
+			const uint32_t *a;
+
+			if (!s)
+				continue;
+			sp = (uint32_t)proc_of(g, s);
+			a = vc + (uint64_t)g->jrow[s] * np;
+			for (size_t x = 0; x < np; x++)
+				if (a[x] > row[x])
+					row[x] = a[x];
+			if (s - g->base[sp] > row[sp])
+				row[sp] = (uint32_t)(s - g->base[sp]);
+		}
+		row[q] = (uint32_t)(jk->id - g->base[q]);
 	}
-	free(pos);
 	g->vc = vc;
+}
+
+static int cmp_join(const void *a, const void *b)
+{
+	uint32_t x = ((const struct join *)a)->id, y = ((const struct join *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Append the rows of `sql` (two event ids: source, destination) to *v[1..]. */
+static int read_edges(struct graph *g, sqlite3 *db, const char *sql, const char *table,
+                      struct join **v, size_t *n, size_t *cap)
+{
+	sqlite3_stmt *st = NULL;
+	char what[96];
+	int rc;
+
+	snprintf(what, sizeof(what), "reading the %s table", table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		char detail[200];
+
+		snprintf(detail, sizeof(detail), "%s (a database of an older schema? rebuild it with "
+		         "encore db)", sqlite3_errmsg(db));
+		return fail(g, what, detail);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t s = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
+
+		if (s < 1 || r < 1 || (uint64_t)s > g->total || (uint64_t)r > g->total) {
+			sqlite3_finalize(st);
+			snprintf(what, sizeof(what), "%s names an event that does not exist", table);
+			return fail(g, what, NULL);
+		}
+		if (*n + 1 >= *cap) {
+			size_t nc = *cap ? 2 * *cap : 4096;
+			struct join *nv = realloc(*v, nc * sizeof(*nv));
+
+			if (!nv) {
+				sqlite3_finalize(st);
+				return fail(g, "out of memory loading the causality index", NULL);
+			}
+			*v = nv;
+			*cap = nc;
+		}
+		++*n;
+		(*v)[*n].id = (uint32_t)r;
+		(*v)[*n].src = (uint32_t)s;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return fail(g, what, sqlite3_errmsg(db));
+	return 0;
+}
+
+/* 1 if v[1..n] (sorted) has an entry for event id. */
+static int has_join(const struct join *v, size_t n, uint64_t id)
+{
+	size_t lo = 1, hi = n + 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo <= n && v[lo].id == id;
+}
+
+/* The joins: the edges v[1..ne] (sorted by destination, taken over as g->j) and the first
+ * events of forked processes with no edge of their own, merged in id order in place from
+ * the back; then jfirst and jrow. */
+static int make_joins(struct graph *g, struct join *v, size_t ne, size_t cap)
+{
+	size_t forks = 0, o, i = ne;
+	uint8_t *add = calloc(g->np ? g->np : 1, 1);
+	uint64_t k = 0;
+
+	if (!add) {
+		free(v);
+		return fail(g, "out of memory loading the causality index", NULL);
+	}
+	for (size_t p = 0; p < g->np; p++)
+		if (g->fsrc[p] && g->n[p] && !has_join(v, ne, g->base[p] + 1))
+			forks += add[p] = 1;
+	if (ne + forks + 1 > cap) {
+		struct join *nv = realloc(v, (ne + forks + 1) * sizeof(*nv));
+
+		if (!nv) {
+			free(v);
+			free(add);
+			return fail(g, "out of memory loading the causality index", NULL);
+		}
+		v = nv;
+	}
+	g->j = v;
+	o = ne + forks;
+	for (size_t p = g->np; p-- > 0;) {
+		if (!add[p])
+			continue;
+		while (i >= 1 && v[i].id > g->base[p] + 1)
+			v[o--] = v[i--];
+		v[o].id = (uint32_t)(g->base[p] + 1);
+		v[o--].src = 0;
+	}
+	free(add);
+	g->nj = ne + forks;
+	g->jfirst = malloc((g->np + 1) * sizeof(*g->jfirst));
+	g->jrow = big_alloc((g->total + 2) * sizeof(*g->jrow));
+	if (!g->jfirst || !g->jrow)
+		return fail(g, "out of memory loading the causality index", NULL);
+	for (size_t p = 0; p < g->np; p++) {
+		uint64_t id = g->base[p] + 1, hi = g->base[p] + g->n[p];
+
+		/* jrow: 0 before the first join of p, then each join's number up to the next */
+		g->jfirst[p] = (uint32_t)(k + 1);
+		for (; k + 1 <= g->nj && g->j[k + 1].id <= hi; k++)
+			for (; id < g->j[k + 1].id; id++)
+				g->jrow[id] = k >= g->jfirst[p] ? (uint32_t)k : 0;
+		for (; id <= hi; id++)
+			g->jrow[id] = k >= g->jfirst[p] ? (uint32_t)k : 0;
+	}
+	g->jfirst[g->np] = (uint32_t)(k + 1);
+	g->jrow[0] = 0;
+	return 0;
 }
 
 static int graph_load(struct graph *g, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
+	struct join *v = NULL;
+	size_t ne = 0, nm, cap = 0, np = 0, i = 0;
 	uint64_t total = 0;
-	size_t np = 0, i = 0;
-	int rc;
+	int rc, sorted = 1;
 
 	if (g->loaded)
 		return g->loaded > 0 ? 0 : -1;
@@ -294,7 +452,7 @@ static int graph_load(struct graph *g, sqlite3 *db)
 	total = (uint64_t)sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (total >= UINT32_MAX) {
+	if (total >= UINT32_MAX - 2) {
 		fail(g, "more than 4e9 events: causality functions are not available", NULL);
 		goto out;
 	}
@@ -305,8 +463,7 @@ static int graph_load(struct graph *g, sqlite3 *db)
 	g->fsrc = calloc(np ? np : 1, sizeof(*g->fsrc));
 	g->col = calloc(np ? np : 1, sizeof(*g->col));
 	g->used = calloc(np ? np : 1, sizeof(*g->used));
-	g->src = calloc(total + 2, sizeof(*g->src));
-	if (!g->base || !g->n || !g->fsrc || !g->col || !g->used || !g->src) {
+	if (!g->base || !g->n || !g->fsrc || !g->col || !g->used) {
 		fail(g, "out of memory loading the causality index", NULL);
 		goto out;
 	}
@@ -339,48 +496,64 @@ static int graph_load(struct graph *g, sqlite3 *db)
 			fail(g, "process.fork_event names no event", NULL);
 			goto out;
 		}
-	if (sqlite3_prepare_v2(db, "SELECT send, recv FROM message", -1, &st, NULL) != SQLITE_OK) {
-		fail(g, "reading the message table", sqlite3_errmsg(db));
+	if (read_edges(g, db, "SELECT send, recv FROM message", "message", &v, &ne, &cap))
 		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
+	nm = ne;
+	if (read_edges(g, db, "SELECT connect, accept FROM connection ORDER BY accept",
+	               "connection", &v, &ne, &cap))
+		goto out;
+	/* both come in rowid order, which is their receive's (accept's) id when the loader
+	 * wrote them: then a merge; otherwise a sort */
+	for (size_t e = 2; e <= ne && sorted; e++)
+		sorted = e == nm + 1 || v[e - 1].id < v[e].id;
+	if (sorted && nm && nm < ne) {
+		struct join *w = malloc((ne + 1) * sizeof(*w));
+		size_t a = 1, b = nm + 1, o = 1;
 
-		if (s < 1 || r < 1 || (uint64_t)s > total || (uint64_t)r > total) {
-			fail(g, "message names an event that does not exist", NULL);
+		if (!w) {
+			fail(g, "out of memory loading the causality index", NULL);
 			goto out;
 		}
-		g->src[r] = (uint32_t)s;
+		while (a <= nm || b <= ne)
+			w[o++] = b > ne || (a <= nm && v[a].id <= v[b].id) ? v[a++] : v[b++];
+		free(v);
+		v = w;
+		cap = ne + 1;
+	} else if (!sorted) {
+		qsort(v + 1, ne, sizeof(*v), cmp_join);
 	}
-	if (rc != SQLITE_DONE) {
-		fail(g, "reading the message table", sqlite3_errmsg(db));
+	for (size_t e = 2; e <= ne; e++)
+		if (v[e - 1].id == v[e].id) {
+			fail(g, "an event has two incoming edges (in message or connection)", NULL);
+			goto out;
+		}
+	rc = make_joins(g, v, ne, cap);
+	v = NULL; /* g->j now, or freed */
+	if (rc)
 		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	{
 		/* ENCORE_SQL_MEMORY (bytes) lowers the budget: tests use it to exercise columns */
 		const char *env = getenv("ENCORE_SQL_MEMORY");
 		uint64_t budget = env ? strtoull(env, NULL, 0) : ANA_SQL_COLUMN_BYTES;
 
-		g->maxcols = (size_t)(budget / (4 * (total + 1)));
+		g->maxcols = (size_t)(budget / (4 * (g->nj + 1)));
 		if (g->maxcols < 4)
 			g->maxcols = 4;
 		if (order(g))
 			goto out;
-		if (np && (uint64_t)np * (total + 1) * 4 <= budget)
+		if (np && (uint64_t)np * (g->nj + 1) * 4 <= budget)
 			vclocks(g); /* else (or out of memory) columns one by one, on demand */
 	}
 	g->loaded = 1;
 out:
+	free(v);
 	sqlite3_finalize(st);
 	return g->loaded > 0 ? 0 : -1;
 }
 
-/* The reachability column of process c (hb.c's column()). */
+/* The reachability column of process c over the joins. */
 static const uint32_t *column(struct graph *g, size_t c)
 {
-	uint64_t *pos;
 	uint32_t *col;
 
 	if (g->col[c]) {
@@ -396,31 +569,31 @@ static const uint32_t *column(struct graph *g, size_t c)
 		col = g->col[lru];
 		g->col[lru] = NULL;
 		g->ncols--;
-	} else if (!(col = big_alloc((g->total + 1) * sizeof(*col)))) {
-		return NULL;
-	}
-	if (!(pos = calloc(g->np ? g->np : 1, sizeof(*pos)))) {
-		big_free(col);
+	} else if (!(col = big_alloc((g->nj + 1) * sizeof(*col)))) {
 		return NULL;
 	}
 	col[0] = 0;
-	for (uint64_t t = 0; t < g->total; t++) {
-		uint32_t q = g->topo[t];
-		uint64_t j = ++pos[q], id = g->base[q] + j;
+	for (uint64_t t = 0; t < g->nj; t++) {
+		uint32_t k = g->topo[t], q = jproc(g, k);
+		const struct join *jk = &g->j[k];
 		uint32_t v;
 
 		if (q == c) {
-			v = (uint32_t)j;
+			v = (uint32_t)(jk->id - g->base[c]);
 		} else {
-			v = j > 1 ? col[id - 1] : 0;
-			if (j == 1 && g->fsrc[q] && col[g->fsrc[q]] > v)
-				v = col[g->fsrc[q]];
-			if (g->src[id] && col[g->src[id]] > v)
-				v = col[g->src[id]];
+			v = k > g->jfirst[q] ? col[k - 1] : 0;
+			for (int e = 0; e < 2; e++) {
+				uint32_t s = e ? jfsrc(g, k, q) : jk->src, w;
+
+				if (!s)
+					continue;
+				w = proc_of(g, s) == c ? (uint32_t)(s - g->base[c]) : col[g->jrow[s]];
+				if (w > v)
+					v = w;
+			}
 		}
-		col[id] = v;
+		col[k] = v;
 	}
-	free(pos);
 	g->col[c] = col;
 	g->used[c] = ++g->tick;
 	g->ncols++;
@@ -431,7 +604,7 @@ static const uint32_t *column(struct graph *g, size_t c)
 static int hb_ids(sqlite3_context *ctx, struct graph *g, sqlite3_int64 a, sqlite3_int64 b)
 {
 	const uint32_t *col;
-	size_t p, q;
+	size_t p;
 
 	if (a < 1 || b < 1 || (uint64_t)a > g->total || (uint64_t)b > g->total) {
 		char msg[128];
@@ -443,16 +616,15 @@ static int hb_ids(sqlite3_context *ctx, struct graph *g, sqlite3_int64 a, sqlite
 		return -1;
 	}
 	p = proc_of(g, (uint64_t)a);
+	if ((uint64_t)b > g->base[p] && (uint64_t)b <= g->base[p] + g->n[p])
+		return a < b; /* same process: program order */
 	if (g->vc)
-		return g->vc[(uint64_t)b * g->np + p] >= (uint64_t)a - g->base[p] && a != b;
-	q = proc_of(g, (uint64_t)b);
-	if (p == q)
-		return a < b;
+		return g->vc[(uint64_t)g->jrow[b] * g->np + p] >= (uint64_t)a - g->base[p];
 	if (!(col = column(g, p))) {
 		sqlite3_result_error_nomem(ctx);
 		return -1;
 	}
-	return col[b] >= (uint64_t)a - g->base[p];
+	return col[g->jrow[b]] >= (uint64_t)a - g->base[p];
 }
 
 static int args(sqlite3_context *ctx, sqlite3_value **argv, struct graph **g, sqlite3_int64 *a,
@@ -608,17 +780,20 @@ static int c_error(sqlite3_vtab *vt, const char *msg)
 static int out_edges(struct graph *g)
 {
 	uint64_t total = g->total, m = 0;
+	uint32_t *fill;
 
 	if (g->ostart)
 		return 0;
 	if (!(g->ostart = calloc(total + 2, sizeof(*g->ostart))))
 		return -1;
-	for (uint64_t id = 1; id <= total; id++)
-		if (g->src[id])
-			g->ostart[g->src[id]]++, m++;
-	for (size_t p = 0; p < g->np; p++)
-		if (g->fsrc[p] && g->n[p])
-			g->ostart[g->fsrc[p]]++, m++;
+	for (uint64_t k = 1; k <= g->nj; k++) {
+		uint32_t f = jfsrc(g, (uint32_t)k, jproc(g, (uint32_t)k));
+
+		if (g->j[k].src)
+			g->ostart[g->j[k].src]++, m++;
+		if (f)
+			g->ostart[f]++, m++;
+	}
 	/* prefix sums: edges of id are oedge[ostart[id] .. ostart[id+1]) */
 	for (uint64_t id = 0, sum = 0; id <= total + 1; id++) {
 		uint64_t c = g->ostart[id];
@@ -626,74 +801,70 @@ static int out_edges(struct graph *g)
 		g->ostart[id] = (uint32_t)sum;
 		sum += c;
 	}
-	if (!(g->oedge = malloc((m ? m : 1) * sizeof(*g->oedge)))) {
+	fill = malloc((total + 2) * sizeof(*fill));
+	if (!fill || !(g->oedge = malloc((m ? m : 1) * sizeof(*g->oedge)))) {
+		free(fill);
 		free(g->ostart);
 		g->ostart = NULL;
 		return -1;
 	}
-	{
-		uint32_t *fill = malloc((total + 2) * sizeof(*fill));
+	memcpy(fill, g->ostart, (total + 2) * sizeof(*fill));
+	for (uint64_t k = 1; k <= g->nj; k++) {
+		uint32_t f = jfsrc(g, (uint32_t)k, jproc(g, (uint32_t)k));
 
-		if (!fill) {
-			free(g->ostart);
-			free(g->oedge);
-			g->ostart = g->oedge = NULL;
-			return -1;
-		}
-		memcpy(fill, g->ostart, (total + 2) * sizeof(*fill));
-		for (uint64_t id = 1; id <= total; id++)
-			if (g->src[id])
-				g->oedge[fill[g->src[id]]++] = (uint32_t)id;
-		for (size_t p = 0; p < g->np; p++)
-			if (g->fsrc[p] && g->n[p])
-				g->oedge[fill[g->fsrc[p]]++] = (uint32_t)(g->base[p] + 1);
-		free(fill);
+		if (g->j[k].src)
+			g->oedge[fill[g->j[k].src]++] = g->j[k].id;
+		if (f)
+			g->oedge[fill[f]++] = g->j[k].id;
 	}
+	free(fill);
 	return 0;
 }
 
-/* Past of b: per process the last event that happened before b (a closure over in-edges,
- * linear in the events it covers). */
+/* Past of b: per process the last event that happened before b.  With the clocks, b's row;
+ * otherwise a closure over the joins' in-edges, linear in the joins it covers. */
 static void past(struct graph *g, uint64_t b, uint64_t *cut)
 {
 	size_t q = proc_of(g, b), np = g->np;
-	uint64_t *scanned = calloc(np, sizeof(*scanned));
+	uint32_t *scan;
 	int changed = 1;
 
 	if (g->vc) {
+		const uint32_t *row = g->vc + (uint64_t)g->jrow[b] * np;
+
 		for (size_t x = 0; x < np; x++)
-			cut[x] = g->vc[b * np + x];
-		cut[q]--;
-		free(scanned);
+			cut[x] = row[x];
+		cut[q] = b - g->base[q] - 1;
 		return;
 	}
 	memset(cut, 0, np * sizeof(*cut));
-	if (!scanned)
+	if (!(scan = malloc(np * sizeof(*scan))))
 		return;
+	for (size_t x = 0; x < np; x++)
+		scan[x] = g->jfirst[x];
 	cut[q] = b - g->base[q]; /* b's own in-edges count; b itself is dropped below */
 	while (changed) {
 		changed = 0;
 		for (size_t x = 0; x < np; x++)
-			while (scanned[x] < cut[x]) {
-				uint64_t k = ++scanned[x], id = g->base[x] + k, d[2];
+			for (; scan[x] < g->jfirst[x + 1] && g->j[scan[x]].id - g->base[x] <= cut[x];
+			     scan[x]++) {
+				const struct join *jk = &g->j[scan[x]];
 
-				d[0] = g->src[id];
-				d[1] = k == 1 ? g->fsrc[x] : 0;
 				for (int e = 0; e < 2; e++) {
-					size_t y;
+					uint32_t s = e ? jfsrc(g, scan[x], (uint32_t)x) : jk->src, y;
 
-					if (!d[e])
+					if (!s)
 						continue;
-					y = proc_of(g, d[e]);
-					if (d[e] - g->base[y] > cut[y]) {
-						cut[y] = d[e] - g->base[y];
+					y = (uint32_t)proc_of(g, s);
+					if (s - g->base[y] > cut[y]) {
+						cut[y] = s - g->base[y];
 						changed = 1;
 					}
 				}
 			}
 	}
 	cut[q]--;
-	free(scanned);
+	free(scan);
 }
 
 /* Future of a: per process the first event a happened before (n + 1 when none). */

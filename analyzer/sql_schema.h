@@ -6,11 +6,11 @@
 #define ENCORE_SQL_SCHEMA_H
 
 static const char ana_sql_schema_text[] =
-	"-- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 2.\n"
+	"-- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 3.\n"
 	"-- Documented column by column in schemas/sql.md.  analyzer/sql_schema.h carries the same\n"
 	"-- text for the loader; tests/unit/test_ana_sql.c fails when the two differ.\n"
 	"-- Event ids are global: event.id = process.first_event + event.idx - 1.\n"
-	"PRAGMA user_version = 2;\n"
+	"PRAGMA user_version = 3;\n"
 	"\n"
 	"CREATE TABLE meta (\n"
 	"  key TEXT PRIMARY KEY,\n"
@@ -80,6 +80,12 @@ static const char ana_sql_schema_text[] =
 	"  peek INTEGER NOT NULL\n"
 	");\n"
 	"\n"
+	"CREATE TABLE connection (\n"
+	"  accept INTEGER PRIMARY KEY,\n"
+	"  connect INTEGER NOT NULL,\n"
+	"  channel INTEGER\n"
+	");\n"
+	"\n"
 	"CREATE TABLE stack (\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  proc INTEGER NOT NULL,\n"
@@ -136,6 +142,14 @@ static const char ana_sql_schema_text[] =
 	"  JOIN event se ON se.id = r.send JOIN process sp ON sp.id = se.proc\n"
 	"  JOIN event ve ON ve.id = r.rival JOIN process vp ON vp.id = ve.proc;\n"
 	"\n"
+	"CREATE VIEW edge AS\n"
+	"  SELECT send AS src, recv AS dst, 'message' AS kind FROM message\n"
+	"  UNION ALL\n"
+	"  SELECT connect, accept, 'connection' FROM connection\n"
+	"  UNION ALL\n"
+	"  SELECT fork_event, first_event, 'fork' FROM process\n"
+	"  WHERE fork_event IS NOT NULL AND nevents > 0;\n"
+	"\n"
 	"CREATE VIEW external_input AS\n"
 	"  SELECT e.id AS event, p.name AS process, e.idx AS idx, e.kind AS kind, e.call AS call,\n"
 	"         e.channel AS channel, e.result AS result, i.size AS size, i.value AS value,\n"
@@ -189,6 +203,7 @@ static const char ana_sql_schema_text[] =
 	"\n"
 	"-- Indexes, built after the rows are loaded.\n"
 	"CREATE INDEX message_send ON message (send);\n"
-	"CREATE INDEX channel_proc ON channel (proc, local_id);\n";
+	"CREATE INDEX channel_proc ON channel (proc, local_id);\n"
+	"CREATE INDEX connection_connect ON connection (connect);\n";
 
 #endif

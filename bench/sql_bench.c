@@ -5,9 +5,9 @@
  *   load    ana_db_fill into a database file (schema, every row, the indexes, commit):
  *           events per second (target >= 1e6/s);
  *   hb      SELECT sum(hb(a, b)) over 1e5 random pairs of event ids from a table: ns per
- *           pair, amortised over the first query (which reads the process and message
- *           tables and builds the reachability columns it needs), and again warm
- *           (target < 1000 ns amortised);
+ *           pair, amortised over the first query (which reads the process, message and
+ *           connection tables and builds the index), and again warm (target < 1000 ns
+ *           amortised), with the build's share and SQLite's own share of a pair;
  *   past    causal_past(id) of 100 random events (rows per second);
  *   files   the same session written as trace files (TCP endpoints, matched as recorded
  *           ones are), then ana_db_write end to end, as `encore db` does: ana_load, a second
@@ -173,7 +173,8 @@ static int build(struct ana_session **out, uint64_t target, struct files *f)
 		cha[c] = (int)(rnd() % NPROC);
 		chb[c] = (cha[c] + 1 + (int)(rnd() % (NPROC - 1))) % NPROC;
 		inflight[c][0] = inflight[c][1] = 0;
-		if (ana_add_channel(s, cha[c], chb[c]) != c)
+		if (ana_add_channel(s, cha[c], chb[c]) != c ||
+		    ana_add_connect(s, cha[c], c) < 0 || ana_add_accept(s, chb[c], c) < 0)
 			goto fail;
 		if (f) {
 			/* both ends log the TCP 4-tuple; channel id c+1 in both processes */
@@ -305,19 +306,46 @@ int main(void)
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT sum(hb(a, b)) FROM pairs", -1, &st, NULL))
 		goto sqlerr;
-	for (int pass = 0; pass < 2; pass++) {
-		double c2 = cpu();
+	{
+		/* cold: the first query of the connection reads the process, message and connection
+		 * tables and builds the index; warm: the same query again.  "Amortised" is the cold
+		 * query's time over its 1e5 pairs (the build paid once per connection, by the first
+		 * query), which is what a user's first query costs; the build alone is cold - warm.
+		 * The scan of the pairs with a built-in expression instead of hb() is SQLite's own
+		 * share of each pair. */
+		double cold = 0, warm = 0, ccold = 0, cwarm = 0, base;
 
+		for (int pass = 0; pass < 2; pass++) {
+			double c2 = cpu();
+
+			t2 = now();
+			if (sqlite3_step(st) != SQLITE_ROW)
+				goto sqlerr;
+			sum = sqlite3_column_int64(st, 0);
+			t3 = now();
+			sqlite3_reset(st);
+			*(pass ? &warm : &cold) = t3 - t2;
+			*(pass ? &cwarm : &ccold) = cpu() - c2;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (sqlite3_prepare_v2(db, "SELECT sum(a < b) FROM pairs", -1, &st, NULL))
+			goto sqlerr;
 		t2 = now();
 		if (sqlite3_step(st) != SQLITE_ROW)
 			goto sqlerr;
-		sum = sqlite3_column_int64(st, 0);
-		t3 = now();
-		sqlite3_reset(st);
-		printf("  hb     %8.3f s  %12.1f ns/pair   (%d random pairs, %lld ordered, %.1f ns of "
-		       "CPU each; %s)\n", t3 - t2, (t3 - t2) * 1e9 / npairs, npairs, (long long)sum,
-		       (cpu() - c2) * 1e9 / npairs,
-		       pass ? "warm" : "cold: includes reading the tables and the index build");
+		base = now() - t2;
+		printf("  hb     %8.3f s  %12.1f ns/pair   cold, amortised over %d random pairs "
+		       "(target < 1000; %.1f ns of CPU; %lld ordered): the first query, index build "
+		       "included\n", cold, cold * 1e9 / npairs, npairs, ccold * 1e9 / npairs,
+		       (long long)sum);
+		printf("  hb     %8.3f s  %12.1f ns/pair   warm (%.1f ns of CPU; of which SQLite's own "
+		       "scan of the pairs ~%.1f ns)\n", warm, warm * 1e9 / npairs, cwarm * 1e9 / npairs,
+		       base * 1e9 / npairs);
+		printf("         index build ~%.1f ms once per connection (cold - warm), so hb stays "
+		       "under 1 us amortised from ~%.0f pairs on\n", (cold - warm) * 1e3,
+		       warm * 1e9 / npairs < 1000 ? (cold - warm) * 1e9 / (1000 - warm * 1e9 / npairs)
+		                                   : 0.0);
 	}
 	sqlite3_finalize(st);
 	st = NULL;

@@ -1,8 +1,8 @@
--- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 2.
+-- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 3.
 -- Documented column by column in schemas/sql.md.  analyzer/sql_schema.h carries the same
 -- text for the loader; tests/unit/test_ana_sql.c fails when the two differ.
 -- Event ids are global: event.id = process.first_event + event.idx - 1.
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -72,6 +72,12 @@ CREATE TABLE message (
   peek INTEGER NOT NULL
 );
 
+CREATE TABLE connection (
+  accept INTEGER PRIMARY KEY,
+  connect INTEGER NOT NULL,
+  channel INTEGER
+);
+
 CREATE TABLE stack (
   id INTEGER PRIMARY KEY,
   proc INTEGER NOT NULL,
@@ -128,6 +134,14 @@ CREATE VIEW message_race AS
   JOIN event se ON se.id = r.send JOIN process sp ON sp.id = se.proc
   JOIN event ve ON ve.id = r.rival JOIN process vp ON vp.id = ve.proc;
 
+CREATE VIEW edge AS
+  SELECT send AS src, recv AS dst, 'message' AS kind FROM message
+  UNION ALL
+  SELECT connect, accept, 'connection' FROM connection
+  UNION ALL
+  SELECT fork_event, first_event, 'fork' FROM process
+  WHERE fork_event IS NOT NULL AND nevents > 0;
+
 CREATE VIEW external_input AS
   SELECT e.id AS event, p.name AS process, e.idx AS idx, e.kind AS kind, e.call AS call,
          e.channel AS channel, e.result AS result, i.size AS size, i.value AS value,
@@ -182,3 +196,4 @@ CREATE TABLE post_set (
 -- Indexes, built after the rows are loaded.
 CREATE INDEX message_send ON message (send);
 CREATE INDEX channel_proc ON channel (proc, local_id);
+CREATE INDEX connection_connect ON connection (connect);

@@ -4,15 +4,17 @@
  *   - the schema the loader runs is schemas/trace.sql, byte for byte;
  *   - hb(), concurrent(), causal_past() and causal_future() agree with ana_hb on every pair
  *     of events of random executions built with the analyzer's builder (forks, external
- *     channels, partial receives), and on random pairs of a larger one, both with vector
- *     clocks and with columns built one at a time (ENCORE_SQL_MEMORY);
- *   - the rows: messages are the analyzer's receive -> send links, races are ana_races,
- *     marks and process_summary count what was built;
+ *     channels, partial receives, connections whose accept follows its connect), and on
+ *     random pairs of a larger one, both with vector clocks and with columns built one at a
+ *     time (ENCORE_SQL_MEMORY);
+ *   - the rows: messages are the analyzer's receive -> send links, connections its accept ->
+ *     connect links, races are ana_races, marks and process_summary count what was built;
  *   - real trace files: ana_db_write (temporary file renamed into place, nothing left on
  *     failure), the columns only the files carry (times, errno, values, frames), and the
  *     cache of ana_db_open (reused while the traces are unchanged, rebuilt when one changes,
  *     read-only);
- *   - damaged databases: a message cycle and unknown ids are reported as errors.
+ *   - damaged databases: a cycle of messages or connections, an event with two incoming
+ *     edges, unknown ids and a database without the connection table are reported as errors.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -117,8 +119,30 @@ struct gen {
 	int fparent[MAXP];
 	uint64_t fidx[MAXP];
 	uint64_t n[MAXP];
-	uint64_t marks, sends, recvs;
+	uint64_t marks, sends, recvs, conns;
+	/* connection channels: cha connects, then chb accepts; neither talks on it before */
+	int conn[MAXCH], cstate[MAXCH];   /* cstate 0 idle, 1 connected, 2 accepted */
 };
+
+/* p may move bytes on channel c now. */
+static int gen_ready(const struct gen *g, int c, int p)
+{
+	if (!g->conn[c])
+		return 1;
+	return g->cha[c] == p ? g->cstate[c] >= 1 : g->cstate[c] == 2;
+}
+
+/* A connection channel on which p connects or accepts next, at random; -1 when none. */
+static int gen_conn_step(const struct gen *g, struct unit_rng *r, int p)
+{
+	int cand[MAXCH], n = 0;
+
+	for (int c = 0; c < g->nch; c++)
+		if (g->conn[c] && ((g->cha[c] == p && g->cstate[c] == 0) ||
+		                   (g->chb[c] == p && g->cstate[c] == 1)))
+			cand[n++] = c;
+	return n ? cand[unit_rng_below(r, (uint64_t)n)] : -1;
+}
 
 static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int maxe)
 {
@@ -156,11 +180,12 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int 
 			b = -1; /* the peer is not recorded: external input */
 		g->cha[c] = a;
 		g->chb[c] = b;
+		g->conn[c] = b >= 0 && unit_rng_below(r, 2);
 		ck_assert_int_eq(ana_add_channel(g->s, a, b), c);
 	}
 	for (int t = 0; t < steps; t++) {
 		int p = (int)unit_rng_below(r, (uint64_t)np), act = (int)unit_rng_below(r, 10), forks = 0;
-		int c = (int)unit_rng_below(r, (uint64_t)g->nch);
+		int c = (int)unit_rng_below(r, (uint64_t)g->nch), cc;
 		int64_t k;
 
 		if (g->n[p] >= (uint64_t)maxe)
@@ -171,6 +196,16 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int 
 			forks |= g->fparent[o] == p && g->fidx[o] == g->n[p] + 1;
 		if (forks) {
 			k = ana_add_simple(g->s, p, TRACE_EV_FORK, 0);
+		} else if (act == 9 && (cc = gen_conn_step(g, r, p)) >= 0) {
+			if (g->cstate[cc] == 0) {
+				k = ana_add_connect(g->s, p, cc);
+			} else {
+				k = ana_add_accept(g->s, p, cc);
+				g->conns++;
+			}
+			g->cstate[cc]++;
+		} else if (!gen_ready(g, c, p) && act < 8) {
+			k = ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0);
 		} else if (act < 4 && g->cha[c] == p && g->chb[c] >= 0) {
 			uint64_t len = 1 + unit_rng_below(r, 9);
 
@@ -337,16 +372,27 @@ START_TEST(random_hb_agrees)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
+	uint64_t conns = 0;
+
 	for (int round = 0; round < 25; round++) {
 		struct gen g;
 		sqlite3 *db;
 
 		gen_build(&g, &r, 2 + (int)unit_rng_below(&r, MAXP - 1), 120, 24);
 		db = mem_db(g.s);
+		/* every accept of a recorded connect is a connection row (an edge) */
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM connection"), (int64_t)g.conns);
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM connection c JOIN event a ON "
+		                             "a.id = c.accept JOIN event k ON k.id = c.connect WHERE "
+		                             "a.kind = 'accept' AND k.kind = 'connect'"),
+		                 (int64_t)g.conns);
+		conns += g.conns;
 		check_all_pairs(&g, db, seed);
 		sqlite3_close(db);
 		ana_free(g.s);
 	}
+	ck_assert_msg(conns > 10, "seed %llu: only %llu connections in 25 executions",
+	              (unsigned long long)seed, (unsigned long long)conns);
 }
 END_TEST
 
@@ -540,7 +586,51 @@ START_TEST(damaged_database_errors)
 	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
 	    "INSERT INTO message (send, recv, peek) VALUES (1, 4, 0), (4, 1, 0);",
 	    NULL, NULL, NULL), SQLITE_OK);
-	expect_error(db, "SELECT hb(1, 3)", "contradicts program order");
+	expect_error(db, "SELECT hb(1, 3)", "contradict program order");
+	sqlite3_close(db);
+
+	/* the same cycle closed by a connection: b1 -> a2 (message), a2 -> b1 (connect -> accept) */
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO message (send, recv, peek) VALUES (3, 2, 0);"
+	    "INSERT INTO connection (connect, accept) VALUES (2, 3);", NULL, NULL, NULL), SQLITE_OK);
+	expect_error(db, "SELECT concurrent(1, 4)", "contradict program order");
+	sqlite3_close(db);
+
+	/* an event that is both a receive and an accept; a connection naming no event */
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO message (send, recv, peek) VALUES (1, 4, 0);"
+	    "INSERT INTO connection (connect, accept) VALUES (2, 4);", NULL, NULL, NULL), SQLITE_OK);
+	expect_error(db, "SELECT hb(1, 4)", "two incoming edges");
+	sqlite3_close(db);
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO connection (connect, accept) VALUES (9, 4);", NULL, NULL, NULL), SQLITE_OK);
+	expect_error(db, "SELECT hb(1, 4)", "connection names an event that does not exist");
+	sqlite3_close(db);
+
+	/* a database of schema version 2 (no connection table): said, not guessed */
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "DROP VIEW edge; DROP TABLE connection;", NULL, NULL, NULL), SQLITE_OK);
+	expect_error(db, "SELECT hb(1, 4)", "rebuild it with encore db");
 	sqlite3_close(db);
 
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
@@ -561,6 +651,24 @@ START_TEST(damaged_database_errors)
 	ck_assert_int_eq(one_int(db, "SELECT group_concat(event) FROM causal_future(1)") != 0, 1);
 	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_future(1)"), 2); /* 2 and 4 */
 	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_past(4)"), 2);   /* 1 and 3 */
+	sqlite3_close(db);
+	/* a connection is an edge: a2 -> b1 (connect -> accept) */
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, ana_sql_schema(), NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	ck_assert_int_eq(sqlite3_exec(db,
+	    "INSERT INTO process (id, name, images, first_event, nevents, threads) VALUES "
+	    "  (0, 'a', 1, 1, 2, 0), (1, 'b', 1, 3, 2, 0);"
+	    "INSERT INTO connection (connect, accept) VALUES (2, 3);", NULL, NULL, NULL),
+	    SQLITE_OK);
+	ck_assert_int_eq(one_int(db, "SELECT hb(2, 3)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(1, 4)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(3, 2)"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT concurrent(1, 2)"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_past(3)"), 2);   /* 1 and 2 */
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_future(2)"), 2); /* 3 and 4 */
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM edge WHERE kind = 'connection' AND "
+	                             "src = 2 AND dst = 3"), 1);
 	sqlite3_close(db);
 }
 END_TEST
