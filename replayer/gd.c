@@ -606,6 +606,23 @@ static uint64_t start_floor(struct rep *r, struct gd_proc *p)
 	return p->need;
 }
 
+/* A process not started that will not start while things stay as they are: its parent is
+ * halted or ended before forking it, or will not start either (a grandchild). */
+static int never_starts(struct rep *r, struct gd_proc *p, size_t depth)
+{
+	struct gd_proc *par;
+
+	if (p->started || depth > r->nprocs)
+		return 0;
+	par = by_name(r, p->parent);
+	if (!par)
+		return 1;
+	if (!par->started)
+		return never_starts(r, par, depth + 1);
+	return (par->halted || par->done || par->gone) &&
+	       (cur_index(r, par) < p->fork_index || !p->fork_index);
+}
+
 /* Make q send its event j: a passive process is asked to run that far (a control message
  * "requesting message n", 3.2); one not forked yet needs its parent to reach the fork. */
 static void pull(struct rep *r, struct gd_proc *q, uint64_t j)
@@ -788,12 +805,8 @@ static int blocked(struct rep *r, struct gd_proc *p, size_t depth)
 		return 0;
 	if (p->halted || p->done || p->gone)
 		return 1;
-	if (!p->started) {
-		struct gd_proc *par = by_name(r, p->parent);
-
-		return !par || ((par->halted || par->done || par->gone) &&
-		                (cur_index(r, par) < p->fork_index || !p->fork_index));
-	}
+	if (!p->started)
+		return never_starts(r, p, 0);
 	if (ready_waiting(r, p))
 		return 1;
 	if (p->conn >= 0 && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_RECV) {
@@ -1205,13 +1218,8 @@ static int all_halted_online(struct rep *r)
 			return 0;
 		if (p->halted || p->done || p->gone)
 			continue;
-		if (!p->started) {
-			struct gd_proc *par = by_name(r, p->parent);
-
-			if (!par || ((par->halted || par->done || par->gone) &&
-			             (cur_index(r, par) < p->fork_index || !p->fork_index)))
-				continue;
-		}
+		if (never_starts(r, p, 0))
+			continue;
 		return 0;
 	}
 	return 1;
