@@ -16,7 +16,9 @@
  *   - damaged databases: a cycle of messages or connections, an event with two incoming
  *     edges, unknown ids and a database without the connection table are reported as errors.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -830,6 +832,103 @@ START_TEST(db_from_files)
 }
 END_TEST
 
+/* One process's trace with the given events, logged on host "h1". */
+static void write_simple(const char *dir, const char *name, const struct trace_event *evs,
+                         size_t n)
+{
+	struct trace_process p;
+	struct trace_writer *w;
+	struct trace_diag d;
+	char file[256], path[1600];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	snprintf(p.host_id, sizeof(p.host_id), "h1");
+	ck_assert_int_eq(trace_file_name(name, 0, file, sizeof(file)), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(trace_writer_event(w, &evs[i]), 0);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+}
+
+/* A TCP connection on loopback, both ends in the session: local and peer port. */
+static struct trace_event tcp_ev(uint32_t kind, uint16_t lport, uint16_t pport, uint8_t *buf)
+{
+	struct trace_event ev = mkev(kind, 1, kind == TRACE_EV_ACCEPT ? 4 : 0);
+	struct trace_endpoint ep;
+	struct sockaddr_in a;
+	int n;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_TCP;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(lport);
+	memcpy(ep.local, &a, sizeof(a));
+	ep.local_len = sizeof(a);
+	a.sin_port = htons(pport);
+	memcpy(ep.peer, &a, sizeof(a));
+	ep.peer_len = sizeof(a);
+	n = trace_endpoint_encode(&ep, buf, TRACE_ENDPOINT_MAX);
+	ck_assert_int_gt(n, 0);
+	ev.data = buf;
+	ev.data_len = (uint32_t)n;
+	return ev;
+}
+
+/* Recorded connect and accept (trace files, matched by their TCP 4-tuples): a connection
+ * row, an edge, and happened-before through it, where no message leads. */
+START_TEST(connections_from_files)
+{
+	char dir[1024], path[1200];
+	uint8_t b1[TRACE_ENDPOINT_MAX], b2[TRACE_ENDPOINT_MAX];
+	struct trace_event srv[3], cli[3];
+	struct trace_diag d;
+	sqlite3 *db;
+	int rc;
+
+	unit_tmpdir(dir, sizeof(dir));
+	/* cli: 1 mark, 2 connect, 3 send;  srv: 1 clock, 2 accept, 3 recv */
+	cli[0] = mkev(TRACE_EV_MARK, 0, 0);
+	cli[0].data = (const uint8_t *)"before";
+	cli[0].data_len = 6;
+	cli[0].naux = 1;
+	cli[0].aux[0] = 1;
+	cli[1] = tcp_ev(TRACE_EV_CONNECT, 5000, 4000, b1);
+	cli[2] = mkev(TRACE_EV_SEND, 1, 8);
+	srv[0] = mkev(TRACE_EV_CLOCK, 0, 0);
+	srv[1] = tcp_ev(TRACE_EV_ACCEPT, 4000, 5000, b2);
+	srv[2] = mkev(TRACE_EV_RECV, 1, 8);
+	write_simple(dir, "cli", cli, 3);
+	write_simple(dir, "srv", srv, 3);
+	snprintf(path, sizeof(path), "%s/out.db", dir);
+	rc = ana_db_write(dir, path, NULL, &d);
+	ck_assert_msg(rc == 0, "ana_db_write: %s", d.msg);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(ana_sql_register(db), 0);
+	/* ids: cli 1..3, srv 4..6 */
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM connection"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT connect FROM connection WHERE accept = 5"), 2);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM connection c JOIN channel h ON "
+	                             "h.id = c.channel WHERE h.type = 'tcp' AND "
+	                             "h.status = 'matched'"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM edge WHERE kind = 'connection' AND "
+	                             "src = 2 AND dst = 5"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM message WHERE send = 3 AND recv = 6"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(1, 5)"), 1); /* only through the connection */
+	ck_assert_int_eq(one_int(db, "SELECT hb(2, 5)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT hb(3, 5)"), 0);
+	ck_assert_int_eq(one_int(db, "SELECT concurrent(3, 5)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT concurrent(4, 2)"), 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_past(5)"), 3);   /* 1, 2, 4 */
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM causal_future(1)"), 4); /* 2, 3, 5, 6 */
+	sqlite3_close(db);
+	unit_rmdir(dir);
+}
+END_TEST
+
 /* A trace whose first events were dropped by the disk budget: the rows keep the events'
  * numbers (id = first_event + idx - 1), none for the dropped ones, and the loader's
  * appended ids (given only after a gap) land on the right rows. */
@@ -941,6 +1040,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, db_from_files);
 	tcase_add_test(tc, cache_rebuilt_when_traces_change);
 	tcase_add_test(tc, ids_after_dropped_events);
+	tcase_add_test(tc, connections_from_files);
 	suite_add_tcase(s, tc);
 	return s;
 }
