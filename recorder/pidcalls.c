@@ -1,6 +1,6 @@
 /*
  * pidcalls.c: the recorder's pass-through interposers for the calls that take or return a
- * process id (kill, sigqueue, the wait family).  They log nothing: a pid is an attribute,
+ * process id (kill, sigqueue, tgkill, pidfd_open, the wait family).  They log nothing: a pid is an attribute,
  * not an event.  They are in libtrace/calls.def because the replayer must see them: in
  * replay, getpid, getppid and fork give back the recorded pids, and its interposers
  * translate those to the live ones and back (replayer/README.md); the list is one for both.
@@ -9,6 +9,8 @@
 
 /* <sys/wait.h> is not included: it declares wait3, wait4 and waitid with struct rusage and
  * idtype_t, which calls.def writes as void * and int; the definitions here follow calls.def. */
+int tgkill(pid_t tgid, pid_t tid, int sig);
+int pidfd_open(pid_t pid, unsigned int flags);
 pid_t waitpid(pid_t pid, int *status, int options);
 pid_t wait(int *status);
 pid_t wait3(int *status, int options, void *ru);
@@ -23,6 +25,21 @@ REC_EXPORT int kill(pid_t pid, int sig)
 REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
 	return REC_REAL(sigqueue)(pid, sig, val);
+}
+
+REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	return REC_REAL(tgkill)(tgid, tid, sig);
+}
+
+/* glibc 2.36 and later: without it, the call does not exist (ENOSYS, as a missing syscall). */
+REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
+{
+	if (!REC_REAL(pidfd_open)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return REC_REAL(pidfd_open)(pid, flags);
 }
 
 REC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)

@@ -4,7 +4,8 @@
  * program prints, stores and compares the pids it had when recorded.  The calls that hand a
  * pid to the kernel or take one from it translate:
  *
- *   kill, sigqueue          recorded pid -> live pid (process groups too: -pgid)
+ *   kill, sigqueue, tgkill  recorded pid -> live pid (process groups too: -pgid)
+ *   pidfd_open              recorded pid -> live pid (ESRCH for none of the session)
  *   waitpid, wait4, waitid  the pid asked for, recorded -> live; the pid returned (or
  *   wait, wait3             si_pid), live -> recorded
  *
@@ -130,6 +131,39 @@ LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 	if (!(live = to_live(pid)))
 		return 0;
 	return LC_REAL(sigqueue)(live, sig, val);
+}
+
+LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	pid_t live;
+
+	if (!on() || tgid <= 0)
+		return LC_REAL(tgkill)(tgid, tid, sig);
+	if (!(live = to_live(tgid)))
+		return 0;
+	/* single-threaded processes (the replayer's limit): the thread is the process */
+	return LC_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
+}
+
+int pidfd_open(pid_t pid, unsigned int flags);
+
+/* A descriptor naming the live process (glibc 2.36 and later, else ENOSYS).  Signals sent
+ * through it (pidfd_send_signal) and waits on it (waitid P_PIDFD) reach the live process. */
+LC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
+{
+	pid_t live;
+
+	if (!LC_REAL(pidfd_open)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!on() || pid <= 0)
+		return LC_REAL(pidfd_open)(pid, flags);
+	if (!(live = to_live(pid))) {
+		errno = ESRCH; /* no process of the session: none to name */
+		return -1;
+	}
+	return LC_REAL(pidfd_open)(live, flags);
 }
 
 LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)

@@ -9,15 +9,17 @@
  * process writes stdout), then
  *   pid.1  signals the parent (kill(getppid(), SIGUSR1)) and exits with status 7;
  *   pid.2  waits for SIGTERM (sigwait) and exits with status 15;
- *   pid.3  exits with status 3.
+ *   pid.3  waits for SIGUSR2 (sigwait) and exits with status 3.
  * The root waits for pid.1's signal, checks pid.2 exists (kill(pid, 0)), signals it
- * (sigqueue), and reaps the three with waitpid(pid.1), waitid(P_PID, pid.2) and wait(),
+ * (sigqueue), opens a pidfd on pid.3 and signals it (tgkill), and reaps the three with
+ * waitpid(pid.1), waitid(P_PID, pid.2) and wait(),
  * printing every pid the kernel gave back.  A replay whose pids disagree with the recorded
  * ones signals nobody (and hangs: a stall report) or prints other numbers.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +35,7 @@ int main(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	printf("root: pid %d\n", (int)getpid());
 	fflush(stdout);
@@ -62,6 +65,14 @@ int main(void)
 					_exit(91);
 				_exit(sig);
 			}
+			{
+				sigset_t usr2;
+
+				sigemptyset(&usr2);
+				sigaddset(&usr2, SIGUSR2);
+				if (sigwait(&usr2, &sig) != 0)
+					_exit(92);
+			}
 			_exit(3);
 		}
 		printf("root: forked pid.%d = %d\n", i + 1, (int)kid[i]);
@@ -82,6 +93,15 @@ int main(void)
 	}
 	printf("root: pid.2 exists: %s\n", kill(kid[1], 0) == 0 ? "yes" : "no");
 	if (sigqueue(kid[1], SIGTERM, (union sigval){ .sival_int = 1 }) != 0)
+		return 1;
+	{
+		int pfd = pidfd_open(kid[2], 0);
+
+		printf("root: pidfd_open(pid.3): %s\n", pfd >= 0 ? "ok" : "failed");
+		if (pfd >= 0)
+			close(pfd);
+	}
+	if (tgkill(kid[2], kid[2], SIGUSR2) != 0)
 		return 1;
 	r = waitpid(kid[0], &st, 0);
 	printf("root: waitpid(%d) = %d, exit %d\n", (int)kid[0], (int)r, WEXITSTATUS(st));
