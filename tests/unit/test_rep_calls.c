@@ -16,6 +16,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "trace.h"
@@ -77,6 +78,34 @@ START_TEST(inactive_without_configuration)
 }
 END_TEST
 
+/* The pid interposers (kill, waitpid...) translate only in a replayed process: without
+ * ENCORE_REPLAY they are the real calls. */
+START_TEST(pids_pass_through_without_configuration)
+{
+	void *h = dlopen(REP_SO, RTLD_NOW | RTLD_LOCAL);
+	int (*k)(pid_t, int);
+	pid_t (*wp)(pid_t, int *, int);
+	pid_t child;
+	int st = 0;
+
+	unsetenv("ENCORE_REPLAY");
+	ck_assert_ptr_nonnull(h);
+	k = (int (*)(pid_t, int))dlsym(h, "kill");
+	wp = (pid_t (*)(pid_t, int *, int))dlsym(h, "waitpid");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(wp);
+	ck_assert_int_eq(k(getpid(), 0), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0)
+		_exit(7);
+	ck_assert_int_eq(wp(child, &st, 0), child);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	ck_assert_int_eq(wp(child, &st, WNOHANG), -1);
+	dlclose(h);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("rep_calls");
@@ -84,6 +113,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, library_exports_exactly_the_interposers);
 	tcase_add_test(tc, inactive_without_configuration);
+	tcase_add_test(tc, pids_pass_through_without_configuration);
 	suite_add_tcase(s, tc);
 	return s;
 }
