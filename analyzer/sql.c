@@ -6,11 +6,11 @@
  * cache `encore sql` keeps inside a session directory, stamped with the traces' sizes and
  * modification times.  The causality functions are in sql_func.c.
  *
- * Speed: one transaction with its journal in memory; the bulk tables (events, messages,
- * marks, races) filled 1024 rows per `INSERT ... SELECT` from a virtual table over a C
- * array (no bind call per value), event ids appended rather than sought; message races and
- * the stability graph computed by the analyzer in a second thread while the events go in;
- * the few indexes built after the rows.
+ * Speed: one transaction with its journal in memory, 16 KiB pages; the bulk tables (events,
+ * messages, marks, inputs, races) filled 1024 rows per `INSERT ... SELECT` from a virtual
+ * table over a C array (no bind call per value), event ids appended rather than sought;
+ * message races and the stability graph computed by the analyzer in a second thread while
+ * the events go in; the few indexes built after the rows.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,10 +40,10 @@ static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
 	return TRACE_EIO;
 }
 
-/* Single-row statements; events, messages, marks and races go in batches (below). */
+/* Single-row statements; events, messages, marks, inputs and races go in batches (below). */
 enum {
-	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_INPUT, ST_WARN, ST_META, ST_NODE, ST_PRE,
-	ST_POST, ST_CONN, ST_N
+	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_WARN, ST_META, ST_NODE, ST_PRE, ST_POST,
+	ST_CONN, ST_N
 };
 
 static const char *const st_sql[ST_N] = {
@@ -51,7 +51,6 @@ static const char *const st_sql[ST_N] = {
 	"INSERT INTO channel VALUES (?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO stack VALUES (?,?,?,?,?)",
 	"INSERT INTO frame VALUES (?,?,?,?,?,?)",
-	"INSERT INTO input VALUES (?,?,?,?,?,?,?)",
 	"INSERT INTO warning VALUES (?,?)",
 	"INSERT OR REPLACE INTO meta VALUES (?,?)",
 	"INSERT INTO site_node VALUES (?,?,?,?,?,?)",
@@ -60,15 +59,16 @@ static const char *const st_sql[ST_N] = {
 	"INSERT INTO connection VALUES (?,?,?)",
 };
 
-/* Rows per INSERT of the bulk tables (events, messages, marks, races). */
+/* Rows per INSERT of the bulk tables (events, messages, marks, inputs, races). */
 #define SQL_BATCH 1024
 
-enum { V_NULL, V_INT, V_TEXT };
+enum { V_NULL, V_INT, V_TEXT, V_BLOB };
 
 struct sqlval {
-	int64_t i;
+	int64_t i;          /* V_INT: the value; V_BLOB: its offset in the batch's bytes */
 	const char *t;      /* V_TEXT: static text (kind and call names, interned keys) */
 	int type;
+	uint32_t len;       /* V_BLOB: its length */
 };
 
 /* The bulk tables are filled by `INSERT INTO t SELECT * FROM encore_fill_t`, where
@@ -82,10 +82,15 @@ struct batch {
 	sqlite3 *db;
 	sqlite3_stmt *ins;   /* INSERT INTO table SELECT * FROM module */
 	struct sqlval *v;    /* SQL_BATCH * ncol values */
+	uint8_t *bytes;      /* the blobs' copies (the reader's buffers do not last) */
+	size_t nbytes, capbytes;
 };
 
+/* A batch is flushed early when its blobs pass this many bytes. */
+#define SQL_BATCH_BYTES ((size_t)16 << 20)
+
 struct filler {
-	struct batch ev, msg, mark;
+	struct batch ev, msg, mark, input;
 	sqlite3 *db;
 	struct ana_session *s;
 	sqlite3_stmt *st[ST_N];
@@ -202,6 +207,8 @@ static int bv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_int64(ctx, v->i);
 	else if (v->type == V_TEXT)
 		sqlite3_result_text(ctx, v->t, -1, SQLITE_STATIC);
+	else if (v->type == V_BLOB)
+		sqlite3_result_blob(ctx, b->bytes + v->i, (int)v->len, SQLITE_STATIC);
 	/* else NULL, what the column holds before xColumn */
 	return SQLITE_OK;
 }
@@ -262,12 +269,36 @@ static int batch_flush(struct filler *f, struct batch *b)
 		rc = sql_fail(f->db, f->diag, b->table);
 	sqlite3_reset(b->ins);
 	b->n = 0;
+	b->nbytes = 0;
 	return rc;
 }
 
 static int batch_add(struct filler *f, struct batch *b)
 {
-	return ++b->n == SQL_BATCH ? batch_flush(f, b) : 0;
+	return ++b->n == SQL_BATCH || b->nbytes > SQL_BATCH_BYTES ? batch_flush(f, b) : 0;
+}
+
+/* v holds a copy of data[0..len) until the batch is flushed. */
+static int vblob(struct batch *b, struct sqlval *v, const void *data, uint32_t len)
+{
+	if (!b->bytes || b->nbytes + len > b->capbytes) {
+		size_t nc = b->capbytes ? b->capbytes : 65536;
+		uint8_t *nb;
+
+		while (nc < b->nbytes + len)
+			nc *= 2;
+		if (!(nb = realloc(b->bytes, nc)))
+			return TRACE_ENOMEM;
+		b->bytes = nb;
+		b->capbytes = nc;
+	}
+	if (len)
+		memcpy(b->bytes + b->nbytes, data, len);
+	v->type = V_BLOB;
+	v->i = (int64_t)b->nbytes;
+	v->len = len;
+	b->nbytes += len;
+	return 0;
 }
 
 /* Unregisters the row source (a NULL module drops it): nothing of the load stays on db. */
@@ -280,6 +311,8 @@ static void batch_free(struct batch *b)
 	b->db = NULL;
 	free(b->v);
 	b->v = NULL;
+	free(b->bytes);
+	b->bytes = NULL;
 }
 
 static void vint(struct sqlval *v, int64_t x)
@@ -562,27 +595,28 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		if ((rc = batch_add(f, &f->mark)))
 			return rc;
 	} else if (is_input_kind(kind) && tev) {
-		sqlite3_stmt *in = f->st[ST_INPUT];
+		struct sqlval *in = batch_row(&f->input);
 		int64_t ns;
 
-		sqlite3_bind_int64(in, 1, id);
-		sqlite3_bind_int64(in, 2, (int64_t)p);
-		sqlite3_bind_int64(in, 3, (int64_t)k);
-		bind_static(in, 4, trace_kind_name(kind));
-		if (tev && tev->data) {
-			sqlite3_bind_int64(in, 5, tev->data_len);
-			sqlite3_bind_blob(in, 6, tev->data, (int)tev->data_len, SQLITE_TRANSIENT);
+		vint(&in[0], id);
+		vint(&in[1], (int64_t)p);
+		vint(&in[2], (int64_t)k);
+		vtext(&in[3], trace_kind_name(kind));
+		if (tev->data) {
+			vint(&in[4], tev->data_len);
+			if ((rc = vblob(&f->input, &in[5], tev->data, tev->data_len)))
+				return rc;
 		} else {
-			sqlite3_bind_null(in, 5);
-			sqlite3_bind_null(in, 6);
+			vnull(&in[4]);
+			vnull(&in[5]);
 		}
-		if (kind == TRACE_EV_CLOCK && tev && clock_ns(tev, &ns))
-			sqlite3_bind_int64(in, 7, ns);
+		if (kind == TRACE_EV_CLOCK && clock_ns(tev, &ns))
+			vint(&in[6], ns);
 		else if (kind == TRACE_EV_RANDOM || kind == TRACE_EV_READY || kind == TRACE_EV_INPUT)
-			sqlite3_bind_int64(in, 7, e->result);
+			vint(&in[6], e->result);
 		else
-			sqlite3_bind_null(in, 7);
-		if ((rc = step(f, ST_INPUT, "inserting an input")))
+			vnull(&in[6]);
+		if ((rc = batch_add(f, &f->input)))
 			return rc;
 	}
 	if (kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE) {
@@ -1032,7 +1066,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 			goto out;
 		}
 	if ((rc = batch_init(&f, &f.ev, "event", 16)) || (rc = batch_init(&f, &f.msg, "message", 7)) ||
-	    (rc = batch_init(&f, &f.mark, "mark", 5)))
+	    (rc = batch_init(&f, &f.mark, "mark", 5)) ||
+	    (rc = batch_init(&f, &f.input, "input", 7)))
 		goto out;
 	race.s = s;
 	race.dir = dir;
@@ -1052,7 +1087,7 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 		rc = nf ? fill_proc_files(&f, p, paths, nf) : fill_proc_model(&f, p);
 	}
 	if (rc || (rc = batch_flush(&f, &f.ev)) || (rc = batch_flush(&f, &f.msg)) ||
-	    (rc = batch_flush(&f, &f.mark)))
+	    (rc = batch_flush(&f, &f.mark)) || (rc = batch_flush(&f, &f.input)))
 		goto out;
 	if ((rc = fill_channels(&f)))
 		goto out;
@@ -1090,6 +1125,7 @@ out:
 	batch_free(&f.ev);
 	batch_free(&f.msg);
 	batch_free(&f.mark);
+	batch_free(&f.input);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(f.st[i]);
 	if (began)
