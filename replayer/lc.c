@@ -889,6 +889,13 @@ static char **build_env(char *const envp[], const char *name, uint32_t seg, int 
 		lc_counters(c, 0);
 		PUT(";cnt=%lld:%lld:%lld:%lld", (long long)c[0], (long long)c[1], (long long)c[2],
 		    (long long)c[3]);
+		{
+			/* the children forked so far (the new image may wait for them) */
+			static char kids[16384];
+
+			if (lc_pids_text(kids, sizeof(kids)) > 0)
+				PUT(";kids=%s", kids);
+		}
 	}
 	PUT(";dir=%s", lc.dir);
 #undef PUT
@@ -958,7 +965,8 @@ void lc_exec_failed(void)
 
 /* --- configuration ------------------------------------------------------------------------- */
 
-/* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session (dir last).  pid is the process
+/* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session (dir last; after exec also ch=,
+ * fd=, cnt=, kids=, first=: the state the new image continues).  pid is the process
  * that last wrote the variable (0 from the GD): another value means an image the LC did not
  * see start (exec, system(), posix_spawn), which is not replayed yet. */
 static int env_parse(const char *s, uint32_t *seg, long *pid)
@@ -1015,6 +1023,8 @@ static int env_parse(const char *s, uint32_t *seg, long *pid)
 				if (*q == ',')
 					q++;
 			}
+		} else if (klen == 4 && memcmp(p, "kids", 4) == 0) {
+			lc_pids_parse(eq + 1, end);
 		} else if (klen == 5 && memcmp(p, "first", 5) == 0) {
 			lc.next_base = strtoull(eq + 1, NULL, 10);
 		} else if (klen == 3 && memcmp(p, "cnt", 3) == 0) {

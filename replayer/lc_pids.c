@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -50,6 +51,32 @@ void lc_pid_child(pid_t rec, pid_t live)
 		kids[nkids].rec = rec;
 		kids[nkids].live = live;
 		nkids++;
+	}
+}
+
+/* Across exec: "REC:LIVE,..." of the children forked so far (the new image waits for them). */
+size_t lc_pids_text(char *out, size_t cap)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < nkids && pos + 32 < cap; i++)
+		pos += (size_t)snprintf(out + pos, cap - pos, "%s%d:%d", i ? "," : "",
+		                        (int)kids[i].rec, (int)kids[i].live);
+	return pos;
+}
+
+void lc_pids_parse(const char *text, const char *end)
+{
+	while (text < end) {
+		int rec, live, used = 0;
+
+		if (sscanf(text, "%d:%d%n", &rec, &live, &used) != 2 || used <= 0)
+			return;
+		lc_pid_child(rec, live);
+		text += used;
+		if (*text == ',')
+			text++;
 	}
 }
 

@@ -13,25 +13,36 @@
  * The root waits for pid.1's signal, checks pid.2 exists (kill(pid, 0)), signals it
  * (sigqueue), opens a pidfd on pid.3 and signals it (tgkill), and reaps the three with
  * waitpid(pid.1), waitid(P_PID, pid.2) and wait(),
- * printing every pid the kernel gave back.  A replay whose pids disagree with the recorded
- * ones signals nobody (and hangs: a stall report) or prints other numbers.
+ * printing every pid the kernel gave back.  Then it forks pid.4 (exit status 4) and execs
+ * itself as `replay_pids waitfor PID`: the new image reaps pid.4 by the pid fork gave the
+ * old one.  A replay whose pids disagree with the recorded ones signals nobody (and hangs: a
+ * stall report) or prints other numbers.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	sigset_t set;
-	pid_t kid[3], r;
+	pid_t kid[4], r;
 	siginfo_t si;
 	int st, sig, p[2];
 	char line[128];
 	ssize_t n;
 
+	if (argc == 3 && strcmp(argv[1], "waitfor") == 0) {
+		pid_t want = (pid_t)atoi(argv[2]);
+
+		r = waitpid(want, &st, 0);
+		printf("new image: waitpid(%d) = %d, exit %d\n", (int)want, (int)r,
+		       r > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 0;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGTERM);
@@ -111,5 +122,14 @@ int main(void)
 	printf("root: waitid(%d): pid %d, exit %d\n", (int)kid[1], (int)si.si_pid, si.si_status);
 	r = wait(&st);
 	printf("root: wait() = %d (pid.3 is %d), exit %d\n", (int)r, (int)kid[2], WEXITSTATUS(st));
-	return 0;
+	kid[3] = fork();
+	if (kid[3] < 0)
+		return 1;
+	if (kid[3] == 0)
+		_exit(4);
+	printf("root: forked pid.4 = %d, exec\n", (int)kid[3]);
+	fflush(stdout);
+	snprintf(line, sizeof(line), "%d", (int)kid[3]);
+	execl(argv[0], argv[0], "waitfor", line, (char *)NULL);
+	return 1;
 }
