@@ -11,7 +11,8 @@
  * of a process nothing new arrives, so the vector clock of any event is the clock of the last
  * join at or before it in its process (jrow[id]) with its own entry set to its index.  The
  * joins are ordered topologically and, when their clocks fit in ANA_SQL_COLUMN_BYTES, the
- * clocks are built in one pass (4 bytes per join per process: a fraction of one per event);
+ * clocks are built in one pass (2 or 4 bytes per join per process: a fraction of one per
+ * event);
  * hb(a, b) is then two memory reads, vc[jrow[b]][proc(a)] >= index(a), and causal_past a
  * row copy.  Otherwise one column per process asked about (4 bytes per join, one pass over
  * the joins), as many as fit kept, least recently used out.
@@ -69,6 +70,7 @@ struct graph {
 	uint64_t tick;
 	size_t ncols, maxcols;
 	uint32_t *vc;              /* when all columns fit: vc[k * np + p] = col_p[k]; row 0 is 0 */
+	uint16_t *vc16;            /* the same with 2-byte entries (vc NULL then) */
 	/* out-edges for causal_future, built on first use (CSR) */
 	uint32_t *ostart, *oedge;
 	struct causal_aux past, future;
@@ -130,7 +132,9 @@ static void graph_unload(struct graph *g)
 	free(g->ostart);
 	free(g->oedge);
 	big_free(g->vc);
+	big_free(g->vc16);
 	g->vc = g->jrow = NULL;
+	g->vc16 = NULL;
 	g->base = g->n = g->used = NULL;
 	g->j = NULL;
 	g->fsrc = g->jfirst = g->topo = g->ostart = g->oedge = NULL;
@@ -272,39 +276,63 @@ out:
 
 /* Every column at once, one pass over the joins in topological order: row k = max(row of
  * the previous join of its process, the rows of its sources with their own entries), then
- * its own entry. */
+ * its own entry.  Entries are event indices: 2 bytes each when every process has fewer than
+ * 65536 events (half the memory, and a cold build pays for memory first), else 4. */
+#define VCLOCKS(NAME, T)                                                                    \
+static T *NAME(struct graph *g)                                                             \
+{                                                                                           \
+	size_t np = g->np;                                                                  \
+	T *vc = big_alloc((g->nj + 1) * np * sizeof(*vc));                                  \
+                                                                                            \
+	if (!vc)                                                                            \
+		return NULL;                                                                \
+	memset(vc, 0, np * sizeof(*vc));                                                    \
+	for (uint64_t t = 0; t < g->nj; t++) {                                              \
+		uint32_t k = g->topo[t], q = jproc(g, k);                                   \
+		const struct join *jk = &g->j[k];                                           \
+		T *row = vc + (uint64_t)k * np;                                             \
+		uint32_t prev = k > g->jfirst[q] ? k - 1 : 0;                               \
+                                                                                            \
+		memcpy(row, vc + (uint64_t)prev * np, np * sizeof(*row));                   \
+		for (int e = 0; e < 2; e++) {                                               \
+			uint32_t s = e ? jfsrc(g, k, q) : jk->src, sp;                      \
+			const T *a;                                                         \
+                                                                                            \
+			if (!s)                                                             \
+				continue;                                                   \
+			sp = (uint32_t)proc_of(g, s);                                       \
+			a = vc + (uint64_t)g->jrow[s] * np;                                 \
+			for (size_t x = 0; x < np; x++)                                     \
+				if (a[x] > row[x])                                          \
+					row[x] = a[x];                                      \
+			if (s - g->base[sp] > row[sp])                                      \
+				row[sp] = (T)(s - g->base[sp]);                             \
+		}                                                                           \
+		row[q] = (T)(jk->id - g->base[q]);                                          \
+	}                                                                                   \
+	return vc;                                                                          \
+}
+
+VCLOCKS(vclocks16, uint16_t)
+VCLOCKS(vclocks32, uint32_t)
+
 static void vclocks(struct graph *g)
 {
-	size_t np = g->np;
-	uint32_t *vc = big_alloc((g->nj + 1) * np * sizeof(*vc));
+	uint64_t most = 0;
 
-	if (!vc)
-		return;
-	memset(vc, 0, np * sizeof(*vc));
-	for (uint64_t t = 0; t < g->nj; t++) {
-		uint32_t k = g->topo[t], q = jproc(g, k);
-		const struct join *jk = &g->j[k];
-		uint32_t *row = vc + (uint64_t)k * np;
-		uint32_t prev = k > g->jfirst[q] ? k - 1 : 0;
+	for (size_t p = 0; p < g->np; p++)
+		if (g->n[p] > most)
+			most = g->n[p];
+	if (most < 65536)
+		g->vc16 = vclocks16(g);
+	else
+		g->vc = vclocks32(g);
+}
 
-		memcpy(row, vc + (uint64_t)prev * np, np * sizeof(*row));
-		for (int e = 0; e < 2; e++) {
-			uint32_t s = e ? jfsrc(g, k, q) : jk->src, sp;
-			const uint32_t *a;
-
-			if (!s)
-				continue;
-			sp = (uint32_t)proc_of(g, s);
-			a = vc + (uint64_t)g->jrow[s] * np;
-			for (size_t x = 0; x < np; x++)
-				if (a[x] > row[x])
-					row[x] = a[x];
-			if (s - g->base[sp] > row[sp])
-				row[sp] = (uint32_t)(s - g->base[sp]);
-		}
-		row[q] = (uint32_t)(jk->id - g->base[q]);
-	}
-	g->vc = vc;
+/* Entry p of the clock of join k (the last event of p that happened before it). */
+static uint32_t vc_get(const struct graph *g, uint64_t k, size_t p)
+{
+	return g->vc16 ? g->vc16[k * g->np + p] : g->vc[k * g->np + p];
 }
 
 static int cmp_join(const void *a, const void *b)
@@ -618,8 +646,8 @@ static int hb_ids(sqlite3_context *ctx, struct graph *g, sqlite3_int64 a, sqlite
 	p = proc_of(g, (uint64_t)a);
 	if ((uint64_t)b > g->base[p] && (uint64_t)b <= g->base[p] + g->n[p])
 		return a < b; /* same process: program order */
-	if (g->vc)
-		return g->vc[(uint64_t)g->jrow[b] * g->np + p] >= (uint64_t)a - g->base[p];
+	if (g->vc || g->vc16)
+		return vc_get(g, g->jrow[b], p) >= (uint64_t)a - g->base[p];
 	if (!(col = column(g, p))) {
 		sqlite3_result_error_nomem(ctx);
 		return -1;
@@ -829,11 +857,9 @@ static void past(struct graph *g, uint64_t b, uint64_t *cut)
 	uint32_t *scan;
 	int changed = 1;
 
-	if (g->vc) {
-		const uint32_t *row = g->vc + (uint64_t)g->jrow[b] * np;
-
+	if (g->vc || g->vc16) {
 		for (size_t x = 0; x < np; x++)
-			cut[x] = row[x];
+			cut[x] = vc_get(g, g->jrow[b], x);
 		cut[q] = b - g->base[q] - 1;
 		return;
 	}
