@@ -535,18 +535,18 @@ static int graph_load(struct graph *g, sqlite3 *db)
 	for (size_t e = 2; e <= ne && sorted; e++)
 		sorted = e == nm + 1 || v[e - 1].id < v[e].id;
 	if (sorted && nm && nm < ne) {
-		struct join *w = malloc((ne + 1) * sizeof(*w));
-		size_t a = 1, b = nm + 1, o = 1;
+		/* in place from the back: only the connections (the few) are set aside */
+		size_t nc = ne - nm, a = nm, b = nc, o = ne;
+		struct join *w = malloc(nc * sizeof(*w));
 
 		if (!w) {
 			fail(g, "out of memory loading the causality index", NULL);
 			goto out;
 		}
-		while (a <= nm || b <= ne)
-			w[o++] = b > ne || (a <= nm && v[a].id <= v[b].id) ? v[a++] : v[b++];
-		free(v);
-		v = w;
-		cap = ne + 1;
+		memcpy(w, v + nm + 1, nc * sizeof(*w));
+		while (b > 0)
+			v[o--] = a >= 1 && v[a].id > w[b - 1].id ? v[a--] : w[--b];
+		free(w);
 	} else if (!sorted) {
 		qsort(v + 1, ne, sizeof(*v), cmp_join);
 	}
