@@ -72,6 +72,9 @@ int64_t ana_add_send(struct ana_session *s, int p, int channel, uint64_t len);
 int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len);
 /* The connection behind a channel: p's connect, or p's accept of the other side's connect.
  * The accept is ordered after the first connect on the channel (ana_finish). */
+/* Each direction of the channel holds at most `bytes` in flight (a pipe: 64 KiB): a send
+ * that needed room happened after the receive that made it (ana_finish).  0: unbounded. */
+int ana_set_capacity(struct ana_session *s, int channel, uint64_t bytes);
 int64_t ana_add_connect(struct ana_session *s, int p, int channel);
 int64_t ana_add_accept(struct ana_session *s, int p, int channel);
 /* p lets go of its side of a channel (CLOSE), or reads its end (a receive returning 0 for a
@@ -121,8 +124,9 @@ struct ana_event {
 int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_event *ev);
 /* Every event of another process that event (p, k) directly depends on, the edges of
  * happened-before into it: the send of a receive's last byte, the connect of an accept, the
- * parent's fork for a first event, and for an end of file (a receive that returned 0) the
- * writers' releases of the stream (their close, shutdown, exit).  Fills out[0..cap) and
+ * parent's fork for a first event, for an end of file (a receive that returned 0) the
+ * writers' releases of the stream (their close, shutdown, exit), and for a write into a full
+ * pipe the receive that made room for it.  Fills out[0..cap) and
  * returns the number of edges (which may exceed cap), or a negative code. */
 int64_t ana_event_deps(const struct ana_session *s, size_t p, uint64_t k, struct ana_ref *out,
                        size_t cap);

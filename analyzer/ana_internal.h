@@ -87,6 +87,8 @@ struct ana_end {
 	uint8_t pipe_dir;     /* pipes: 1 read end, 2 write end */
 	uint8_t has_ep;
 	uint8_t builder;      /* made by ana_add_channel: peer already known */
+	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
+	                         (ana_set_capacity); 0: as the end's type says (edges.c) */
 	uint8_t ambiguous;    /* 1: several processes wrote it, 2: several read it,
 	                         4: their sends overlap (concurrent writers): not linked */
 	uint64_t nout, nin;   /* builder: bytes sent and received so far on this record */
@@ -161,7 +163,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag);
 /* edges.c: happened-before edges other than messages, linked by ana_finish after matching */
 void ana__link_forks(struct ana_session *s);
 int ana__link_connections(struct ana_session *s);
-int ana__link_eofs(struct ana_session *s);
+int ana__link_streams(struct ana_session *s); /* ends of file and bounded buffers */
 /* The rows of `table` (n of them) that belong to event (p, k); *count gets their number. */
 const struct ana_xedge *ana__xedges(const struct ana_xedge *table, size_t n, uint32_t p,
                                     uint64_t k, size_t *count);

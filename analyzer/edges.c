@@ -4,12 +4,15 @@
  *
  *   - fork: the parent's fork event -> the child's first event;
  *   - connection: a connect -> the accept that took it;
- *   - end of file: every writer's last release of a stream -> the receive that read its end.
+ *   - end of file: every writer's last release of a stream -> the receive that read its end;
+ *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it.
  *
  * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
  * end of file may wait for several processes (every holder of the writing end must have let
  * go of it), so its edges live in the session's xin / xout tables.  Timestamps are never used:
- * each edge is an order the kernel itself imposes, visible in what both sides logged.
+ * each edge is an order the kernel itself imposes, visible in what both sides logged.  The last
+ * two kinds may be many per event or land on an event whose slot is taken: they live in the
+ * session's xin / xout tables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,18 +183,14 @@ static int push_xedge(struct ana_xedge **v, size_t *n, size_t *cap, uint32_t p, 
  * (logged when its last descriptor of the channel goes), else its exit or fatal signal, else
  * its last recorded event (a process killed outright lets go when it dies).  Only the first
  * end of file of each reader on each end gets edges; later ones follow in program order. */
-int ana__link_eofs(struct ana_session *s)
+static int link_eofs(struct ana_session *s, size_t *xcap, size_t *ocap)
 {
-	size_t ne = s->nends, np = s->nprocs, xcap = 0, ocap = 0;
+	size_t ne = s->nends, np = s->nprocs;
 	uint32_t *root = NULL, *hstart = NULL, *hlist = NULL, *seen = NULL;
 	uint32_t *closeidx = NULL, *shutp = NULL, *shutk = NULL;
 	uint64_t *gone = NULL;
 	int rc = TRACE_ENOMEM;
 
-	free(s->xin);
-	free(s->xout);
-	s->xin = s->xout = NULL;
-	s->nxin = s->nxout = 0;
 	if (!ne)
 		return 0;
 	root = malloc(ne * sizeof(*root));
@@ -265,9 +264,9 @@ int ana__link_eofs(struct ana_session *s)
 			w = root[w];
 			if (shutp[w] != ANA_NONE) {
 				if (shutp[w] != p &&
-				    ((rc = push_xedge(&s->xin, &s->nxin, &xcap, (uint32_t)p, k, shutp[w],
+				    ((rc = push_xedge(&s->xin, &s->nxin, xcap, (uint32_t)p, k, shutp[w],
 				                      shutk[w])) ||
-				     (rc = push_xedge(&s->xout, &s->nxout, &ocap, shutp[w], shutk[w],
+				     (rc = push_xedge(&s->xout, &s->nxout, ocap, shutp[w], shutk[w],
 				                      (uint32_t)p, k))))
 					goto out;
 				continue;
@@ -278,20 +277,12 @@ int ana__link_eofs(struct ana_session *s)
 
 				if (q == p || !j)
 					continue;
-				if ((rc = push_xedge(&s->xin, &s->nxin, &xcap, (uint32_t)p, k, q, j)) ||
-				    (rc = push_xedge(&s->xout, &s->nxout, &ocap, q, j, (uint32_t)p, k)))
+				if ((rc = push_xedge(&s->xin, &s->nxin, xcap, (uint32_t)p, k, q, j)) ||
+				    (rc = push_xedge(&s->xout, &s->nxout, ocap, q, j, (uint32_t)p, k)))
 					goto out;
 			}
 		}
 	}
-	if (s->nxin)
-		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
-	if (s->nxout)
-		qsort(s->xout, s->nxout, sizeof(*s->xout), cmp_xedge);
-	for (size_t i = 0; i < s->nxin; i++)
-		s->procs[s->xin[i].key >> 32].ev[(uint32_t)s->xin[i].key - 1].xin = 1;
-	for (size_t i = 0; i < s->nxout; i++)
-		s->procs[s->xout[i].key >> 32].ev[(uint32_t)s->xout[i].key - 1].xout = 1;
 	rc = 0;
 out:
 	free(root);
@@ -303,4 +294,132 @@ out:
 	free(shutk);
 	free(gone);
 	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Bounded buffers
+ */
+
+/* Bytes a channel direction into end r can hold in flight; 0 when unknown or too large to
+ * matter.  A pipe holds at most 16 pages (Linux's default pipe size, 64 KiB; a program that
+ * enlarges it with F_SETPIPE_SZ makes these edges later than the truth: Inf(P) is then a real
+ * consistent state, just not the least).  Socket buffers grow with the traffic (TCP
+ * autotuning to megabytes): no bound is assumed for them. */
+static uint64_t capacity_of(const struct ana_session *s, uint32_t r)
+{
+	const struct ana_end *e = &s->ends[r];
+
+	if (e->capacity)
+		return e->capacity;
+	if (e->has_ep && e->ep.type == TRACE_CHAN_PIPE)
+		return 65536;
+	return 0;
+}
+
+struct rref {
+	uint64_t end;        /* offset + bytes consumed */
+	uint32_t idx;
+};
+
+/* A write into a full pipe blocks until the reader makes room: a send of bytes [o, o+l) into
+ * a direction that holds C bytes returned only once the reader had consumed o + l - C bytes,
+ * so the receive that consumed byte o + l - C - 1 happened before it (the edge runs against the
+ * message direction).  Without it Inf(P) can hold a writer past its last write while the
+ * reader is at its start, with more than C bytes in between: no run gets there, and replay
+ * stalls.  One edge per (writer, receive): later sends of the writer follow in program order. */
+static int link_capacity(struct ana_session *s, size_t *xcap, size_t *ocap)
+{
+	struct rref *rv = NULL;
+	size_t rcap = 0;
+	int rc = 0;
+
+	for (uint32_t r = 0; r < s->nends; r++) {
+		const struct ana_end *re = &s->ends[r];
+		const struct ana_proc *pr;
+		uint64_t cap, nr = 0;
+		uint32_t w, lastw = ANA_NONE, lastr = 0;
+
+		if (re->uf != r || re->peer == ANA_NONE || re->reader == ANA_NONE ||
+		    (re->ambiguous & 2) || !(cap = capacity_of(s, r)))
+			continue;
+		w = re->peer;
+		if (s->ends[w].ambiguous & 4 || !s->ends[w].nsends)
+			continue;
+		/* the reader's consuming receives on r, in program order = offset order */
+		pr = &s->procs[re->reader];
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			const struct ana_ev *e = &pr->ev[k - 1];
+
+			if (e->kind != TRACE_EV_RECV || e->end != r || e->result <= 0 ||
+			    (e->flags & TRACE_FL_PEEK))
+				continue;
+			if (nr == rcap) {
+				size_t nc = rcap ? rcap * 2 : 256;
+				struct rref *nv = realloc(rv, nc * sizeof(*nv));
+
+				if (!nv) {
+					rc = TRACE_ENOMEM;
+					goto out;
+				}
+				rv = nv;
+				rcap = nc;
+			}
+			rv[nr].end = e->offset + (uint64_t)e->result;
+			rv[nr++].idx = (uint32_t)k;
+		}
+		for (uint64_t i = 0; i < s->ends[w].nsends; i++) {
+			const struct ana_sendref *sr = &s->sendrefs[s->ends[w].firstsend + i];
+			uint64_t need = sr->offset + sr->len, lo = 0, hi = nr;
+
+			if (need <= cap)
+				continue;
+			need -= cap; /* bytes [0, need) consumed: the receive holding byte need - 1 */
+			while (lo < hi) {
+				uint64_t m = lo + (hi - lo) / 2;
+
+				if (rv[m].end < need)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			if (lo == nr)
+				continue; /* never consumed that far: a cut-short trace, or a bigger pipe */
+			if (sr->proc == re->reader)
+				continue;
+			if (lastw == sr->proc && lastr == rv[lo].idx)
+				continue;
+			lastw = sr->proc;
+			lastr = rv[lo].idx;
+			if ((rc = push_xedge(&s->xin, &s->nxin, xcap, sr->proc, sr->idx, re->reader,
+			                     rv[lo].idx)) ||
+			    (rc = push_xedge(&s->xout, &s->nxout, ocap, re->reader, rv[lo].idx, sr->proc,
+			                     sr->idx)))
+				goto out;
+		}
+	}
+out:
+	free(rv);
+	return rc;
+}
+
+int ana__link_streams(struct ana_session *s)
+{
+	size_t xcap = 0, ocap = 0;
+	int rc;
+
+	free(s->xin);
+	free(s->xout);
+	s->xin = s->xout = NULL;
+	s->nxin = s->nxout = 0;
+	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)))
+		return rc;
+	if (s->nxin)
+		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
+	if (s->nxout)
+		qsort(s->xout, s->nxout, sizeof(*s->xout), cmp_xedge);
+	for (size_t i = 0; i < s->nxin; i++)
+		s->procs[s->xin[i].key >> 32].ev[(uint32_t)s->xin[i].key - 1].xin = 1;
+	for (size_t i = 0; i < s->nxout; i++)
+		s->procs[s->xout[i].key >> 32].ev[(uint32_t)s->xout[i].key - 1].xout = 1;
+	return 0;
 }

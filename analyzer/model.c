@@ -547,6 +547,23 @@ int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len)
 	return add_io(s, p, channel, len, TRACE_EV_RECV);
 }
 
+int ana_set_capacity(struct ana_session *s, int channel, uint64_t bytes)
+{
+	uint32_t id;
+
+	if (!s || s->finished || channel < 0 || (uint32_t)channel >= s->nbuilder)
+		return TRACE_EINVAL;
+	id = ANA_BUILDER_CHAN | (uint32_t)channel;
+	for (int side = 0; side < 2; side++) {
+		uint32_t p = side ? s->builder_b[channel] : s->builder_a[channel];
+		uint32_t e = p == ANA_NONE ? ANA_NONE : ana__end_lookup(s, p, id);
+
+		if (e != ANA_NONE)
+			s->ends[e].capacity = bytes;
+	}
+	return 0;
+}
+
 /* A builder channel's close, or an end of file read from it (a one-byte request that got 0). */
 int64_t ana_add_close(struct ana_session *s, int p, int channel)
 {
@@ -844,7 +861,7 @@ int ana_finish(struct ana_session *s, struct trace_diag *diag)
 	if ((rc = ana__match(s, diag)))
 		return rc;
 	ana__link_forks(s);
-	if ((rc = ana__link_connections(s)) || (rc = ana__link_eofs(s))) {
+	if ((rc = ana__link_connections(s)) || (rc = ana__link_streams(s))) {
 		ana__diag(diag, rc, "out of memory while ordering connections");
 		return rc;
 	}

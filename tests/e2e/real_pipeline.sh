@@ -83,3 +83,21 @@ EOF
 else
     echo "make is not installed: its part is skipped"
 fi
+
+# A pipe holds 64 KiB: dd's 16 writes of 64 KiB each returned only once cat had made room, so
+# the least cut where dd has exited holds cat past its 15th read of 64 KiB (the analyzer's
+# bounded-buffer edges); without them the cut leaves cat at its start and replay stalls.
+if command -v dd > /dev/null 2>&1 && command -v cat > /dev/null 2>&1; then
+    timeout "$real_t" "$encore" record -q -o "$real_tmp/d" --name sh -- "$(real_path sh)" \
+        -c 'dd if=/dev/zero bs=65536 count=16 status=none | cat > /dev/null' < /dev/null ||
+        real_fail "encore record dd | cat"
+    real_check "$real_tmp/d"
+    real_halt "$real_tmp/d" 'sh.1: exited'
+    got=$(grep -o '"sh.2":[0-9]*' "$real_tmp/inf.json" | head -1 | cut -d: -f2)
+    need=$(real_sql "$real_tmp/d" "SELECT min(e.idx) FROM event e JOIN process p ON p.id = e.proc
+                                   WHERE p.name = 'sh.2' AND e.kind = 'recv' AND e.result > 0
+                                   AND e.offset + e.result >= 15 * 65536")
+    [ -n "$need" ] && [ "$got" -ge "$need" ] ||
+        real_fail "dd | cat: the cut holds cat at $got, before its read $need that made dd's room"
+    echo "ok: dd | cat halts with cat past the reads that made room ($got >= $need)"
+fi

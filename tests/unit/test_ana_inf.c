@@ -40,6 +40,10 @@ struct gen {
 	int closed[MAXCH][2];           /* side a (0) or b (1) closed it: its close event */
 	int eofread[MAXCH][2];          /* that side read the end of file */
 	int is_eof[MAXP][MAXE + 1];     /* an end of file: src_p/src_k name the peer's close */
+	int cap[MAXCH];                 /* bytes each direction holds (0: unbounded) */
+	int rl_n[MAXCH][2], rl_p[MAXCH][2][MAXQ], rl_k[MAXCH][2][MAXQ], rl_end[MAXCH][2][MAXQ];
+	int last_rk[MAXCH][2];          /* the receive the direction's last room edge came from */
+	int is_room[MAXP][MAXE + 1];    /* a send that waited for room: src_p/src_k the receive */
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
 	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
 	int kind[MAXP][MAXE + 1], val[MAXP][MAXE + 1]; /* 1 send, 2 recv, 3 mark x; bytes or value */
@@ -122,6 +126,11 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		/* half of them are connections: a connects, b accepts, then they talk */
 		g->conn[c] = b != -1 && unit_rng_below(r, 2);
 		ck_assert_int_eq(ana_add_channel(g->s, a, b), c);
+		/* some channels hold only a few bytes: a send waits for the reader to make room */
+		if (b != -1 && unit_rng_below(r, 2)) {
+			g->cap[c] = 2 + (int)unit_rng_below(r, 4);
+			ck_assert_int_eq(ana_set_capacity(g->s, c, (uint64_t)g->cap[c]), 0);
+		}
 	}
 	for (t = 0; t < total; t++) {
 		int p = (int)unit_rng_below(r, (uint64_t)np);
@@ -149,9 +158,12 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			/* send on one of p's channels */
 			int cand[MAXCH], nc = 0;
 
-			for (c = 0; c < g->nch; c++)
-				if ((g->cha[c] == p || g->chb[c] == p) && g->chb[c] != -1 && ready(g, c, p))
+			for (c = 0; c < g->nch; c++) {
+				d = g->cha[c] == p ? 0 : 1;
+				if ((g->cha[c] == p || g->chb[c] == p) && g->chb[c] != -1 && ready(g, c, p) &&
+				    (!g->cap[c] || g->qt[c][d] - g->qh[c][d] < g->cap[c]))
 					cand[nc++] = c;
+			}
 			if (!nc) {
 				gen_simple(g, p);
 				continue;
@@ -161,11 +173,27 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			{
 				int len = 1 + (int)unit_rng_below(r, 3), k = g->n[p] + 1;
 
+				if (g->cap[c] && len > g->cap[c] - (g->qt[c][d] - g->qh[c][d]))
+					len = g->cap[c] - (g->qt[c][d] - g->qh[c][d]);
 				ck_assert_int_eq(ana_add_send(g->s, p, c, (uint64_t)len), k);
 				g->kind[p][k] = 1;
 				g->val[p][k] = len;
 				g->n[p]++;
 				g->is_recv[p][k] = 0;
+				if (g->cap[c] && g->qt[c][d] + len > g->cap[c]) {
+					/* it needed the bytes up to need - 1 consumed: the receive holding that
+					 * byte made the room (one edge per receive: later sends follow) */
+					int need = g->qt[c][d] + len - g->cap[c], i = 0;
+
+					while (g->rl_end[c][d][i] < need)
+						i++;
+					if (g->last_rk[c][d] != g->rl_k[c][d][i] + 1) {
+						g->last_rk[c][d] = g->rl_k[c][d][i] + 1;
+						g->is_room[p][k] = 1;
+						g->src_p[p][k] = g->rl_p[c][d][i];
+						g->src_k[p][k] = g->rl_k[c][d][i];
+					}
+				}
 				for (int b = 0; b < len; b++) {
 					g->qp[c][d][g->qt[c][d] % MAXQ] = p;
 					g->qk[c][d][g->qt[c][d]++ % MAXQ] = k;
@@ -218,6 +246,9 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->rd[p][k] = d;
 				g->rm[p][k] = m;
 				g->qh[c][d] += m;
+				g->rl_p[c][d][g->rl_n[c][d]] = p;
+				g->rl_k[c][d][g->rl_n[c][d]] = k;
+				g->rl_end[c][d][g->rl_n[c][d]++] = g->qh[c][d];
 			}
 		} else if (act == 8) {
 			/* a connection step: the client connects, then the server accepts it */
@@ -291,7 +322,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		for (int i = 1; i <= g->n[p]; i++) {
 			for (int j = i + 1; j <= g->n[p]; j++)
 				g->hb[p][i][p][j] = 1;
-			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i])
+			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
@@ -324,7 +355,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				ok = 0;
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
-				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i]) &&
+				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i]) &&
 				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
@@ -665,7 +696,7 @@ static void check_hb_and_consistency(struct gen *g)
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->fidx[p]);
 					want++;
 				}
-				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i]) {
+				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i]) {
 					ck_assert_int_ge(nd, want + 1);
 					ck_assert_uint_eq(deps[want].proc, (size_t)g->src_p[p][i]);
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->src_k[p][i]);
