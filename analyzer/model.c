@@ -564,24 +564,10 @@ int ana_set_capacity(struct ana_session *s, int channel, uint64_t bytes)
 	return 0;
 }
 
-/* A builder channel's close, or an end of file read from it (a one-byte request that got 0). */
-int64_t ana_add_close(struct ana_session *s, int p, int channel)
-{
-	struct trace_event ev;
-
-	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
-		return TRACE_EINVAL;
-	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
-		return TRACE_EINVAL;
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = TRACE_EV_CLOSE;
-	ev.call = TRACE_CALL_CLOSE;
-	ev.fd = -1;
-	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
-	return ana_add_trace_event(s, p, &ev);
-}
-
-int64_t ana_add_eof(struct ana_session *s, int p, int channel)
+/* An event of process p on its side of builder channel `channel` that moves no bytes.
+ * Returns the event's index as ana_add_trace_event does. */
+static int64_t add_on_channel(struct ana_session *s, int p, int channel, uint32_t kind,
+                              uint32_t call, int64_t result, uint64_t len)
 {
 	struct trace_event ev;
 	uint32_t end;
@@ -594,42 +580,37 @@ int64_t ana_add_eof(struct ana_session *s, int p, int channel)
 	if (end == ANA_NONE)
 		return TRACE_EINVAL;
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = TRACE_EV_RECV;
-	ev.call = TRACE_CALL_RECV;
+	ev.kind = kind;
+	ev.call = call;
 	ev.fd = -1;
 	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
-	ev.len = 1;
-	ev.offset = s->ends[end].nin;
+	ev.result = result;
+	ev.len = len;
+	ev.offset = kind == TRACE_EV_RECV ? s->ends[end].nin : 0;
 	return ana_add_trace_event(s, p, &ev);
+}
+
+/* A builder channel's close, or an end of file read from it (a one-byte request that got 0). */
+int64_t ana_add_close(struct ana_session *s, int p, int channel)
+{
+	return add_on_channel(s, p, channel, TRACE_EV_CLOSE, TRACE_CALL_CLOSE, 0, 0);
+}
+
+int64_t ana_add_eof(struct ana_session *s, int p, int channel)
+{
+	return add_on_channel(s, p, channel, TRACE_EV_RECV, TRACE_CALL_RECV, 0, 1);
 }
 
 /* A connection's two ends on a builder channel: the client's connect, the server's accept
  * (its result a descriptor, as accept returns). */
-static int64_t add_conn(struct ana_session *s, int p, int channel, uint32_t kind)
-{
-	struct trace_event ev;
-
-	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
-		return TRACE_EINVAL;
-	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
-		return TRACE_EINVAL;
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.call = kind == TRACE_EV_CONNECT ? TRACE_CALL_CONNECT : TRACE_CALL_ACCEPT;
-	ev.fd = -1;
-	ev.channel = ANA_BUILDER_CHAN | (uint32_t)channel;
-	ev.result = kind == TRACE_EV_ACCEPT ? 3 : 0;
-	return ana_add_trace_event(s, p, &ev);
-}
-
 int64_t ana_add_connect(struct ana_session *s, int p, int channel)
 {
-	return add_conn(s, p, channel, TRACE_EV_CONNECT);
+	return add_on_channel(s, p, channel, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0, 0);
 }
 
 int64_t ana_add_accept(struct ana_session *s, int p, int channel)
 {
-	return add_conn(s, p, channel, TRACE_EV_ACCEPT);
+	return add_on_channel(s, p, channel, TRACE_EV_ACCEPT, TRACE_CALL_ACCEPT, 3, 0);
 }
 
 int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t value)
