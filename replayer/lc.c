@@ -585,6 +585,12 @@ static void lc_maybe_halt(void)
 	}
 }
 
+void lc_halt_if_due(void)
+{
+	if (lc.halt_check && lc_on())
+		lc_maybe_halt();
+}
+
 void lc_halt_marker(void)
 {
 	lc_halt(REP_HALT_MARKER);

@@ -180,6 +180,10 @@ LC_HIDDEN int lc_ctl_release(void);
 LC_HIDDEN void lc_connected(int port);
 /* Ask the GD whether the connection just accepted is the recorded peer of accept event k. */
 LC_HIDDEN int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port);
+/* Before a call that may block for long without being an event (wait for a child): halt
+ * here if the process is at its target state (or online its predicate holds), as it would
+ * before its next event, which it may never reach while its children are halted. */
+LC_HIDDEN void lc_halt_if_due(void);
 /* Halt because of a marker, before the receive; returns when told to go on. */
 LC_HIDDEN void lc_halt_marker(void);
 

@@ -123,11 +123,14 @@ static pid_t wait_arg(pid_t pid)
 	return pid < 0 ? -live : live;
 }
 
-/* Blocking in a wait: the board says so (a halted child would hold it there). */
+/* Blocking in a wait: a process at its halt state halts here, before it blocks (its children
+ * may be halted too); the board says what it waits for (a halted child would hold it). */
 static void wait_begin(int options, pid_t pid)
 {
-	if (!(options & WNOHANG))
-		lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)pid);
+	if (options & WNOHANG)
+		return;
+	lc_halt_if_due();
+	lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)pid);
 }
 
 static void wait_end(int options)
