@@ -19,7 +19,7 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore analyze - summarise a session: channels, messages, races\n\n"
 	        "SYNOPSIS\n"
-	        "    encore analyze [--races N] DIR\n\n"
+	        "    encore analyze [--races N] [--json] DIR\n\n"
 	        "DESCRIPTION\n"
 	        "    Loads every trace of DIR, matches the two ends of each channel from what both\n"
 	        "    ends logged (addresses, inodes, peer credentials, fork inheritance; never\n"
@@ -32,15 +32,66 @@ static void usage(FILE *out)
 	        "    sent.\n\n"
 	        "OPTIONS\n"
 	        "    --races N   list at most N races (default %d; 0 lists none, counts stay)\n"
+	        "    --json      the same as one JSON object: session, counts (processes, events,\n"
+	        "                sends, recvs, channels, channels_matched, channels_external,\n"
+	        "                messages, external_recvs, unmatched_recvs, races), processes\n"
+	        "                [{name, events}], races [{recv, src, rival}] as \"PROC:INDEX\",\n"
+	        "                warnings [text]\n"
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 analysed; 1 the session cannot be loaded; 2 usage error.\n", SHOW_RACES);
+}
+
+static void print_ref(const struct ana_session *s, size_t p, uint64_t k)
+{
+	char buf[320];
+
+	snprintf(buf, sizeof(buf), "%s:%llu", ana_proc_name(s, p), (unsigned long long)k);
+	cli_json_string(stdout, buf);
+}
+
+static void print_json(const struct ana_session *s, const struct ana_stats *st, const char *dir,
+                       const struct ana_race *races, size_t nraces, size_t show)
+{
+	printf("{\"session\":");
+	cli_json_string(stdout, dir);
+	printf(",\"counts\":{\"processes\":%zu,\"events\":%llu,\"sends\":%llu,\"recvs\":%llu,"
+	       "\"channels\":%zu,\"channels_matched\":%zu,\"channels_external\":%zu,"
+	       "\"messages\":%llu,\"external_recvs\":%llu,\"unmatched_recvs\":%llu,"
+	       "\"races\":%zu}", st->procs, (unsigned long long)st->events,
+	       (unsigned long long)st->sends, (unsigned long long)st->recvs, st->channels,
+	       st->channels_matched, st->channels_external, (unsigned long long)st->messages,
+	       (unsigned long long)st->external_recvs, (unsigned long long)st->unmatched_recvs,
+	       nraces);
+	printf(",\"processes\":[");
+	for (size_t p = 0; p < ana_nprocs(s); p++) {
+		printf("%s{\"name\":", p ? "," : "");
+		cli_json_string(stdout, ana_proc_name(s, p));
+		printf(",\"events\":%llu}", (unsigned long long)ana_nevents(s, p));
+	}
+	printf("],\"races\":[");
+	for (size_t i = 0; i < nraces && i < show; i++) {
+		printf("%s{\"recv\":", i ? "," : "");
+		print_ref(s, races[i].proc, races[i].recv);
+		printf(",\"src\":");
+		print_ref(s, races[i].src_proc, races[i].src_send);
+		printf(",\"rival\":");
+		print_ref(s, races[i].rival_proc, races[i].rival_send);
+		printf("}");
+	}
+	printf("],\"warnings\":[");
+	for (size_t i = 0; i < ana_nwarnings(s); i++) {
+		printf("%s", i ? "," : "");
+		cli_json_string(stdout, ana_warning(s, i));
+	}
+	printf("]}\n");
 }
 
 int cmd_analyze(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "races", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -49,7 +100,7 @@ int cmd_analyze(int argc, char **argv)
 	struct ana_race *races = NULL;
 	struct trace_diag d;
 	size_t nraces = 0, show = SHOW_RACES;
-	int c, rc;
+	int c, rc, json = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -64,6 +115,7 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		}
+		case 'j': json = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
@@ -81,6 +133,12 @@ int cmd_analyze(int argc, char **argv)
 		cli_error("analyze", "out of memory analysing %s", argv[optind]);
 		ana_free(s);
 		return CLI_FAIL;
+	}
+	if (json) {
+		print_json(s, &st, argv[optind], races, nraces, show);
+		free(races);
+		ana_free(s);
+		return CLI_OK;
 	}
 	printf("session %s\n", argv[optind]);
 	printf("  processes  %zu%s\n", st.procs,

@@ -70,4 +70,17 @@ d=json.load(open(sys.argv[1]))
 print(sum(1 for p in d['processes'] for e in p['events'] if e['kind']=='recv' and e['result']>0))" "$tmp/dump.json")
 grep -q "messages *$recvs linked; 0 external receives; 0 unmatched" "$tmp/analyze.out" ||
     { echo "FAIL: analyze does not link the $recvs receives"; cat "$tmp/analyze.out"; exit 1; }
+# analyze --json says the same: counts, one entry per process with the dump's event count
+"$encore" analyze --json "$tmp/s" > "$tmp/analyze.json"
+python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2])); recvs=int(sys.argv[3])
+c=a['counts']
+assert c['messages'] == recvs and c['unmatched_recvs'] == 0, c
+assert c['processes'] == len(d['processes']) == len(a['processes']), c
+assert {p['name']: p['events'] for p in a['processes']} == \
+       {p['name']: len(p['events']) for p in d['processes']}, a['processes']
+assert c['races'] >= len(a['races'])
+" "$tmp/analyze.json" "$tmp/dump.json" "$recvs" ||
+    { echo "FAIL: analyze --json disagrees"; cat "$tmp/analyze.json"; exit 1; }
 echo ok
