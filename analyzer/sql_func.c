@@ -197,7 +197,8 @@ static int fail(struct graph *g, const char *msg, const char *detail)
 	return -1;
 }
 
-/* The join event `id` waits for: jrow of its source (0: nothing to wait for). */
+/* What a join whose source is event `src` waits for: the last join at or before src in
+ * src's process, whose clock src's is (0: none, nothing to wait for). */
 static uint32_t dep(const struct graph *g, uint32_t src)
 {
 	return src ? g->jrow[src] : 0;
