@@ -1137,6 +1137,13 @@ static void stall_report(struct rep *r)
 			                        (unsigned long long)idx);
 			continue;
 		}
+		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_SIGNAL) {
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        "  %s (pid %ld) at state %llu of %llu: waiting for a signal "
+			                        "(sigwait, sigsuspend or pause)\n", p->name, p->pid,
+			                        (unsigned long long)idx, (unsigned long long)p->nevents);
+			continue;
+		}
 		if (s && s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_EXIT) {
 			/* in wait/waitpid, outside any event: for which child */
 			struct gd_proc *c = NULL;

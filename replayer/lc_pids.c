@@ -8,6 +8,7 @@
  *   pidfd_open              recorded pid -> live pid (ESRCH for none of the session)
  *   waitpid, wait4, waitid  the pid asked for, recorded -> live; the pid returned (or
  *   wait, wait3             si_pid), live -> recorded
+ *   sigwaitinfo             si_pid, live -> recorded
  *
  * The map: the children this process forked (kept here at fork: the child may not have
  * reached its LC yet), then the status board, where the GD wrote every process's recorded
@@ -130,12 +131,13 @@ static void wait_begin(int options, pid_t pid)
 	if (options & WNOHANG)
 		return;
 	lc_halt_if_due();
-	lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)pid);
+	if (!lc.done) /* (the board says DONE of one running free) */
+		lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)pid);
 }
 
 static void wait_end(int options)
 {
-	if (!(options & WNOHANG))
+	if (!(options & WNOHANG) && !lc.done)
 		lc_wait_state(0, -1, 0, 0);
 }
 
@@ -253,6 +255,72 @@ LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	wait_end(options);
 	if (r == 0 && info && info->si_pid > 0)
 		info->si_pid = to_rec(info->si_pid);
+	errno = e;
+	return r;
+}
+
+/* --- waiting for a signal ------------------------------------------------------------------- */
+
+/* Not events; a process at its halt state halts before it blocks (the sender may be halted). */
+static void signal_wait_begin(void)
+{
+	lc_halt_if_due();
+	if (!lc.done)
+		lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
+}
+
+LC_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	int r;
+
+	if (!on())
+		return LC_REAL(sigwait)(set, sig);
+	signal_wait_begin();
+	r = LC_REAL(sigwait)(set, sig);
+	wait_end(0);
+	return r;
+}
+
+LC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	int r, e;
+
+	if (!on())
+		return LC_REAL(sigwaitinfo)(set, info);
+	signal_wait_begin();
+	r = LC_REAL(sigwaitinfo)(set, info);
+	e = errno;
+	wait_end(0);
+	if (r > 0 && info && info->si_pid > 0)
+		info->si_pid = to_rec(info->si_pid);
+	errno = e;
+	return r;
+}
+
+LC_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	int r, e;
+
+	if (!on())
+		return LC_REAL(sigsuspend)(mask);
+	signal_wait_begin();
+	r = LC_REAL(sigsuspend)(mask);
+	e = errno;
+	wait_end(0);
+	errno = e;
+	return r;
+}
+
+LC_EXPORT int pause(void)
+{
+	int r, e;
+
+	if (!on())
+		return LC_REAL(pause)();
+	signal_wait_begin();
+	r = LC_REAL(pause)();
+	e = errno;
+	wait_end(0);
 	errno = e;
 	return r;
 }
