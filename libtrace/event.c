@@ -48,7 +48,8 @@ static const char *const call_names[] = {
 	"accept", "accept4", "shutdown", "close", "dup", "dup2", "dup3", "fcntl", "fork",
 	"execve", "exit", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
 	"clock_gettime", "gettimeofday", "time", "getrandom", "getpid", "getppid",
-	"pthread_create", "encore_mark", "signal",
+	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
+	"copy_file_range", "tee", "vmsplice",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

@@ -1,0 +1,182 @@
+/*
+ * io_more.c: calls that reach the kernel without going through the interposers of chan.c
+ * and nondet.c.
+ *
+ *   syscall(SYS_getrandom, ...)   (OpenSSL 3 seeds itself this way): a RANDOM event with the
+ *                                 bytes, as getrandom logs it; every other system call
+ *                                 number passes straight through, untouched.
+ *   sendfile, splice, tee,        bytes the kernel moves between two descriptors, never seen
+ *   copy_file_range, vmsplice     by the process: a receive event on the source when it is
+ *                                 a channel (logged first: the bytes left it first), a send
+ *                                 event on the destination when it is a channel.  Regular
+ *                                 files stay unlogged.  The bytes are not in the running
+ *                                 content hash of either direction (the recorder never sees
+ *                                 them; the replayer skips them the same way), only in the
+ *                                 byte counts, so offsets still add up.
+ *
+ * Bytes from a peer outside the session moved this way cannot be recorded (they never
+ * cross user space): their receive is logged as INPUT without its bytes (data_len 0 while
+ * result > 0); replay then runs the real call (recorder/README.md, Limits).
+ */
+/* sendfile must keep its own name (the build's _FILE_OFFSET_BITS=64 renames it). */
+#undef _FILE_OFFSET_BITS
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define RA() __builtin_return_address(0)
+
+/* --- syscall(2) ------------------------------------------------------------------------ */
+
+/* The system call takes at most six arguments, all passed as longs in registers on x86-64
+ * (and aarch64): reading six with va_arg and forwarding them is what glibc's own syscall()
+ * does with its registers, so pass-through is exact.  The recorder's own raw calls
+ * (syscall(SYS_fcntl...)) come through here too and pass through. */
+REC_EXPORT long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6], r;
+	int e, i;
+	struct trace_event ev;
+
+	va_start(ap, number);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(number != SYS_getrandom, 1))
+		return REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	r = REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	e = errno;
+	if (!rec_enter())
+		return r;
+	rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_SYSCALL, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = SYS_getrandom;
+	if (r > 0) {
+		ev.data = (const uint8_t *)a[0];
+		ev.data_len = (uint32_t)r;
+	}
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* --- bytes moved by the kernel --------------------------------------------------------- */
+
+/* One side of a kernel transfer: kind SEND (dir REC_OUT) or RECV (REC_IN) on fd's channel,
+ * if it is one.  Called with the guard held.  n bytes moved (r the result, e its errno). */
+static void log_side(int fd, int dir, long r, int e, size_t asked, uint32_t call,
+                     uint32_t flags, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (fd < 0 || fd >= REC_FD_MAX || rec.fd[fd] == REC_FD_IGNORED)
+		return;
+	c = rec_fd_chan(fd);
+	if (!c)
+		return; /* a regular file, /dev/urandom as a source (not seen either) */
+	rec_event_init(&ev, dir == REC_OUT ? TRACE_EV_SEND : TRACE_EV_RECV, call, fd);
+	ev.channel = c->id;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.len = asked;
+	ev.flags = flags | ((r < 0 && e == EAGAIN) ? TRACE_FL_NONBLOCK : 0);
+	if (dir == REC_IN && c->undecided && r > 0) {
+		c->undecided = 0;
+		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
+	}
+	if (dir == REC_IN && c->external)
+		ev.kind = TRACE_EV_INPUT; /* the bytes never crossed user space: not recorded */
+	if (r > 0 && !(flags & TRACE_FL_PEEK))
+		c->bytes[dir] += (uint64_t)r;
+	rec_log(&ev, ra);
+}
+
+/* in -> out: the receive first (the bytes left the source first), then the send. */
+static void log_move(int in, int out, long r, int e, size_t asked, uint32_t call,
+                     uint32_t in_flags, void *ra)
+{
+	if (!rec_enter())
+		return;
+	log_side(in, REC_IN, r, e, asked, call, in_flags, ra);
+	log_side(out, REC_OUT, r, e, asked, call, 0, ra);
+	rec_leave();
+	errno = e;
+}
+
+REC_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	ssize_t r = REC_REAL(sendfile)(out, in, off, n);
+	int e = errno;
+
+	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
+	return r;
+}
+
+REC_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+	ssize_t r = REC_REAL(sendfile64)(out, in, off, n);
+	int e = errno;
+
+	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
+	return r;
+}
+
+REC_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
+                          unsigned int flags)
+{
+	ssize_t r = REC_REAL(splice)(in, off_in, out, off_out, n, flags);
+	int e = errno;
+
+	log_move(in, out, r, e, n, TRACE_CALL_SPLICE, 0, RA());
+	return r;
+}
+
+/* tee copies without consuming: on the source it is a peek. */
+REC_EXPORT ssize_t tee(int in, int out, size_t n, unsigned int flags)
+{
+	ssize_t r = REC_REAL(tee)(in, out, n, flags);
+	int e = errno;
+
+	log_move(in, out, r, e, n, TRACE_CALL_TEE, TRACE_FL_PEEK, RA());
+	return r;
+}
+
+REC_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
+                                   unsigned int flags)
+{
+	ssize_t r = REC_REAL(copy_file_range)(in, off_in, out, off_out, n, flags);
+	int e = errno;
+
+	log_move(in, out, r, e, n, TRACE_CALL_COPY_FILE_RANGE, 0, RA());
+	return r;
+}
+
+/* vmsplice: user pages into a pipe (a send), or, on the read end of a pipe, out of it
+ * into user memory (a receive).  Logged as the other kernel moves (no content hash). */
+REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
+{
+	ssize_t r = REC_REAL(vmsplice)(fd, iov, cnt, flags);
+	int e = errno, fl;
+	size_t asked = 0, i;
+
+	if (!rec_enter())
+		return r;
+	for (i = 0; r >= 0 && iov && i < cnt; i++)
+		asked += iov[i].iov_len;
+	fl = (int)REC_REAL(syscall)(SYS_fcntl, fd, F_GETFL);
+	log_side(fd, fl >= 0 && (fl & O_ACCMODE) == O_RDONLY ? REC_IN : REC_OUT, r, e, asked,
+	         TRACE_CALL_VMSPLICE, 0, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}

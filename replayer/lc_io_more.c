@@ -1,0 +1,317 @@
+/*
+ * lc_io_more.c: the LC's side of recorder/io_more.c.
+ *
+ *   syscall(SYS_getrandom, ...)   the recorded bytes (a RANDOM event), the kernel untouched;
+ *                                 every other number passes straight through (the LC's own
+ *                                 raw calls come through here too).
+ *   sendfile, splice, tee,        the real call, run for real between recorded processes,
+ *   copy_file_range, vmsplice     capped to the recorded size and repeated until that many
+ *                                 bytes moved (as a receive is); the receive event on the
+ *                                 source (when it is a channel) comes first, then the send
+ *                                 on the destination.  Their bytes are in the byte counts,
+ *                                 not in the content hash (the recorder never saw them).
+ *
+ * A transfer whose destination is a peer outside the session that is not there in replay
+ * moves nothing (its source offset is advanced as the recorded call did).  A transfer from
+ * a peer outside the session was recorded without its bytes: the real call runs
+ * (recorder/README.md, Limits).
+ */
+#undef _FILE_OFFSET_BITS
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+/* --- syscall(2) ------------------------------------------------------------------------ */
+
+LC_EXPORT long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+	int i;
+
+	va_start(ap, number);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
+		return LC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	{
+		const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, "syscall(SYS_getrandom)");
+		long r = (long)ev->result;
+
+		if (r > 0) {
+			if ((size_t)r > (size_t)a[1] || (size_t)r > ev->data_len)
+				lc_diverge("syscall(SYS_getrandom): %ld bytes recorded, the process asked "
+				           "for %zu", r, (size_t)a[1]);
+			memcpy((void *)a[0], lc.data + ev->data_off, (size_t)r);
+		}
+		lc_commit();
+		if (r < 0) {
+			errno = ev->err;
+			return -1;
+		}
+		return r;
+	}
+}
+
+/* --- bytes moved by the kernel --------------------------------------------------------- */
+
+/* One transfer of at most n bytes: the real call with the caller's arguments. */
+struct move {
+	int kind; /* 0 sendfile, 1 sendfile64, 2 splice, 3 tee, 4 copy_file_range */
+	int in, out;
+	void *off_in, *off_out;
+	unsigned int flags;
+};
+
+static long move_once(const struct move *m, size_t n)
+{
+	switch (m->kind) {
+	case 0: return LC_REAL(sendfile)(m->out, m->in, m->off_in, n);
+	case 1: return LC_REAL(sendfile64)(m->out, m->in, m->off_in, n);
+	case 2: return LC_REAL(splice)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	case 3: return LC_REAL(tee)(m->in, m->out, n, m->flags);
+	default: return LC_REAL(copy_file_range)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	}
+}
+
+static void wait_both(int in, int out)
+{
+	struct pollfd p[2] = { { .fd = in, .events = POLLIN }, { .fd = out, .events = POLLOUT } };
+
+	syscall(SYS_poll, p, 2, 20);
+}
+
+/* Move exactly want bytes, as the recorded call did. */
+static void move_exact(const struct move *m, size_t want, const char *what, uint32_t chan)
+{
+	size_t got = 0;
+	long r;
+
+	while (got < want) {
+		r = move_once(m, want - got);
+		if (r > 0) {
+			got += (size_t)r;
+			lc.slot->progress++;
+			continue;
+		}
+		if (r == 0)
+			lc_diverge("%s: the source ended after %zu of the %zu recorded bytes", what, got,
+			           want);
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			lc_wait_state(TRACE_EV_RECV, m->in, chan, want - got);
+			wait_both(m->in, m->out);
+			continue;
+		}
+		lc_diverge("%s failed: %s (the recorded call moved %zu bytes)", what, strerror(errno),
+		           want);
+	}
+	lc_wait_state(0, -1, 0, 0);
+}
+
+/* Skip n bytes of the source, as a transfer to an absent outside peer would have. */
+static void skip_source(const struct move *m, size_t n)
+{
+	if (m->kind == 3)
+		return; /* tee consumes nothing */
+	if (m->off_in)
+		*(int64_t *)m->off_in += (int64_t)n;
+	else if (lc_fd_class(m->in) == LC_FD_IGNORED)
+		lseek(m->in, (off_t)n, SEEK_CUR);
+}
+
+static void count(uint32_t chan, int dir, const struct lc_ev *ev)
+{
+	if (chan && chan < LC_CHAN_MAX && ev->result > 0 && !(ev->flags & TRACE_FL_PEEK))
+		lc_chan[chan].bytes[dir] += (uint64_t)ev->result;
+}
+
+/* Returns 1 with the result in *out when the LC handled the call, 0: pass through. */
+static int lc_move(const struct move *m, size_t asked, const char *what, ssize_t *res)
+{
+	const struct lc_ev *ein = NULL, *eout = NULL;
+	int32_t cin, cout;
+	int64_t result;
+	int32_t err;
+	int moved = 0;
+
+	if (!lc_on())
+		return 0;
+	cin = lc_fd_class(m->in);
+	if (cin > 0) {
+		ein = lc_expect(TRACE_EV_RECV, m->in, what);
+		if (ein->channel && cin != (int32_t)ein->channel)
+			lc_diverge("%s: expected a receive on channel %u, but fd %d is channel %d here",
+			           what, ein->channel, m->in, cin);
+		result = ein->result;
+		err = ein->err;
+		if (result > 0 && (size_t)result > asked)
+			lc_diverge("%s on channel %u (fd %d): %lld bytes recorded, the process asked "
+			           "for %zu", what, ein->channel, m->in, (long long)result, asked);
+		if (result > 0) {
+			if (ein->kind == TRACE_EV_RECV && lc.online)
+				lc_request(lc.pos + 1);
+			move_exact(m, (size_t)result, what, ein->channel);
+			moved = 1;
+		}
+		count(ein->channel, 1, ein);
+		lc_commit();
+	}
+	cout = lc_fd_class(m->out);
+	if (cout > 0) {
+		eout = lc_expect(TRACE_EV_SEND, m->out, what);
+		if (eout->channel && cout != (int32_t)eout->channel)
+			lc_diverge("%s: expected a send on channel %u, but fd %d is channel %d here",
+			           what, eout->channel, m->out, cout);
+		if (ein && eout->result != ein->result)
+			lc_diverge("%s: the recorded receive and send differ (%lld, %lld bytes)", what,
+			           (long long)ein->result, (long long)eout->result);
+		result = eout->result;
+		err = eout->err;
+		if (result > 0 && (size_t)result > asked)
+			lc_diverge("%s on channel %u (fd %d): %lld bytes recorded, the process asked "
+			           "for %zu", what, eout->channel, m->out, (long long)result, asked);
+		if (result > 0 && !moved) {
+			if (eout->channel < LC_CHAN_MAX && lc_chan[eout->channel].external == 2)
+				skip_source(m, (size_t)result);
+			else
+				move_exact(m, (size_t)result, what, eout->channel);
+		}
+		count(eout->channel, 0, eout);
+		lc_commit();
+	}
+	if (!ein && !eout)
+		return 0; /* files only, as when recording */
+	*res = (ssize_t)result;
+	if (result < 0)
+		errno = err;
+	return 1;
+}
+
+LC_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	struct move m = { 0, in, out, off, NULL, 0 };
+	ssize_t r;
+
+	if (lc_move(&m, n, "sendfile", &r))
+		return r;
+	return LC_REAL(sendfile)(out, in, off, n);
+}
+
+LC_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
+{
+	struct move m = { 1, in, out, off, NULL, 0 };
+	ssize_t r;
+
+	if (lc_move(&m, n, "sendfile", &r))
+		return r;
+	return LC_REAL(sendfile64)(out, in, off, n);
+}
+
+LC_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
+                         unsigned int flags)
+{
+	struct move m = { 2, in, out, off_in, off_out, flags };
+	ssize_t r;
+
+	if (lc_move(&m, n, "splice", &r))
+		return r;
+	return LC_REAL(splice)(in, off_in, out, off_out, n, flags);
+}
+
+LC_EXPORT ssize_t tee(int in, int out, size_t n, unsigned int flags)
+{
+	struct move m = { 3, in, out, NULL, NULL, flags };
+	ssize_t r;
+
+	if (lc_move(&m, n, "tee", &r))
+		return r;
+	return LC_REAL(tee)(in, out, n, flags);
+}
+
+LC_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
+                                  unsigned int flags)
+{
+	struct move m = { 4, in, out, off_in, off_out, flags };
+	ssize_t r;
+
+	if (lc_move(&m, n, "copy_file_range", &r))
+		return r;
+	return LC_REAL(copy_file_range)(in, off_in, out, off_out, n, flags);
+}
+
+/* vmsplice on a pipe: the real call, repeated over the rest of the iovec until the recorded
+ * size moved. */
+LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
+{
+	const struct lc_ev *ev;
+	struct iovec win[64];
+	size_t want, got = 0, total = 0, i;
+	int32_t cls;
+	int fl, in;
+	long r;
+
+	if (!lc_on())
+		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+	cls = lc_fd_class(fd);
+	if (cls <= 0)
+		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+	fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	in = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
+	ev = lc_expect(in ? TRACE_EV_RECV : TRACE_EV_SEND, fd, "vmsplice");
+	for (i = 0; iov && i < cnt; i++)
+		total += iov[i].iov_len;
+	if (ev->result > 0 && (size_t)ev->result > total)
+		lc_diverge("vmsplice on channel %u (fd %d): %lld bytes recorded, the process gave "
+		           "%zu", ev->channel, fd, (long long)ev->result, total);
+	want = ev->result > 0 ? (size_t)ev->result : 0;
+	if (ev->kind == TRACE_EV_SEND && ev->channel < LC_CHAN_MAX &&
+	    lc_chan[ev->channel].external == 2)
+		want = 0;
+	while (got < want) {
+		size_t skip = got, left = want - got, n = 0;
+
+		for (i = 0; i < cnt && left && n < 64; i++) {
+			size_t len = iov[i].iov_len;
+
+			if (skip >= len) {
+				skip -= len;
+				continue;
+			}
+			win[n].iov_base = (char *)iov[i].iov_base + skip;
+			win[n].iov_len = len - skip < left ? len - skip : left;
+			left -= win[n].iov_len;
+			skip = 0;
+			n++;
+		}
+		r = LC_REAL(vmsplice)(fd, win, n, flags);
+		if (r > 0) {
+			got += (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = { .fd = fd, .events = in ? POLLIN : POLLOUT };
+
+			syscall(SYS_poll, &p, 1, 20);
+			continue;
+		}
+		lc_diverge("vmsplice on channel %u (fd %d) failed: %s (the recorded call moved %zu "
+		           "bytes)", ev->channel, fd, r < 0 ? strerror(errno) : "no progress", want);
+	}
+	count(ev->channel, in, ev);
+	r = (long)ev->result;
+	if (r < 0)
+		errno = ev->err;
+	lc_commit();
+	return r;
+}

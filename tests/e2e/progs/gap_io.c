@@ -1,0 +1,164 @@
+/*
+ * gap_io.c: calls that reach the kernel without the usual interposers (recorder/io_more.c).
+ *
+ *   gap_io random     syscall(SYS_getrandom) bytes printed in hex (OpenSSL 3 seeds itself
+ *                     so); raw pass-through of other numbers, errno included
+ *   gap_io move DIR   a file sent with sendfile over a socketpair to a child, which splices
+ *                     it from the socket into a pipe of its own (a receive and a send in one
+ *                     call), reads the pipe and prints what it got; it answers with vmsplice
+ *                     through a pipe to the parent; copy_file_range between regular files
+ *                     (unlogged); a TCP connection to a forked server fed by sendfile
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void hex(const char *what, const unsigned char *p, size_t n)
+{
+	printf("%s:", what);
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+	printf("\n");
+}
+
+static int do_random(void)
+{
+	unsigned char b[32];
+	long r;
+
+	r = syscall(SYS_getrandom, b, sizeof(b), 0);
+	printf("getrandom syscall: %ld\n", r);
+	hex("bytes", b, r > 0 ? (size_t)r : 0);
+	r = syscall(SYS_getrandom, b, 8, 1 /* GRND_NONBLOCK */);
+	hex("more", b, r > 0 ? (size_t)r : 0);
+	/* other numbers pass through untouched, errno included */
+	errno = 0;
+	r = syscall(SYS_close, -1);
+	printf("close(-1): %ld %s\n", r, errno == EBADF ? "EBADF" : "other errno");
+	errno = 0;
+	r = syscall(SYS_getrandom, NULL, 8, 0);
+	printf("getrandom(NULL): %ld %s\n", r, errno == EFAULT ? "EFAULT" : "other errno");
+	/* (in replay getpid() gives the recorded pid and the raw call the live one) */
+	r = syscall(SYS_getpid) > 0 && syscall(SYS_gettid) == syscall(SYS_getpid);
+	printf("getpid agrees: %ld\n", r);
+	return 0;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < cap && (r = read(fd, buf + got, cap - got)) > 0)
+		got += (size_t)r;
+	return got;
+}
+
+static int do_move(const char *dir)
+{
+	char path[4096], copy[4096], buf[8192];
+	int sv[2], back[2], f, st;
+	size_t len, i;
+	pid_t pid;
+	off_t off = 0;
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/gap_io.src", dir);
+	snprintf(copy, sizeof(copy), "%s/gap_io.copy", dir);
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0)
+		die("open");
+	len = 0;
+	for (i = 0; i < 100; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "line %zu of the file\n", i);
+	if (write(f, buf, len) != (ssize_t)len)
+		die("write");
+	/* copy_file_range between regular files: not logged */
+	{
+		int g = open(copy, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		loff_t a = 0, b = 0;
+
+		if (g < 0)
+			die("open copy");
+		r = copy_file_range(f, &a, g, &b, len, 0);
+		printf("copy_file_range: %zd\n", r);
+		close(g);
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(back))
+		die("socketpair");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		int p[2];
+		size_t got = 0;
+		unsigned sum = 0;
+		struct iovec v;
+		char ans[64];
+
+		close(sv[0]);
+		close(back[0]);
+		if (pipe(p))
+			die("pipe");
+		while (got < len) {
+			r = splice(sv[1], NULL, p[1], NULL, len - got < 4096 ? len - got : 4096, 0);
+			if (r <= 0)
+				die("splice");
+			if (read_all(p[0], buf + got, (size_t)r) != (size_t)r)
+				die("read pipe");
+			got += (size_t)r;
+		}
+		for (i = 0; i < got; i++)
+			sum = sum * 31 + (unsigned char)buf[i];
+		printf("child: %zu bytes, sum %08x, last line: %.*s", got, sum, 22,
+		       buf + got - 22);
+		snprintf(ans, sizeof(ans), "thanks for %zu bytes\n", got);
+		v.iov_base = ans;
+		v.iov_len = strlen(ans);
+		if (vmsplice(back[1], &v, 1, 0) != (ssize_t)v.iov_len)
+			die("vmsplice");
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	close(back[1]);
+	while ((size_t)off < len) {
+		r = sendfile(sv[0], f, &off, len - (size_t)off < 1000 ? len - (size_t)off : 1000);
+		if (r <= 0)
+			die("sendfile");
+	}
+	r = (ssize_t)read_all(back[0], buf, sizeof(buf) - 1);
+	buf[r] = 0;
+	printf("parent: sent %lld bytes, answer: %s", (long long)off, buf);
+	waitpid(pid, &st, 0);
+	printf("child status %d\n", WEXITSTATUS(st));
+	close(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && strcmp(argv[1], "random") == 0)
+		return do_random();
+	if (argc >= 3 && strcmp(argv[1], "move") == 0)
+		return do_move(argv[2]);
+	fprintf(stderr, "usage: gap_io random | move DIR\n");
+	return 2;
+}
