@@ -4,14 +4,19 @@
 # computes offline; `--cut FILE` (the JSON of encore inf) must give the same, and so must
 # `--online` (except for disjunctions: halt markers, tested in replay_online); after
 # `--then kill` no replayed process is left (checked by pid).
-# Usage: replay_halt.sh ENCORE NAME PROG ARGS... -- PREDICATE...
+# Usage: replay_halt.sh ENCORE NAME PROG ARGS... -- PREDICATE...   (an argument @TMP@ is a
+# fresh directory)
 set -eu
 encore=$1 name=$2
 shift 2
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_halt.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 prog=""
-while [ "$1" != "--" ]; do prog="$prog $1"; shift; done
+mkdir "$tmp/w"
+while [ "$1" != "--" ]; do
+    a=$1; [ "$a" = "@TMP@" ] && a="$tmp/w"   # a fresh directory (programs that write reports)
+    prog="$prog $a"; shift
+done
 shift
 # shellcheck disable=SC2086
 "$encore" record -q -o "$tmp/s" --name "$name" -- $prog > /dev/null
