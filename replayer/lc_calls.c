@@ -292,6 +292,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	if (want > iov_total(iov, cnt))
 		lc_diverge("send on channel %u (fd %d): %zu bytes recorded, but the process sends only "
 		           "%zu", ev->channel, fd, want, iov_total(iov, cnt));
+	if (lc.online && want > 0)
+		lc_request(lc.pos + 1); /* a write into a full pipe waits for the reader's room */
 	flags &= ~MSG_DONTWAIT;
 	while (got < want) {
 		int n = iov_window(iov, cnt, got, want - got, win);
