@@ -43,7 +43,7 @@ static int sql_fail(sqlite3 *db, struct trace_diag *diag, const char *what)
 /* Single-row statements; events, messages, marks, inputs and races go in batches (below). */
 enum {
 	ST_PROC, ST_CHANNEL, ST_STACK, ST_FRAME, ST_WARN, ST_META, ST_NODE, ST_PRE, ST_POST,
-	ST_CONN, ST_N
+	ST_CONN, ST_DEP, ST_N
 };
 
 static const char *const st_sql[ST_N] = {
@@ -57,6 +57,7 @@ static const char *const st_sql[ST_N] = {
 	"INSERT INTO pre_set VALUES (?,?)",
 	"INSERT INTO post_set VALUES (?,?,?)",
 	"INSERT INTO connection VALUES (?,?,?)",
+	"INSERT INTO dependency VALUES (?,?,?)",
 };
 
 /* Rows per INSERT of the bulk tables (events, messages, marks, inputs, races). */
@@ -632,6 +633,24 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 			sqlite3_bind_null(cn, 3);
 		if ((rc = step(f, ST_CONN, "inserting a connection")))
 			return rc;
+	}
+	if (e->xin) {
+		/* edges beyond the one source slot (edges.c): an end of file after the writers'
+		 * releases, a send into a full pipe after the receive that made room */
+		size_t nx = 0;
+		const struct ana_xedge *x = ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx);
+
+		for (size_t i = 0; i < nx; i++) {
+			sqlite3_stmt *dp = f->st[ST_DEP];
+
+			if (x[i].oproc == ANA_NONE)
+				continue; /* given way to break a cycle (a warning says so) */
+			sqlite3_bind_int64(dp, 1, id);
+			sqlite3_bind_int64(dp, 2, (int64_t)(f->first[x[i].oproc] + x[i].oidx - 1));
+			bind_static(dp, 3, kind == TRACE_EV_SEND ? "room" : "eof");
+			if ((rc = step(f, ST_DEP, "inserting a dependency")))
+				return rc;
+		}
 	}
 	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
 		struct sqlval *m = batch_row(&f->msg);

@@ -3,16 +3,18 @@
  * table-valued functions causal_past(id) / causal_future(id) over event ids.
  *
  * They need nothing but the database: on first use they read the process table (event id
- * ranges, fork edges), the message table (send -> receive edges) and the connection table
- * (connect -> accept edges), the same edges as the analyzer's happened-before.
+ * ranges, fork edges), the message table (send -> receive edges), the connection table
+ * (connect -> accept edges) and the dependency table (releases -> an end of file, the
+ * receive that made room -> a send into a full pipe), the same edges as the analyzer's
+ * happened-before.
  *
- * The index is built on *joins*, the events with an incoming edge (receives linked to a
- * send, accepts linked to a connect, the first event of a forked process): between two joins
- * of a process nothing new arrives, so the vector clock of any event is the clock of the last
- * join at or before it in its process (jrow[id]) with its own entry set to its index.  The
- * joins are ordered topologically and, when their clocks fit in ANA_SQL_COLUMN_BYTES, the
- * clocks are built in one pass (2 or 4 bytes per join per process: a fraction of one per
- * event);
+ * The index is built on *joins*, the events with incoming edges (receives linked to a
+ * send, accepts linked to a connect, ends of file, sends that waited for room, the first
+ * event of a forked process; an event may have several): between two joins of a process
+ * nothing new arrives, so the vector clock of any event is the clock of the last join at or
+ * before it in its process (jrow[id]) with its own entry set to its index.  The joins are
+ * ordered topologically and, when their clocks fit in ANA_SQL_COLUMN_BYTES, the clocks are
+ * built in one pass (2 or 4 bytes per join per process: a fraction of one per event);
  * hb(a, b) is then two memory reads, vc[jrow[b]][proc(a)] >= index(a), and causal_past a
  * row copy.  Otherwise one column per process asked about (4 bytes per join, one pass over
  * the joins), as many as fit kept, least recently used out.
@@ -42,11 +44,17 @@ struct causal_aux {
 };
 
 /* An event with an incoming edge (8 bytes: the index's memory is what a cold query pays
- * for first, page by page).  A forked process's first event also depends on the parent's
- * fork event, process.fork_event (jfsrc). */
+ * for first, page by page).  Its sources are srcs[first .. next join's first); a forked
+ * process's first event also depends on the parent's fork event, process.fork_event
+ * (jfsrc). */
 struct join {
 	uint32_t id;               /* its event id */
-	uint32_t src;              /* the send (connect) it depends on; 0 none */
+	uint32_t first;            /* its first source in srcs */
+};
+
+/* An edge read from the database: dst happened after src. */
+struct edge {
+	uint32_t dst, src;
 };
 
 struct graph {
@@ -59,7 +67,8 @@ struct graph {
 	uint64_t *n;               /* per process: events */
 	uint32_t *fsrc;            /* per process: id of the parent's fork event, 0 none */
 	uint64_t nj;               /* joins, numbered 1..nj in id order */
-	struct join *j;            /* j[1..nj]; j[0] unused */
+	struct join *j;            /* j[1..nj]; j[0] unused, j[nj + 1].first ends srcs */
+	uint32_t *srcs;            /* the joins' sources (sends, connects, releases...), by join */
 	uint32_t *jfirst;          /* per process: its first join (np + 1 entries) */
 	uint32_t *jrow;            /* per event id: the last join at or before it in its process,
 	                              0 when none */
@@ -121,6 +130,7 @@ static void graph_unload(struct graph *g)
 	free(g->n);
 	free(g->fsrc);
 	free(g->j);
+	free(g->srcs);
 	free(g->jfirst);
 	big_free(g->jrow);
 	free(g->topo);
@@ -137,6 +147,7 @@ static void graph_unload(struct graph *g)
 	g->vc16 = NULL;
 	g->base = g->n = g->used = NULL;
 	g->j = NULL;
+	g->srcs = NULL;
 	g->fsrc = g->jfirst = g->topo = g->ostart = g->oedge = NULL;
 	g->col = NULL;
 	g->np = 0;
@@ -189,6 +200,18 @@ static uint32_t jfsrc(const struct graph *g, uint32_t k, uint32_t p)
 	return g->j[k].id == g->base[p] + 1 ? g->fsrc[p] : 0;
 }
 
+/* Join k's sources are jsrc(g, k, p, e) for e in 0 .. nsrcs(g, k) - 1 (0: none). */
+static uint32_t nsrcs(const struct graph *g, uint32_t k)
+{
+	return g->j[k + 1].first - g->j[k].first + 1;
+}
+
+static uint32_t jsrc(const struct graph *g, uint32_t k, uint32_t p, uint32_t e)
+{
+	return e < g->j[k + 1].first - g->j[k].first ? g->srcs[g->j[k].first + e]
+	                                             : jfsrc(g, k, p);
+}
+
 static int fail(struct graph *g, const char *msg, const char *detail)
 {
 	snprintf(g->err, sizeof(g->err), "%s%s%s", msg, detail ? ": " : "", detail ? detail : "");
@@ -232,15 +255,16 @@ static int order(struct graph *g)
 		size_t p = stack[--top];
 
 		while (pos[p] < g->jfirst[p + 1]) {
-			const struct join *k = &g->j[pos[p]];
-			uint32_t d = dep(g, k->src), e = dep(g, jfsrc(g, pos[p], (uint32_t)p)), w = 0;
+			uint32_t k = pos[p], w = 0;
 
 			/* done when below its process's position; a join of p itself at or after
 			 * pos[p] is a cycle and waits for ever */
-			if (d && d >= pos[jproc(g, d)])
-				w = d;
-			else if (e && e >= pos[jproc(g, e)])
-				w = e;
+			for (uint32_t e = 0, ns = nsrcs(g, k); e < ns && !w; e++) {
+				uint32_t d = dep(g, jsrc(g, k, (uint32_t)p, e));
+
+				if (d && d >= pos[jproc(g, d)])
+					w = d;
+			}
 			if (w) {
 				size_t q = jproc(g, w);
 
@@ -295,8 +319,8 @@ static T *NAME(struct graph *g)                                                 
 		uint32_t prev = k > g->jfirst[q] ? k - 1 : 0;                               \
                                                                                             \
 		memcpy(row, vc + (uint64_t)prev * np, np * sizeof(*row));                   \
-		for (int e = 0; e < 2; e++) {                                               \
-			uint32_t s = e ? jfsrc(g, k, q) : jk->src, sp;                      \
+		for (uint32_t e = 0, ns = nsrcs(g, k); e < ns; e++) {                       \
+			uint32_t s = jsrc(g, k, q, e), sp;                                  \
 			const T *a;                                                         \
                                                                                             \
 			if (!s)                                                             \
@@ -336,16 +360,18 @@ static uint32_t vc_get(const struct graph *g, uint64_t k, size_t p)
 	return g->vc16 ? g->vc16[k * g->np + p] : g->vc[k * g->np + p];
 }
 
-static int cmp_join(const void *a, const void *b)
+static int cmp_edge(const void *a, const void *b)
 {
-	uint32_t x = ((const struct join *)a)->id, y = ((const struct join *)b)->id;
+	const struct edge *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->src < y->src ? -1 : x->src > y->src;
 }
 
-/* Append the rows of `sql` (two event ids: source, destination) to *v[1..]. */
+/* Append the rows of `sql` (two event ids: source, destination) to *v. */
 static int read_edges(struct graph *g, sqlite3 *db, const char *sql, const char *table,
-                      struct join **v, size_t *n, size_t *cap)
+                      struct edge **v, size_t *n, size_t *cap)
 {
 	sqlite3_stmt *st = NULL;
 	char what[96];
@@ -367,9 +393,9 @@ static int read_edges(struct graph *g, sqlite3 *db, const char *sql, const char 
 			snprintf(what, sizeof(what), "%s names an event that does not exist", table);
 			return fail(g, what, NULL);
 		}
-		if (*n + 1 >= *cap) {
+		if (*n == *cap) {
 			size_t nc = *cap ? 2 * *cap : 4096;
-			struct join *nv = realloc(*v, nc * sizeof(*nv));
+			struct edge *nv = realloc(*v, nc * sizeof(*nv));
 
 			if (!nv) {
 				sqlite3_finalize(st);
@@ -378,9 +404,9 @@ static int read_edges(struct graph *g, sqlite3 *db, const char *sql, const char 
 			*v = nv;
 			*cap = nc;
 		}
-		++*n;
-		(*v)[*n].id = (uint32_t)r;
+		(*v)[*n].dst = (uint32_t)r;
 		(*v)[*n].src = (uint32_t)s;
+		++*n;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -388,76 +414,63 @@ static int read_edges(struct graph *g, sqlite3 *db, const char *sql, const char 
 	return 0;
 }
 
-/* 1 if v[1..n] (sorted) has an entry for event id. */
-static int has_join(const struct join *v, size_t n, uint64_t id)
+/* 1 if v[0..n) (sorted) has an edge into event id. */
+static int has_edge(const struct edge *v, size_t n, uint64_t id)
 {
-	size_t lo = 1, hi = n + 1;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].id < id)
+		if (v[mid].dst < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo <= n && v[lo].id == id;
+	return lo < n && v[lo].dst == id;
 }
 
-/* The joins: the edges v[1..ne] (sorted by destination, taken over as g->j) and the first
- * events of forked processes with no edge of their own, merged in id order in place from
- * the back; then jfirst and jrow. */
-static int make_joins(struct graph *g, struct join *v, size_t ne, size_t cap)
+/* The joins: the destinations of the edges v[0..ne) (sorted by destination; their sources
+ * go to srcs) and the first events of forked processes, in id order; then jfirst and jrow. */
+static int make_joins(struct graph *g, const struct edge *v, size_t ne)
 {
-	size_t forks = 0, o, i = ne;
-	uint8_t *add = calloc(g->np ? g->np : 1, 1);
+	size_t forks = 0, nd = 0, i = 0, o = 0;
 	uint64_t k = 0;
 
-	if (!add) {
-		free(v);
-		return fail(g, "out of memory loading the causality index", NULL);
-	}
+	for (size_t e = 0; e < ne; e++)
+		nd += !e || v[e].dst != v[e - 1].dst;
 	for (size_t p = 0; p < g->np; p++)
-		if (g->fsrc[p] && g->n[p] && !has_join(v, ne, g->base[p] + 1))
-			forks += add[p] = 1;
-	if (ne + forks + 1 > cap) {
-		struct join *nv = realloc(v, (ne + forks + 1) * sizeof(*nv));
-
-		if (!nv) {
-			free(v);
-			free(add);
-			return fail(g, "out of memory loading the causality index", NULL);
-		}
-		v = nv;
-	}
-	g->j = v;
-	o = ne + forks;
-	for (size_t p = g->np; p-- > 0;) {
-		if (!add[p])
-			continue;
-		while (i >= 1 && v[i].id > g->base[p] + 1)
-			v[o--] = v[i--];
-		v[o].id = (uint32_t)(g->base[p] + 1);
-		v[o--].src = 0;
-	}
-	free(add);
-	g->nj = ne + forks;
+		forks += g->fsrc[p] && g->n[p] && !has_edge(v, ne, g->base[p] + 1);
+	g->nj = nd + forks;
+	g->j = malloc((g->nj + 2) * sizeof(*g->j));
+	g->srcs = malloc((ne ? ne : 1) * sizeof(*g->srcs));
 	g->jfirst = malloc((g->np + 1) * sizeof(*g->jfirst));
 	g->jrow = big_alloc((g->total + 2) * sizeof(*g->jrow));
-	if (!g->jfirst || !g->jrow)
+	if (!g->j || !g->srcs || !g->jfirst || !g->jrow)
 		return fail(g, "out of memory loading the causality index", NULL);
 	for (size_t p = 0; p < g->np; p++) {
-		uint64_t id = g->base[p] + 1, hi = g->base[p] + g->n[p];
+		uint64_t lo = g->base[p] + 1, hi = g->base[p] + g->n[p], id = lo;
+		int forked = g->fsrc[p] && g->n[p]; /* the first event is a join, edges or not */
 
-		/* jrow: 0 before the first join of p, then each join's number up to the next */
 		g->jfirst[p] = (uint32_t)(k + 1);
-		for (; k + 1 <= g->nj && g->j[k + 1].id <= hi; k++)
-			for (; id < g->j[k + 1].id; id++)
+		while (forked || (i < ne && v[i].dst <= hi)) {
+			uint64_t at = forked ? lo : v[i].dst;
+
+			forked = 0;
+			/* jrow: 0 before the first join of p, then each join's number up to the next */
+			for (; id < at; id++)
 				g->jrow[id] = k >= g->jfirst[p] ? (uint32_t)k : 0;
+			k++;
+			g->j[k].id = (uint32_t)at;
+			g->j[k].first = (uint32_t)o;
+			while (i < ne && v[i].dst == at)
+				g->srcs[o++] = v[i++].src;
+		}
 		for (; id <= hi; id++)
 			g->jrow[id] = k >= g->jfirst[p] ? (uint32_t)k : 0;
 	}
 	g->jfirst[g->np] = (uint32_t)(k + 1);
+	g->j[k + 1].first = (uint32_t)o;
 	g->jrow[0] = 0;
 	return 0;
 }
@@ -465,8 +478,8 @@ static int make_joins(struct graph *g, struct join *v, size_t ne, size_t cap)
 static int graph_load(struct graph *g, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
-	struct join *v = NULL;
-	size_t ne = 0, nm, cap = 0, np = 0, i = 0;
+	struct edge *v = NULL, *w = NULL;
+	size_t ne = 0, nw = 0, cap = 0, wcap = 0, np = 0, i = 0;
 	uint64_t total = 0;
 	int rc, sorted = 1;
 
@@ -527,38 +540,36 @@ static int graph_load(struct graph *g, sqlite3 *db)
 		}
 	if (read_edges(g, db, "SELECT send, recv FROM message", "message", &v, &ne, &cap))
 		goto out;
-	nm = ne;
-	if (read_edges(g, db, "SELECT connect, accept FROM connection ORDER BY accept",
-	               "connection", &v, &ne, &cap))
+	/* the other edges are few: read apart, sorted, merged into the messages in place */
+	if (read_edges(g, db, "SELECT connect, accept FROM connection", "connection", &w, &nw,
+	               &wcap) ||
+	    read_edges(g, db, "SELECT src, dst FROM dependency", "dependency", &w, &nw, &wcap))
 		goto out;
-	/* both come in rowid order, which is their receive's (accept's) id when the loader
-	 * wrote them: then a merge; otherwise a sort */
-	for (size_t e = 2; e <= ne && sorted; e++)
-		sorted = e == nm + 1 || v[e - 1].id < v[e].id;
-	if (sorted && nm && nm < ne) {
-		/* in place from the back: only the connections (the few) are set aside */
-		size_t nc = ne - nm, a = nm, b = nc, o = ne;
-		struct join *w = malloc(nc * sizeof(*w));
+	/* messages come in rowid order, which is their receive's id when the loader wrote
+	 * them: sorted already; else a sort */
+	for (size_t e = 1; e < ne && sorted; e++)
+		sorted = v[e - 1].dst < v[e].dst;
+	if (!sorted)
+		qsort(v, ne, sizeof(*v), cmp_edge);
+	if (nw) {
+		struct edge *nv = realloc(v, (ne + nw) * sizeof(*nv));
+		size_t a = ne, b = nw, o = ne + nw;
 
-		if (!w) {
+		if (!nv) {
 			fail(g, "out of memory loading the causality index", NULL);
 			goto out;
 		}
-		memcpy(w, v + nm + 1, nc * sizeof(*w));
-		while (b > 0)
-			v[o--] = a >= 1 && v[a].id > w[b - 1].id ? v[a--] : w[--b];
-		free(w);
-	} else if (!sorted) {
-		qsort(v + 1, ne, sizeof(*v), cmp_join);
-	}
-	for (size_t e = 2; e <= ne; e++)
-		if (v[e - 1].id == v[e].id) {
-			fail(g, "an event has two incoming edges (in message or connection)", NULL);
-			goto out;
+		v = nv;
+		qsort(w, nw, sizeof(*w), cmp_edge);
+		while (b > 0) {
+			if (a > 0 && cmp_edge(&v[a - 1], &w[b - 1]) > 0)
+				v[--o] = v[--a];
+			else
+				v[--o] = w[--b];
 		}
-	rc = make_joins(g, v, ne, cap);
-	v = NULL; /* g->j now, or freed */
-	if (rc)
+		ne += nw;
+	}
+	if (make_joins(g, v, ne))
 		goto out;
 	{
 		/* ENCORE_SQL_MEMORY (bytes) lowers the budget: tests use it to exercise columns */
@@ -576,6 +587,7 @@ static int graph_load(struct graph *g, sqlite3 *db)
 	g->loaded = 1;
 out:
 	free(v);
+	free(w);
 	sqlite3_finalize(st);
 	return g->loaded > 0 ? 0 : -1;
 }
@@ -611,8 +623,8 @@ static const uint32_t *column(struct graph *g, size_t c)
 			v = (uint32_t)(jk->id - g->base[c]);
 		} else {
 			v = k > g->jfirst[q] ? col[k - 1] : 0;
-			for (int e = 0; e < 2; e++) {
-				uint32_t s = e ? jfsrc(g, k, q) : jk->src, w;
+			for (uint32_t e = 0, ns = nsrcs(g, k); e < ns; e++) {
+				uint32_t s = jsrc(g, k, q, e), w;
 
 				if (!s)
 					continue;
@@ -815,14 +827,13 @@ static int out_edges(struct graph *g)
 		return 0;
 	if (!(g->ostart = calloc(total + 2, sizeof(*g->ostart))))
 		return -1;
-	for (uint64_t k = 1; k <= g->nj; k++) {
-		uint32_t f = jfsrc(g, (uint32_t)k, jproc(g, (uint32_t)k));
+	for (uint32_t k = 1; k <= g->nj; k++)
+		for (uint32_t e = 0, ns = nsrcs(g, k), q = jproc(g, k); e < ns; e++) {
+			uint32_t s = jsrc(g, k, q, e);
 
-		if (g->j[k].src)
-			g->ostart[g->j[k].src]++, m++;
-		if (f)
-			g->ostart[f]++, m++;
-	}
+			if (s)
+				g->ostart[s]++, m++;
+		}
 	/* prefix sums: edges of id are oedge[ostart[id] .. ostart[id+1]) */
 	for (uint64_t id = 0, sum = 0; id <= total + 1; id++) {
 		uint64_t c = g->ostart[id];
@@ -838,14 +849,13 @@ static int out_edges(struct graph *g)
 		return -1;
 	}
 	memcpy(fill, g->ostart, (total + 2) * sizeof(*fill));
-	for (uint64_t k = 1; k <= g->nj; k++) {
-		uint32_t f = jfsrc(g, (uint32_t)k, jproc(g, (uint32_t)k));
+	for (uint32_t k = 1; k <= g->nj; k++)
+		for (uint32_t e = 0, ns = nsrcs(g, k), q = jproc(g, k); e < ns; e++) {
+			uint32_t s = jsrc(g, k, q, e);
 
-		if (g->j[k].src)
-			g->oedge[fill[g->j[k].src]++] = g->j[k].id;
-		if (f)
-			g->oedge[fill[f]++] = g->j[k].id;
-	}
+			if (s)
+				g->oedge[fill[s]++] = g->j[k].id;
+		}
 	free(fill);
 	return 0;
 }
@@ -875,10 +885,8 @@ static void past(struct graph *g, uint64_t b, uint64_t *cut)
 		for (size_t x = 0; x < np; x++)
 			for (; scan[x] < g->jfirst[x + 1] && g->j[scan[x]].id - g->base[x] <= cut[x];
 			     scan[x]++) {
-				const struct join *jk = &g->j[scan[x]];
-
-				for (int e = 0; e < 2; e++) {
-					uint32_t s = e ? jfsrc(g, scan[x], (uint32_t)x) : jk->src, y;
+				for (uint32_t e = 0, ns = nsrcs(g, scan[x]); e < ns; e++) {
+					uint32_t s = jsrc(g, scan[x], (uint32_t)x, e), y;
 
 					if (!s)
 						continue;

@@ -78,6 +78,13 @@ CREATE TABLE connection (
   channel INTEGER
 );
 
+CREATE TABLE dependency (
+  dst INTEGER NOT NULL,
+  src INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  PRIMARY KEY (dst, src)
+) WITHOUT ROWID;
+
 CREATE TABLE stack (
   id INTEGER PRIMARY KEY,
   proc INTEGER NOT NULL,
@@ -138,6 +145,8 @@ CREATE VIEW edge AS
   SELECT send AS src, recv AS dst, 'message' AS kind FROM message
   UNION ALL
   SELECT connect, accept, 'connection' FROM connection
+  UNION ALL
+  SELECT src, dst, kind FROM dependency
   UNION ALL
   SELECT fork_event, first_event, 'fork' FROM process
   WHERE fork_event IS NOT NULL AND nevents > 0;
