@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -715,22 +716,53 @@ void lc_commit(void)
 
 /* --- descriptors --------------------------------------------------------------------------- */
 
+/* What the descriptor is now, as the recorder's classify() saw it: 'S' a socket, 'P' a pipe
+ * or a character device (a terminal...), 'R' /dev/urandom or /dev/random (1,9 and 1,8), 'N'
+ * /dev/null, /dev/zero or /dev/full, 'F' anything else (a regular file...), 0 not open. */
+static int fd_kind(int fd)
+{
+	struct stat st;
+
+	if (syscall(SYS_fstat, fd, &st) != 0)
+		return 0;
+	if (S_ISSOCK(st.st_mode))
+		return 'S';
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1) {
+		unsigned mi = minor(st.st_rdev);
+
+		if (mi == 8 || mi == 9)
+			return 'R';
+		if (mi == 3 || mi == 5 || mi == 7)
+			return 'N';
+	}
+	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? 'P' : 'F';
+}
+
 int32_t lc_fd_class(int fd)
 {
 	const struct lc_ev *ev;
 	int32_t v;
+	int k;
 
 	if (fd < 0 || fd >= LC_FD_MAX)
 		return LC_FD_IGNORED;
 	v = lc_fd[fd];
 	if (v != LC_FD_UNKNOWN)
 		return v;
-	/* The recorder classifies a descriptor at its first use (fstat): a socket or pipe it did
-	 * not see made gets a SOCKET or PIPE event with no call, just before the event that used
-	 * it; /dev/urandom reads become RANDOM events; anything else is left alone. */
+	/* The recorder classifies a descriptor at its first use by what it is (fstat): a socket
+	 * or pipe it did not see made gets a SOCKET or PIPE event with no call, just before the
+	 * event that used it; /dev/urandom reads become RANDOM events; anything else is left
+	 * alone.  The LC looks at the descriptor too, not only at the next event: a regular file
+	 * read on fd N is not a RANDOM event on fd N that follows it.  Standard input and output
+	 * are whatever the replay is run with (a file where the recorded run had a terminal):
+	 * there the recorded first-use event is taken whatever the descriptor is now. */
+	k = fd_kind(fd);
+	if (!k)
+		return LC_FD_IGNORED; /* not open: the call fails anyway; look again next time */
 	ev = lc_peek();
 	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
-	    (ev->kind == TRACE_EV_SOCKET || ev->kind == TRACE_EV_PIPE)) {
+	    ((ev->kind == TRACE_EV_SOCKET && (k == 'S' || fd <= 2)) ||
+	     (ev->kind == TRACE_EV_PIPE && (k == 'P' || fd <= 2)))) {
 		if (lc.halt_check) {
 			lc_maybe_halt();
 			if (ev != lc_peek())
@@ -740,7 +772,7 @@ int32_t lc_fd_class(int fd)
 		lc_commit();
 		return lc_fd[fd];
 	}
-	if (ev && ev->fd == fd && ev->kind == TRACE_EV_RANDOM)
+	if (k == 'R')
 		return lc_fd[fd] = LC_FD_RANDOM;
 	return lc_fd[fd] = LC_FD_IGNORED;
 }

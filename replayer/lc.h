@@ -202,6 +202,9 @@ LC_HIDDEN void lc_exit_event(int status);
 /* Pids (lc_pids.c): a child forked here, recorded and live pid; forget them in a new child. */
 LC_HIDDEN void lc_pid_child(pid_t rec, pid_t live);
 LC_HIDDEN void lc_pids_reset(void);
+/* fcntl owners (F_SETOWN...): recorded -> live (*unknown: none of the session), and back. */
+LC_HIDDEN pid_t lc_owner_live(pid_t rec, int *unknown);
+LC_HIDDEN pid_t lc_owner_rec(pid_t live);
 /* Across exec (ENCORE_REPLAY "kids="): the children forked so far, "REC:LIVE,...". */
 LC_HIDDEN size_t lc_pids_text(char *out, size_t cap);
 LC_HIDDEN void lc_pids_parse(const char *text, const char *end);

@@ -264,6 +264,72 @@ done:
 	return 1;
 }
 
+/* The recorded process died of SIGPIPE after its last event: the write that raised it was
+ * never logged (the recorder logs a call once it returns).  This write is that one: wait
+ * until the reader is gone (the pipe's POLLERR, the socket peer's hang-up), write until the
+ * kernel says EPIPE (a TCP peer answers the first bytes after its close with a reset) and
+ * die of SIGPIPE at its default disposition, as the recorded run did.  Bytes that go out
+ * meanwhile are bytes the recorded reader never read either. */
+static void out_to_sigpipe(int fd, const struct iovec *iov, int cnt, int flags,
+                           const struct msghdr *name, int32_t cls)
+{
+	struct timespec ts = { 0, 1000000 };
+	struct sigaction sa;
+	sigset_t set;
+	int sock = 1;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	lc_wait_state(TRACE_EV_SEND, fd, (uint32_t)cls, iov_total(iov, cnt));
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+		if (syscall(SYS_poll, &p, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (p.revents & (POLLERR | POLLHUP | POLLRDHUP | POLLNVAL))
+			break;
+	}
+	for (int tries = 0; tries < 1000; tries++) {
+		long r;
+
+		if (sock) {
+			struct msghdr m;
+
+			memset(&m, 0, sizeof(m));
+			if (name) {
+				m.msg_name = name->msg_name;
+				m.msg_namelen = name->msg_namelen;
+			}
+			m.msg_iov = (struct iovec *)iov;
+			m.msg_iovlen = (size_t)cnt;
+			r = syscall(SYS_sendmsg, fd, &m, (flags & ~MSG_DONTWAIT) | MSG_NOSIGNAL);
+			if (r < 0 && errno == ENOTSOCK) {
+				sock = 0;
+				continue;
+			}
+		} else {
+			r = syscall(SYS_writev, fd, iov, cnt);
+		}
+		if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
+			break;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			wait_fd(fd, POLLOUT);
+		else if (r < 0 && errno != EINTR)
+			lc_diverge("the recorded run died of SIGPIPE at this write on fd %d, but it failed "
+			           "with %s", fd, strerror(errno));
+		else if (r >= 0)
+			syscall(SYS_nanosleep, &ts, NULL);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	LC_REAL(sigaction)(SIGPIPE, &sa, NULL);
+	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGPIPE);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	lc_diverge("the recorded run died of SIGPIPE at this write on fd %d, but the reader is "
+	           "still there", fd);
+}
+
 static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const struct msghdr *name,
                   const char *what, ssize_t *out)
 {
@@ -280,6 +346,11 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	cls = lc_fd_class(fd);
 	if (cls <= 0)
 		return 0;
+	if (__builtin_expect(lc.pos + 1 == lc.nev, 0) && !(flags & MSG_NOSIGNAL)) {
+		lc_halt_if_due();
+		if ((ev = lc_peek()) && ev->kind == TRACE_EV_SIGNAL && ev->result == SIGPIPE)
+			out_to_sigpipe(fd, iov, cnt, flags, name, cls);
+	}
 	ev = lc_expect(TRACE_EV_SEND, fd, what);
 	if (ev->channel && cls != (int32_t)ev->channel)
 		lc_diverge("expected a send on channel %u, but fd %d is channel %d here", ev->channel,
@@ -741,7 +812,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	const struct lc_ev *ev;
 	struct timespec ts = { 0, 1000000 };
 	char where[160];
-	int r, e;
+	int r, e, async_failed = 0;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return LC_REAL(connect)(fd, addr, len);
@@ -777,6 +848,14 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 			if (soerr == 0)
 				break;
 			e = soerr;
+			async_failed = 1;
+		}
+		/* After an attempt that failed asynchronously (a non-blocking socket: the error came
+		 * through SO_ERROR), Linux answers the next connect on that socket with ECONNABORTED
+		 * and makes it unconnected again: the attempt after that is a fresh one. */
+		if (e == ECONNABORTED && async_failed) {
+			async_failed = 0;
+			continue;
 		}
 		if (e != ECONNREFUSED && e != ENOENT && e != EAGAIN) {
 			describe_addr(addr, len, where, sizeof(where));
@@ -1081,10 +1160,54 @@ LC_EXPORT int dup3(int fd, int fd2, int flags)
 	return r;
 }
 
+/* F_SETOWN and F_SETOWN_EX name a process (or -group) to signal, F_GETOWN(_EX) give one
+ * back: the program has recorded pids (getpid), the kernel live ones (lc_pids.c). */
+static int fcntl_owner(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int unknown, r, e;
+
+	if (cmd == F_SETOWN) {
+		pid_t live = lc_owner_live((pid_t)(intptr_t)arg, &unknown);
+
+		if (unknown)
+			return 0; /* a process outside the session: not touched (as kill) */
+		return real(fd, cmd, (intptr_t)live);
+	}
+	if (cmd == F_SETOWN_EX && arg) {
+		struct f_owner_ex o = *(const struct f_owner_ex *)arg;
+
+		if (o.type != F_OWNER_TID) {
+			o.pid = lc_owner_live(o.type == F_OWNER_PGRP ? -o.pid : o.pid, &unknown);
+			if (unknown)
+				return 0;
+			if (o.type == F_OWNER_PGRP)
+				o.pid = -o.pid;
+		}
+		return real(fd, cmd, &o);
+	}
+	r = real(fd, cmd, arg);
+	e = errno;
+	if (cmd == F_GETOWN && r != -1)
+		r = (int)lc_owner_rec((pid_t)r);
+	if (cmd == F_GETOWN_EX && r == 0 && arg) {
+		struct f_owner_ex *o = arg;
+
+		if (o->type == F_OWNER_PID)
+			o->pid = lc_owner_rec(o->pid);
+		else if (o->type == F_OWNER_PGRP)
+			o->pid = -lc_owner_rec(-o->pid);
+	}
+	errno = e;
+	return r;
+}
+
 static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
-	int r = real(fd, cmd, arg);
+	int r;
 
+	if (cmd == F_SETOWN || cmd == F_GETOWN || cmd == F_SETOWN_EX || cmd == F_GETOWN_EX)
+		return fcntl_owner(real, fd, cmd, arg);
+	r = real(fd, cmd, arg);
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		dup_done(fd, r, errno);
 	return r;
@@ -1409,10 +1532,30 @@ struct ready_set {
 	size_t n;
 };
 
+/* A listening socket said readable: is the connection behind it one no running process
+ * makes?  The next accept through that listening channel (ACCEPT events name it in aux[0])
+ * tells: a client outside the session (its bytes are INPUT: accept gives a stand-in) or a
+ * failed accept (another process took the connection) is nothing to wait for, and neither is
+ * a readiness no accept of ours follows (a pre-forked sibling accepts it). */
+static int ready_accept_outside(int32_t lch)
+{
+	for (uint64_t i = lc.pos; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->kind != TRACE_EV_ACCEPT || !ev->naux || ev->aux[0] != lch)
+			continue;
+		return ev->result < 0 || !ev->channel ||
+		       (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external);
+	}
+	return 1;
+}
+
 static void ready_add(struct ready_set *s, int fd, int in, int out)
 {
 	int32_t ch;
 	short want = 0;
+	int listening = 0;
+	socklen_t sl = sizeof(listening);
 
 	if (fd < 0 || fd >= LC_FD_MAX || s->n == LC_READY_MAX)
 		return;
@@ -1422,6 +1565,9 @@ static void ready_add(struct ready_set *s, int fd, int in, int out)
 	for (size_t i = 0; in && i < nstash; i++)
 		if (stash_lfd[i] == fd)
 			in = 0; /* a connection came through it already, kept for its accept */
+	if (in && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening &&
+	    ready_accept_outside(ch))
+		in = 0; /* the client is not replayed (curl hitting a recorded server) */
 	if (in)
 		want |= POLLIN;
 	if (out)

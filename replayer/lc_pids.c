@@ -9,6 +9,7 @@
  *   waitpid, wait4, waitid  the pid asked for, recorded -> live; the pid returned (or
  *   wait, wait3             si_pid), live -> recorded
  *   sigwaitinfo             si_pid, live -> recorded
+ *   fcntl F_SETOWN(_EX)     the owner, recorded -> live (-pgid too); F_GETOWN(_EX) back
  *
  * The map: the children this process forked (kept here at fork: the child may not have
  * reached its LC yet), then the status board, where the GD wrote every process's recorded
@@ -139,6 +140,31 @@ static void wait_end(int options)
 {
 	if (!(options & WNOHANG) && !lc.done)
 		lc_wait_state(0, -1, 0, 0);
+}
+
+/* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_calls.c): a pid, or
+ * -pgid, recorded -> live; 0 for none of the session (not set: kill's rule) or when not
+ * translating (then the caller passes the value through). */
+pid_t lc_owner_live(pid_t rec, int *unknown)
+{
+	pid_t live;
+
+	*unknown = 0;
+	if (!on() || rec == 0 || rec == INT_MIN)
+		return rec;
+	if (!(live = to_live(rec < 0 ? -rec : rec))) {
+		*unknown = 1;
+		return 0;
+	}
+	return rec < 0 ? -live : live;
+}
+
+/* F_GETOWN's answer, live -> recorded (-pgid too). */
+pid_t lc_owner_rec(pid_t live)
+{
+	if (!on() || live == 0 || live == INT_MIN)
+		return live;
+	return live < 0 ? -to_rec(-live) : to_rec(live);
 }
 
 LC_EXPORT int kill(pid_t pid, int sig)

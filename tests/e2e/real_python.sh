@@ -8,6 +8,9 @@
 #   asyncio  asyncio streams over socketpairs, one process (epoll)
 #   subprocess  subprocess.run / Popen.communicate / check_output (fork+exec, pipes, poll)
 #   unix     a Unix stream server (socketserver) and three client roots of one session
+#   extclient  http.server recorded alone, its clients outside the session (not recorded)
+#   curl     http.server and two curl roots of one session (curl connects non-blocking,
+#            before the replayed server listens)
 #   unittest CPython's own test suite, the single-threaded modules test_epoll, test_select,
 #            test_pipes and test_popen (Debian package libpython3.X-testsuite; else skipped)
 # Checks: every trace whole and closed; analyze/dump/sql agree on events and messages; no
@@ -301,6 +304,55 @@ EOF
     echo "ok: the server and its 3 client roots replayed to the end 3 times, output identical"
     real_halt "$real_tmp/s" "srv: received >= 2 && cl3: sent >= 1"
     ;;
+extclient)
+    # the server recorded alone, its clients outside the session (not recorded: a browser,
+    # curl): replay answers its readiness waits on the listening socket from the trace and
+    # accepts stand-ins, nobody connects
+    real_bg timeout "$real_t" "$encore" record -q -o "$real_tmp/s" --name srv -- \
+        "$py" "$real_tmp/httpd.py" serve 2 > "$real_tmp/srv.out" < /dev/null
+    srv=$real_last
+    real_poll 400 grep -q '^[0-9]' "$real_tmp/srv.out" || real_fail "the server never told its port"
+    port=$(head -1 "$real_tmp/srv.out")
+    timeout "$real_t" "$py" "$real_tmp/httpd.py" get "$port" a b > "$real_tmp/cl.out" < /dev/null ||
+        real_fail "the client outside the session"
+    real_wait_pid "$srv"
+    [ "$real_status" = 0 ] || real_fail "the recorded server ended with status $real_status"
+    grep -q '^served 2$' "$real_tmp/srv.out" || real_fail "the server did not serve 2 requests"
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_external" -ge 2 ] || real_fail "expected 2 external connections, found $real_external"
+    real_replay "$real_tmp/s" "$real_tmp/srv.out"
+    echo "ok: the server of clients outside the session replayed to the end, output identical"
+    ;;
+curl)
+    # curl (a second root of the session, recorded against the recorded server): in replay it
+    # starts with the server and connects (non-blocking) before the server listens; its
+    # connect is retried until it does
+    real_need curl
+    real_bg timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name srv -- \
+        "$py" "$real_tmp/httpd.py" serve 2 > "$real_tmp/srv.out" < /dev/null
+    srv=$real_last
+    real_poll 400 grep -q '^[0-9]' "$real_tmp/srv.out" || real_fail "the server never told its port"
+    port=$(head -1 "$real_tmp/srv.out")
+    curl=$(real_path curl)
+    for c in 1 2; do
+        timeout "$real_t" "$encore" record -q --session "$real_tmp/s" --name "cl$c" -- \
+            "$curl" -sS "http://127.0.0.1:$port/c$c" > "$real_tmp/cl$c.out" < /dev/null ||
+            real_fail "encore record (curl $c)"
+    done
+    real_wait_pid "$srv"
+    [ "$real_status" = 0 ] || real_fail "the recorded server ended with status $real_status"
+    grep -q '^served 2$' "$real_tmp/srv.out" || real_fail "the server did not serve 2 requests"
+    cat "$real_tmp/srv.out" "$real_tmp/cl1.out" "$real_tmp/cl2.out" > "$real_tmp/rec.out"
+    grep -q '^hello /c2$' "$real_tmp/rec.out" || real_fail "curl got no answer"
+    real_check "$real_tmp/s"
+    real_counts "$real_tmp/s"
+    [ "$real_unmatched" = 0 ] && [ "$real_external" = 0 ] ||
+        real_fail "$real_unmatched unmatched receives, $real_external external channels"
+    real_replay "$real_tmp/s" "$real_tmp/rec.out" sorted
+    echo "ok: the server and two curl roots replayed to the end, output identical"
+    ;;
 *)
-    echo "usage: real_python.sh ENCORE http|session|mp|asyncio|subprocess|unittest|unix"; exit 2 ;;
+    echo "usage: real_python.sh ENCORE http|session|mp|asyncio|subprocess|unittest|unix|extclient|curl"
+    exit 2 ;;
 esac
