@@ -1298,13 +1298,18 @@ static int finish_check(struct rep *r)
 		uint64_t idx = r->board && p->started ? r->board[i].index : p->index;
 		struct ana_event ev;
 		int signalled = 0;
+		char how[160] = "";
 
 		if (p->ana >= 0 && p->nevents &&
-		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0)
-			signalled = ev.kind == TRACE_EV_SIGNAL;
+		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
+		    ev.kind == TRACE_EV_SIGNAL)
+			signalled = (int)ev.result > 0 ? (int)ev.result : -1;
 		if (p->done && idx == p->nevents)
 			continue;
-		if (p->started && signalled && idx + 1 >= p->nevents)
+		/* recorded death by a signal: now by that one (any when the record does not say) */
+		if (p->started && signalled && idx + 1 >= p->nevents &&
+		    (signalled < 0 || !p->reaped ||
+		     (WIFSIGNALED(p->wait_status) && WTERMSIG(p->wait_status) == signalled)))
 			continue;
 		if (p->started && !p->done && p->reaped && idx == p->nevents)
 			continue;
@@ -1315,12 +1320,24 @@ static int finish_check(struct rep *r)
 		     (!p->reaped && p->gone)))
 			continue;
 		bad = 1;
-		if (pos < sizeof(r->message) - 256)
+		/* how it ended: the status reaped (a crash names its signal) */
+		if (p->started && p->reaped && WIFSIGNALED(p->wait_status))
+			snprintf(how, sizeof(how), ", killed by signal %d (%s)%s",
+			         WTERMSIG(p->wait_status), strsignal(WTERMSIG(p->wait_status)),
+			         WCOREDUMP(p->wait_status) ? ", core dumped" : "");
+		else if (p->started && p->reaped && WIFEXITED(p->wait_status))
+			snprintf(how, sizeof(how), ", exit status %d", WEXITSTATUS(p->wait_status));
+		if (p->started && signalled > 0)
+			snprintf(how + strlen(how), sizeof(how) - strlen(how),
+			         "; the recorded run died of signal %d (%s)", signalled,
+			         strsignal(signalled));
+		if (pos < sizeof(r->message) - 400)
 			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
-			                        "%s%s %s at state %llu of %llu\n",
+			                        "%s%s %s at state %llu of %llu%s\n",
 			                        pos ? "" : "the replay ended early:\n  ", p->name,
 			                        p->started ? "ended" : "never started; its parent stopped",
-			                        (unsigned long long)idx, (unsigned long long)p->nevents);
+			                        (unsigned long long)idx, (unsigned long long)p->nevents,
+			                        how);
 	}
 	return bad ? REP_FAILED : REP_END;
 }
