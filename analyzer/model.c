@@ -408,6 +408,11 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		key[kl] = '\0';
 		if ((rc = ana__intern_key(s, key, &kid)))
 			return rc;
+		/* recorder/stdio.c: scanf or ungetc on a channel, whose bytes it cannot count */
+		if (strcmp(key, "encore.stdio") == 0)
+			ana__warn(s, "%s used stdio on channel %lld: its bytes there are not recorded; "
+			          "replay of it is not guaranteed", pr->name,
+			          (long long)(ev->naux ? ev->aux[0] : 0));
 		e->chan = kid;
 		e->result = ev->naux ? ev->aux[0] : 0;
 	} else if (ev->channel) {

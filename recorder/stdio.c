@@ -1,0 +1,578 @@
+/*
+ * stdio.c: glibc's stdio reads and writes through libc-internal calls (__read, __write) that
+ * LD_PRELOAD cannot see.  So the common stdio entry points are interposed here, and where a
+ * FILE's descriptor is a channel they log the bytes at the API level:
+ *
+ *   input (fread, fgets, getline, getdelim, fgetc, getc, getchar, their _unlocked and
+ *   __*_chk forms)      a receive of the bytes the call returned to the program; from a
+ *                       peer outside the session (stdin...) an INPUT event with the bytes,
+ *                       which replay feeds back; from /dev/urandom a RANDOM event;
+ *   output (fwrite, fputs, puts, fputc, putc, putchar, printf, fprintf, vprintf, vfprintf,
+ *   dprintf, vdprintf, their _unlocked and __*_chk forms)
+ *                       a send of the bytes the call accepted, on a channel between
+ *                       recorded processes only (output to the terminal, to `encore record`
+ *                       or to a peer outside the session needs nothing for replay);
+ *   scanf, fscanf, vscanf, vfscanf (and __isoc99_*), ungetc
+ *                       the bytes consumed are not known: once per channel a MARK event
+ *                       "encore.stdio" (aux[0] = the channel, aux[1] = the descriptor) that
+ *                       `encore analyze` and `encore replay` report ("P used stdio on
+ *                       channel C: its bytes there are not recorded; replay of it is not
+ *                       guaranteed").
+ *
+ * Byte offsets then still add up per direction (the API-level send comes before the kernel
+ * write that carries its bytes, the API-level receive after the kernel read), as long as a
+ * process does not mix stdio and plain read/recv on one channel.  The bytes are not in the
+ * running content hash (the replayer skips them the same way).  recorder/README.md, Limits.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
+ * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
+ * themselves. */
+
+#include "rec.h"
+
+/* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
+ * below must define the functions. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef getc
+#undef putc
+#undef getc_unlocked
+#undef putc_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+#undef fgetc_unlocked
+#undef fputc_unlocked
+
+#define RA() __builtin_return_address(0)
+
+int __isoc99_scanf(const char *fmt, ...);
+int __isoc99_fscanf(FILE *f, const char *fmt, ...);
+int __isoc99_vscanf(const char *fmt, va_list ap);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+char *__fgets_chk(char *s, size_t slen, int n, FILE *f);
+char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
+int _IO_getc(FILE *f);
+int _IO_putc(int c, FILE *f);
+int __printf_chk(int flag, const char *fmt, ...);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+
+/* glibc's FILE flags (libio.h): the end of the stream or an error was seen. */
+#define REC_IO_EOF_SEEN 0x10
+#define REC_IO_ERR_SEEN 0x20
+
+static inline int file_fd(FILE *f)
+{
+	return f ? f->_fileno : -1;
+}
+
+/* Worth a look on input: a descriptor not known to be ignored (classified at first use). */
+static inline int in_candidate(int fd)
+{
+	return __builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX &&
+	       rec.fd[fd] != REC_FD_IGNORED;
+}
+
+/* On output only channels already known can be between recorded processes (those are
+ * classified when made, inherited or passed across exec): no classification. */
+static inline int out_candidate(int fd)
+{
+	return __builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] > 0;
+}
+
+/* An API-level receive: r bytes at p (r > 0), 0 at the end of the stream, -1 (errno e) on
+ * an error.  Called with the guard held. */
+static void log_in(FILE *f, int fd, long r, int e, size_t asked, const void *p, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c = rec_fd_chan(fd);
+	int state = f->_flags & (REC_IO_EOF_SEEN | REC_IO_ERR_SEEN);
+
+	if (!c) {
+		if (rec.fd[fd] != REC_FD_RANDOM)
+			return;
+		rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_STDIO, fd);
+		ev.result = r;
+		ev.err = r < 0 ? e : 0;
+		if (r > 0) {
+			ev.data = p;
+			ev.data_len = (uint32_t)r;
+		}
+		rec_log(&ev, ra);
+		return;
+	}
+	rec_event_init(&ev, TRACE_EV_RECV, TRACE_CALL_STDIO, fd);
+	ev.channel = c->id;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.len = asked;
+	/* the FILE's end-of-stream and error flags after the call (a short fread followed by
+	 * feof()): replay sets them as they were */
+	ev.naux = 1;
+	ev.aux[0] = state;
+	if (c->undecided && r > 0) {
+		c->undecided = 0;
+		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
+	}
+	if (c->external) {
+		ev.kind = TRACE_EV_INPUT;
+		if (r > 0) {
+			ev.data = p;
+			ev.data_len = (uint32_t)r;
+		}
+	}
+	if (r > 0)
+		c->bytes[REC_IN] += (uint64_t)r;
+	rec_log(&ev, ra);
+}
+
+/* An API-level send of r bytes (or -1, errno e) on a channel between recorded processes. */
+static void log_out(int fd, long r, int e, size_t asked, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (rec.fd[fd] <= 0)
+		return;
+	c = &rec.chan[rec.fd[fd] - 1];
+	if (c->external)
+		return;
+	rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);
+	ev.channel = c->id;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.len = asked;
+	if (r > 0)
+		c->bytes[REC_OUT] += (uint64_t)r;
+	rec_log(&ev, ra);
+}
+
+/* scanf and ungetc on a channel: once per channel, say its bytes there are not recorded. */
+static uint32_t warned[64];
+static unsigned nwarned;
+
+static void warn_unrecorded(int fd, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c = rec_fd_chan(fd);
+	unsigned i;
+	static const char key[] = "encore.stdio";
+
+	if (!c)
+		return;
+	for (i = 0; i < nwarned && i < 64; i++)
+		if (warned[i] == c->id)
+			return;
+	if (nwarned < 64)
+		warned[nwarned++] = c->id;
+	rec_event_init(&ev, TRACE_EV_MARK, TRACE_CALL_STDIO, fd);
+	ev.channel = 0;
+	ev.data = (const uint8_t *)key;
+	ev.data_len = sizeof(key) - 1;
+	ev.naux = 2;
+	ev.aux[0] = c->id;
+	ev.aux[1] = fd;
+	rec_log(&ev, ra);
+}
+
+/* After an input call that returned nothing: the end of the stream (0) or an error (-1). */
+static inline long none_result(FILE *f)
+{
+	return (f->_flags & REC_IO_ERR_SEEN) ? -1 : 0;
+}
+
+#define IN_LOG(f, r, asked, p) \
+	do { \
+		int fd_ = file_fd(f); \
+		if (in_candidate(fd_) && rec_enter()) { \
+			log_in((f), fd_, (r), e, (asked), (p), RA()); \
+			rec_leave(); \
+			errno = e; \
+		} \
+	} while (0)
+
+#define OUT_LOG(fd, r, asked) \
+	do { \
+		int fd_ = (fd); \
+		if (out_candidate(fd_) && rec_enter()) { \
+			log_out(fd_, (r), e, (asked), RA()); \
+			rec_leave(); \
+			errno = e; \
+		} \
+	} while (0)
+
+#define WARN_LOG(f) \
+	do { \
+		int fd_ = file_fd(f); \
+		if (in_candidate(fd_) && rec_enter()) { \
+			warn_unrecorded(fd_, RA()); \
+			rec_leave(); \
+			errno = e; \
+		} \
+	} while (0)
+
+/* --- input ----------------------------------------------------------------------------- */
+
+#define FREAD_BODY(realcall) \
+	size_t r = realcall; \
+	int e = errno; \
+	IN_LOG(f, r ? (long)(r * size) : none_result(f), size * n, p); \
+	return r
+
+REC_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY(REC_REAL(fread)(p, size, n, f));
+}
+
+REC_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY(REC_REAL(fread_unlocked)(p, size, n, f));
+}
+
+REC_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY(REC_REAL(__fread_chk)(p, plen, size, n, f));
+}
+
+REC_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY(REC_REAL(__fread_unlocked_chk)(p, plen, size, n, f));
+}
+
+#define FGETS_BODY(realcall) \
+	char *r = realcall; \
+	int e = errno; \
+	IN_LOG(f, r ? (long)strlen(s) : none_result(f), n > 1 ? (size_t)n - 1 : 0, s); \
+	return r
+
+REC_EXPORT char *fgets(char *s, int n, FILE *f)
+{
+	FGETS_BODY(REC_REAL(fgets)(s, n, f));
+}
+
+REC_EXPORT char *fgets_unlocked(char *s, int n, FILE *f)
+{
+	FGETS_BODY(REC_REAL(fgets_unlocked)(s, n, f));
+}
+
+REC_EXPORT char *__fgets_chk(char *s, size_t slen, int n, FILE *f)
+{
+	FGETS_BODY(REC_REAL(__fgets_chk)(s, slen, n, f));
+}
+
+REC_EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f)
+{
+	FGETS_BODY(REC_REAL(__fgets_unlocked_chk)(s, slen, n, f));
+}
+
+/* getline's request is "a line": the asked size is the buffer it may grow (logged as 1
+ * so that a 0 result reads as the end of the stream). */
+#define GETDELIM_BODY(realcall) \
+	ssize_t r = realcall; \
+	int e = errno; \
+	IN_LOG(f, r > 0 ? (long)r : none_result(f), 1, r > 0 ? *line : NULL); \
+	return r
+
+REC_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
+{
+	GETDELIM_BODY(REC_REAL(getline)(line, cap, f));
+}
+
+REC_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	GETDELIM_BODY(REC_REAL(getdelim)(line, cap, delim, f));
+}
+
+REC_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	GETDELIM_BODY(REC_REAL(__getdelim)(line, cap, delim, f));
+}
+
+#define GETC_BODY(file, realcall) \
+	FILE *f = (file); \
+	int c = realcall; \
+	int e = errno; \
+	unsigned char b = (unsigned char)c; \
+	IN_LOG(f, c != EOF ? 1 : none_result(f), 1, &b); \
+	return c
+
+REC_EXPORT int fgetc(FILE *file)
+{
+	GETC_BODY(file, REC_REAL(fgetc)(f));
+}
+
+REC_EXPORT int getc(FILE *file)
+{
+	GETC_BODY(file, REC_REAL(getc)(f));
+}
+
+REC_EXPORT int _IO_getc(FILE *file)
+{
+	GETC_BODY(file, REC_REAL(_IO_getc)(f));
+}
+
+REC_EXPORT int fgetc_unlocked(FILE *file)
+{
+	GETC_BODY(file, REC_REAL(fgetc_unlocked)(f));
+}
+
+REC_EXPORT int getc_unlocked(FILE *file)
+{
+	GETC_BODY(file, REC_REAL(getc_unlocked)(f));
+}
+
+REC_EXPORT int getchar(void)
+{
+	GETC_BODY(stdin, REC_REAL(getchar)());
+}
+
+REC_EXPORT int getchar_unlocked(void)
+{
+	GETC_BODY(stdin, REC_REAL(getchar_unlocked)());
+}
+
+/* --- input whose bytes are not known: a warning --------------------------------------- */
+
+REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
+REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+	int r = REC_REAL(vfscanf)(f, fmt, ap), e = errno;
+
+	WARN_LOG(f);
+	return r;
+}
+
+REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+	int r = REC_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
+
+	WARN_LOG(f);
+	return r;
+}
+
+REC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
+REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
+{
+	int r = REC_REAL(vfscanf)(stdin, fmt, ap), e = errno;
+
+	WARN_LOG(stdin);
+	return r;
+}
+
+REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
+{
+	int r = REC_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
+
+	WARN_LOG(stdin);
+	return r;
+}
+
+#define SCANF_BODY(file, real, fmt) \
+	va_list ap; \
+	int r, e; \
+	va_start(ap, fmt); \
+	r = REC_REAL(real)(file, fmt, ap); \
+	e = errno; \
+	va_end(ap); \
+	WARN_LOG(file); \
+	return r
+
+REC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
+REC_EXPORT int plain_scanf(const char *fmt, ...)
+{
+	SCANF_BODY(stdin, vfscanf, fmt);
+}
+
+REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
+{
+	SCANF_BODY(f, vfscanf, fmt);
+}
+
+REC_EXPORT int __isoc99_scanf(const char *fmt, ...)
+{
+	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
+}
+
+REC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
+{
+	SCANF_BODY(f, __isoc99_vfscanf, fmt);
+}
+
+REC_EXPORT int ungetc(int c, FILE *f)
+{
+	int r = REC_REAL(ungetc)(c, f), e = errno;
+
+	if (r != EOF)
+		WARN_LOG(f);
+	return r;
+}
+
+/* --- output ---------------------------------------------------------------------------- */
+
+#define FWRITE_BODY(realcall) \
+	size_t r = realcall; \
+	int e = errno; \
+	OUT_LOG(file_fd(f), (long)(r * size), size * n); \
+	return r
+
+REC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
+{
+	FWRITE_BODY(REC_REAL(fwrite)(p, size, n, f));
+}
+
+REC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
+{
+	FWRITE_BODY(REC_REAL(fwrite_unlocked)(p, size, n, f));
+}
+
+#define FPUTS_BODY(file, realcall, extra) \
+	FILE *f = (file); \
+	int r = realcall; \
+	int e = errno; \
+	OUT_LOG(file_fd(f), r >= 0 ? (long)(strlen(s) + (extra)) : -1, strlen(s) + (extra)); \
+	return r
+
+REC_EXPORT int fputs(const char *s, FILE *file)
+{
+	FPUTS_BODY(file, REC_REAL(fputs)(s, f), 0);
+}
+
+REC_EXPORT int fputs_unlocked(const char *s, FILE *file)
+{
+	FPUTS_BODY(file, REC_REAL(fputs_unlocked)(s, f), 0);
+}
+
+REC_EXPORT int puts(const char *s)
+{
+	FPUTS_BODY(stdout, REC_REAL(puts)(s), 1);
+}
+
+#define PUTC_BODY(file, realcall) \
+	FILE *f = (file); \
+	int r = realcall; \
+	int e = errno; \
+	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1); \
+	return r
+
+REC_EXPORT int fputc(int c, FILE *file)
+{
+	PUTC_BODY(file, REC_REAL(fputc)(c, f));
+}
+
+REC_EXPORT int putc(int c, FILE *file)
+{
+	PUTC_BODY(file, REC_REAL(putc)(c, f));
+}
+
+REC_EXPORT int _IO_putc(int c, FILE *file)
+{
+	PUTC_BODY(file, REC_REAL(_IO_putc)(c, f));
+}
+
+REC_EXPORT int fputc_unlocked(int c, FILE *file)
+{
+	PUTC_BODY(file, REC_REAL(fputc_unlocked)(c, f));
+}
+
+REC_EXPORT int putc_unlocked(int c, FILE *file)
+{
+	PUTC_BODY(file, REC_REAL(putc_unlocked)(c, f));
+}
+
+REC_EXPORT int putchar(int c)
+{
+	PUTC_BODY(stdout, REC_REAL(putchar)(c));
+}
+
+REC_EXPORT int putchar_unlocked(int c)
+{
+	PUTC_BODY(stdout, REC_REAL(putchar_unlocked)(c));
+}
+
+/* The printf family: the result is the byte count. */
+#define VPRINTF_BODY(fd, realcall) \
+	int r = realcall; \
+	int e = errno; \
+	OUT_LOG(fd, r, r > 0 ? (size_t)r : 0); \
+	return r
+
+REC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(f), REC_REAL(vfprintf)(f, fmt, ap));
+}
+
+REC_EXPORT int vprintf(const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
+}
+
+REC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(f), REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+}
+
+REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+}
+
+REC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(fd, REC_REAL(vdprintf)(fd, fmt, ap));
+}
+
+REC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(fd, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+}
+
+#define PRINTF_BODY(fd, last, realcall) \
+	va_list ap; \
+	int r, e; \
+	va_start(ap, last); \
+	r = realcall; \
+	e = errno; \
+	va_end(ap); \
+	OUT_LOG(fd, r, r > 0 ? (size_t)r : 0); \
+	return r
+
+REC_EXPORT int printf(const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(stdout), fmt, REC_REAL(vfprintf)(stdout, fmt, ap));
+}
+
+REC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(f), fmt, REC_REAL(vfprintf)(f, fmt, ap));
+}
+
+REC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(stdout), fmt, REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+}
+
+REC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(f), fmt, REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+}
+
+REC_EXPORT int dprintf(int fd, const char *fmt, ...)
+{
+	PRINTF_BODY(fd, fmt, REC_REAL(vdprintf)(fd, fmt, ap));
+}
+
+REC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(fd, fmt, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+}

@@ -1,0 +1,610 @@
+/*
+ * lc_stdio.c: the LC's side of recorder/stdio.c (stdio entry points on channels, logged at
+ * the API level).
+ *
+ *   input from a peer outside the session (INPUT), or /dev/urandom (RANDOM)
+ *                the recorded bytes, the FILE and the world untouched (end of stream and
+ *                errors set the FILE's flags as the real call did);
+ *   input from a recorded peer
+ *                the real call (its bytes come from the re-executed peer), checked against
+ *                the recorded size;
+ *   output on a channel between recorded processes
+ *                the real call, its event consumed;
+ *   scanf family, ungetc
+ *                the real call; the recorder's "encore.stdio" mark is consumed and reported
+ *                once on stderr (those bytes were not recorded).
+ *
+ * Anything else (files, the terminal, output to outside peers) passes straight through.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
+ * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
+ * themselves. */
+
+#include "lc.h"
+
+/* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
+ * below must define the functions. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef getc
+#undef putc
+#undef getc_unlocked
+#undef putc_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+#undef fgetc_unlocked
+#undef fputc_unlocked
+
+int __isoc99_scanf(const char *fmt, ...);
+int __isoc99_fscanf(FILE *f, const char *fmt, ...);
+int __isoc99_vscanf(const char *fmt, va_list ap);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+char *__fgets_chk(char *s, size_t slen, int n, FILE *f);
+char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
+int _IO_getc(FILE *f);
+int _IO_putc(int c, FILE *f);
+int __printf_chk(int flag, const char *fmt, ...);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+
+/* glibc's FILE flags (libio.h): the end of the stream or an error was seen. */
+#define LC_IO_EOF_SEEN 0x10
+#define LC_IO_ERR_SEEN 0x20
+
+static inline int file_fd(FILE *f)
+{
+	return f ? f->_fileno : -1;
+}
+
+enum { IN_PASS, IN_FEED, IN_REAL };
+
+/* Before an input call on f: PASS (not ours), FEED (give ev's recorded bytes, or its end of
+ * stream or error) or REAL (run the real call, then in_real_done). */
+static int in_begin(FILE *f, const char *what, const struct lc_ev **out)
+{
+	const struct lc_ev *ev;
+	int fd = file_fd(f);
+	int32_t cls;
+
+	if (fd < 0 || !lc_on())
+		return IN_PASS;
+	cls = lc_fd_class(fd);
+	if (cls == LC_FD_IGNORED)
+		return IN_PASS;
+	if (cls == LC_FD_RANDOM) {
+		*out = lc_expect(TRACE_EV_RANDOM, fd, what);
+		return IN_FEED;
+	}
+	ev = lc_expect(TRACE_EV_RECV, fd, what);
+	if (ev->channel && cls != (int32_t)ev->channel)
+		lc_diverge("%s: expected a receive on channel %u, but fd %d is channel %d here", what,
+		           ev->channel, fd, cls);
+	*out = ev;
+	if (ev->kind != TRACE_EV_RECV || ev->result <= 0)
+		return IN_FEED;
+	if (lc.online)
+		lc_request(lc.pos + 1);
+	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, (uint64_t)ev->result);
+	return IN_REAL;
+}
+
+static void count_in(const struct lc_ev *ev, size_t n)
+{
+	if (ev->channel && ev->channel < LC_CHAN_MAX)
+		lc_chan[ev->channel].bytes[1] += n;
+}
+
+/* FEED: the recorded bytes (n <= room checked), or the flags of an end or error.  Returns
+ * the byte count given (0 at an end or error, errno set for an error) and commits. */
+static size_t feed(FILE *f, const struct lc_ev *ev, void *dst, size_t room, const char *what)
+{
+	size_t n = ev->result > 0 ? (size_t)ev->result : 0;
+
+	if (n > room || n > ev->data_len)
+		lc_diverge("%s on fd %d: %zu bytes recorded, room for %zu (%u in the trace)", what,
+		           ev->fd, n, room, ev->data_len);
+	if (n)
+		memcpy(dst, lc.data + ev->data_off, n);
+	else if (ev->result < 0)
+		f->_flags |= LC_IO_ERR_SEEN;
+	else if (ev->len > 0)
+		f->_flags |= LC_IO_EOF_SEEN;
+	/* the flags the recorded call left (a short read that hit the end of the stream) */
+	if (ev->naux)
+		f->_flags |= (int)(ev->aux[0] & (LC_IO_EOF_SEEN | LC_IO_ERR_SEEN));
+	count_in(ev, n);
+	lc_commit();
+	if (ev->result < 0)
+		errno = ev->err;
+	return n;
+}
+
+static void in_real_done(const struct lc_ev *ev, size_t got, const char *what)
+{
+	lc_wait_state(0, -1, 0, 0);
+	if ((int64_t)got != ev->result)
+		lc_diverge("%s on channel %u (fd %d): %zu bytes now, %lld recorded", what, ev->channel,
+		           ev->fd, got, (long long)ev->result);
+	count_in(ev, got);
+	lc_commit();
+}
+
+/* --- input ----------------------------------------------------------------------------- */
+
+#define FREAD_BODY(what, realcall) \
+	const struct lc_ev *ev; \
+	size_t r; \
+	switch (in_begin(f, what, &ev)) { \
+	case IN_FEED: \
+		r = feed(f, ev, p, size * n, what); \
+		return size ? r / size : 0; \
+	case IN_REAL: \
+		r = realcall; \
+		in_real_done(ev, r * size, what); \
+		return r; \
+	default: \
+		return realcall; \
+	}
+
+LC_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY("fread", LC_REAL(fread)(p, size, n, f));
+}
+
+LC_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY("fread_unlocked", LC_REAL(fread_unlocked)(p, size, n, f));
+}
+
+LC_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY("fread", LC_REAL(__fread_chk)(p, plen, size, n, f));
+}
+
+LC_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
+{
+	FREAD_BODY("fread_unlocked", LC_REAL(__fread_unlocked_chk)(p, plen, size, n, f));
+}
+
+#define FGETS_BODY(what, realcall) \
+	const struct lc_ev *ev; \
+	char *r; \
+	size_t k; \
+	switch (in_begin(f, what, &ev)) { \
+	case IN_FEED: \
+		k = feed(f, ev, s, n > 1 ? (size_t)n - 1 : 0, what); \
+		if (!k) \
+			return NULL; \
+		s[k] = '\0'; \
+		return s; \
+	case IN_REAL: \
+		r = realcall; \
+		in_real_done(ev, r ? strlen(s) : 0, what); \
+		return r; \
+	default: \
+		return realcall; \
+	}
+
+LC_EXPORT char *fgets(char *s, int n, FILE *f)
+{
+	FGETS_BODY("fgets", LC_REAL(fgets)(s, n, f));
+}
+
+LC_EXPORT char *fgets_unlocked(char *s, int n, FILE *f)
+{
+	FGETS_BODY("fgets_unlocked", LC_REAL(fgets_unlocked)(s, n, f));
+}
+
+LC_EXPORT char *__fgets_chk(char *s, size_t slen, int n, FILE *f)
+{
+	FGETS_BODY("fgets", LC_REAL(__fgets_chk)(s, slen, n, f));
+}
+
+LC_EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f)
+{
+	FGETS_BODY("fgets_unlocked", LC_REAL(__fgets_unlocked_chk)(s, slen, n, f));
+}
+
+/* getline's buffer grows as the real one would (malloc/realloc: the program frees it). */
+static ssize_t feed_line(FILE *f, const struct lc_ev *ev, char **line, size_t *cap,
+                         const char *what)
+{
+	size_t n = ev->result > 0 ? (size_t)ev->result : 0;
+
+	if (!line || !cap)
+		lc_diverge("%s with a NULL buffer pointer", what);
+	if (n && (!*line || *cap < n + 1)) {
+		size_t want = n + 1 < 120 ? 120 : n + 1;
+		char *p = realloc(*line, want);
+
+		if (!p)
+			lc_diverge("%s: out of memory for a recorded line of %zu bytes", what, n);
+		*line = p;
+		*cap = want;
+	}
+	n = feed(f, ev, n ? *line : NULL, n, what);
+	if (!n)
+		return -1;
+	(*line)[n] = '\0';
+	return (ssize_t)n;
+}
+
+#define GETDELIM_BODY(what, realcall) \
+	const struct lc_ev *ev; \
+	ssize_t r; \
+	switch (in_begin(f, what, &ev)) { \
+	case IN_FEED: \
+		return feed_line(f, ev, line, cap, what); \
+	case IN_REAL: \
+		r = realcall; \
+		in_real_done(ev, r > 0 ? (size_t)r : 0, what); \
+		return r; \
+	default: \
+		return realcall; \
+	}
+
+LC_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
+{
+	GETDELIM_BODY("getline", LC_REAL(getline)(line, cap, f));
+}
+
+LC_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	GETDELIM_BODY("getdelim", LC_REAL(getdelim)(line, cap, delim, f));
+}
+
+LC_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	GETDELIM_BODY("getdelim", LC_REAL(__getdelim)(line, cap, delim, f));
+}
+
+#define GETC_BODY(file, what, realcall) \
+	FILE *f = (file); \
+	const struct lc_ev *ev; \
+	unsigned char b; \
+	int c; \
+	switch (in_begin(f, what, &ev)) { \
+	case IN_FEED: \
+		return feed(f, ev, &b, 1, what) ? (int)b : EOF; \
+	case IN_REAL: \
+		c = realcall; \
+		in_real_done(ev, c != EOF ? 1 : 0, what); \
+		return c; \
+	default: \
+		return realcall; \
+	}
+
+LC_EXPORT int fgetc(FILE *file)
+{
+	GETC_BODY(file, "fgetc", LC_REAL(fgetc)(f));
+}
+
+LC_EXPORT int getc(FILE *file)
+{
+	GETC_BODY(file, "getc", LC_REAL(getc)(f));
+}
+
+LC_EXPORT int _IO_getc(FILE *file)
+{
+	GETC_BODY(file, "getc", LC_REAL(_IO_getc)(f));
+}
+
+LC_EXPORT int fgetc_unlocked(FILE *file)
+{
+	GETC_BODY(file, "fgetc_unlocked", LC_REAL(fgetc_unlocked)(f));
+}
+
+LC_EXPORT int getc_unlocked(FILE *file)
+{
+	GETC_BODY(file, "getc_unlocked", LC_REAL(getc_unlocked)(f));
+}
+
+LC_EXPORT int getchar(void)
+{
+	GETC_BODY(stdin, "getchar", LC_REAL(getchar)());
+}
+
+LC_EXPORT int getchar_unlocked(void)
+{
+	GETC_BODY(stdin, "getchar_unlocked", LC_REAL(getchar_unlocked)());
+}
+
+/* --- scanf, ungetc: the recorder's warning --------------------------------------------- */
+
+static void warn_consume(FILE *f)
+{
+	static const char key[] = "encore.stdio";
+	const struct lc_ev *ev;
+	int fd = file_fd(f), e = errno;
+	char msg[256];
+	int n;
+
+	if (fd < 0 || !lc_on() || lc_fd_class(fd) <= 0)
+		goto out;
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_MARK || ev->fd != fd || ev->data_len != sizeof(key) - 1 ||
+	    memcmp(lc.data + ev->data_off, key, sizeof(key) - 1) != 0)
+		goto out;
+	ev = lc_expect(TRACE_EV_MARK, fd, "stdio");
+	n = snprintf(msg, sizeof(msg),
+	             "encore replay: %s used stdio on channel %lld: its bytes there are not "
+	             "recorded; replay of it is not guaranteed\n",
+	             lc.name, (long long)ev->aux[0]);
+	if (n > 0)
+		lc_sys_write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	lc_commit();
+out:
+	errno = e;
+}
+
+LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
+LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+	int r = LC_REAL(vfscanf)(f, fmt, ap);
+
+	warn_consume(f);
+	return r;
+}
+
+LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+	int r = LC_REAL(__isoc99_vfscanf)(f, fmt, ap);
+
+	warn_consume(f);
+	return r;
+}
+
+LC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
+LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
+{
+	int r = LC_REAL(vfscanf)(stdin, fmt, ap);
+
+	warn_consume(stdin);
+	return r;
+}
+
+LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
+{
+	int r = LC_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
+
+	warn_consume(stdin);
+	return r;
+}
+
+#define SCANF_BODY(file, real, fmt) \
+	va_list ap; \
+	int r; \
+	va_start(ap, fmt); \
+	r = LC_REAL(real)(file, fmt, ap); \
+	va_end(ap); \
+	warn_consume(file); \
+	return r
+
+LC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
+LC_EXPORT int plain_scanf(const char *fmt, ...)
+{
+	SCANF_BODY(stdin, vfscanf, fmt);
+}
+
+LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
+{
+	SCANF_BODY(f, vfscanf, fmt);
+}
+
+LC_EXPORT int __isoc99_scanf(const char *fmt, ...)
+{
+	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
+}
+
+LC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
+{
+	SCANF_BODY(f, __isoc99_vfscanf, fmt);
+}
+
+LC_EXPORT int ungetc(int c, FILE *f)
+{
+	int r = LC_REAL(ungetc)(c, f);
+
+	if (r != EOF)
+		warn_consume(f);
+	return r;
+}
+
+/* --- output ---------------------------------------------------------------------------- */
+
+/* The recorded send of this output call, or NULL when it logged none (not a channel
+ * between recorded processes). */
+static const struct lc_ev *out_begin(int fd, const char *what)
+{
+	const struct lc_ev *ev;
+
+	if (fd < 0 || !lc_on())
+		return NULL;
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd)
+		return NULL;
+	return lc_expect(TRACE_EV_SEND, fd, what);
+}
+
+static void out_done(const struct lc_ev *ev, long r, const char *what)
+{
+	int e = errno;
+
+	if (!ev)
+		return;
+	if (r >= 0 && ev->result >= 0 && r != ev->result)
+		lc_diverge("%s on channel %u (fd %d): %ld bytes now, %lld recorded", what, ev->channel,
+		           ev->fd, r, (long long)ev->result);
+	if (r > 0 && ev->channel && ev->channel < LC_CHAN_MAX)
+		lc_chan[ev->channel].bytes[0] += (uint64_t)r;
+	lc_commit();
+	errno = e;
+}
+
+#define FWRITE_BODY(what, realcall) \
+	const struct lc_ev *ev = out_begin(file_fd(f), what); \
+	size_t r = realcall; \
+	out_done(ev, (long)(r * size), what); \
+	return r
+
+LC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
+{
+	FWRITE_BODY("fwrite", LC_REAL(fwrite)(p, size, n, f));
+}
+
+LC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
+{
+	FWRITE_BODY("fwrite_unlocked", LC_REAL(fwrite_unlocked)(p, size, n, f));
+}
+
+#define FPUTS_BODY(file, what, realcall, extra) \
+	FILE *f = (file); \
+	const struct lc_ev *ev = out_begin(file_fd(f), what); \
+	int r = realcall; \
+	out_done(ev, r >= 0 ? (long)(strlen(s) + (extra)) : -1, what); \
+	return r
+
+LC_EXPORT int fputs(const char *s, FILE *file)
+{
+	FPUTS_BODY(file, "fputs", LC_REAL(fputs)(s, f), 0);
+}
+
+LC_EXPORT int fputs_unlocked(const char *s, FILE *file)
+{
+	FPUTS_BODY(file, "fputs_unlocked", LC_REAL(fputs_unlocked)(s, f), 0);
+}
+
+LC_EXPORT int puts(const char *s)
+{
+	FPUTS_BODY(stdout, "puts", LC_REAL(puts)(s), 1);
+}
+
+#define PUTC_BODY(file, what, realcall) \
+	FILE *f = (file); \
+	const struct lc_ev *ev = out_begin(file_fd(f), what); \
+	int r = realcall; \
+	out_done(ev, r != EOF ? 1 : -1, what); \
+	return r
+
+LC_EXPORT int fputc(int c, FILE *file)
+{
+	PUTC_BODY(file, "fputc", LC_REAL(fputc)(c, f));
+}
+
+LC_EXPORT int putc(int c, FILE *file)
+{
+	PUTC_BODY(file, "putc", LC_REAL(putc)(c, f));
+}
+
+LC_EXPORT int _IO_putc(int c, FILE *file)
+{
+	PUTC_BODY(file, "putc", LC_REAL(_IO_putc)(c, f));
+}
+
+LC_EXPORT int fputc_unlocked(int c, FILE *file)
+{
+	PUTC_BODY(file, "fputc_unlocked", LC_REAL(fputc_unlocked)(c, f));
+}
+
+LC_EXPORT int putc_unlocked(int c, FILE *file)
+{
+	PUTC_BODY(file, "putc_unlocked", LC_REAL(putc_unlocked)(c, f));
+}
+
+LC_EXPORT int putchar(int c)
+{
+	PUTC_BODY(stdout, "putchar", LC_REAL(putchar)(c));
+}
+
+LC_EXPORT int putchar_unlocked(int c)
+{
+	PUTC_BODY(stdout, "putchar_unlocked", LC_REAL(putchar_unlocked)(c));
+}
+
+#define VPRINTF_BODY(fd, what, realcall) \
+	const struct lc_ev *ev = out_begin(fd, what); \
+	int r = realcall; \
+	out_done(ev, r, what); \
+	return r
+
+LC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(f), "vfprintf", LC_REAL(vfprintf)(f, fmt, ap));
+}
+
+LC_EXPORT int vprintf(const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
+}
+
+LC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(f), "vfprintf", LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+}
+
+LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+}
+
+LC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(fd, "vdprintf", LC_REAL(vdprintf)(fd, fmt, ap));
+}
+
+LC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
+{
+	VPRINTF_BODY(fd, "vdprintf", LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+}
+
+#define PRINTF_BODY(fd, what, last, realcall) \
+	const struct lc_ev *ev = out_begin(fd, what); \
+	va_list ap; \
+	int r; \
+	va_start(ap, last); \
+	r = realcall; \
+	va_end(ap); \
+	out_done(ev, r, what); \
+	return r
+
+LC_EXPORT int printf(const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(stdout), "printf", fmt, LC_REAL(vfprintf)(stdout, fmt, ap));
+}
+
+LC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(f), "fprintf", fmt, LC_REAL(vfprintf)(f, fmt, ap));
+}
+
+LC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(stdout), "printf", fmt, LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+}
+
+LC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(file_fd(f), "fprintf", fmt, LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+}
+
+LC_EXPORT int dprintf(int fd, const char *fmt, ...)
+{
+	PRINTF_BODY(fd, "dprintf", fmt, LC_REAL(vdprintf)(fd, fmt, ap));
+}
+
+LC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
+{
+	PRINTF_BODY(fd, "dprintf", fmt, LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+}

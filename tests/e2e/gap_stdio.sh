@@ -1,0 +1,49 @@
+#!/bin/sh
+# gap_stdio.sh: stdio on channels (recorder/stdio.c).
+# Usage: gap_stdio.sh ENCORE GAP_STDIO
+#   1. a pipe written and read with stdio between two recorded processes: every receive is
+#      matched to its send (analyze: 0 unmatched), the stdin bytes read with fgets/getchar
+#      are in the trace, and replay (fed other bytes on stdin) prints the same thing;
+#   2. fscanf on the pipe: analyze and replay say its bytes are not recorded;
+#   3. sort reading its stdin (fread inside coreutils): replay prints the recorded lines.
+set -eu
+encore=$1 prog=$2
+tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/gap_stdio.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+printf 'from outside\nmore bytes\n' |
+    timeout 60 "$encore" record -q -o "$tmp/s" --name gs -- "$prog" pipe > "$tmp/rec.out"
+grep -q 'stdin fgets: from ou' "$tmp/rec.out" || { echo "FAIL: program output"; cat "$tmp/rec.out"; exit 1; }
+"$encore" dump "$tmp/s" > "$tmp/dump.txt"
+grep -qE 'input +stdio' "$tmp/dump.txt" || { echo "FAIL: no stdio input event"; cat "$tmp/dump.txt"; exit 1; }
+"$encore" analyze "$tmp/s" > "$tmp/an.txt"
+grep -q ' 0 unmatched' "$tmp/an.txt" || { echo "FAIL: unmatched messages"; cat "$tmp/an.txt"; exit 1; }
+if grep -q 'used stdio' "$tmp/an.txt"; then echo "FAIL: stdio warning without scanf"; cat "$tmp/an.txt"; exit 1; fi
+for run in 1 2; do
+    if ! printf 'something else entirely\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
+        echo "FAIL: replay $run did not run to the end:"; cat "$tmp/rep.err"; exit 1
+    fi
+    if ! cmp -s "$tmp/rec.out" "$tmp/rep.out"; then
+        echo "FAIL: replay $run printed something else than the recorded run:"
+        diff "$tmp/rec.out" "$tmp/rep.out" | head -20 || true
+        exit 1
+    fi
+done
+
+rm -rf "$tmp/s"
+printf 'x\n' | timeout 60 "$encore" record -q -o "$tmp/s" --name gs -- "$prog" scanf > "$tmp/rec.out"
+"$encore" analyze "$tmp/s" > "$tmp/an.txt"
+grep -q 'gs used stdio on channel [0-9]*: its bytes there are not recorded; replay of it is not guaranteed' "$tmp/an.txt" ||
+    { echo "FAIL: no stdio warning from analyze"; cat "$tmp/an.txt"; exit 1; }
+printf 'x\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
+grep -q 'gs used stdio on channel [0-9]*: its bytes there are not recorded' "$tmp/rep.err" ||
+    { echo "FAIL: no stdio warning from replay"; cat "$tmp/rep.err"; exit 1; }
+
+if command -v sort > /dev/null; then
+    rm -rf "$tmp/s"
+    printf 'pear\napple\nfig\n' | timeout 60 "$encore" record -q -o "$tmp/s" --name sort -- sort > "$tmp/rec.out"
+    printf 'zzz\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+        { echo "FAIL: sort replay"; cat "$tmp/rep.err"; exit 1; }
+    cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: sort replay differs"; diff "$tmp/rec.out" "$tmp/rep.out"; exit 1; }
+fi
+echo "ok"
