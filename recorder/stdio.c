@@ -87,7 +87,8 @@ static inline int in_candidate(int fd)
  * classified when made, inherited or passed across exec): no classification. */
 static inline int out_candidate(int fd)
 {
-	return __builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] > 0;
+	return __builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] > 0 &&
+	       !rec.chan[rec.fd[fd] - 1].external; /* the terminal, outside peers: nothing */
 }
 
 /* An API-level receive: r bytes at p (r > 0), 0 at the end of the stream, -1 (errno e) on

@@ -5,13 +5,14 @@
 #           prints the recorded bytes (a fresh run prints other ones)
 #   move    sendfile, splice, vmsplice between recorded processes: every receive is matched
 #           to its send (analyze: 0 unmatched), and replay prints the same thing
+#   tcp     sendfile to a recorded TCP peer: the same
 set -eu
 encore=$1 prog=$2 mode=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/gap_io.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/w"
 arg=""
-[ "$mode" = move ] && arg="$tmp/w"
+[ "$mode" != random ] && arg="$tmp/w"
 
 # shellcheck disable=SC2086
 timeout 60 "$encore" record -q -o "$tmp/s" --name gap -- "$prog" "$mode" $arg > "$tmp/rec.out"
@@ -34,6 +35,13 @@ move)
     "$encore" analyze "$tmp/s" > "$tmp/an.txt"
     grep -q ' 0 unmatched' "$tmp/an.txt" || { echo "FAIL: unmatched messages"; cat "$tmp/an.txt"; exit 1; }
     grep -q ' 0 external receives' "$tmp/an.txt" || { echo "FAIL: external receives"; cat "$tmp/an.txt"; exit 1; }
+    ;;
+tcp)
+    grep -qE ' sendfile( |$)' "$tmp/dump.txt" || { echo "FAIL: no sendfile event"; cat "$tmp/dump.txt"; exit 1; }
+    "$encore" analyze "$tmp/s" > "$tmp/an.txt"
+    grep -q ' 0 unmatched' "$tmp/an.txt" || { echo "FAIL: unmatched messages"; cat "$tmp/an.txt"; exit 1; }
+    grep -q ' 0 external receives' "$tmp/an.txt" || { echo "FAIL: external receives"; cat "$tmp/an.txt"; exit 1; }
+    grep -q 'tcp child: 2000 bytes' "$tmp/rec.out" || { echo "FAIL: output"; cat "$tmp/rec.out"; exit 1; }
     ;;
 esac
 for run in 1 2; do

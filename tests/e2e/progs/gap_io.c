@@ -7,7 +7,8 @@
  *                     it from the socket into a pipe of its own (a receive and a send in one
  *                     call), reads the pipe and prints what it got; it answers with vmsplice
  *                     through a pipe to the parent; copy_file_range between regular files
- *                     (unlogged); a TCP connection to a forked server fed by sendfile
+ *                     (unlogged)
+ *   gap_io tcp DIR    a file sent with sendfile over TCP to a forked client
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -152,6 +153,59 @@ static int do_move(const char *dir)
 	return 0;
 }
 
+/* TCP: a forked client connects to the parent, which sends it a file with sendfile. */
+static int do_tcp(const char *dir)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	char path[4096], buf[8192];
+	int l, c, f, st;
+	size_t len = 0, got = 0;
+	unsigned sum = 0;
+	off_t off = 0;
+	pid_t pid;
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/gap_io.tcp", dir);
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	for (int i = 0; i < 400; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%04d\n", i);
+	if (f < 0 || write(f, buf, len) != (ssize_t)len)
+		die("file");
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	st = 1; /* replay binds the recorded port again, which this run's close left in TIME_WAIT */
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &st, sizeof(st));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &alen))
+		die("listen");
+	pid = fork();
+	if (pid == 0) {
+		close(l);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)))
+			die("connect");
+		while ((r = read(c, buf + got, sizeof(buf) - got)) > 0)
+			got += (size_t)r;
+		for (size_t i = 0; i < got; i++)
+			sum = sum * 31 + (unsigned char)buf[i];
+		printf("tcp child: %zu bytes, sum %08x\n", got, sum);
+		_exit(0);
+	}
+	c = accept(l, NULL, NULL);
+	if (c < 0)
+		die("accept");
+	while ((size_t)off < len)
+		if (sendfile(c, f, &off, 700) <= 0)
+			die("sendfile");
+	close(c);
+	waitpid(pid, &st, 0);
+	printf("tcp parent: sent %lld bytes, child status %d\n", (long long)off, WEXITSTATUS(st));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -159,6 +213,8 @@ int main(int argc, char **argv)
 		return do_random();
 	if (argc >= 3 && strcmp(argv[1], "move") == 0)
 		return do_move(argv[2]);
-	fprintf(stderr, "usage: gap_io random | move DIR\n");
+	if (argc >= 3 && strcmp(argv[1], "tcp") == 0)
+		return do_tcp(argv[2]);
+	fprintf(stderr, "usage: gap_io random | move DIR | tcp DIR\n");
 	return 2;
 }
