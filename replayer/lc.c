@@ -757,12 +757,12 @@ int32_t lc_fd_class(int fd)
 	 * are whatever the replay is run with (a file where the recorded run had a terminal):
 	 * there the recorded first-use event is taken whatever the descriptor is now. */
 	k = fd_kind(fd);
-	if (!k)
-		return LC_FD_IGNORED; /* not open: the call fails anyway; look again next time */
 	ev = lc_peek();
 	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
-	    ((ev->kind == TRACE_EV_SOCKET && (k == 'S' || fd <= 2)) ||
-	     (ev->kind == TRACE_EV_PIPE && (k == 'P' || fd <= 2)))) {
+	    ((ev->kind == TRACE_EV_SOCKET && (k == 'S' || k == 0 || fd <= 2)) ||
+	     (ev->kind == TRACE_EV_PIPE && (k == 'P' || k == 0 || fd <= 2)))) {
+		/* (not open now: inherited from outside the session when recorded; its bytes are
+		 * in the trace) */
 		if (lc.halt_check) {
 			lc_maybe_halt();
 			if (ev != lc_peek())
@@ -772,6 +772,8 @@ int32_t lc_fd_class(int fd)
 		lc_commit();
 		return lc_fd[fd];
 	}
+	if (!k)
+		return LC_FD_IGNORED; /* not open: the call fails anyway; look again next time */
 	if (k == 'R')
 		return lc_fd[fd] = LC_FD_RANDOM;
 	return lc_fd[fd] = LC_FD_IGNORED;
