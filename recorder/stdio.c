@@ -12,7 +12,8 @@
  *                       a send of the bytes the call accepted, on a channel between
  *                       recorded processes only (output to the terminal, to `encore record`
  *                       or to a peer outside the session needs nothing for replay);
- *   scanf, fscanf, vscanf, vfscanf (and __isoc99_*), ungetc
+ *   scanf, fscanf, vscanf, vfscanf (and __isoc99_*), ungetc, and __uflow/__overflow (the
+ *   refills and flushes of getc_unlocked/putc_unlocked inlined in optimised programs)
  *                       the bytes consumed are not known: once per channel a MARK event
  *                       "encore.stdio" (aux[0] = the channel, aux[1] = the descriptor) that
  *                       `encore analyze` and `encore replay` report ("P used stdio on
@@ -60,6 +61,8 @@ char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
 ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
 int _IO_getc(FILE *f);
 int _IO_putc(int c, FILE *f);
+int __uflow(FILE *f);
+int __overflow(FILE *f, int c);
 int __printf_chk(int flag, const char *fmt, ...);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vprintf_chk(int flag, const char *fmt, va_list ap);
@@ -415,6 +418,25 @@ REC_EXPORT int ungetc(int c, FILE *f)
 	int r = REC_REAL(ungetc)(c, f), e = errno;
 
 	if (r != EOF)
+		WARN_LOG(f);
+	return r;
+}
+
+/* Inline getc_unlocked refills through __uflow, inline putc_unlocked flushes through
+ * __overflow: the bytes they move in the buffer are not seen, only these. */
+REC_EXPORT int __uflow(FILE *f)
+{
+	int r = REC_REAL(__uflow)(f), e = errno;
+
+	WARN_LOG(f);
+	return r;
+}
+
+REC_EXPORT int __overflow(FILE *f, int c)
+{
+	int r = REC_REAL(__overflow)(f, c), e = errno;
+
+	if (out_candidate(file_fd(f)))
 		WARN_LOG(f);
 	return r;
 }

@@ -10,7 +10,7 @@
  *                the recorded size;
  *   output on a channel between recorded processes
  *                the real call, its event consumed;
- *   scanf family, ungetc
+ *   scanf family, ungetc, __uflow, __overflow
  *                the real call; the recorder's "encore.stdio" mark is consumed and reported
  *                once on stderr (those bytes were not recorded).
  *
@@ -51,6 +51,8 @@ char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
 ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
 int _IO_getc(FILE *f);
 int _IO_putc(int c, FILE *f);
+int __uflow(FILE *f);
+int __overflow(FILE *f, int c);
 int __printf_chk(int flag, const char *fmt, ...);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vprintf_chk(int flag, const char *fmt, va_list ap);
@@ -418,6 +420,24 @@ LC_EXPORT int ungetc(int c, FILE *f)
 	int r = LC_REAL(ungetc)(c, f);
 
 	if (r != EOF)
+		warn_consume(f);
+	return r;
+}
+
+LC_EXPORT int __uflow(FILE *f)
+{
+	int r = LC_REAL(__uflow)(f);
+
+	warn_consume(f);
+	return r;
+}
+
+LC_EXPORT int __overflow(FILE *f, int c)
+{
+	int r = LC_REAL(__overflow)(f, c), fd = file_fd(f);
+
+	/* the recorder looks only at channels it knows already (no classification here) */
+	if (fd >= 0 && fd < LC_FD_MAX && lc_fd[fd] > 0)
 		warn_consume(f);
 	return r;
 }

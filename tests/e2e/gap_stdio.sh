@@ -5,7 +5,8 @@
 #      matched to its send (analyze: 0 unmatched), the stdin bytes read with fgets/getchar
 #      are in the trace, and replay (fed other bytes on stdin) prints the same thing;
 #   2. fscanf on the pipe: analyze and replay say its bytes are not recorded;
-#   3. sort reading its stdin (fread inside coreutils): replay prints the recorded lines.
+#   3. sort reading its stdin (fread inside coreutils): replay prints the recorded lines;
+#   4. uniq (inlined getc_unlocked, only refills seen): analyze and replay report it.
 set -eu
 encore=$1 prog=$2
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/gap_stdio.XXXXXX")
@@ -45,5 +46,22 @@ if command -v sort > /dev/null; then
     printf 'zzz\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
         { echo "FAIL: sort replay"; cat "$tmp/rep.err"; exit 1; }
     cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: sort replay differs"; diff "$tmp/rec.out" "$tmp/rep.out"; exit 1; }
+fi
+# uniq reads with getc_unlocked, inlined: only its buffer refills (__uflow) are seen, so it
+# is reported, never a silent success
+if command -v uniq > /dev/null; then
+    rm -rf "$tmp/s"
+    printf 'a\na\nb\n' | timeout 60 "$encore" record -q -o "$tmp/s" --name uniq -- uniq > "$tmp/rec.out"
+    "$encore" analyze "$tmp/s" > "$tmp/an.txt"
+    if ! grep -q 'uniq used stdio on channel' "$tmp/an.txt"; then
+        # (a uniq built without inlining reads through recorded calls: then replay must match)
+        printf 'zzz\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+            { echo "FAIL: uniq replay"; cat "$tmp/rep.err"; exit 1; }
+        cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: uniq silently differs"; exit 1; }
+    else
+        printf 'zzz\n' | timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
+        grep -q 'uniq used stdio on channel' "$tmp/rep.err" ||
+            { echo "FAIL: uniq: replay does not report"; cat "$tmp/rep.err"; exit 1; }
+    fi
 fi
 echo "ok"
