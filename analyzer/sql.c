@@ -634,20 +634,34 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		if ((rc = step(f, ST_CONN, "inserting a connection")))
 			return rc;
 	}
-	if (e->xin) {
-		/* edges beyond the one source slot (edges.c): an end of file after the writers'
-		 * releases, a send into a full pipe after the receive that made room */
+	if (e->xin || (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT)) {
+		/* the analyzer's other edges into this event (edges.c): an end of file after the
+		 * writers' releases, a send into a full pipe after the receive that made room; an
+		 * in-edge of another kind (in its source slot) is named after the event's kind */
+		const char *dk = kind == TRACE_EV_SEND ? "room"
+		                 : kind == TRACE_EV_RECV && e->eof ? "eof" : trace_kind_name(kind);
 		size_t nx = 0;
-		const struct ana_xedge *x = ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx);
+		const struct ana_xedge *x = e->xin ? ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx)
+		                                   : NULL;
 
-		for (size_t i = 0; i < nx; i++) {
+		for (size_t i = 0; i <= nx; i++) {
 			sqlite3_stmt *dp = f->st[ST_DEP];
+			uint32_t oq, oi;
 
-			if (x[i].oproc == ANA_NONE)
-				continue; /* given way to break a cycle (a warning says so) */
+			if (i < nx) {
+				if (x[i].oproc == ANA_NONE)
+					continue; /* given way to break a cycle (a warning says so) */
+				oq = x[i].oproc;
+				oi = x[i].oidx;
+			} else if (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT) {
+				oq = e->src_proc;
+				oi = e->src_idx;
+			} else {
+				break;
+			}
 			sqlite3_bind_int64(dp, 1, id);
-			sqlite3_bind_int64(dp, 2, (int64_t)(f->first[x[i].oproc] + x[i].oidx - 1));
-			bind_static(dp, 3, kind == TRACE_EV_SEND ? "room" : "eof");
+			sqlite3_bind_int64(dp, 2, (int64_t)(f->first[oq] + oi - 1));
+			bind_static(dp, 3, dk);
 			if ((rc = step(f, ST_DEP, "inserting a dependency")))
 				return rc;
 		}
