@@ -76,6 +76,9 @@ int64_t ana_add_recv(struct ana_session *s, int p, int channel, uint64_t len);
  * that needed room happened after the receive that made it (ana_finish).  0: unbounded. */
 int ana_set_capacity(struct ana_session *s, int channel, uint64_t bytes);
 int64_t ana_add_connect(struct ana_session *s, int p, int channel);
+/* A readiness result (poll) of p that found `channel` readable: ordered after the send of the
+ * first byte p's next receive on it takes (or the writers' releases, for an end of file). */
+int64_t ana_add_ready(struct ana_session *s, int p, int channel);
 int64_t ana_add_accept(struct ana_session *s, int p, int channel);
 /* p lets go of its side of a channel (CLOSE), or reads its end (a receive returning 0 for a
  * one-byte request): the end of file is ordered after the other side's close. */

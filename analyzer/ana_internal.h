@@ -133,6 +133,11 @@ struct ana_session {
 
 	struct ana_xedge *xin, *xout; /* extra edges (edges.c) */
 	size_t nxin, nxout;
+	/* readiness results and the channels they found readable (READY aux), for edges.c */
+	struct ana_readyref {
+		uint32_t proc, idx, chan;
+	} *readyrefs;
+	size_t nready, capready;
 
 	/* reachability columns (ana_hb), the ANA_NCOLS most recently used:
 	 * col[c][base[q] + j - 1] = last event of colproc[c] that happened before or is (q,j) */
@@ -159,6 +164,8 @@ const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uin
 
 /* match.c */
 int ana__match(struct ana_session *s, struct trace_diag *diag);
+/* The send among v[0..n) (sorted by offset) whose bytes hold `byte`, or -1. */
+int64_t ana__find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte);
 
 /* edges.c: happened-before edges other than messages, linked by ana_finish after matching */
 void ana__link_forks(struct ana_session *s);

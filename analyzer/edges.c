@@ -5,7 +5,8 @@
  *   - fork: the parent's fork event -> the child's first event;
  *   - connection: a connect -> the accept that took it;
  *   - end of file: every writer's last release of a stream -> the receive that read its end;
- *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it.
+ *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it;
+ *   - readiness: the send of the bytes a poll or select found waiting -> that result.
  *
  * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
  * end of file may wait for several processes (every holder of the writing end must have let
@@ -402,6 +403,109 @@ out:
 	return rc;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Readiness
+ */
+
+static int cmp_readyref(const void *a, const void *b)
+{
+	const struct ana_readyref *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* A readiness result that found channel c readable saw bytes waiting (or the end of the
+ * stream): the first receive of that process on c after it starts at the first byte not yet
+ * consumed, so the send holding that byte (or, for an end of file, the writers' releases)
+ * happened before the result.  Without the edge a cut could hold a process past a poll that
+ * said "readable" while the sender had not sent yet: replay would wait there for data that
+ * never comes.  xin/xout hold the sorted edges so far (nsorted rows); new rows go after. */
+static int link_ready(struct ana_session *s, size_t nin_sorted, size_t *xcap, size_t *ocap)
+{
+	uint32_t *next = NULL;
+	size_t i, j;
+	int rc = 0;
+
+	if (!s->nready || !s->nends)
+		return 0;
+	qsort(s->readyrefs, s->nready, sizeof(*s->readyrefs), cmp_readyref);
+	if (!(next = calloc(s->nends, sizeof(*next))))
+		return TRACE_ENOMEM;
+	for (i = 0; i < s->nready; i = j) {
+		uint32_t p = s->readyrefs[i].proc;
+		const struct ana_proc *pr = &s->procs[p];
+		uint64_t k = pr->n;
+
+		for (j = i; j < s->nready && s->readyrefs[j].proc == p; j++)
+			;
+		/* backwards: next[end] = the first receive on end after the point reached */
+		for (size_t x = j; x-- > i;) {
+			const struct ana_readyref *rr = &s->readyrefs[x];
+			uint32_t end, r, w, q;
+			const struct ana_ev *e;
+
+			for (; k > rr->idx; k--) {
+				const struct ana_ev *f = &pr->ev[k - 1];
+
+				if (f->kind == TRACE_EV_RECV && f->end != ANA_NONE &&
+				    (f->result > 0 || f->eof))
+					next[f->end] = (uint32_t)k;
+			}
+			end = ana__end_lookup(s, p, rr->chan);
+			if (end == ANA_NONE)
+				continue;
+			while (s->ends[end].uf != end)
+				end = s->ends[end].uf;
+			if (!(r = next[end]))
+				continue;
+			e = &pr->ev[r - 1];
+			w = s->ends[end].peer;
+			if (e->eof) {
+				size_t n;
+				const struct ana_xedge *d = ana__xedges(s->xin, nin_sorted, p, r, &n);
+
+				for (size_t m = 0; m < n; m++)
+					if (d[m].oproc != p &&
+					    ((rc = push_xedge(&s->xin, &s->nxin, xcap, p, rr->idx, d[m].oproc,
+					                      d[m].oidx)) ||
+					     (rc = push_xedge(&s->xout, &s->nxout, ocap, d[m].oproc, d[m].oidx, p,
+					                      rr->idx))))
+						goto out;
+				continue;
+			}
+			if (w == ANA_NONE || (s->ends[w].ambiguous & 4))
+				continue;
+			{
+				int64_t sx = ana__find_send(s->sendrefs + s->ends[w].firstsend,
+				                            s->ends[w].nsends, e->offset);
+				const struct ana_sendref *sr;
+
+				if (sx < 0)
+					continue;
+				sr = &s->sendrefs[s->ends[w].firstsend + (uint64_t)sx];
+				q = sr->proc;
+				if (q == p)
+					continue;
+				if ((rc = push_xedge(&s->xin, &s->nxin, xcap, p, rr->idx, q, sr->idx)) ||
+				    (rc = push_xedge(&s->xout, &s->nxout, ocap, q, sr->idx, p, rr->idx)))
+					goto out;
+			}
+		}
+		/* reset what this process set */
+		for (uint64_t m = 1; m <= pr->n; m++) {
+			const struct ana_ev *f = &pr->ev[m - 1];
+
+			if (f->kind == TRACE_EV_RECV && f->end != ANA_NONE)
+				next[f->end] = 0;
+		}
+	}
+out:
+	free(next);
+	return rc;
+}
+
 int ana__link_streams(struct ana_session *s)
 {
 	size_t xcap = 0, ocap = 0;
@@ -412,6 +516,10 @@ int ana__link_streams(struct ana_session *s)
 	s->xin = s->xout = NULL;
 	s->nxin = s->nxout = 0;
 	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)))
+		return rc;
+	if (s->nxin)
+		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
+	if ((rc = link_ready(s, s->nxin, &xcap, &ocap)))
 		return rc;
 	if (s->nxin)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);

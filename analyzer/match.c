@@ -325,7 +325,7 @@ static int cmp_sendref(const void *a, const void *b)
 	return x->proc < y->proc ? -1 : x->proc > y->proc;
 }
 
-static int64_t find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte)
+int64_t ana__find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte)
 {
 	uint64_t lo = 0, hi = n;
 
@@ -538,7 +538,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 				unmatched++;
 				continue;
 			}
-			j = find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
+			j = ana__find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
 			              e->offset + moved(e) - 1);
 			if (j < 0) {
 				unmatched++;

@@ -120,6 +120,7 @@ void ana_free(struct ana_session *s)
 	free(s->topo);
 	free(s->xin);
 	free(s->xout);
+	free(s->readyrefs);
 	for (int c = 0; c < ANA_NCOLS; c++)
 		free(s->col[c]);
 	free(s->base);
@@ -437,6 +438,20 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 	if (e->kind == TRACE_EV_SHUTDOWN && ev->result == 0 && ev->naux &&
 	    (ev->aux[0] == SHUT_WR || ev->aux[0] == SHUT_RDWR))
 		e->shut_wr = 1;
+	/* a readiness result names the channels it found readable, two ids per aux entry */
+	if (e->kind == TRACE_EV_READY && ev->result > 0)
+		for (uint32_t i = 0; i < 2 * ev->naux && i < 2 * TRACE_AUX_MAX; i++) {
+			uint32_t id = (uint32_t)((uint64_t)ev->aux[i / 2] >> (i % 2 ? 32 : 0));
+
+			if (!id)
+				continue;
+			if ((rc = grow((void **)&s->readyrefs, &s->capready, s->nready + 1,
+			               sizeof(*s->readyrefs))))
+				return rc;
+			s->readyrefs[s->nready].proc = (uint32_t)p;
+			s->readyrefs[s->nready].idx = (uint32_t)pr->n + 1;
+			s->readyrefs[s->nready++].chan = id;
+		}
 	pr->n++;
 	s->total++;
 	return (int64_t)pr->n;
@@ -608,6 +623,24 @@ int64_t ana_add_eof(struct ana_session *s, int p, int channel)
 
 /* A connection's two ends on a builder channel: the client's connect, the server's accept
  * (its result a descriptor, as accept returns). */
+int64_t ana_add_ready(struct ana_session *s, int p, int channel)
+{
+	struct trace_event ev;
+
+	if (!check_proc(s, p) || channel < 0 || (uint32_t)channel >= s->nbuilder)
+		return TRACE_EINVAL;
+	if (s->builder_a[channel] != (uint32_t)p && s->builder_b[channel] != (uint32_t)p)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_READY;
+	ev.call = TRACE_CALL_POLL;
+	ev.fd = -1;
+	ev.result = 1;
+	ev.naux = 1;
+	ev.aux[0] = (int64_t)(ANA_BUILDER_CHAN | (uint32_t)channel);
+	return ana_add_trace_event(s, p, &ev);
+}
+
 int64_t ana_add_connect(struct ana_session *s, int p, int channel)
 {
 	return add_on_channel(s, p, channel, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0, 0);

@@ -458,9 +458,9 @@ static void svg_legend(FILE *out)
 		{ 1, 0, "ext", "external input: clock, random, poll result, bytes from outside" },
 		{ 1, 430, "msg", "message: send to the receive of its last byte" },
 		{ 2, 0, "fork", "fork" },
-		{ 2, 90, "conn", "connect to accept, close to end of file" },
-		{ 2, 360, "cut", "Inf(P) cut (--stop)" },
-		{ 2, 530, "", "time flows down (Lamport clocks)" },
+		{ 2, 90, "conn", "other order: connect, close, room, readiness" },
+		{ 2, 400, "cut", "Inf(P) cut (--stop)" },
+		{ 2, 570, "", "time flows down (Lamport clocks)" },
 	};
 
 	fprintf(out, "<g class=\"legend\">\n<rect x=\"%d\" y=\"58\" width=\"780\" height=\"70\" "
@@ -605,10 +605,11 @@ static void svg_write(FILE *out, const char *dir, const struct view *v, const ch
 				          row_y(e->rank), DOT_R + 1);
 				fputs("<title>", out);
 				xml_text(out, v->procs[q].name);
-				fprintf(out, " event %" PRIu64 " (%s) before the end of file at ",
-				        e->xdeps[i].index, trace_kind_name(s->kind));
+				fprintf(out, " event %" PRIu64 " (%s) happened before ", e->xdeps[i].index,
+				        trace_kind_name(s->kind));
 				xml_text(out, pr->name);
-				fprintf(out, " event %" PRIu64 "</title></line>\n", k);
+				fprintf(out, " event %" PRIu64 " (%s)</title></line>\n", k,
+				        e->kind == TRACE_EV_RECV ? "end of file" : trace_kind_name(e->kind));
 			}
 			if (!view_is_message(v, p, k))
 				continue;

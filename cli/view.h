@@ -29,8 +29,9 @@ struct view_event {
 	uint32_t src_proc;      /* receives: the process of the send; accepts: of the connect
 	                           (ANA_NO_PROC: none) */
 	uint64_t src_index;
-	struct ana_ref *xdeps;  /* an end of file: the releases (close, shutdown, exit) of the
-	                           writing end it waited for (ana_event_deps beyond src) */
+	struct ana_ref *xdeps;  /* edges into it beyond src and the fork (ana_event_deps): an
+	                           end of file's releases, the receive that made room for a
+	                           send, the send a readiness result saw */
 	uint32_t nxdeps;
 	int external;           /* external input: bytes from outside, clock, random, ready set,
 	                           pid */

@@ -9,6 +9,9 @@
  *   select, pselect      three fd_set prefixes of ceil(nfds / 8) bytes: read, write, except
  *                        (zeros for a set the caller passed as NULL)
  *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data)
+ * READY aux (poll, select): the channels it found readable (POLLIN/POLLHUP, or in the read
+ * set), up to 8 ids packed two per entry (low 32 bits, then high; 0 = none), so that the
+ * analyzer can order the result after the send of the bytes it saw waiting.
  * CLOCK data: the struct timespec or struct timeval filled in; aux[0] = the clock id.
  */
 #include <string.h>
@@ -25,6 +28,44 @@
 
 static uint8_t set_buf[3 * (FD_SETSIZE / 8)];
 static int16_t revents_buf[4096];
+
+/* The readable channels of a readiness result, packed into aux (see the layout above). */
+struct ready_chans {
+	int64_t aux[TRACE_AUX_MAX];
+	uint32_t n;
+};
+
+static void ready_add(struct ready_chans *rc, int fd)
+{
+	uint32_t id;
+
+	if (rc->n >= 2 * TRACE_AUX_MAX || !(id = rec_fd_channel_id(fd)))
+		return;
+	if (rc->n % 2 == 0)
+		rc->aux[rc->n / 2] = id;
+	else
+		rc->aux[rc->n / 2] |= (int64_t)((uint64_t)id << 32);
+	rc->n++;
+}
+
+static void log_ready(uint32_t call, long r, int e, const void *data, size_t len,
+                      const struct ready_chans *rc, void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_init(&ev, TRACE_EV_READY, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (data && len) {
+		ev.data = data;
+		ev.data_len = (uint32_t)len;
+	}
+	if (rc && rc->n) {
+		ev.naux = (rc->n + 1) / 2;
+		memcpy(ev.aux, rc->aux, ev.naux * sizeof(ev.aux[0]));
+	}
+	rec_log(&ev, ra);
+}
 
 static void log_value(uint32_t kind, uint32_t call, long r, int e, const void *data,
                       size_t len, void *ra)
@@ -44,10 +85,14 @@ static void log_value(uint32_t kind, uint32_t call, long r, int e, const void *d
 static void log_poll(struct pollfd *fds, nfds_t n, int r, int e, uint32_t call, void *ra)
 {
 	nfds_t i, m = n < 4096 ? n : 4096;
+	struct ready_chans rc = { { 0 }, 0 };
 
-	for (i = 0; r >= 0 && i < m; i++)
+	for (i = 0; r >= 0 && i < m; i++) {
 		revents_buf[i] = (int16_t)fds[i].revents;
-	log_value(TRACE_EV_READY, call, r, e, revents_buf, r >= 0 ? m * sizeof(int16_t) : 0, ra);
+		if (fds[i].revents & (POLLIN | POLLHUP | POLLRDHUP))
+			ready_add(&rc, fds[i].fd);
+	}
+	log_ready(call, r, e, revents_buf, r >= 0 ? m * sizeof(int16_t) : 0, &rc, ra);
 }
 
 REC_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -104,7 +149,12 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
                        void *ra)
 {
 	size_t k = n > 0 ? ((size_t)(n > FD_SETSIZE ? FD_SETSIZE : n) + 7) / 8 : 0;
+	struct ready_chans rc = { { 0 }, 0 };
 
+	if (r > 0 && rs)
+		for (int fd = 0; fd < n && fd < FD_SETSIZE; fd++)
+			if (FD_ISSET(fd, rs))
+				ready_add(&rc, fd);
 	if (r >= 0 && k) {
 		memset(set_buf, 0, 3 * k);
 		if (rs)
@@ -114,7 +164,7 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 		if (es)
 			memcpy(set_buf + 2 * k, es, k);
 	}
-	log_value(TRACE_EV_READY, call, r, e, set_buf, r >= 0 ? 3 * k : 0, ra);
+	log_ready(call, r, e, set_buf, r >= 0 ? 3 * k : 0, &rc, ra);
 }
 
 REC_EXPORT int select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeval *timeout)

@@ -44,6 +44,9 @@ struct gen {
 	int rl_n[MAXCH][2], rl_p[MAXCH][2][MAXQ], rl_k[MAXCH][2][MAXQ], rl_end[MAXCH][2][MAXQ];
 	int last_rk[MAXCH][2];          /* the receive the direction's last room edge came from */
 	int is_room[MAXP][MAXE + 1];    /* a send that waited for room: src_p/src_k the receive */
+	int is_ready[MAXP][MAXE + 1];   /* a poll that found rc/rd readable (edge filled later) */
+	int rstart[MAXP][MAXE + 1];     /* a receive's first byte offset */
+	int eof_c[MAXP][MAXE + 1], eof_d[MAXP][MAXE + 1]; /* an end of file's channel, dir */
 	int src_p[MAXP][MAXE + 1], src_k[MAXP][MAXE + 1];
 	int rc[MAXP][MAXE + 1], rd[MAXP][MAXE + 1], rm[MAXP][MAXE + 1]; /* recv: channel, dir, bytes */
 	int kind[MAXP][MAXE + 1], val[MAXP][MAXE + 1]; /* 1 send, 2 recv, 3 mark x; bytes or value */
@@ -230,11 +233,24 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			}
 			d = c % 2;
 			c /= 2;
+			if (unit_rng_below(r, 3) == 0) {
+				/* a poll that finds the channel readable; its edge needs the next receive */
+				int k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_ready(g->s, p, c), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0;
+				g->is_ready[p][k] = 1;
+				g->rc[p][k] = c;
+				g->rd[p][k] = d;
+				continue;
+			}
 			{
 				int avail = g->qt[c][d] - g->qh[c][d];
 				int m = 1 + (int)unit_rng_below(r, (uint64_t)avail), k = g->n[p] + 1;
 				int last = (g->qh[c][d] + m - 1) % MAXQ;
 
+				g->rstart[p][k] = g->qh[c][d];
 				ck_assert_int_eq(ana_add_recv(g->s, p, c, (uint64_t)m), k);
 				g->kind[p][k] = 2;
 				g->val[p][k] = m;
@@ -300,11 +316,19 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			if (c % 2 == 0) {
 				ck_assert_int_eq(ana_add_close(g->s, p, c / 2), k);
 				g->closed[c / 2][side] = k;
+			} else if (unit_rng_below(r, 3) == 0) {
+				/* a poll that finds the end of the stream */
+				ck_assert_int_eq(ana_add_ready(g->s, p, c / 2), k);
+				g->is_ready[p][k] = 1;
+				g->rc[p][k] = c / 2;
+				g->rd[p][k] = side ? 0 : 1;
 			} else {
 				int o = side ? g->cha[c / 2] : g->chb[c / 2];
 
 				ck_assert_int_eq(ana_add_eof(g->s, p, c / 2), k);
 				g->eofread[c / 2][side] = 1;
+				g->eof_c[p][k] = c / 2;
+				g->eof_d[p][k] = side ? 0 : 1; /* the direction into p */
 				g->is_eof[p][k] = 1;
 				g->src_p[p][k] = o;
 				g->src_k[p][k] = g->closed[c / 2][1 - side];
@@ -314,6 +338,31 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 	}
 	ck_assert_int_eq(ana_finish(g->s, NULL), 0);
 
+	/* a poll's edge: from the send of the first byte p's next receive on that channel takes,
+	 * or from the peer's close when that receive is the end of file */
+	for (int p = 0; p < np; p++)
+		for (int k = 1; k <= g->n[p]; k++) {
+			int c = g->rc[p][k], d = g->rd[p][k];
+
+			if (!g->is_ready[p][k])
+				continue;
+			g->is_ready[p][k] = 0;
+			for (int j = k + 1; j <= g->n[p]; j++) {
+				if (g->is_recv[p][j] && g->rc[p][j] == c && g->rd[p][j] == d) {
+					g->is_ready[p][k] = 1;
+					g->src_p[p][k] = g->qp[c][d][g->rstart[p][j] % MAXQ];
+					g->src_k[p][k] = g->qk[c][d][g->rstart[p][j] % MAXQ];
+					break;
+				}
+				if (g->is_eof[p][j] && g->eof_c[p][j] == c && g->eof_d[p][j] == d) {
+					g->is_ready[p][k] = 1;
+					g->src_p[p][k] = g->src_p[p][j];
+					g->src_k[p][k] = g->src_k[p][j];
+					break;
+				}
+			}
+		}
+
 	/* happened-before: program order, message edges, connections and forks, closed transitively */
 	for (int p = 0; p < np; p++)
 		if (g->fparent[p] >= 0 && g->n[p] >= 1)
@@ -322,7 +371,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		for (int i = 1; i <= g->n[p]; i++) {
 			for (int j = i + 1; j <= g->n[p]; j++)
 				g->hb[p][i][p][j] = 1;
-			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i])
+			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
+			    g->is_ready[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
@@ -355,7 +405,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				ok = 0;
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
-				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i]) &&
+				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
+			    g->is_ready[p][i]) &&
 				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
@@ -696,7 +747,8 @@ static void check_hb_and_consistency(struct gen *g)
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->fidx[p]);
 					want++;
 				}
-				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i]) {
+				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
+			    g->is_ready[p][i]) {
 					ck_assert_int_ge(nd, want + 1);
 					ck_assert_uint_eq(deps[want].proc, (size_t)g->src_p[p][i]);
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->src_k[p][i]);

@@ -499,6 +499,44 @@ START_TEST(eof_after_every_release)
 }
 END_TEST
 
+/* A poll that found a channel readable happened after the send of the first byte the next
+ * receive takes, or after the peer's close when that receive is the end of file; a poll
+ * followed by no receive on the channel gets no edge. */
+START_TEST(ready_after_send)
+{
+	struct ana_session *s;
+	int c, x;
+
+	ck_assert_int_eq(ana_new(&s), 0);
+	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
+	c = ana_add_channel(s, 0, 1);
+	x = ana_add_channel(s, 0, 1);
+	ck_assert_int_eq(ana_add_send(s, 0, c, 2), 1);
+	ck_assert_int_eq(ana_add_send(s, 0, c, 3), 2);
+	ck_assert_int_eq(ana_add_close(s, 0, c), 3);
+	ck_assert_int_eq(ana_add_send(s, 0, x, 1), 4);
+	ck_assert_int_eq(ana_add_ready(s, 1, c), 1);   /* sees the first send's bytes */
+	ck_assert_int_eq(ana_add_recv(s, 1, c, 1), 2);
+	ck_assert_int_eq(ana_add_ready(s, 1, c), 3);   /* byte 1: still the first send */
+	ck_assert_int_eq(ana_add_recv(s, 1, c, 4), 4);
+	ck_assert_int_eq(ana_add_ready(s, 1, c), 5);   /* the end of the stream */
+	ck_assert_int_eq(ana_add_eof(s, 1, c), 6);
+	ck_assert_int_eq(ana_add_ready(s, 1, x), 7);   /* never read: no edge */
+	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_event_deps(s, 1, 1, NULL, 0), 1);
+	ck_assert(has_dep(s, 1, 1, 0, 1));
+	ck_assert(has_dep(s, 1, 3, 0, 1));
+	ck_assert(!has_dep(s, 1, 3, 0, 2));
+	ck_assert(has_dep(s, 1, 5, 0, 3));
+	ck_assert_int_eq(ana_event_deps(s, 1, 7, NULL, 0), 0);
+	ck_assert_int_eq(ana_hb(s, 0, 1, 1, 1), 1);
+	ck_assert_int_eq(ana_hb(s, 0, 2, 1, 3), 0);
+	ck_assert_int_eq(ana_hb(s, 0, 3, 1, 5), 1);
+	ana_free(s);
+}
+END_TEST
+
 /* The builder refuses what makes no sense. */
 START_TEST(builder_errors)
 {
@@ -905,6 +943,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cycle_is_corrupt);
 	tcase_add_test(tc, accept_after_connect);
 	tcase_add_test(tc, eof_after_every_release);
+	tcase_add_test(tc, ready_after_send);
 	tcase_add_test(tc, builder_errors);
 	tcase_add_test(tc, load_session_dir);
 	tcase_add_test(tc, load_exec_segments);
