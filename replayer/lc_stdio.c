@@ -19,6 +19,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
@@ -107,6 +109,36 @@ static void count_in(const struct lc_ev *ev, size_t n)
 		lc_chan[ev->channel].bytes[1] += n;
 }
 
+/* At a recorded end of stream of bytes fed from the trace: let the real writer, when it is
+ * there (a child started by popen, recorded in the session but not matched to this pipe,
+ * which libc made), end as it did, by reading the real descriptor to its end too: otherwise
+ * it would block on a full pipe, or die of SIGPIPE at our pclose.  Not for terminals. */
+static void drain_to_end(int fd)
+{
+	char buf[4096];
+	struct stat st;
+	long r;
+
+	if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return;
+	lc_wait_state(TRACE_EV_RECV, fd, 0, 0);
+	for (;;) {
+		r = syscall(SYS_read, fd, buf, sizeof(buf));
+		if (r > 0)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			syscall(SYS_poll, &p, 1, -1);
+			continue;
+		}
+		break;
+	}
+	lc_wait_state(0, -1, 0, 0);
+}
+
 /* FEED: the recorded bytes (n <= room checked), or the flags of an end or error.  Returns
  * the byte count given (0 at an end or error, errno set for an error) and commits. */
 static size_t feed(FILE *f, const struct lc_ev *ev, void *dst, size_t room, const char *what)
@@ -120,8 +152,11 @@ static size_t feed(FILE *f, const struct lc_ev *ev, void *dst, size_t room, cons
 		memcpy(dst, lc.data + ev->data_off, n);
 	else if (ev->result < 0)
 		f->_flags |= LC_IO_ERR_SEEN;
-	else if (ev->len > 0)
+	else if (ev->len > 0) {
 		f->_flags |= LC_IO_EOF_SEEN;
+		if (ev->kind == TRACE_EV_INPUT)
+			drain_to_end(ev->fd);
+	}
 	/* the flags the recorded call left (a short read that hit the end of the stream) */
 	if (ev->naux)
 		f->_flags |= (int)(ev->aux[0] & (LC_IO_EOF_SEEN | LC_IO_ERR_SEEN));

@@ -6,7 +6,8 @@
 #      are in the trace, and replay (fed other bytes on stdin) prints the same thing;
 #   2. fscanf on the pipe: analyze and replay say its bytes are not recorded;
 #   3. sort reading its stdin (fread inside coreutils): replay prints the recorded lines;
-#   4. uniq (inlined getc_unlocked, only refills seen): analyze and replay report it.
+#   4. popen: a recorded child writing more than a pipe holds ends as it did in replay;
+#   5. uniq (inlined getc_unlocked, only refills seen): analyze and replay report it.
 set -eu
 encore=$1 prog=$2
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/gap_stdio.XXXXXX")
@@ -47,6 +48,15 @@ if command -v sort > /dev/null; then
         { echo "FAIL: sort replay"; cat "$tmp/rep.err"; exit 1; }
     cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: sort replay differs"; diff "$tmp/rec.out" "$tmp/rep.out"; exit 1; }
 fi
+if command -v seq > /dev/null; then
+    rm -rf "$tmp/s"
+    timeout 60 "$encore" record -q -o "$tmp/s" --name po -- "$prog" popen < /dev/null > "$tmp/rec.out"
+    grep -q 'popen: 30000 lines, sum 450015000, status 0' "$tmp/rec.out" || { echo "FAIL: popen run"; cat "$tmp/rec.out"; exit 1; }
+    timeout 60 "$encore" replay --stall-timeout 20 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" < /dev/null ||
+        { echo "FAIL: popen replay"; cat "$tmp/rep.err"; exit 1; }
+    cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: popen replay differs"; diff "$tmp/rec.out" "$tmp/rep.out"; exit 1; }
+fi
+
 # uniq reads with getc_unlocked, inlined: only its buffer refills (__uflow) are seen, so it
 # is reported, never a silent success
 if command -v uniq > /dev/null; then

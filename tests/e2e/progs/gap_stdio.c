@@ -7,6 +7,9 @@
  *                     the session) with fgets and getchar, and prints everything it got
  *   gap_stdio scanf   the parent reads the pipe with fscanf: the recorder cannot count
  *                     those bytes and says so once (analyze and replay report it)
+ *   gap_stdio popen   fgets from popen("seq 1 30000"): a pipe libc made (its bytes are
+ *                     INPUT), written by a recorded child that must end as it did in replay
+ *                     (more than a pipe holds: not drained, it would block or die of SIGPIPE)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +51,19 @@ int main(int argc, char **argv)
 	FILE *r;
 	pid_t pid;
 
+	if (argc > 1 && strcmp(argv[1], "popen") == 0) {
+		long lines = 0, sum = 0;
+		FILE *q = popen("seq 1 30000", "r");
+
+		if (!q)
+			return 2;
+		while (fgets(buf, sizeof(buf), q)) {
+			lines++;
+			sum += atol(buf);
+		}
+		printf("popen: %ld lines, sum %ld, status %d\n", lines, sum, pclose(q));
+		return 0;
+	}
 	if (pipe(p))
 		return 2;
 	fflush(stdout);
