@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -275,12 +276,17 @@ static void out_to_sigpipe(int fd, const struct iovec *iov, int cnt, int flags,
 {
 	struct timespec ts = { 0, 1000000 };
 	struct sigaction sa;
+	struct stat st;
 	sigset_t set;
 	int sock = 1;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* no pipe or socket here now (the replay's stdout is a terminal or a file where the
+	 * recorded run wrote into a pipe to a reader outside the session): no reader to wait for */
+	if (syscall(SYS_fstat, fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		goto die;
 	lc_wait_state(TRACE_EV_SEND, fd, (uint32_t)cls, iov_total(iov, cnt));
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
@@ -321,6 +327,7 @@ static void out_to_sigpipe(int fd, const struct iovec *iov, int cnt, int flags,
 		else if (r >= 0)
 			syscall(SYS_nanosleep, &ts, NULL);
 	}
+die:
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	LC_REAL(sigaction)(SIGPIPE, &sa, NULL);

@@ -6,6 +6,7 @@
  *                           again on it: the file's bytes are the file's, not random ones
  *   replay_real sigpipe     a child writes into a pipe until its reader closes it and dies
  *                           of SIGPIPE (`yes | head -n 1`); the parent says how it died
+ *   replay_real yes         write lines to stdout until the reader goes (SIGPIPE)
  *   replay_real setown      fcntl(F_SETOWN, getpid()) and O_ASYNC on a socket (nginx's
  *                           channel to its workers): the recorded pid is this process, and
  *                           SIGIO comes when the child writes
@@ -88,6 +89,17 @@ static int sigpipe(void)
 	return 0;
 }
 
+static int yes(void)
+{
+	static char chunk[4096];
+
+	for (size_t i = 0; i + 1 < sizeof(chunk); i += 2)
+		memcpy(chunk + i, "y\n", 2);
+	for (;;)
+		if (write(1, chunk, sizeof(chunk)) < 0)
+			return 3;
+}
+
 static volatile sig_atomic_t got_io;
 
 static void on_io(int sig)
@@ -162,8 +174,10 @@ int main(int argc, char **argv)
 		return sigpipe();
 	if (argc > 1 && strcmp(argv[1], "setown") == 0)
 		return setown();
+	if (argc > 1 && strcmp(argv[1], "yes") == 0)
+		return yes();
 	if (argc > 2 && strcmp(argv[1], "crash") == 0)
 		return crash(argv[2]);
-	fprintf(stderr, "usage: replay_real files DIR | sigpipe | setown | crash FILE\n");
+	fprintf(stderr, "usage: replay_real files DIR | sigpipe | yes | setown | crash FILE\n");
 	return 2;
 }
