@@ -25,6 +25,10 @@
  * process does not mix stdio and plain read/recv on one channel.  The bytes are not in the
  * running content hash (the replayer skips them the same way).  recorder/README.md, Limits.
  */
+/* No extern inline definitions from <bits/stdio.h> (optimised builds define getline,
+ * getchar, putc_unlocked... inline there): the functions are defined here.  Before any
+ * header, so that <features.h> sees it. */
+#define __NO_INLINE__ 1
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>

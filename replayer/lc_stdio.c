@@ -16,6 +16,10 @@
  *
  * Anything else (files, the terminal, output to outside peers) passes straight through.
  */
+/* No extern inline definitions from <bits/stdio.h> (optimised builds define getline,
+ * getchar, putc_unlocked... inline there): the functions are defined here.  Before any
+ * header, so that <features.h> sees it. */
+#define __NO_INLINE__ 1
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
