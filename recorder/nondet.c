@@ -8,7 +8,9 @@
  *   poll, ppoll          n x int16 revents, one per pollfd, in the caller's order
  *   select, pselect      three fd_set prefixes of ceil(nfds / 8) bytes: read, write, except
  *                        (zeros for a set the caller passed as NULL)
- *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data)
+ *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data),
+ *                        then result x int32 descriptor behind each event (-1 unknown),
+ *                        from the registrations epoll.c keeps
  * READY aux (poll, select): the channels it found readable (POLLIN/POLLHUP, or in the read
  * set), up to 8 ids packed two per entry (low 32 bits, then high; 0 = none), so that the
  * analyzer can order the result after the send of the bytes it saw waiting.
@@ -192,14 +194,32 @@ REC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct t
 	return r;
 }
 
+#define REC_EPOLL_LOG 1024 /* events logged per result; more are cut (the result stays) */
+static uint8_t epoll_buf[REC_EPOLL_LOG * (sizeof(struct epoll_event) + sizeof(int32_t))];
+
+static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint32_t call,
+                      void *ra)
+{
+	size_t n = r > 0 ? (size_t)r : 0, sz = sizeof(*ev);
+
+	if (n > REC_EPOLL_LOG)
+		n = REC_EPOLL_LOG;
+	memcpy(epoll_buf, ev, n * sz);
+	for (size_t i = 0; i < n; i++) {
+		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
+
+		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+	}
+	log_value(TRACE_EV_READY, call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), ra);
+}
+
 REC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	int r = REC_REAL(epoll_wait)(epfd, ev, max, timeout), e = errno;
 
 	if (!rec_enter())
 		return r;
-	log_value(TRACE_EV_READY, TRACE_CALL_EPOLL_WAIT, r, e, ev,
-	          r > 0 ? (size_t)r * sizeof(*ev) : 0, RA());
+	log_epoll(epfd, ev, r, e, TRACE_CALL_EPOLL_WAIT, RA());
 	rec_leave();
 	errno = e;
 	return r;
@@ -212,8 +232,7 @@ REC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeou
 
 	if (!rec_enter())
 		return r;
-	log_value(TRACE_EV_READY, TRACE_CALL_EPOLL_PWAIT, r, e, ev,
-	          r > 0 ? (size_t)r * sizeof(*ev) : 0, RA());
+	log_epoll(epfd, ev, r, e, TRACE_CALL_EPOLL_PWAIT, RA());
 	rec_leave();
 	errno = e;
 	return r;

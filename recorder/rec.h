@@ -219,6 +219,8 @@ REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
 REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
 REC_HIDDEN void rec_fd_forget(int fd);
 REC_HIDDEN uint32_t rec_fd_channel_id(int fd);
+/* epoll.c: the descriptor registered in epfd with this user data, -1 when unknown. */
+REC_HIDDEN int rec_epoll_fd(int epfd, uint64_t data);
 /* After fork or exec: declare every live channel to the new writer. */
 REC_HIDDEN void rec_chan_inherit_all(void);
 /* Forget channels whose descriptors close on exec (state of the new image). */

@@ -1741,21 +1741,26 @@ LC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct ti
 	return ready_select(rs, ws, es);
 }
 
-/* The descriptors behind recorded epoll events: the epoll instance's registrations are
- * listed in /proc/self/fdinfo/EPFD ("tfd: FD events: HEX data: HEX ..."); an event's
- * descriptor is the one registered with its data (none or several: not waited for). */
-static void ready_epoll_fds(int epfd, const uint8_t *val, size_t nrec, struct ready_set *set)
+/* The descriptors behind recorded epoll events, and the data the replayed program registered
+ * for them.  The recorder logs each event's descriptor after the events (nondet.c, from the
+ * registrations it keeps: -1 unknown); the replayed program's registrations are listed in
+ * /proc/self/fdinfo/EPFD ("tfd: FD events: HEX data: HEX ...").  An event whose descriptor is
+ * known gets that descriptor's live data (a program that registers pointers, nginx or
+ * libevent, gets its own pointers back, not the recorded run's); one whose descriptor is not
+ * is matched by its recorded data (none or several matches: not waited for, data kept). */
+static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *recfd, size_t nrec,
+                            struct ready_set *set)
 {
 	char path[64], buf[4096];
-	int tfd_of[LC_READY_MAX], count[LC_READY_MAX];
-	struct epoll_event rec[LC_READY_MAX];
+	int tfd_of[LC_READY_MAX], count[LC_READY_MAX], live[LC_READY_MAX];
+	uint64_t live_data[LC_READY_MAX];
 	size_t have = 0;
 	int fd;
 
 	if (nrec > LC_READY_MAX)
 		nrec = LC_READY_MAX;
-	memcpy(rec, val, nrec * sizeof(rec[0]));
 	memset(count, 0, sizeof(count));
+	memset(live, 0, sizeof(live));
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", epfd);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1776,11 +1781,17 @@ static void ready_epoll_fds(int epfd, const uint8_t *val, size_t nrec, struct re
 				int tfd = (int)strtol(line + 4, NULL, 10);
 				unsigned long long data = strtoull(d + 5, NULL, 16);
 
-				for (size_t k = 0; k < nrec; k++)
-					if (rec[k].data.u64 == data) {
+				for (size_t k = 0; k < nrec; k++) {
+					if (recfd && recfd[k] >= 0) {
+						if (recfd[k] == tfd) {
+							live[k] = 1;
+							live_data[k] = data;
+						}
+					} else if (rec[k].data.u64 == data) {
 						tfd_of[k] = tfd;
 						count[k]++;
 					}
+				}
 			}
 			line = nl + 1;
 		}
@@ -1790,11 +1801,20 @@ static void ready_epoll_fds(int epfd, const uint8_t *val, size_t nrec, struct re
 			have = 0; /* a line longer than the buffer: not one of ours */
 	}
 	syscall(SYS_close, fd);
-	for (size_t k = 0; k < nrec; k++)
-		if (count[k] == 1)
-			ready_add(set, tfd_of[k],
+	for (size_t k = 0; k < nrec; k++) {
+		int t = -1;
+
+		if (live[k]) {
+			rec[k].data.u64 = live_data[k];
+			t = recfd[k];
+		} else if (!(recfd && recfd[k] >= 0) && count[k] == 1) {
+			t = tfd_of[k];
+		}
+		if (t >= 0)
+			ready_add(set, t,
 			          (rec[k].events & (EPOLLIN | EPOLLPRI | EPOLLHUP | EPOLLRDHUP)) != 0,
 			          (rec[k].events & EPOLLOUT) != 0);
+	}
 }
 
 static int ready_epoll(int epfd, struct epoll_event *out, int max)
@@ -1802,23 +1822,43 @@ static int ready_epoll(int epfd, struct epoll_event *out, int max)
 	VALUE_EVENT(TRACE_EV_READY, "epoll_wait");
 	int r = (int)ev->result;
 	struct ready_set set;
+	struct epoll_event rec[LC_READY_MAX];
+	int32_t recfd[LC_READY_MAX];
+	size_t nrec = 0, sz = sizeof(*out);
+	int withfd = 0;
 
 	set.n = 0;
 	if (r > 0) {
-		ready_epoll_fds(epfd, val, ev->data_len / sizeof(*out), &set);
+		/* the events, then (recorders since the descriptor list) one int32 each */
+		nrec = ev->data_len / sz < (size_t)r ? ev->data_len / sz : (size_t)r;
+		withfd = ev->data_len >= (size_t)r * (sz + sizeof(int32_t));
+		if (withfd)
+			nrec = (size_t)r;
+		if (nrec > LC_READY_MAX)
+			nrec = LC_READY_MAX;
+		memcpy(rec, val, nrec * sz);
+		if (withfd)
+			memcpy(recfd, val + (size_t)r * sz, nrec * sizeof(int32_t));
+		ready_epoll_fds(epfd, rec, withfd ? recfd : NULL, nrec, &set);
 		ready_wait(&set);
 	}
 	if (r > 0) {
 		size_t n = (size_t)r < (size_t)max ? (size_t)r : (size_t)max;
 
-		if (n * sizeof(*out) > ev->data_len)
-			n = ev->data_len / sizeof(*out);
-		memcpy(out, val, n * sizeof(*out));
+		if (n > nrec)
+			n = nrec;
+		memcpy(out, rec, n * sz);
 	}
 	if (r < 0)
 		errno = ev->err;
 	lc_commit();
 	return r;
+}
+
+/* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds). */
+LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	return LC_REAL(epoll_ctl)(epfd, op, fd, ev);
 }
 
 LC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)

@@ -1,0 +1,96 @@
+/*
+ * epoll.c: which descriptor is behind an epoll event.  epoll_wait returns only the user data a
+ * program registered (nginx and libevent store pointers there), so the recorder keeps, per
+ * epoll instance, the data each descriptor was registered with (epoll_ctl), and logs with each
+ * readiness result the descriptor of every event (nondet.c).  Replay then gives back the
+ * data the replayed program registered for that descriptor, not the recorded pointer, and
+ * waits on the right descriptor.
+ *
+ * A fixed open-addressing table keyed by (epfd, data): no allocation, one probe sequence per
+ * event.  A registration whose descriptor was closed without EPOLL_CTL_DEL stays until its
+ * data is registered again (programs reuse their structures, so the newest registration of
+ * a data value wins) or the table is full, when new registrations go unrecorded and their
+ * events are logged with descriptor -1 (replay then matches by data, as it did before).
+ */
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "rec.h"
+
+#define REC_EPOLL_SLOTS 8192u /* a power of two */
+
+static struct epoll_reg {
+	int epfd;   /* 0: free (an epoll descriptor is never 0 in practice: stdin) */
+	int fd;     /* -1: forgotten (EPOLL_CTL_DEL), the slot reusable */
+	uint64_t data;
+} regs[REC_EPOLL_SLOTS];
+
+static uint32_t slot_of(int epfd, uint64_t data)
+{
+	uint64_t h = (data ^ ((uint64_t)(uint32_t)epfd << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (REC_EPOLL_SLOTS - 1);
+}
+
+/* Called with the recorder's lock held.  The key's own slot if it is there (a data value
+ * registered again), else the first free or forgotten slot on its probe sequence. */
+static void reg_put(int epfd, int fd, uint64_t data)
+{
+	uint32_t i = slot_of(epfd, data), reuse = UINT32_MAX;
+
+	for (uint32_t n = 0; n < REC_EPOLL_SLOTS; n++, i = (i + 1) & (REC_EPOLL_SLOTS - 1)) {
+		if (regs[i].epfd == epfd && regs[i].data == data && regs[i].fd >= 0) {
+			regs[i].fd = fd;
+			return;
+		}
+		if (regs[i].epfd && regs[i].fd < 0 && reuse == UINT32_MAX)
+			reuse = i;
+		if (!regs[i].epfd) {
+			if (reuse == UINT32_MAX)
+				reuse = i;
+			break;
+		}
+	}
+	if (reuse == UINT32_MAX)
+		return; /* full: this registration's events are logged with descriptor -1 */
+	regs[reuse].epfd = epfd;
+	regs[reuse].fd = fd;
+	regs[reuse].data = data;
+}
+
+/* Forget fd's registrations in epfd (EPOLL_CTL_DEL, MOD): linear, but those are rare.  The
+ * slot stays on the probe sequences that pass it (fd -1), for reg_put to take again. */
+static void reg_drop_fd(int epfd, int fd)
+{
+	for (uint32_t i = 0; i < REC_EPOLL_SLOTS; i++)
+		if (regs[i].epfd == epfd && regs[i].fd == fd)
+			regs[i].fd = -1;
+}
+
+int rec_epoll_fd(int epfd, uint64_t data)
+{
+	uint32_t i = slot_of(epfd, data);
+
+	for (uint32_t n = 0; n < REC_EPOLL_SLOTS; n++, i = (i + 1) & (REC_EPOLL_SLOTS - 1)) {
+		if (!regs[i].epfd)
+			return -1;
+		if (regs[i].epfd == epfd && regs[i].data == data && regs[i].fd >= 0)
+			return regs[i].fd;
+	}
+	return -1;
+}
+
+REC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	int r = REC_REAL(epoll_ctl)(epfd, op, fd, ev), e = errno;
+
+	if (r != 0 || epfd <= 0 || !rec_enter())
+		return r;
+	if (op == EPOLL_CTL_DEL || op == EPOLL_CTL_MOD)
+		reg_drop_fd(epfd, fd);
+	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && ev)
+		reg_put(epfd, fd, ev->data.u64);
+	rec_leave();
+	errno = e;
+	return r;
+}
