@@ -126,7 +126,7 @@ struct gen {
 	int conn[MAXCH], cstate[MAXCH];   /* cstate 0 idle, 1 connected, 2 accepted */
 	uint64_t cap[MAXCH];              /* bytes a direction holds (0: unbounded) */
 	int closed[MAXCH][2], eofread[MAXCH][2]; /* side a (0) / b (1) closed, read its end */
-	uint64_t closes, eofs;
+	uint64_t closes, eofs, readies;
 };
 
 /* p may move bytes on channel c now. */
@@ -157,6 +157,18 @@ static int gen_close_step(const struct gen *g, struct unit_rng *r, int p, int *e
 	*eof = ne > 0;
 	if (ne)
 		return eofs[unit_rng_below(r, (uint64_t)ne)];
+	return n ? cand[unit_rng_below(r, (uint64_t)n)] : -1;
+}
+
+/* A channel on which bytes wait for p, at random; -1 when none. */
+static int gen_readable(const struct gen *g, struct unit_rng *r, int p)
+{
+	int cand[MAXCH], n = 0;
+
+	for (int c = 0; c < g->nch; c++)
+		if (g->chb[c] >= 0 && (g->cha[c] == p || g->chb[c] == p) && gen_ready(g, c, p) &&
+		    g->inflight[c][g->cha[c] == p ? 1 : 0])
+			cand[n++] = c;
 	return n ? cand[unit_rng_below(r, (uint64_t)n)] : -1;
 }
 
@@ -264,6 +276,11 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int 
 				g->closed[cc][side] = 1;
 				g->closes++;
 			}
+		} else if (act == 6 && unit_rng_below(r, 2) == 0 &&
+		           (cc = gen_readable(g, r, p)) >= 0) {
+			/* a poll that found cc readable: bytes wait for p there */
+			k = ana_add_ready(g->s, p, cc);
+			g->readies++;
 		} else if (!gen_ready(g, c, p) && act < 8) {
 			k = ana_add_simple(g->s, p, TRACE_EV_CLOCK, 0);
 		} else if (act < 4 && (g->cha[c] == p || g->chb[c] == p) && g->chb[c] >= 0 &&
@@ -461,7 +478,7 @@ START_TEST(random_hb_agrees)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
-	uint64_t conns = 0, eofs = 0, rooms = 0;
+	uint64_t conns = 0, eofs = 0, rooms = 0, readies = 0;
 
 	for (int round = 0; round < 25; round++) {
 		struct gen g;
@@ -479,6 +496,7 @@ START_TEST(random_hb_agrees)
 		eofs += (uint64_t)one_int(db, "SELECT count(DISTINCT dst) FROM dependency "
 		                              "WHERE kind = 'eof'");
 		rooms += (uint64_t)one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'room'");
+		readies += (uint64_t)one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'ready'");
 		check_edges(&g, db, seed);
 		check_all_pairs(&g, db, seed);
 		sqlite3_close(db);
@@ -486,9 +504,10 @@ START_TEST(random_hb_agrees)
 	}
 	ck_assert_msg(conns > 0, "seed %llu: only %llu connections in 25 executions",
 	              (unsigned long long)seed, (unsigned long long)conns);
-	ck_assert_msg(eofs > 0 && rooms > 0, "seed %llu: only %llu ends of file and %llu sends "
-	              "that waited for room in 25 executions", (unsigned long long)seed,
-	              (unsigned long long)eofs, (unsigned long long)rooms);
+	ck_assert_msg(eofs > 0 && rooms > 0 && readies > 0, "seed %llu: only %llu ends of file, "
+	              "%llu sends that waited for room and %llu readiness edges in 25 executions",
+	              (unsigned long long)seed, (unsigned long long)eofs, (unsigned long long)rooms,
+	              (unsigned long long)readies);
 }
 END_TEST
 
