@@ -463,16 +463,18 @@ static int link_ready(struct ana_session *s, size_t nin_sorted, size_t *xcap, si
 			e = &pr->ev[r - 1];
 			w = s->ends[end].peer;
 			if (e->eof) {
-				size_t n;
-				const struct ana_xedge *d = ana__xedges(s->xin, nin_sorted, p, r, &n);
+				size_t n, at;
 
-				for (size_t m = 0; m < n; m++)
-					if (d[m].oproc != p &&
-					    ((rc = push_xedge(&s->xin, &s->nxin, xcap, p, rr->idx, d[m].oproc,
-					                      d[m].oidx)) ||
-					     (rc = push_xedge(&s->xout, &s->nxout, ocap, d[m].oproc, d[m].oidx, p,
-					                      rr->idx))))
+				/* rows by position: pushing may move the table */
+				at = (size_t)(ana__xedges(s->xin, nin_sorted, p, r, &n) - s->xin);
+				for (size_t m = at; m < at + n; m++) {
+					uint32_t oq = s->xin[m].oproc, oi = s->xin[m].oidx;
+
+					if (oq != p &&
+					    ((rc = push_xedge(&s->xin, &s->nxin, xcap, p, rr->idx, oq, oi)) ||
+					     (rc = push_xedge(&s->xout, &s->nxout, ocap, oq, oi, p, rr->idx))))
 						goto out;
+				}
 				continue;
 			}
 			if (w == ANA_NONE || (s->ends[w].ambiguous & 4))

@@ -375,7 +375,8 @@ int main(int argc, char **argv)
 	pfd.events = POLLIN;
 	r = poll(&pfd, runtime_one, -1);
 	hex(v, &(int16_t){ pfd.revents }, 2);
-	R("ready", "poll", -1, 0, r, errno, "v=%s", v);
+	/* a= the channels found readable (for the analyzer's readiness edges) */
+	R("ready", "poll", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 	FD_ZERO(&rs);
 	FD_SET(sv[0], &rs);
 	r = select(sv[0] + 1, &rs, NULL, NULL, NULL);
@@ -386,22 +387,31 @@ int main(int argc, char **argv)
 		memcpy(sets, &rs, k);
 		hex(v, sets, 3 * k);
 	}
-	R("ready", "select", -1, 0, r, errno, "v=%s", v);
+	R("ready", "select", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ee.events = EPOLLIN;
 	ee.data.u64 = 42;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sv[0], &ee);
+	/* v= the events, then the descriptor registered with each one's data */
 	r = epoll_wait(ep, &got, 1, -1);
-	hex(v, &got, sizeof(got));
-	R("ready", "epoll_wait", -1, 0, r, errno, "v=%s", v);
-	r = epoll_pwait(ep, &got, 1, -1, NULL);
-	hex(v, &got, sizeof(got));
-	R("ready", "epoll_pwait", -1, 0, r, errno, "v=%s", v);
+	{
+		uint8_t evfd[sizeof(got) + sizeof(int32_t)];
+		int32_t fd32 = sv[0];
+
+		memcpy(evfd, &got, sizeof(got));
+		memcpy(evfd + sizeof(got), &fd32, sizeof(fd32));
+		hex(v, evfd, sizeof(evfd));
+		R("ready", "epoll_wait", -1, 0, r, errno, "v=%s", v);
+		r = epoll_pwait(ep, &got, 1, -1, NULL);
+		memcpy(evfd, &got, sizeof(got));
+		hex(v, evfd, sizeof(evfd));
+		R("ready", "epoll_pwait", -1, 0, r, errno, "v=%s", v);
+	}
 	close(ep); /* an epoll descriptor: ignored, no event */
 	pfd.revents = 0;
 	r = ppoll(&pfd, 1, NULL, NULL);
 	hex(v, &(int16_t){ pfd.revents }, 2);
-	R("ready", "ppoll", -1, 0, r, errno, "v=%s", v);
+	R("ready", "ppoll", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 	FD_ZERO(&rs);
 	FD_SET(sv[0], &rs);
 	r = pselect(sv[0] + 1, &rs, NULL, NULL, NULL, NULL);
@@ -412,7 +422,7 @@ int main(int argc, char **argv)
 		memcpy(sets, &rs, k);
 		hex(v, sets, 3 * k);
 	}
-	R("ready", "pselect", -1, 0, r, errno, "v=%s", v);
+	R("ready", "pselect", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 
 	r = recvfrom(sv[0], buf, runtime_len, 0, NULL, NULL);
 	D("recvfrom", sv[0], ch_sv0, 1, r, errno, sizeof(buf), buf, 0, 0, 0);
