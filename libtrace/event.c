@@ -50,6 +50,7 @@ static const char *const call_names[] = {
 	"clock_gettime", "gettimeofday", "time", "getrandom", "getpid", "getppid",
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
+	"getentropy",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

@@ -100,6 +100,7 @@ enum trace_call {
 	TRACE_CALL_SENDFILE, TRACE_CALL_SPLICE, TRACE_CALL_COPY_FILE_RANGE, /* bytes moved by */
 	TRACE_CALL_TEE, TRACE_CALL_VMSPLICE,                               /* the kernel      */
 	TRACE_CALL_STDIO,    /* fread, fgets, fwrite, printf...: bytes at the stdio API level */
+	TRACE_CALL_GETENTROPY, /* how OpenSSL 3 seeds itself where glibc has it */
 	TRACE_CALL_MAX
 };
 

@@ -2,9 +2,10 @@
  * io_more.c: calls that reach the kernel without going through the interposers of chan.c
  * and nondet.c.
  *
- *   syscall(SYS_getrandom, ...)   (OpenSSL 3 seeds itself this way): a RANDOM event with the
- *                                 bytes, as getrandom logs it; every other system call
- *                                 number passes straight through, untouched.
+ *   syscall(SYS_getrandom, ...)   (OpenSSL 3 seeds itself this way, or with getentropy where
+ *   getentropy                    glibc has it): a RANDOM event with the bytes, as getrandom
+ *                                 logs it; every other system call number passes straight
+ *                                 through, untouched.
  *   sendfile, splice, tee,        bytes the kernel moves between two descriptors, never seen
  *   copy_file_range, vmsplice     by the process: a receive event on the source when it is
  *                                 a channel (logged first: the bytes left it first), a send
@@ -62,6 +63,28 @@ REC_EXPORT long syscall(long number, ...)
 	if (r > 0) {
 		ev.data = (const uint8_t *)a[0];
 		ev.data_len = (uint32_t)r;
+	}
+	rec_log(&ev, RA());
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* getentropy(3): glibc makes the getrandom system call itself, unseen by getrandom's
+ * interposer.  A RANDOM event with the n bytes (result 0) or the error. */
+REC_EXPORT int getentropy(void *buf, size_t n)
+{
+	int r = REC_REAL(getentropy)(buf, n), e = errno;
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return r;
+	rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_GETENTROPY, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r == 0 && n) {
+		ev.data = buf;
+		ev.data_len = (uint32_t)n;
 	}
 	rec_log(&ev, RA());
 	rec_leave();

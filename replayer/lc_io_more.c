@@ -1,7 +1,8 @@
 /*
  * lc_io_more.c: the LC's side of recorder/io_more.c.
  *
- *   syscall(SYS_getrandom, ...)   the recorded bytes (a RANDOM event), the kernel untouched;
+ *   syscall(SYS_getrandom, ...),  the recorded bytes (a RANDOM event), the kernel untouched;
+ *   getentropy
  *                                 every other number passes straight through (the LC's own
  *                                 raw calls come through here too).
  *   sendfile, splice, tee,        the real call, run for real between recorded processes,
@@ -58,6 +59,27 @@ LC_EXPORT long syscall(long number, ...)
 		}
 		return r;
 	}
+}
+
+LC_EXPORT int getentropy(void *buf, size_t n)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	if (!lc_on())
+		return LC_REAL(getentropy)(buf, n);
+	ev = lc_expect(TRACE_EV_RANDOM, -1, "getentropy");
+	r = (int)ev->result;
+	if (r == 0 && n) {
+		if (n > ev->data_len)
+			lc_diverge("getentropy: %u bytes recorded, the process asked for %zu",
+			           ev->data_len, n);
+		memcpy(buf, lc.data + ev->data_off, n);
+	}
+	lc_commit();
+	if (r < 0)
+		errno = ev->err;
+	return r;
 }
 
 /* --- bytes moved by the kernel --------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /*
  * gap_io.c: calls that reach the kernel without the usual interposers (recorder/io_more.c).
  *
- *   gap_io random     syscall(SYS_getrandom) bytes printed in hex (OpenSSL 3 seeds itself
- *                     so); raw pass-through of other numbers, errno included
+ *   gap_io random     syscall(SYS_getrandom) and getentropy bytes printed in hex (OpenSSL 3
+ *                     seeds itself so); raw pass-through of other numbers, errno included
  *   gap_io move DIR   a file sent with sendfile over a socketpair to a child, which splices
  *                     it from the socket into a pipe of its own (a receive and a send in one
  *                     call), reads the pipe and prints what it got; it answers with vmsplice
@@ -42,6 +42,9 @@ static int do_random(void)
 	hex("bytes", b, r > 0 ? (size_t)r : 0);
 	r = syscall(SYS_getrandom, b, 8, 1 /* GRND_NONBLOCK */);
 	hex("more", b, r > 0 ? (size_t)r : 0);
+	/* getentropy: OpenSSL 3's seed where glibc has it */
+	if (getentropy(b, 16) == 0)
+		hex("entropy", b, 16);
 	/* other numbers pass through untouched, errno included */
 	errno = 0;
 	r = syscall(SYS_close, -1);
