@@ -496,8 +496,9 @@ struct ana_db_progress {
  * for what the model does not keep (times, errno, fds, calls, values, frames, process
  * metadata); with dir NULL (a session built in memory) those columns are NULL.  Runs in
  * one transaction; on failure the database holds nothing of it.  It sets, on db, what makes
- * a bulk load fast: journal_mode=MEMORY, synchronous=OFF, an 8 MiB page cache.  Message
- * races are computed in a second thread meanwhile.  `progress` may be NULL. */
+ * a bulk load fast: 16 KiB pages, journal_mode=MEMORY, synchronous=OFF, an 8 MiB page cache.
+ * Message races and the stability graph are computed in a second thread meanwhile (it only
+ * reads s).  `progress` may be NULL. */
 int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
                 const struct ana_db_progress *progress, struct trace_diag *diag);
 
