@@ -352,18 +352,17 @@ fail:
 	return rc;
 }
 
-int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
-{
-	uint8_t buf[256];
-	size_t n = 0;
-	uint32_t mask = 0, i;
-	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
-	int rc;
+/* The longest event head encode_event writes: kind, mask and every field at its widest. */
+#define EVENT_HEAD_MAX (1 + 2 + 5 + 10 + 5 + 5 + 5 + 10 + 10 + 5 + 5 + 4 + 1 + \
+                        TRACE_AUX_MAX * 10 + 5)
 
-	if (w->broken)
-		return w->broken;
-	if (ev->kind == TRACE_EV_NONE || ev->kind >= REC_STACK || ev->naux > TRACE_AUX_MAX)
-		return TRACE_EINVAL;
+/* An event's head (everything but its data bytes) into dst; returns its length. */
+static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct trace_event *ev)
+{
+	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
+	uint32_t mask = 0, i;
+	size_t n = 0;
+
 	if (ev->channel) mask |= F_CHANNEL;
 	if (ev->result) mask |= F_RESULT;
 	if (ev->site) mask |= F_SITE;
@@ -377,34 +376,53 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	if (ev->naux) mask |= F_AUX;
 	if (ev->data_len) mask |= F_DATA;
 
-	buf[n++] = (uint8_t)ev->kind;
-	n += put_varint(buf + n, mask);
-	if (mask & F_CHANNEL) n += put_varint(buf + n, ev->channel);
-	if (mask & F_RESULT) n += put_varint(buf + n, zigzag(ev->result));
-	if (mask & F_SITE) n += put_varint(buf + n, ev->site);
-	if (mask & F_FD) n += put_varint(buf + n, zigzag(ev->fd));
-	if (mask & F_CALL) n += put_varint(buf + n, ev->call);
+	dst[n++] = (uint8_t)ev->kind;
+	n += put_varint(dst + n, mask);
+	if (mask & F_CHANNEL) n += put_varint(dst + n, ev->channel);
+	if (mask & F_RESULT) n += put_varint(dst + n, zigzag(ev->result));
+	if (mask & F_SITE) n += put_varint(dst + n, ev->site);
+	if (mask & F_FD) n += put_varint(dst + n, zigzag(ev->fd));
+	if (mask & F_CALL) n += put_varint(dst + n, ev->call);
 	if (mask & F_TIME) {
-		n += put_varint(buf + n, zigzag((int64_t)(ev->time_ns - w->last_time)));
+		n += put_varint(dst + n, zigzag((int64_t)(ev->time_ns - w->last_time)));
 		w->last_time = ev->time_ns;
 	}
-	if (mask & F_LEN) n += put_varint(buf + n, ev->len);
-	if (mask & F_ERR) n += put_varint(buf + n, (uint32_t)ev->err);
-	if (mask & F_FLAGS) n += put_varint(buf + n, ev->flags);
+	if (mask & F_LEN) n += put_varint(dst + n, ev->len);
+	if (mask & F_ERR) n += put_varint(dst + n, (uint32_t)ev->err);
+	if (mask & F_FLAGS) n += put_varint(dst + n, ev->flags);
 	if (mask & F_HASH) {
-		put_u32(buf + n, ev->hash);
+		put_u32(dst + n, ev->hash);
 		n += 4;
 	}
 	if (mask & F_AUX) {
-		n += put_varint(buf + n, ev->naux);
+		n += put_varint(dst + n, ev->naux);
 		for (i = 0; i < ev->naux; i++)
-			n += put_varint(buf + n, zigzag(ev->aux[i]));
+			n += put_varint(dst + n, zigzag(ev->aux[i]));
 	}
-	if (mask & F_DATA) n += put_varint(buf + n, ev->data_len);
+	if (mask & F_DATA) n += put_varint(dst + n, ev->data_len);
+	return n;
+}
 
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
+{
+	uint8_t buf[EVENT_HEAD_MAX];
+	size_t n;
+	int rc;
+
+	if (w->broken)
+		return w->broken;
+	if (ev->kind == TRACE_EV_NONE || ev->kind >= REC_STACK || ev->naux > TRACE_AUX_MAX)
+		return TRACE_EINVAL;
 	record_start(w, 1);
-	if ((rc = append(w, buf, n)) != 0)
-		return rc;
+	if (w->cap - w->used > EVENT_HEAD_MAX) {
+		/* the common case: the head fits before the chunk's end, so it is encoded in place
+		 * (the commit below is what makes it count, as for a copied one) */
+		w->used += (uint32_t)encode_event(w, w->data + w->used, ev);
+	} else {
+		n = encode_event(w, buf, ev);
+		if ((rc = append(w, buf, n)) != 0)
+			return rc;
+	}
 	if (ev->data_len && (rc = append(w, ev->data, ev->data_len)) != 0)
 		return rc;
 	w->count++;
