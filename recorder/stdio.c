@@ -199,10 +199,65 @@ static inline long none_result(FILE *f)
 	return (f->_flags & REC_IO_ERR_SEEN) ? -1 : 0;
 }
 
+/* FILEs whose buffer the recorder logged at a refill (__uflow): the end of that buffer.  An
+ * API-level call that finds bytes of it still unread consumes bytes already counted: it
+ * mixes the two ways of reading one FILE, which is reported (the mark), not counted. */
+struct uflow_file {
+	FILE *f;
+	char *end;
+};
+static struct uflow_file uflow_files[64];
+static unsigned nuflow;
+
+static struct uflow_file *uflow_find(FILE *f, int add)
+{
+	unsigned i;
+
+	for (i = 0; i < nuflow; i++)
+		if (uflow_files[i].f == f)
+			return &uflow_files[i];
+	if (!add)
+		return NULL;
+	for (i = 0; i < nuflow; i++)
+		if (!uflow_files[i].end)
+			break;
+	if (i == nuflow) {
+		if (nuflow == 64)
+			i = (unsigned)((uintptr_t)f >> 4) % 64; /* full: reuse one (a stale entry) */
+		else
+			nuflow++;
+	}
+	uflow_files[i].f = f;
+	uflow_files[i].end = NULL;
+	return &uflow_files[i];
+}
+
+/* Before an API-level input call: 1 when f's buffer still holds bytes logged at a refill. */
+static inline int uflow_mixed(FILE *f)
+{
+	struct uflow_file *u;
+
+	if (__builtin_expect(nuflow == 0, 1) || !f)
+		return 0;
+	u = uflow_find(f, 0);
+	return u && u->end && u->end == f->_IO_read_end && f->_IO_read_ptr < f->_IO_read_end;
+}
+
+static void uflow_forget(FILE *f)
+{
+	struct uflow_file *u = nuflow ? uflow_find(f, 0) : NULL;
+
+	if (u)
+		u->end = NULL;
+}
+
 #define IN_LOG(f, r, asked, p) \
 	do { \
 		int fd_ = file_fd(f); \
 		if (in_candidate(fd_) && rec_enter()) { \
+			if (mixed_) \
+				warn_unrecorded(fd_, RA()); \
+			uflow_forget(f); \
 			log_in((f), fd_, (r), e, (asked), (p), RA()); \
 			rec_leave(); \
 			errno = e; \
@@ -232,6 +287,7 @@ static inline long none_result(FILE *f)
 /* --- input ----------------------------------------------------------------------------- */
 
 #define FREAD_BODY(realcall) \
+	int mixed_ = uflow_mixed(f); \
 	size_t r = realcall; \
 	int e = errno; \
 	IN_LOG(f, r ? (long)(r * size) : none_result(f), size * n, p); \
@@ -258,6 +314,7 @@ REC_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t
 }
 
 #define FGETS_BODY(realcall) \
+	int mixed_ = uflow_mixed(f); \
 	char *r = realcall; \
 	int e = errno; \
 	IN_LOG(f, r ? (long)strlen(s) : none_result(f), n > 1 ? (size_t)n - 1 : 0, s); \
@@ -286,6 +343,7 @@ REC_EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f)
 /* getline's request is "a line": the asked size is the buffer it may grow (logged as 1
  * so that a 0 result reads as the end of the stream). */
 #define GETDELIM_BODY(realcall) \
+	int mixed_ = uflow_mixed(f); \
 	ssize_t r = realcall; \
 	int e = errno; \
 	IN_LOG(f, r > 0 ? (long)r : none_result(f), 1, r > 0 ? *line : NULL); \
@@ -308,6 +366,7 @@ REC_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
 
 #define GETC_BODY(file, realcall) \
 	FILE *f = (file); \
+	int mixed_ = uflow_mixed(f); \
 	int c = realcall; \
 	int e = errno; \
 	unsigned char b = (unsigned char)c; \
@@ -426,14 +485,62 @@ REC_EXPORT int ungetc(int c, FILE *f)
 	return r;
 }
 
-/* Inline getc_unlocked refills through __uflow, inline putc_unlocked flushes through
- * __overflow: the bytes they move in the buffer are not seen, only these. */
+/* Inline getc_unlocked (uniq, nl...) reads the FILE's buffer directly and calls __uflow
+ * only to refill it: the refill is logged as a receive of every byte it brought into the
+ * buffer, [read_ptr - 1, read_end) after the call (aux[1] = 1), as a kernel read would be;
+ * the bytes then consumed inline are not events.  Inline putc_unlocked flushes through
+ * __overflow: its bytes are not seen (the mark). */
+static void log_refill(FILE *f, int fd, int c, int e, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *ch = rec_fd_chan(fd);
+	struct uflow_file *u;
+	const char *from;
+	long n;
+
+	if (!ch) {
+		if (rec.fd[fd] == REC_FD_RANDOM)
+			warn_unrecorded(fd, ra);
+		return;
+	}
+	from = c != EOF ? f->_IO_read_ptr - 1 : NULL;
+	n = c != EOF ? (long)(f->_IO_read_end - from) : none_result(f);
+	rec_event_init(&ev, ch->external ? TRACE_EV_INPUT : TRACE_EV_RECV, TRACE_CALL_STDIO, fd);
+	ev.channel = ch->id;
+	ev.result = n;
+	ev.err = n < 0 ? e : 0;
+	ev.len = f->_IO_buf_base && f->_IO_buf_end > f->_IO_buf_base ?
+	         (uint64_t)(f->_IO_buf_end - f->_IO_buf_base) : 1;
+	ev.naux = 2;
+	ev.aux[0] = f->_flags & (REC_IO_EOF_SEEN | REC_IO_ERR_SEEN);
+	ev.aux[1] = 1;
+	if (ch->undecided && n > 0) {
+		ch->undecided = 0;
+		ch->external = !rec_registry_has("conn", ch->peer_port, ch->local_port);
+		ev.kind = ch->external ? TRACE_EV_INPUT : TRACE_EV_RECV;
+	}
+	if (n > 0) {
+		if (ch->external) {
+			ev.data = (const uint8_t *)from;
+			ev.data_len = (uint32_t)n;
+		}
+		ch->bytes[REC_IN] += (uint64_t)n;
+		if ((u = uflow_find(f, 1)))
+			u->end = f->_IO_read_end;
+	}
+	rec_log(&ev, ra);
+}
+
 REC_EXPORT int __uflow(FILE *f)
 {
-	int r = REC_REAL(__uflow)(f), e = errno;
+	int c = REC_REAL(__uflow)(f), e = errno, fd = file_fd(f);
 
-	WARN_LOG(f);
-	return r;
+	if (in_candidate(fd) && rec_enter()) {
+		log_refill(f, fd, c, e, RA());
+		rec_leave();
+		errno = e;
+	}
+	return c;
 }
 
 REC_EXPORT int __overflow(FILE *f, int c)

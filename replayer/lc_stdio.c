@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,6 +76,58 @@ static inline int file_fd(FILE *f)
 	return f ? f->_fileno : -1;
 }
 
+/* FILEs whose buffer the LC filled at a refill (__uflow, below): the buffer (mmap'd, ours)
+ * and the end of what it holds.  An API-level input call that finds bytes of it unread
+ * mixes two ways of reading one FILE: the recorder reported it (a mark), and the call then
+ * takes those bytes as consumed. */
+struct lc_uflow {
+	FILE *f;
+	char *buf;
+	size_t cap;
+	char *end;
+};
+static struct lc_uflow lc_uflows[64];
+static unsigned lc_nuflow;
+
+static struct lc_uflow *uflow_find(FILE *f, int add)
+{
+	unsigned i;
+
+	for (i = 0; i < lc_nuflow; i++)
+		if (lc_uflows[i].f == f)
+			return &lc_uflows[i];
+	if (!add)
+		return NULL;
+	for (i = 0; i < lc_nuflow; i++)
+		if (!lc_uflows[i].end)
+			break;
+	if (i == lc_nuflow) {
+		if (lc_nuflow == 64)
+			i = (unsigned)((uintptr_t)f >> 4) % 64;
+		else
+			lc_nuflow++;
+	}
+	if (lc_uflows[i].f != f)
+		lc_uflows[i].end = NULL; /* the buffer itself is kept for the next FILE */
+	lc_uflows[i].f = f;
+	return &lc_uflows[i];
+}
+
+/* Bytes of our refill still unread in f's buffer (0 when none, or not ours any more). */
+static size_t uflow_rem(FILE *f)
+{
+	struct lc_uflow *u;
+
+	if (__builtin_expect(lc_nuflow == 0, 1) || !f)
+		return 0;
+	u = uflow_find(f, 0);
+	if (!u || !u->end || u->end != f->_IO_read_end || f->_IO_read_ptr >= f->_IO_read_end)
+		return 0;
+	return (size_t)(f->_IO_read_end - f->_IO_read_ptr);
+}
+
+static void warn_consume(FILE *f);
+
 enum { IN_PASS, IN_FEED, IN_REAL };
 
 /* Before an input call on f: PASS (not ours), FEED (give ev's recorded bytes, or its end of
@@ -93,6 +146,21 @@ static int in_begin(FILE *f, const char *what, const struct lc_ev **out)
 	if (cls == LC_FD_RANDOM) {
 		*out = lc_expect(TRACE_EV_RANDOM, fd, what);
 		return IN_FEED;
+	}
+	{
+		size_t rem = uflow_rem(f);
+
+		if (rem) {
+			/* as recorded: the mark, and the unread refill counts as consumed */
+			warn_consume(f);
+			f->_IO_read_ptr = f->_IO_read_end;
+		}
+		if (lc_nuflow) {
+			struct lc_uflow *u = uflow_find(f, 0);
+
+			if (u)
+				u->end = NULL;
+		}
 	}
 	ev = lc_expect(TRACE_EV_RECV, fd, what);
 	if (ev->channel && cls != (int32_t)ev->channel)
@@ -463,12 +531,93 @@ LC_EXPORT int ungetc(int c, FILE *f)
 	return r;
 }
 
+/* A refill of a FILE read with inline getc_unlocked: the recorded bytes of the refill
+ * (INPUT: from the trace; from a recorded peer: exactly that many bytes read from the
+ * descriptor) become the FILE's buffer, in memory of ours; glibc's own buffer is left alone
+ * (its next refill of its own, inside another call, resets the pointers to it). */
 LC_EXPORT int __uflow(FILE *f)
 {
-	int r = LC_REAL(__uflow)(f);
+	const struct lc_ev *ev;
+	struct lc_uflow *u;
+	int fd = file_fd(f);
+	int32_t cls;
+	size_t n, got = 0;
 
-	warn_consume(f);
-	return r;
+	if (fd < 0 || !lc_on())
+		return LC_REAL(__uflow)(f);
+	cls = lc_fd_class(fd);
+	if (cls == LC_FD_IGNORED)
+		return LC_REAL(__uflow)(f);
+	if (cls == LC_FD_RANDOM) {
+		int r = LC_REAL(__uflow)(f);
+
+		warn_consume(f);
+		return r;
+	}
+	ev = lc_expect(TRACE_EV_RECV, fd, "getc");
+	if (ev->channel && cls != (int32_t)ev->channel)
+		lc_diverge("getc: expected a receive on channel %u, but fd %d is channel %d here",
+		           ev->channel, fd, cls);
+	if (ev->result <= 0) {
+		feed(f, ev, NULL, 0, "getc");
+		return EOF;
+	}
+	n = (size_t)ev->result;
+	u = uflow_find(f, 1);
+	if (!u)
+		lc_diverge("getc: no room to replay a refill");
+	if (n > u->cap) {
+		size_t cap = (n + 65535) & ~(size_t)65535;
+		void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			lc_diverge("getc: no memory for a refill of %zu bytes", n);
+		if (u->buf && !(f->_IO_read_base >= u->buf && f->_IO_read_base < u->buf + u->cap))
+			munmap(u->buf, u->cap);
+		u->buf = p;
+		u->cap = cap;
+	}
+	if (ev->kind == TRACE_EV_INPUT) {
+		if (n > ev->data_len)
+			lc_diverge("getc: %zu bytes recorded, %u in the trace", n, ev->data_len);
+		memcpy(u->buf, lc.data + ev->data_off, n);
+	} else {
+		if (lc.online)
+			lc_request(lc.pos + 1);
+		lc_wait_state(TRACE_EV_RECV, fd, ev->channel, n);
+		while (got < n) {
+			long r = syscall(SYS_read, fd, u->buf + got, n - got);
+
+			if (r > 0) {
+				got += (size_t)r;
+				lc.slot->progress++;
+				continue;
+			}
+			if (r == 0)
+				lc_diverge("getc on channel %u (fd %d): the peer closed the stream after %zu "
+				           "of the %zu recorded bytes", ev->channel, fd, got, n);
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd p = { .fd = fd, .events = POLLIN };
+
+				syscall(SYS_poll, &p, 1, -1);
+				continue;
+			}
+			lc_diverge("getc on channel %u (fd %d) failed: %s", ev->channel, fd,
+			           strerror(errno));
+		}
+		lc_wait_state(0, -1, 0, 0);
+	}
+	f->_IO_read_base = u->buf;
+	f->_IO_read_ptr = u->buf + 1;
+	f->_IO_read_end = u->buf + n;
+	u->end = f->_IO_read_end;
+	if (ev->naux)
+		f->_flags |= (int)(ev->aux[0] & (LC_IO_EOF_SEEN | LC_IO_ERR_SEEN));
+	count_in(ev, n);
+	lc_commit();
+	return (unsigned char)u->buf[0];
 }
 
 LC_EXPORT int __overflow(FILE *f, int c)
