@@ -30,6 +30,7 @@
  * header, so that <features.h> sees it. */
 #define __NO_INLINE__ 1
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -263,6 +264,110 @@ static void uflow_forget(FILE *f)
 			errno = e; \
 		} \
 	} while (0)
+
+/* Inline putc_unlocked (echo's newline, uniq's lines) writes into the FILE's buffer with
+ * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
+ * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
+ * flushed.  The write pointer each logged call left is kept per FILE: bytes between it
+ * and the current write pointer were written inline. */
+struct wacc_file {
+	FILE *f;
+	char *wptr;
+};
+static struct wacc_file wacc_files[64];
+static unsigned nwacc;
+static int wacc_atexit;
+
+static struct wacc_file *wacc_find(FILE *f, int add)
+{
+	unsigned i;
+
+	for (i = 0; i < nwacc; i++)
+		if (wacc_files[i].f == f)
+			return &wacc_files[i];
+	if (!add)
+		return NULL;
+	i = nwacc < 64 ? nwacc++ : (unsigned)((uintptr_t)f >> 4) % 64;
+	wacc_files[i].f = f;
+	wacc_files[i].wptr = NULL;
+	return &wacc_files[i];
+}
+
+static long inline_pending(FILE *f)
+{
+	struct wacc_file *w = wacc_find(f, 0);
+	char *a = w ? w->wptr : NULL;
+
+	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
+		return 0;
+	if (!a || a < f->_IO_write_base || a > f->_IO_write_ptr)
+		a = f->_IO_write_base;
+	return (long)(f->_IO_write_ptr - a);
+}
+
+static void stdio_exit(void);
+
+/* Before an output call on f: log the bytes written inline since the last logged call. */
+static void out_pre(FILE *f, void *ra)
+{
+	struct trace_event ev;
+	struct rec_chan *c;
+	int fd = file_fd(f);
+	long n;
+
+	if (!out_candidate(fd) || !rec_enter())
+		return;
+	if (!wacc_atexit) {
+		wacc_atexit = 1;
+		atexit(stdio_exit);
+	}
+	n = inline_pending(f);
+	if (n > 0) {
+		c = &rec.chan[rec.fd[fd] - 1];
+		rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);
+		ev.channel = c->id;
+		ev.result = n;
+		ev.len = (uint64_t)n;
+		ev.naux = 2;
+		ev.aux[1] = 2;
+		c->bytes[REC_OUT] += (uint64_t)n;
+		rec_log(&ev, ra);
+	}
+	rec_leave();
+}
+
+/* After it: what it left in the buffer is accounted for. */
+static void out_post(FILE *f)
+{
+	struct wacc_file *w;
+
+	if (!out_candidate(file_fd(f)) || !rec_enter())
+		return;
+	if ((w = wacc_find(f, 1)))
+		w->wptr = f->_IO_write_ptr;
+	rec_leave();
+}
+
+/* glibc's list of open FILEs (exported, undeclared). */
+extern void *_IO_list_all;
+
+static void out_pre_all(void *ra)
+{
+	FILE *f;
+
+	for (f = (FILE *)_IO_list_all; f; f = f->_chain)
+		out_pre(f, ra);
+}
+
+/* At exit, before libc flushes the buffers (after the handlers, ours among them) and
+ * before the recorder's EXIT (its handler was registered first, so it runs last). */
+static void stdio_exit(void)
+{
+	int e = errno;
+
+	out_pre_all(NULL);
+	errno = e;
+}
 
 #define OUT_LOG(fd, r, asked) \
 	do { \
@@ -543,21 +648,49 @@ REC_EXPORT int __uflow(FILE *f)
 	return c;
 }
 
+/* The flush of a full buffer behind inline putc_unlocked: the bytes written inline first,
+ * then c (a one-byte send). */
 REC_EXPORT int __overflow(FILE *f, int c)
 {
-	int r = REC_REAL(__overflow)(f, c), e = errno;
+	int r, e;
 
-	if (out_candidate(file_fd(f)))
-		WARN_LOG(f);
+	out_pre(f, RA());
+	r = REC_REAL(__overflow)(f, c);
+	e = errno;
+	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1);
+	out_post(f);
+	errno = e;
+	return r;
+}
+
+/* fflush: the bytes written inline go first (fflush(NULL): of every FILE). */
+REC_EXPORT int fflush(FILE *f)
+{
+	int r, e;
+
+	if (f)
+		out_pre(f, RA());
+	else if (rec.w)
+		out_pre_all(RA());
+	r = REC_REAL(fflush)(f);
+	e = errno;
+	if (f)
+		out_post(f);
+	errno = e;
 	return r;
 }
 
 /* --- output ---------------------------------------------------------------------------- */
 
 #define FWRITE_BODY(realcall) \
-	size_t r = realcall; \
-	int e = errno; \
+	size_t r; \
+	int e; \
+	out_pre(f, RA()); \
+	r = realcall; \
+	e = errno; \
 	OUT_LOG(file_fd(f), (long)(r * size), size * n); \
+	out_post(f); \
+	errno = e; \
 	return r
 
 REC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
@@ -572,9 +705,13 @@ REC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 
 #define FPUTS_BODY(file, realcall, extra) \
 	FILE *f = (file); \
-	int r = realcall; \
-	int e = errno; \
+	int r, e; \
+	out_pre(f, RA()); \
+	r = realcall; \
+	e = errno; \
 	OUT_LOG(file_fd(f), r >= 0 ? (long)(strlen(s) + (extra)) : -1, strlen(s) + (extra)); \
+	out_post(f); \
+	errno = e; \
 	return r
 
 REC_EXPORT int fputs(const char *s, FILE *file)
@@ -594,9 +731,13 @@ REC_EXPORT int puts(const char *s)
 
 #define PUTC_BODY(file, realcall) \
 	FILE *f = (file); \
-	int r = realcall; \
-	int e = errno; \
+	int r, e; \
+	out_pre(f, RA()); \
+	r = realcall; \
+	e = errno; \
 	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1); \
+	out_post(f); \
+	errno = e; \
 	return r
 
 REC_EXPORT int fputc(int c, FILE *file)
@@ -635,78 +776,85 @@ REC_EXPORT int putchar_unlocked(int c)
 }
 
 /* The printf family: the result is the byte count. */
-#define VPRINTF_BODY(fd, realcall) \
-	int r = realcall; \
-	int e = errno; \
+#define VPRINTF_BODY(file, fd, realcall) \
+	int r, e; \
+	out_pre(file, RA()); \
+	r = realcall; \
+	e = errno; \
 	OUT_LOG(fd, r, r > 0 ? (size_t)r : 0); \
+	out_post(file); \
+	errno = e; \
 	return r
 
 REC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(f), REC_REAL(vfprintf)(f, fmt, ap));
+	VPRINTF_BODY(f, file_fd(f), REC_REAL(vfprintf)(f, fmt, ap));
 }
 
 REC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 REC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(f), REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	VPRINTF_BODY(f, file_fd(f), REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 REC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(fd, REC_REAL(vdprintf)(fd, fmt, ap));
+	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(vdprintf)(fd, fmt, ap));
 }
 
 REC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(fd, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
 
-#define PRINTF_BODY(fd, last, realcall) \
+#define PRINTF_BODY(file, fd, last, realcall) \
 	va_list ap; \
 	int r, e; \
+	out_pre(file, RA()); \
 	va_start(ap, last); \
 	r = realcall; \
 	e = errno; \
 	va_end(ap); \
 	OUT_LOG(fd, r, r > 0 ? (size_t)r : 0); \
+	out_post(file); \
+	errno = e; \
 	return r
 
 REC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(stdout), fmt, REC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 REC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(f), fmt, REC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(vfprintf)(f, fmt, ap));
 }
 
 REC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(stdout), fmt, REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 REC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(f), fmt, REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 REC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY(fd, fmt, REC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(vdprintf)(fd, fmt, ap));
 }
 
 REC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(fd, fmt, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }

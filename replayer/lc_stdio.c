@@ -620,17 +620,103 @@ LC_EXPORT int __uflow(FILE *f)
 	return (unsigned char)u->buf[0];
 }
 
-LC_EXPORT int __overflow(FILE *f, int c)
-{
-	int r = LC_REAL(__overflow)(f, c), fd = file_fd(f);
+/* --- output ---------------------------------------------------------------------------- */
 
-	/* the recorder looks only at channels it knows already (no classification here) */
-	if (fd >= 0 && fd < LC_FD_MAX && lc_fd[fd] > 0)
-		warn_consume(f);
-	return r;
+/* Bytes written with inline putc_unlocked: the recorder logs them as one send (aux[1] = 2)
+ * before the next output call on the FILE, or at exit; the same accounting here finds the
+ * same count (the program writes the same bytes now) and consumes that send. */
+struct lc_wacc {
+	FILE *f;
+	char *wptr;
+};
+static struct lc_wacc lc_waccs[64];
+static unsigned lc_nwacc;
+static int lc_wacc_atexit;
+
+static struct lc_wacc *wacc_find(FILE *f, int add)
+{
+	unsigned i;
+
+	for (i = 0; i < lc_nwacc; i++)
+		if (lc_waccs[i].f == f)
+			return &lc_waccs[i];
+	if (!add)
+		return NULL;
+	i = lc_nwacc < 64 ? lc_nwacc++ : (unsigned)((uintptr_t)f >> 4) % 64;
+	lc_waccs[i].f = f;
+	lc_waccs[i].wptr = NULL;
+	return &lc_waccs[i];
 }
 
-/* --- output ---------------------------------------------------------------------------- */
+static long inline_pending(FILE *f)
+{
+	struct lc_wacc *w = wacc_find(f, 0);
+	char *a = w ? w->wptr : NULL;
+
+	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
+		return 0;
+	if (!a || a < f->_IO_write_base || a > f->_IO_write_ptr)
+		a = f->_IO_write_base;
+	return (long)(f->_IO_write_ptr - a);
+}
+
+static void stdio_exit(void);
+
+static int known_chan(int fd)
+{
+	return fd >= 0 && fd < LC_FD_MAX && lc_fd[fd] > 0;
+}
+
+static void out_pre(FILE *f)
+{
+	const struct lc_ev *ev;
+	int fd = file_fd(f), e = errno;
+	long n;
+
+	if (!known_chan(fd) || !lc_on())
+		return;
+	if (!lc_wacc_atexit) {
+		lc_wacc_atexit = 1;
+		atexit(stdio_exit);
+	}
+	n = inline_pending(f);
+	ev = n > 0 ? lc_peek() : NULL;
+	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd ||
+	    ev->naux < 2 || ev->aux[1] != 2)
+		goto out;
+	ev = lc_expect(TRACE_EV_SEND, fd, "putc_unlocked");
+	if (ev->result != n)
+		lc_diverge("putc_unlocked on channel %u (fd %d): %ld bytes written inline now, %lld "
+		           "recorded", ev->channel, fd, n, (long long)ev->result);
+	if (ev->channel && ev->channel < LC_CHAN_MAX)
+		lc_chan[ev->channel].bytes[0] += (uint64_t)n;
+	lc_commit();
+out:
+	errno = e;
+}
+
+static void out_post(FILE *f)
+{
+	struct lc_wacc *w;
+
+	if (known_chan(file_fd(f)) && lc_on() && (w = wacc_find(f, 1)))
+		w->wptr = f->_IO_write_ptr;
+}
+
+extern void *_IO_list_all;
+
+static void out_pre_all(void)
+{
+	FILE *f;
+
+	for (f = (FILE *)_IO_list_all; f; f = f->_chain)
+		out_pre(f);
+}
+
+static void stdio_exit(void)
+{
+	out_pre_all();
+}
 
 /* The recorded send of this output call, or NULL when it logged none (not a channel
  * between recorded processes). */
@@ -662,9 +748,13 @@ static void out_done(const struct lc_ev *ev, long r, const char *what)
 }
 
 #define FWRITE_BODY(what, realcall) \
-	const struct lc_ev *ev = out_begin(file_fd(f), what); \
-	size_t r = realcall; \
+	const struct lc_ev *ev; \
+	size_t r; \
+	out_pre(f); \
+	ev = out_begin(file_fd(f), what); \
+	r = realcall; \
 	out_done(ev, (long)(r * size), what); \
+	out_post(f); \
 	return r
 
 LC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
@@ -679,9 +769,13 @@ LC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 
 #define FPUTS_BODY(file, what, realcall, extra) \
 	FILE *f = (file); \
-	const struct lc_ev *ev = out_begin(file_fd(f), what); \
-	int r = realcall; \
+	const struct lc_ev *ev; \
+	int r; \
+	out_pre(f); \
+	ev = out_begin(file_fd(f), what); \
+	r = realcall; \
 	out_done(ev, r >= 0 ? (long)(strlen(s) + (extra)) : -1, what); \
+	out_post(f); \
 	return r
 
 LC_EXPORT int fputs(const char *s, FILE *file)
@@ -701,9 +795,13 @@ LC_EXPORT int puts(const char *s)
 
 #define PUTC_BODY(file, what, realcall) \
 	FILE *f = (file); \
-	const struct lc_ev *ev = out_begin(file_fd(f), what); \
-	int r = realcall; \
+	const struct lc_ev *ev; \
+	int r; \
+	out_pre(f); \
+	ev = out_begin(file_fd(f), what); \
+	r = realcall; \
 	out_done(ev, r != EOF ? 1 : -1, what); \
+	out_post(f); \
 	return r
 
 LC_EXPORT int fputc(int c, FILE *file)
@@ -741,78 +839,114 @@ LC_EXPORT int putchar_unlocked(int c)
 	PUTC_BODY(stdout, "putchar_unlocked", LC_REAL(putchar_unlocked)(c));
 }
 
-#define VPRINTF_BODY(fd, what, realcall) \
-	const struct lc_ev *ev = out_begin(fd, what); \
-	int r = realcall; \
+#define VPRINTF_BODY(file, fd, what, realcall) \
+	const struct lc_ev *ev; \
+	int r; \
+	out_pre(file); \
+	ev = out_begin(fd, what); \
+	r = realcall; \
 	out_done(ev, r, what); \
+	out_post(file); \
 	return r
 
 LC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(f), "vfprintf", LC_REAL(vfprintf)(f, fmt, ap));
+	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(vfprintf)(f, fmt, ap));
 }
 
 LC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 LC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(f), "vfprintf", LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 LC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(fd, "vdprintf", LC_REAL(vdprintf)(fd, fmt, ap));
+	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(vdprintf)(fd, fmt, ap));
 }
 
 LC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(fd, "vdprintf", LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
 
-#define PRINTF_BODY(fd, what, last, realcall) \
-	const struct lc_ev *ev = out_begin(fd, what); \
+#define PRINTF_BODY(file, fd, what, last, realcall) \
+	const struct lc_ev *ev; \
 	va_list ap; \
 	int r; \
+	out_pre(file); \
+	ev = out_begin(fd, what); \
 	va_start(ap, last); \
 	r = realcall; \
 	va_end(ap); \
 	out_done(ev, r, what); \
+	out_post(file); \
 	return r
 
 LC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(stdout), "printf", fmt, LC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 LC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(f), "fprintf", fmt, LC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(vfprintf)(f, fmt, ap));
 }
 
 LC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(stdout), "printf", fmt, LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 LC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(file_fd(f), "fprintf", fmt, LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 LC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY(fd, "dprintf", fmt, LC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(vdprintf)(fd, fmt, ap));
 }
 
 LC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(fd, "dprintf", fmt, LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+}
+
+/* The flush of a full buffer behind inline putc_unlocked, and fflush: the bytes written
+ * inline first (recorder/stdio.c). */
+LC_EXPORT int __overflow(FILE *f, int c)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	out_pre(f);
+	ev = out_begin(file_fd(f), "putc_unlocked");
+	r = LC_REAL(__overflow)(f, c);
+	out_done(ev, r != EOF ? 1 : -1, "putc_unlocked");
+	out_post(f);
+	return r;
+}
+
+LC_EXPORT int fflush(FILE *f)
+{
+	int r;
+
+	if (f)
+		out_pre(f);
+	else if (lc_on())
+		out_pre_all();
+	r = LC_REAL(fflush)(f);
+	if (f)
+		out_post(f);
+	return r;
 }
