@@ -779,6 +779,8 @@ REC_EXPORT int fclose(FILE *f)
 {
 	int fd = f ? fileno(f) : -1, r, e;
 
+	if (f)
+		rec_stdio_close(f, RA());
 	r = REC_REAL(fclose)(f);
 	e = errno;
 	if (fd < 0 || !rec_enter())

@@ -226,6 +226,11 @@ REC_HIDDEN void rec_chan_inherit_all(void);
 /* Forget channels whose descriptors close on exec (state of the new image). */
 REC_HIDDEN int rec_fd_cloexec(int fd);
 
+/* --- stdio (stdio.c) ------------------------------------------------------------------ */
+/* Before fclose(f): log the bytes written into its buffer inline (putc_unlocked), which the
+ * close flushes unseen, and forget f. */
+REC_HIDDEN void rec_stdio_close(FILE *f, void *ra);
+
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */
 REC_HIDDEN uint32_t rec_site(void *ra);

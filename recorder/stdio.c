@@ -348,6 +348,25 @@ static void out_post(FILE *f)
 	rec_leave();
 }
 
+void rec_stdio_close(FILE *f, void *ra)
+{
+	struct wacc_file *w;
+	struct uflow_file *u;
+
+	out_pre(f, ra);
+	if (rec_enter()) {
+		if (nwacc && (w = wacc_find(f, 0))) {
+			w->f = NULL;
+			w->wptr = NULL;
+		}
+		if (nuflow && (u = uflow_find(f, 0))) {
+			u->f = NULL;
+			u->end = NULL;
+		}
+		rec_leave();
+	}
+}
+
 /* glibc's list of open FILEs (exported, undeclared). */
 extern void *_IO_list_all;
 

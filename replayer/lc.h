@@ -209,6 +209,10 @@ LC_HIDDEN pid_t lc_owner_rec(pid_t live);
 LC_HIDDEN size_t lc_pids_text(char *out, size_t cap);
 LC_HIDDEN void lc_pids_parse(const char *text, const char *end);
 
+/* Before fclose(f) (lc_stdio.c): the send of the bytes written into its buffer inline, as
+ * the recorder logged it; forget f. */
+LC_HIDDEN void lc_stdio_close(FILE *f);
+
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);
 LC_HIDDEN long lc_sys_write(int fd, const void *buf, size_t n);

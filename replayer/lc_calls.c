@@ -1109,6 +1109,8 @@ LC_EXPORT int fclose(FILE *f)
 {
 	int fd = f ? fileno(f) : -1, r;
 
+	if (f)
+		lc_stdio_close(f);
 	r = LC_REAL(fclose)(f);
 	if (fd >= 0 && lc_on()) {
 		int e = errno;

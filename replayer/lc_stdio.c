@@ -703,6 +703,26 @@ static void out_post(FILE *f)
 		w->wptr = f->_IO_write_ptr;
 }
 
+void lc_stdio_close(FILE *f)
+{
+	struct lc_wacc *w;
+	struct lc_uflow *u;
+
+	out_pre(f);
+	if (lc_nwacc && (w = wacc_find(f, 0))) {
+		w->f = NULL;
+		w->wptr = NULL;
+	}
+	if (lc_nuflow && (u = uflow_find(f, 0))) {
+		if (f->_IO_read_base >= u->buf && f->_IO_read_base < u->buf + u->cap) {
+			/* our memory: glibc must not look at it after the close */
+			f->_IO_read_base = f->_IO_read_ptr = f->_IO_read_end = NULL;
+		}
+		u->f = NULL;
+		u->end = NULL;
+	}
+}
+
 extern void *_IO_list_all;
 
 static void out_pre_all(void)

@@ -1,8 +1,8 @@
 /*
  * gap_stdio.c: stdio on channels (recorder/stdio.c).
  *
- *   gap_stdio pipe    a child writes to a pipe with fprintf, fputs, fputc, fwrite and puts
- *                     (its stdout redirected there); the parent reads it with fgets,
+ *   gap_stdio pipe    a child writes to a pipe with fprintf, fputs, fputc, fwrite, puts (its
+ *                     stdout redirected there) and putc_unlocked; the parent reads it with fgets,
  *                     getline, fgetc and fread, then reads its own stdin (bytes from outside
  *                     the session) with fgets and getchar, and prints everything it got
  *   gap_stdio scanf   the parent reads the pipe with fscanf: the recorder cannot count
@@ -38,6 +38,9 @@ static void child(int wfd)
 	printf("%s %d\n", "printf on the pipe", 42);
 	puts("puts on the pipe");
 	fflush(stdout);
+	/* inline putc_unlocked (optimised builds), flushed by fclose only */
+	putc_unlocked('!', w);
+	putc_unlocked('\n', w);
 	fclose(w);
 	exit(0);
 }
