@@ -508,6 +508,21 @@ out:
 	return rc;
 }
 
+/* Sorted, and each edge once: two descriptors of one channel in a readiness result, or a
+ * process holding a stream through two records, give the same edge twice. */
+static void sort_unique(struct ana_xedge *v, size_t *n)
+{
+	size_t m = 0;
+
+	if (!*n)
+		return;
+	qsort(v, *n, sizeof(*v), cmp_xedge);
+	for (size_t i = 0; i < *n; i++)
+		if (!m || cmp_xedge(&v[m - 1], &v[i]) != 0)
+			v[m++] = v[i];
+	*n = m;
+}
+
 int ana__link_streams(struct ana_session *s)
 {
 	size_t xcap = 0, ocap = 0;
@@ -523,10 +538,8 @@ int ana__link_streams(struct ana_session *s)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
 	if ((rc = link_ready(s, s->nxin, &xcap, &ocap)))
 		return rc;
-	if (s->nxin)
-		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);
-	if (s->nxout)
-		qsort(s->xout, s->nxout, sizeof(*s->xout), cmp_xedge);
+	sort_unique(s->xin, &s->nxin);
+	sort_unique(s->xout, &s->nxout);
 	for (size_t i = 0; i < s->nxin; i++)
 		s->procs[s->xin[i].key >> 32].ev[(uint32_t)s->xin[i].key - 1].xin = 1;
 	for (size_t i = 0; i < s->nxout; i++)

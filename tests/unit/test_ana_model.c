@@ -505,17 +505,19 @@ END_TEST
 START_TEST(ready_after_send)
 {
 	struct ana_session *s;
-	int c, x;
+	int c, x, y;
 
 	ck_assert_int_eq(ana_new(&s), 0);
 	ck_assert_int_eq(ana_add_process(s, "a", NULL, 0), 0);
 	ck_assert_int_eq(ana_add_process(s, "b", NULL, 0), 1);
 	c = ana_add_channel(s, 0, 1);
 	x = ana_add_channel(s, 0, 1);
+	y = ana_add_channel(s, 0, 1);
 	ck_assert_int_eq(ana_add_send(s, 0, c, 2), 1);
 	ck_assert_int_eq(ana_add_send(s, 0, c, 3), 2);
 	ck_assert_int_eq(ana_add_close(s, 0, c), 3);
 	ck_assert_int_eq(ana_add_send(s, 0, x, 1), 4);
+	ck_assert_int_eq(ana_add_send(s, 0, y, 1), 5);
 	ck_assert_int_eq(ana_add_ready(s, 1, c), 1);   /* sees the first send's bytes */
 	ck_assert_int_eq(ana_add_recv(s, 1, c, 1), 2);
 	ck_assert_int_eq(ana_add_ready(s, 1, c), 3);   /* byte 1: still the first send */
@@ -523,7 +525,23 @@ START_TEST(ready_after_send)
 	ck_assert_int_eq(ana_add_ready(s, 1, c), 5);   /* the end of the stream */
 	ck_assert_int_eq(ana_add_eof(s, 1, c), 6);
 	ck_assert_int_eq(ana_add_ready(s, 1, x), 7);   /* never read: no edge */
+	{
+		/* a result naming one channel twice (two descriptors of it): one edge */
+		struct trace_event ev;
+		int64_t id = (int64_t)(0x80000000u | (uint32_t)y);
+
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_READY;
+		ev.fd = -1;
+		ev.result = 2;
+		ev.naux = 1;
+		ev.aux[0] = id | (id << 32);
+		ck_assert_int_eq(ana_add_trace_event(s, 1, &ev), 8);
+	}
+	ck_assert_int_eq(ana_add_recv(s, 1, y, 1), 9);
 	ck_assert_int_eq(ana_finish(s, NULL), 0);
+	ck_assert_int_eq(ana_event_deps(s, 1, 8, NULL, 0), 1);
+	ck_assert(has_dep(s, 1, 8, 0, 5));
 	ck_assert_int_eq(ana_event_deps(s, 1, 1, NULL, 0), 1);
 	ck_assert(has_dep(s, 1, 1, 0, 1));
 	ck_assert(has_dep(s, 1, 3, 0, 1));
