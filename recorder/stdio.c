@@ -39,6 +39,7 @@
  * themselves. */
 
 #include "rec.h"
+#include "stdio_wacc.h"
 
 /* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
  * below must define the functions. */
@@ -268,42 +269,8 @@ static void uflow_forget(FILE *f)
 /* Inline putc_unlocked (echo's newline, uniq's lines) writes into the FILE's buffer with
  * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
  * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
- * flushed.  The write pointer each logged call left is kept per FILE: bytes between it
- * and the current write pointer were written inline. */
-struct wacc_file {
-	FILE *f;
-	char *wptr;
-};
-static struct wacc_file wacc_files[64];
-static unsigned nwacc;
+ * flushed.  The accounting, shared with the replayer, is in libtrace/stdio_wacc.h. */
 static int wacc_atexit;
-
-static struct wacc_file *wacc_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < nwacc; i++)
-		if (wacc_files[i].f == f)
-			return &wacc_files[i];
-	if (!add)
-		return NULL;
-	i = nwacc < 64 ? nwacc++ : (unsigned)((uintptr_t)f >> 4) % 64;
-	wacc_files[i].f = f;
-	wacc_files[i].wptr = NULL;
-	return &wacc_files[i];
-}
-
-static long inline_pending(FILE *f)
-{
-	struct wacc_file *w = wacc_find(f, 0);
-	char *a = w ? w->wptr : NULL;
-
-	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
-		return 0;
-	if (!a || a < f->_IO_write_base || a > f->_IO_write_ptr)
-		a = f->_IO_write_base;
-	return (long)(f->_IO_write_ptr - a);
-}
 
 static void stdio_exit(void);
 
@@ -321,7 +288,7 @@ static void out_pre(FILE *f, void *ra)
 		wacc_atexit = 1;
 		atexit(stdio_exit);
 	}
-	n = inline_pending(f);
+	n = stdio_inline_pending(f);
 	if (n > 0) {
 		c = &rec.chan[rec.fd[fd] - 1];
 		rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);
@@ -339,23 +306,23 @@ static void out_pre(FILE *f, void *ra)
 /* After it: what it left in the buffer is accounted for. */
 static void out_post(FILE *f)
 {
-	struct wacc_file *w;
+	struct stdio_wacc *w;
 
 	if (!out_candidate(file_fd(f)) || !rec_enter())
 		return;
-	if ((w = wacc_find(f, 1)))
+	if ((w = stdio_wacc_find(f, 1)))
 		w->wptr = f->_IO_write_ptr;
 	rec_leave();
 }
 
 void rec_stdio_close(FILE *f, void *ra)
 {
-	struct wacc_file *w;
+	struct stdio_wacc *w;
 	struct uflow_file *u;
 
 	out_pre(f, ra);
 	if (rec_enter()) {
-		if (nwacc && (w = wacc_find(f, 0))) {
+		if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
 			w->f = NULL;
 			w->wptr = NULL;
 		}

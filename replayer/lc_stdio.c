@@ -33,6 +33,7 @@
  * themselves. */
 
 #include "lc.h"
+#include "stdio_wacc.h"
 
 /* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
  * below must define the functions. */
@@ -625,40 +626,7 @@ LC_EXPORT int __uflow(FILE *f)
 /* Bytes written with inline putc_unlocked: the recorder logs them as one send (aux[1] = 2)
  * before the next output call on the FILE, or at exit; the same accounting here finds the
  * same count (the program writes the same bytes now) and consumes that send. */
-struct lc_wacc {
-	FILE *f;
-	char *wptr;
-};
-static struct lc_wacc lc_waccs[64];
-static unsigned lc_nwacc;
 static int lc_wacc_atexit;
-
-static struct lc_wacc *wacc_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < lc_nwacc; i++)
-		if (lc_waccs[i].f == f)
-			return &lc_waccs[i];
-	if (!add)
-		return NULL;
-	i = lc_nwacc < 64 ? lc_nwacc++ : (unsigned)((uintptr_t)f >> 4) % 64;
-	lc_waccs[i].f = f;
-	lc_waccs[i].wptr = NULL;
-	return &lc_waccs[i];
-}
-
-static long inline_pending(FILE *f)
-{
-	struct lc_wacc *w = wacc_find(f, 0);
-	char *a = w ? w->wptr : NULL;
-
-	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
-		return 0;
-	if (!a || a < f->_IO_write_base || a > f->_IO_write_ptr)
-		a = f->_IO_write_base;
-	return (long)(f->_IO_write_ptr - a);
-}
 
 static void stdio_exit(void);
 
@@ -679,7 +647,7 @@ static void out_pre(FILE *f)
 		lc_wacc_atexit = 1;
 		atexit(stdio_exit);
 	}
-	n = inline_pending(f);
+	n = stdio_inline_pending(f);
 	ev = n > 0 ? lc_peek() : NULL;
 	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd ||
 	    ev->naux < 2 || ev->aux[1] != 2)
@@ -697,19 +665,19 @@ out:
 
 static void out_post(FILE *f)
 {
-	struct lc_wacc *w;
+	struct stdio_wacc *w;
 
-	if (known_chan(file_fd(f)) && lc_on() && (w = wacc_find(f, 1)))
+	if (known_chan(file_fd(f)) && lc_on() && (w = stdio_wacc_find(f, 1)))
 		w->wptr = f->_IO_write_ptr;
 }
 
 void lc_stdio_close(FILE *f)
 {
-	struct lc_wacc *w;
+	struct stdio_wacc *w;
 	struct lc_uflow *u;
 
 	out_pre(f);
-	if (lc_nwacc && (w = wacc_find(f, 0))) {
+	if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
 		w->f = NULL;
 		w->wptr = NULL;
 	}
