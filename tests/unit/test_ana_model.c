@@ -528,14 +528,14 @@ START_TEST(ready_after_send)
 	{
 		/* a result naming one channel twice (two descriptors of it): one edge */
 		struct trace_event ev;
-		int64_t id = (int64_t)(0x80000000u | (uint32_t)y);
+		uint64_t id = 0x80000000u | (uint32_t)y;
 
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = TRACE_EV_READY;
 		ev.fd = -1;
 		ev.result = 2;
 		ev.naux = 1;
-		ev.aux[0] = id | (id << 32);
+		ev.aux[0] = (int64_t)(id | (id << 32));
 		ck_assert_int_eq(ana_add_trace_event(s, 1, &ev), 8);
 	}
 	ck_assert_int_eq(ana_add_recv(s, 1, y, 1), 9);
