@@ -11,9 +11,10 @@
  *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data),
  *                        then result x int32 descriptor behind each event (-1 unknown),
  *                        from the registrations epoll.c keeps
- * READY aux (poll, select): the channels it found readable (POLLIN/POLLHUP, or in the read
- * set), up to 8 ids packed two per entry (low 32 bits, then high; 0 = none), so that the
- * analyzer can order the result after the send of the bytes it saw waiting.
+ * READY aux (poll, select, epoll): the channels it found readable (POLLIN/POLLHUP, in the
+ * read set, EPOLLIN/EPOLLHUP of an event whose descriptor is known), up to 8 ids packed two
+ * per entry (low 32 bits, then high; 0 = none), so that the analyzer can order the result
+ * after the send of the bytes it saw waiting.
  * CLOCK data: the struct timespec or struct timeval filled in; aux[0] = the clock id.
  */
 #include <string.h>
@@ -201,6 +202,7 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
                       void *ra)
 {
 	size_t n = r > 0 ? (size_t)r : 0, sz = sizeof(*ev);
+	struct ready_chans rc = { { 0 }, 0 };
 
 	if (n > REC_EPOLL_LOG)
 		n = REC_EPOLL_LOG;
@@ -209,8 +211,10 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
 
 		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		if (fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)))
+			ready_add(&rc, fd);
 	}
-	log_value(TRACE_EV_READY, call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), ra);
+	log_ready(call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), &rc, ra);
 }
 
 REC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)

@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	ee.events = EPOLLIN;
 	ee.data.u64 = 42;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sv[0], &ee);
-	/* v= the events, then the descriptor registered with each one's data */
+	/* v= the events, then the descriptor registered with each one's data; a= its channel */
 	r = epoll_wait(ep, &got, 1, -1);
 	{
 		uint8_t evfd[sizeof(got) + sizeof(int32_t)];
@@ -401,11 +401,11 @@ int main(int argc, char **argv)
 		memcpy(evfd, &got, sizeof(got));
 		memcpy(evfd + sizeof(got), &fd32, sizeof(fd32));
 		hex(v, evfd, sizeof(evfd));
-		R("ready", "epoll_wait", -1, 0, r, errno, "v=%s", v);
+		R("ready", "epoll_wait", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 		r = epoll_pwait(ep, &got, 1, -1, NULL);
 		memcpy(evfd, &got, sizeof(got));
 		hex(v, evfd, sizeof(evfd));
-		R("ready", "epoll_pwait", -1, 0, r, errno, "v=%s", v);
+		R("ready", "epoll_pwait", -1, 0, r, errno, "v=%s a=%d", v, ch_sv0);
 	}
 	close(ep); /* an epoll descriptor: ignored, no event */
 	pfd.revents = 0;
