@@ -869,6 +869,13 @@ out:
 	return rc;
 }
 
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct ana_stackrec *x = a, *y = b;
+
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
 int ana_finish(struct ana_session *s, struct trace_diag *diag)
 {
 	int rc;
@@ -883,6 +890,15 @@ int ana_finish(struct ana_session *s, struct trace_diag *diag)
 	if ((rc = ana__link_connections(s)) || (rc = ana__link_streams(s))) {
 		ana__diag(diag, rc, "out of memory while ordering connections");
 		return rc;
+	}
+	/* call sites sorted once here, so that lookups after finish only read: ana_db_fill reads
+	 * the session from two threads (ana__stack sorts lazily otherwise) */
+	for (size_t p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		if (!pr->sorted_stacks && pr->nstacks)
+			qsort(pr->stacks, pr->nstacks, sizeof(*pr->stacks), cmp_stack);
+		pr->sorted_stacks = 1;
 	}
 	if ((rc = order_events(s, diag)))
 		return rc;
@@ -981,12 +997,6 @@ int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_
 	return 0;
 }
 
-static int cmp_stack(const void *a, const void *b)
-{
-	const struct ana_stackrec *x = a, *y = b;
-
-	return x->site < y->site ? -1 : x->site > y->site;
-}
 
 const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uint32_t site)
 {
@@ -1001,6 +1011,7 @@ const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uin
 		qsort(pr->stacks, pr->nstacks, sizeof(*pr->stacks), cmp_stack);
 		pr->sorted_stacks = 1;
 	}
+	memset(&key, 0, sizeof(key));
 	key.site = site;
 	return bsearch(&key, pr->stacks, pr->nstacks, sizeof(*pr->stacks), cmp_stack);
 }
