@@ -1001,11 +1001,23 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		syscall(SYS_close, sv[1]);
 		if (flags & SOCK_CLOEXEC)
 			syscall(SYS_fcntl, (int)ev->result, F_SETFD, FD_CLOEXEC);
+		if (flags & SOCK_NONBLOCK)
+			syscall(SYS_fcntl, (int)ev->result, F_SETFL, O_NONBLOCK);
 		lc_chan[ev->channel].external = 2;
+		if (addr && len) {
+			/* the client's address as recorded: servers print it, and nginx closes a
+			 * connection whose address it cannot turn into text */
+			struct trace_endpoint ep;
+			socklen_t n = 0;
+
+			if (ev->data_len &&
+			    trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) == 0)
+				n = ep.peer_len;
+			memcpy(addr, ep.peer, n < *len ? n : *len);
+			*len = n;
+		}
 		lc_commit();
 		bind_fd((int)ev->result, ev->channel);
-		if (addr && len)
-			*len = 0;
 		return (int)ev->result;
 	}
 	if (lc.online)

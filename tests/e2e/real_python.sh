@@ -35,12 +35,15 @@ cat > "$real_tmp/httpd.py" <<'EOF'
 import http.server, os, sys
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if SHOW_CLIENT:                    # the address accept gave (outside clients: recorded)
+            print("client", self.client_address[0], flush=True)
         body = ("hello %s\n" % self.path).encode() * 300
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
+SHOW_CLIENT = len(sys.argv) > 3 and sys.argv[1] == "serve" and sys.argv[3] == "show-client"
 def serve(n, tell):
     srv = http.server.HTTPServer(("127.0.0.1", 0), H)   # port 0: the kernel's choice
     tell(srv.server_address[1])
@@ -318,7 +321,7 @@ extclient)
     # curl): replay answers its readiness waits on the listening socket from the trace and
     # accepts stand-ins, nobody connects
     real_bg timeout "$real_t" "$encore" record -q -o "$real_tmp/s" --name srv -- \
-        "$py" "$real_tmp/httpd.py" serve 2 > "$real_tmp/srv.out" < /dev/null
+        "$py" "$real_tmp/httpd.py" serve 2 show-client > "$real_tmp/srv.out" < /dev/null
     srv=$real_last
     real_poll 400 grep -q '^[0-9]' "$real_tmp/srv.out" || real_fail "the server never told its port"
     port=$(head -1 "$real_tmp/srv.out")
@@ -327,6 +330,7 @@ extclient)
     real_wait_pid "$srv"
     [ "$real_status" = 0 ] || real_fail "the recorded server ended with status $real_status"
     grep -q '^served 2$' "$real_tmp/srv.out" || real_fail "the server did not serve 2 requests"
+    grep -q '^client 127.0.0.1$' "$real_tmp/srv.out" || real_fail "the server printed no client"
     real_check "$real_tmp/s"
     real_counts "$real_tmp/s"
     [ "$real_external" -ge 2 ] || real_fail "expected 2 external connections, found $real_external"
