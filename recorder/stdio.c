@@ -39,51 +39,9 @@
  * themselves. */
 
 #include "rec.h"
-#include "stdio_wacc.h"
-
-/* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
- * below must define the functions. */
-#undef fread_unlocked
-#undef fwrite_unlocked
-#undef getc
-#undef putc
-#undef getc_unlocked
-#undef putc_unlocked
-#undef getchar_unlocked
-#undef putchar_unlocked
-#undef fgetc_unlocked
-#undef fputc_unlocked
+#include "stdio_glibc.h"
 
 #define RA() __builtin_return_address(0)
-
-int __isoc99_scanf(const char *fmt, ...);
-int __isoc99_fscanf(FILE *f, const char *fmt, ...);
-int __isoc99_vscanf(const char *fmt, va_list ap);
-int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
-size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
-size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
-char *__fgets_chk(char *s, size_t slen, int n, FILE *f);
-char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
-ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
-int _IO_getc(FILE *f);
-int _IO_putc(int c, FILE *f);
-int __uflow(FILE *f);
-int __overflow(FILE *f, int c);
-int __printf_chk(int flag, const char *fmt, ...);
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
-int __vprintf_chk(int flag, const char *fmt, va_list ap);
-int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
-int __dprintf_chk(int fd, int flag, const char *fmt, ...);
-int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
-
-/* glibc's FILE flags (libio.h): the end of the stream or an error was seen. */
-#define REC_IO_EOF_SEEN 0x10
-#define REC_IO_ERR_SEEN 0x20
-
-static inline int file_fd(FILE *f)
-{
-	return f ? f->_fileno : -1;
-}
 
 /* Worth a look on input: a descriptor not known to be ignored (classified at first use). */
 static inline int in_candidate(int fd)
@@ -106,7 +64,7 @@ static void log_in(FILE *f, int fd, long r, int e, size_t asked, const void *p, 
 {
 	struct trace_event ev;
 	struct rec_chan *c = rec_fd_chan(fd);
-	int state = f->_flags & (REC_IO_EOF_SEEN | REC_IO_ERR_SEEN);
+	int state = f->_flags & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN);
 
 	if (!c) {
 		if (rec.fd[fd] != REC_FD_RANDOM)
@@ -198,7 +156,7 @@ static void warn_unrecorded(int fd, void *ra)
 /* After an input call that returned nothing: the end of the stream (0) or an error (-1). */
 static inline long none_result(FILE *f)
 {
-	return (f->_flags & REC_IO_ERR_SEEN) ? -1 : 0;
+	return (f->_flags & STDIO_IO_ERR_SEEN) ? -1 : 0;
 }
 
 /* FILEs whose buffer the recorder logged at a refill (__uflow): the end of that buffer.  An
@@ -269,7 +227,7 @@ static void uflow_forget(FILE *f)
 /* Inline putc_unlocked (echo's newline, uniq's lines) writes into the FILE's buffer with
  * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
  * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
- * flushed.  The accounting, shared with the replayer, is in libtrace/stdio_wacc.h. */
+ * flushed.  The accounting, shared with the replayer, is in libtrace/stdio_glibc.h. */
 static int wacc_atexit;
 
 static void stdio_exit(void);
@@ -603,7 +561,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 	ev.len = f->_IO_buf_base && f->_IO_buf_end > f->_IO_buf_base ?
 	         (uint64_t)(f->_IO_buf_end - f->_IO_buf_base) : 1;
 	ev.naux = 2;
-	ev.aux[0] = f->_flags & (REC_IO_EOF_SEEN | REC_IO_ERR_SEEN);
+	ev.aux[0] = f->_flags & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN);
 	ev.aux[1] = 1;
 	if (ch->undecided && n > 0) {
 		ch->undecided = 0;

@@ -33,49 +33,7 @@
  * themselves. */
 
 #include "lc.h"
-#include "stdio_wacc.h"
-
-/* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
- * below must define the functions. */
-#undef fread_unlocked
-#undef fwrite_unlocked
-#undef getc
-#undef putc
-#undef getc_unlocked
-#undef putc_unlocked
-#undef getchar_unlocked
-#undef putchar_unlocked
-#undef fgetc_unlocked
-#undef fputc_unlocked
-
-int __isoc99_scanf(const char *fmt, ...);
-int __isoc99_fscanf(FILE *f, const char *fmt, ...);
-int __isoc99_vscanf(const char *fmt, va_list ap);
-int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
-size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
-size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
-char *__fgets_chk(char *s, size_t slen, int n, FILE *f);
-char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
-ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
-int _IO_getc(FILE *f);
-int _IO_putc(int c, FILE *f);
-int __uflow(FILE *f);
-int __overflow(FILE *f, int c);
-int __printf_chk(int flag, const char *fmt, ...);
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
-int __vprintf_chk(int flag, const char *fmt, va_list ap);
-int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
-int __dprintf_chk(int fd, int flag, const char *fmt, ...);
-int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
-
-/* glibc's FILE flags (libio.h): the end of the stream or an error was seen. */
-#define LC_IO_EOF_SEEN 0x10
-#define LC_IO_ERR_SEEN 0x20
-
-static inline int file_fd(FILE *f)
-{
-	return f ? f->_fileno : -1;
-}
+#include "stdio_glibc.h"
 
 /* FILEs whose buffer the LC filled at a refill (__uflow, below): the buffer (mmap'd, ours)
  * and the end of what it holds.  An API-level input call that finds bytes of it unread
@@ -224,15 +182,15 @@ static size_t feed(FILE *f, const struct lc_ev *ev, void *dst, size_t room, cons
 	if (n)
 		memcpy(dst, lc.data + ev->data_off, n);
 	else if (ev->result < 0)
-		f->_flags |= LC_IO_ERR_SEEN;
+		f->_flags |= STDIO_IO_ERR_SEEN;
 	else if (ev->len > 0) {
-		f->_flags |= LC_IO_EOF_SEEN;
+		f->_flags |= STDIO_IO_EOF_SEEN;
 		if (ev->kind == TRACE_EV_INPUT)
 			drain_to_end(ev->fd);
 	}
 	/* the flags the recorded call left (a short read that hit the end of the stream) */
 	if (ev->naux)
-		f->_flags |= (int)(ev->aux[0] & (LC_IO_EOF_SEEN | LC_IO_ERR_SEEN));
+		f->_flags |= (int)(ev->aux[0] & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN));
 	count_in(ev, n);
 	lc_commit();
 	if (ev->result < 0)
@@ -615,7 +573,7 @@ LC_EXPORT int __uflow(FILE *f)
 	f->_IO_read_end = u->buf + n;
 	u->end = f->_IO_read_end;
 	if (ev->naux)
-		f->_flags |= (int)(ev->aux[0] & (LC_IO_EOF_SEEN | LC_IO_ERR_SEEN));
+		f->_flags |= (int)(ev->aux[0] & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN));
 	count_in(ev, n);
 	lc_commit();
 	return (unsigned char)u->buf[0];

@@ -1,0 +1,103 @@
+/*
+ * stdio_glibc.h: what the recorder (recorder/stdio.c) and the replayer (replayer/lc_stdio.c)
+ * both need to interpose glibc's stdio: the entry points glibc's headers redirect to (and
+ * macros to undo), its FILE flags, and the accounting of inline writes below.
+ *
+ * Bytes a program wrote into a FILE with inline putc_unlocked (the macro
+ * writes into the buffer, no libc call), shared by the recorder (recorder/stdio.c logs them
+ * as one send before the next output call on the FILE, or at exit) and the replayer
+ * (replayer/lc_stdio.c finds the same count and consumes that send).  Both must count alike,
+ * so the accounting is written once.  The write pointer each accounted call left is kept per
+ * FILE; bytes between it and the current write pointer were written inline.  Static: each
+ * preloaded library has its own table (64 FILEs; more share slots).
+ */
+#ifndef ENCORE_STDIO_GLIBC_H
+#define ENCORE_STDIO_GLIBC_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
+ * below must define the functions. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef getc
+#undef putc
+#undef getc_unlocked
+#undef putc_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+#undef fgetc_unlocked
+#undef fputc_unlocked
+
+int __isoc99_scanf(const char *fmt, ...);
+int __isoc99_fscanf(FILE *f, const char *fmt, ...);
+int __isoc99_vscanf(const char *fmt, va_list ap);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f);
+char *__fgets_chk(char *s, size_t slen, int n, FILE *f);
+char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f);
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
+int _IO_getc(FILE *f);
+int _IO_putc(int c, FILE *f);
+int __uflow(FILE *f);
+int __overflow(FILE *f, int c);
+int __printf_chk(int flag, const char *fmt, ...);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+
+/* glibc's FILE flags (libio.h): the end of the stream or an error was seen. */
+#define STDIO_IO_EOF_SEEN 0x10
+#define STDIO_IO_ERR_SEEN 0x20
+
+static inline int file_fd(FILE *f)
+{
+	return f ? f->_fileno : -1;
+}
+
+#define STDIO_WACC_MAX 64
+
+struct stdio_wacc {
+	FILE *f;
+	char *wptr;
+};
+
+static struct stdio_wacc stdio_waccs[STDIO_WACC_MAX];
+static unsigned stdio_nwacc;
+
+static struct stdio_wacc *stdio_wacc_find(FILE *f, int add)
+{
+	unsigned i;
+
+	for (i = 0; i < stdio_nwacc; i++)
+		if (stdio_waccs[i].f == f)
+			return &stdio_waccs[i];
+	if (!add)
+		return NULL;
+	i = stdio_nwacc < STDIO_WACC_MAX ? stdio_nwacc++
+	                                 : (unsigned)((uintptr_t)f >> 4) % STDIO_WACC_MAX;
+	stdio_waccs[i].f = f;
+	stdio_waccs[i].wptr = NULL;
+	return &stdio_waccs[i];
+}
+
+/* Bytes in f's buffer written since the last accounted call (glibc's FILE fields). */
+static long stdio_inline_pending(FILE *f)
+{
+	struct stdio_wacc *w = stdio_wacc_find(f, 0);
+	char *a = w ? w->wptr : NULL;
+
+	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
+		return 0;
+	if (!a || a < f->_IO_write_base || a > f->_IO_write_ptr)
+		a = f->_IO_write_base;
+	return (long)(f->_IO_write_ptr - a);
+}
+
+#endif
