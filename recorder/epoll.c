@@ -58,7 +58,8 @@ static void reg_put(int epfd, int fd, uint64_t data)
 	regs[reuse].data = data;
 }
 
-/* Forget fd's registrations in epfd (EPOLL_CTL_DEL, MOD): linear, but those are rare.  The
+/* Forget fd's registrations in epfd (EPOLL_CTL_DEL, a MOD that changes the data): linear,
+ * but those come once per connection, not per event.  The
  * slot stays on the probe sequences that pass it (fd -1), for reg_put to take again. */
 static void reg_drop_fd(int epfd, int fd)
 {
@@ -86,6 +87,13 @@ REC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 	if (r != 0 || epfd <= 0 || !rec_enter())
 		return r;
+	/* an event loop may MOD on every change of interest, mostly with the same data (libuv
+	 * keeps the descriptor there): then the table already says it, no linear scan */
+	if (op == EPOLL_CTL_MOD && ev && rec_epoll_fd(epfd, ev->data.u64) == fd) {
+		rec_leave();
+		errno = e;
+		return r;
+	}
 	if (op == EPOLL_CTL_DEL || op == EPOLL_CTL_MOD)
 		reg_drop_fd(epfd, fd);
 	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && ev)
