@@ -49,8 +49,7 @@ for pred in "$@"; do
         echo "FAIL: replay --cut:"; cat "$tmp/cut.$n"; exit 1; }
     c=$(cuts "$tmp/cut.$n")
     [ "$a" = "$c" ] || { echo "FAIL: '$pred': --cut halted at $c, not $a"; exit 1; }
-    case "${REPLAY_HALT_OFFLINE:-}$pred" in
-    1*) ;;     # the caller says the online protocol cannot halt there
+    case "$pred" in
     *"||"*) ;; # disjunctions: halt markers, tested in replay_online
     *)  # the online protocol (Manabe & Imase 3.2; linked: Miller & Choi 3.6) halts there too
         "$encore" replay --online --json --then kill --stop "$pred" "$tmp/s" > "$tmp/onl.$n" 2>&1 || {
