@@ -83,25 +83,67 @@ enum trace_kind {
 	TRACE_EV_KIND_MAX = 22, /* kinds above this are unknown to this reader, not errors */
 };
 
-/* Which libc call produced an event: an attribute, never used for ordering. */
+/*
+ * Which libc call produced an event: an attribute, never used for ordering.  The numbers
+ * are stored in trace files (the `call` field of schemas/trace-format.md, "Calls", which
+ * lists them), so each member is numbered explicitly and a number never changes meaning:
+ * a new call takes the next free number, a call no longer recorded keeps its number.
+ * trace_call_name() (event.c) and the table in the schema follow this list.
+ */
 enum trace_call {
 	TRACE_CALL_NONE = 0,
-	TRACE_CALL_SEND, TRACE_CALL_SENDTO, TRACE_CALL_SENDMSG, TRACE_CALL_WRITE, TRACE_CALL_WRITEV,
-	TRACE_CALL_RECV, TRACE_CALL_RECVFROM, TRACE_CALL_RECVMSG, TRACE_CALL_READ, TRACE_CALL_READV,
-	TRACE_CALL_SOCKET, TRACE_CALL_SOCKETPAIR, TRACE_CALL_PIPE, TRACE_CALL_PIPE2, TRACE_CALL_BIND,
-	TRACE_CALL_LISTEN, TRACE_CALL_CONNECT, TRACE_CALL_ACCEPT, TRACE_CALL_ACCEPT4,
-	TRACE_CALL_SHUTDOWN, TRACE_CALL_CLOSE, TRACE_CALL_DUP, TRACE_CALL_DUP2, TRACE_CALL_DUP3,
-	TRACE_CALL_FCNTL, TRACE_CALL_FORK, TRACE_CALL_EXECVE, TRACE_CALL_EXIT,
-	TRACE_CALL_POLL, TRACE_CALL_PPOLL, TRACE_CALL_SELECT, TRACE_CALL_PSELECT,
-	TRACE_CALL_EPOLL_WAIT, TRACE_CALL_EPOLL_PWAIT, TRACE_CALL_CLOCK_GETTIME,
-	TRACE_CALL_GETTIMEOFDAY, TRACE_CALL_TIME, TRACE_CALL_GETRANDOM, TRACE_CALL_GETPID,
-	TRACE_CALL_GETPPID, TRACE_CALL_PTHREAD_CREATE, TRACE_CALL_MARK, TRACE_CALL_SIGNAL,
-	TRACE_CALL_SYSCALL,                                  /* syscall(SYS_getrandom, ...) */
-	TRACE_CALL_SENDFILE, TRACE_CALL_SPLICE, TRACE_CALL_COPY_FILE_RANGE, /* bytes moved by */
-	TRACE_CALL_TEE, TRACE_CALL_VMSPLICE,                               /* the kernel      */
-	TRACE_CALL_STDIO,    /* fread, fgets, fwrite, printf...: bytes at the stdio API level */
-	TRACE_CALL_GETENTROPY, /* how OpenSSL 3 seeds itself where glibc has it */
-	TRACE_CALL_MAX
+	TRACE_CALL_SEND = 1,
+	TRACE_CALL_SENDTO = 2,
+	TRACE_CALL_SENDMSG = 3,
+	TRACE_CALL_WRITE = 4,
+	TRACE_CALL_WRITEV = 5,
+	TRACE_CALL_RECV = 6,
+	TRACE_CALL_RECVFROM = 7,
+	TRACE_CALL_RECVMSG = 8,
+	TRACE_CALL_READ = 9,
+	TRACE_CALL_READV = 10,
+	TRACE_CALL_SOCKET = 11,
+	TRACE_CALL_SOCKETPAIR = 12,
+	TRACE_CALL_PIPE = 13,
+	TRACE_CALL_PIPE2 = 14,
+	TRACE_CALL_BIND = 15,
+	TRACE_CALL_LISTEN = 16,
+	TRACE_CALL_CONNECT = 17,
+	TRACE_CALL_ACCEPT = 18,
+	TRACE_CALL_ACCEPT4 = 19,
+	TRACE_CALL_SHUTDOWN = 20,
+	TRACE_CALL_CLOSE = 21,
+	TRACE_CALL_DUP = 22,
+	TRACE_CALL_DUP2 = 23,
+	TRACE_CALL_DUP3 = 24,
+	TRACE_CALL_FCNTL = 25,
+	TRACE_CALL_FORK = 26,
+	TRACE_CALL_EXECVE = 27,
+	TRACE_CALL_EXIT = 28,
+	TRACE_CALL_POLL = 29,
+	TRACE_CALL_PPOLL = 30,
+	TRACE_CALL_SELECT = 31,
+	TRACE_CALL_PSELECT = 32,
+	TRACE_CALL_EPOLL_WAIT = 33,
+	TRACE_CALL_EPOLL_PWAIT = 34,
+	TRACE_CALL_CLOCK_GETTIME = 35,
+	TRACE_CALL_GETTIMEOFDAY = 36,
+	TRACE_CALL_TIME = 37,
+	TRACE_CALL_GETRANDOM = 38,
+	TRACE_CALL_GETPID = 39,
+	TRACE_CALL_GETPPID = 40,
+	TRACE_CALL_PTHREAD_CREATE = 41,
+	TRACE_CALL_MARK = 42,
+	TRACE_CALL_SIGNAL = 43,
+	TRACE_CALL_SYSCALL = 44,            /* syscall(SYS_getrandom, ...) */
+	TRACE_CALL_SENDFILE = 45,           /* 45..49: bytes moved by the kernel */
+	TRACE_CALL_SPLICE = 46,
+	TRACE_CALL_COPY_FILE_RANGE = 47,
+	TRACE_CALL_TEE = 48,
+	TRACE_CALL_VMSPLICE = 49,
+	TRACE_CALL_STDIO = 50,              /* fread, fgets, fwrite, printf...: stdio API level */
+	TRACE_CALL_GETENTROPY = 51,         /* how OpenSSL 3 seeds itself where glibc has it */
+	TRACE_CALL_MAX = 52,                /* one past the last number; never stored */
 };
 
 /* Per-event flag bits (struct trace_event.flags): attributes of the call. */

@@ -789,6 +789,161 @@ START_TEST(session_groups_segments)
 }
 END_TEST
 
+/* --- enum trace_call: numbers stored on disk ------------------------------------------- */
+
+#ifndef TRACE_FORMAT_MD
+#error "TRACE_FORMAT_MD (the path of schemas/trace-format.md) must be defined by the build"
+#endif
+
+/* Every member by name, so that a row of the schema's table can be checked against the
+ * value the compiler gives the member it names. */
+#define CALL(x) { x, #x }
+static const struct {
+	uint32_t value;
+	const char *member;
+} call_members[] = {
+	CALL(TRACE_CALL_NONE),
+	CALL(TRACE_CALL_SEND),
+	CALL(TRACE_CALL_SENDTO),
+	CALL(TRACE_CALL_SENDMSG),
+	CALL(TRACE_CALL_WRITE),
+	CALL(TRACE_CALL_WRITEV),
+	CALL(TRACE_CALL_RECV),
+	CALL(TRACE_CALL_RECVFROM),
+	CALL(TRACE_CALL_RECVMSG),
+	CALL(TRACE_CALL_READ),
+	CALL(TRACE_CALL_READV),
+	CALL(TRACE_CALL_SOCKET),
+	CALL(TRACE_CALL_SOCKETPAIR),
+	CALL(TRACE_CALL_PIPE),
+	CALL(TRACE_CALL_PIPE2),
+	CALL(TRACE_CALL_BIND),
+	CALL(TRACE_CALL_LISTEN),
+	CALL(TRACE_CALL_CONNECT),
+	CALL(TRACE_CALL_ACCEPT),
+	CALL(TRACE_CALL_ACCEPT4),
+	CALL(TRACE_CALL_SHUTDOWN),
+	CALL(TRACE_CALL_CLOSE),
+	CALL(TRACE_CALL_DUP),
+	CALL(TRACE_CALL_DUP2),
+	CALL(TRACE_CALL_DUP3),
+	CALL(TRACE_CALL_FCNTL),
+	CALL(TRACE_CALL_FORK),
+	CALL(TRACE_CALL_EXECVE),
+	CALL(TRACE_CALL_EXIT),
+	CALL(TRACE_CALL_POLL),
+	CALL(TRACE_CALL_PPOLL),
+	CALL(TRACE_CALL_SELECT),
+	CALL(TRACE_CALL_PSELECT),
+	CALL(TRACE_CALL_EPOLL_WAIT),
+	CALL(TRACE_CALL_EPOLL_PWAIT),
+	CALL(TRACE_CALL_CLOCK_GETTIME),
+	CALL(TRACE_CALL_GETTIMEOFDAY),
+	CALL(TRACE_CALL_TIME),
+	CALL(TRACE_CALL_GETRANDOM),
+	CALL(TRACE_CALL_GETPID),
+	CALL(TRACE_CALL_GETPPID),
+	CALL(TRACE_CALL_PTHREAD_CREATE),
+	CALL(TRACE_CALL_MARK),
+	CALL(TRACE_CALL_SIGNAL),
+	CALL(TRACE_CALL_SYSCALL),
+	CALL(TRACE_CALL_SENDFILE),
+	CALL(TRACE_CALL_SPLICE),
+	CALL(TRACE_CALL_COPY_FILE_RANGE),
+	CALL(TRACE_CALL_TEE),
+	CALL(TRACE_CALL_VMSPLICE),
+	CALL(TRACE_CALL_STDIO),
+	CALL(TRACE_CALL_GETENTROPY),
+};
+#undef CALL
+
+/* Values already in files on disk: changing one would misread every recorded trace. */
+START_TEST(call_numbers_are_pinned)
+{
+	ck_assert_int_eq(TRACE_CALL_NONE, 0);
+	ck_assert_int_eq(TRACE_CALL_SEND, 1);
+	ck_assert_int_eq(TRACE_CALL_RECV, 6);
+	ck_assert_int_eq(TRACE_CALL_READ, 9);
+	ck_assert_int_eq(TRACE_CALL_ACCEPT, 18);
+	ck_assert_int_eq(TRACE_CALL_CLOSE, 21);
+	ck_assert_int_eq(TRACE_CALL_FORK, 26);
+	ck_assert_int_eq(TRACE_CALL_POLL, 29);
+	ck_assert_int_eq(TRACE_CALL_EPOLL_WAIT, 33);
+	ck_assert_int_eq(TRACE_CALL_CLOCK_GETTIME, 35);
+	ck_assert_int_eq(TRACE_CALL_MARK, 42);
+	ck_assert_int_eq(TRACE_CALL_STDIO, 50);
+	ck_assert_int_eq(TRACE_CALL_GETENTROPY, 51);
+	ck_assert_str_eq(trace_call_name(TRACE_CALL_MARK), "encore_mark");
+	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
+	/* the list above names every member once, in order, with no gap */
+	ck_assert_uint_eq(sizeof(call_members) / sizeof(call_members[0]), TRACE_CALL_MAX);
+	for (uint32_t i = 0; i < TRACE_CALL_MAX; i++)
+		ck_assert_uint_eq(call_members[i].value, i);
+}
+END_TEST
+
+/* The next '|'-separated cell of a markdown table row, trimmed of blanks and backquotes;
+ * *p moves past it. */
+static char *md_cell(char **p)
+{
+	char *start = *p, *end;
+
+	if (*start == '|')
+		start++;
+	end = start;
+	while (*end && *end != '|' && *end != '\n')
+		end++;
+	*p = *end ? end + 1 : end;
+	while (start < end && (*start == ' ' || *start == '`'))
+		start++;
+	while (end > start && (end[-1] == ' ' || end[-1] == '`'))
+		end--;
+	*end = '\0';
+	return start;
+}
+
+/* The table of section "Calls" in schemas/trace-format.md: one row per value, in order, each
+ * naming the member with that value and the name trace_call_name gives it. */
+START_TEST(call_table_matches_schema)
+{
+	FILE *f = fopen(TRACE_FORMAT_MD, "r");
+	char line[1024];
+	int in_section = 0;
+	uint32_t rows = 0;
+
+	ck_assert_msg(f != NULL, "cannot open %s", TRACE_FORMAT_MD);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *value, *name, *member, *end;
+		unsigned long v;
+
+		if (!strncmp(line, "## ", 3)) {
+			if (in_section)
+				break;
+			in_section = !strncmp(line, "## Calls", 8);
+			continue;
+		}
+		if (!in_section || line[0] != '|')
+			continue;
+		value = md_cell(&p);
+		name = md_cell(&p);
+		member = md_cell(&p);
+		v = strtoul(value, &end, 10);
+		if (end == value || *end)
+			continue; /* the header and separator rows */
+		ck_assert_msg(v == rows, "trace-format.md, Calls: row %u has value %lu", rows, v);
+		ck_assert_msg(v < TRACE_CALL_MAX, "trace-format.md lists value %lu, enum ends at %d",
+		              v, TRACE_CALL_MAX);
+		ck_assert_str_eq(member, call_members[v].member);
+		ck_assert_str_eq(name, trace_call_name((uint32_t)v));
+		rows++;
+	}
+	fclose(f);
+	ck_assert_msg(in_section, "trace-format.md has no section \"## Calls\"");
+	ck_assert_msg(rows == TRACE_CALL_MAX, "trace-format.md lists %u calls, the enum %d", rows,
+	              TRACE_CALL_MAX);
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -810,6 +965,8 @@ static Suite *trace_suite(void)
 	tcase_add_test(damage, flipped_bytes_detected);
 	tcase_add_test(damage, garbage_is_not_a_trace);
 	tcase_add_test(budget, disk_budget_drops_oldest);
+	tcase_add_test(basics, call_numbers_are_pinned);
+	tcase_add_test(basics, call_table_matches_schema);
 	tcase_set_timeout(damage, 240);
 	suite_add_tcase(s, basics);
 	suite_add_tcase(s, recovery);
