@@ -1,5 +1,5 @@
 /*
- * dcfg_internal.h: the distributed control-flow graph of issue #8, private to analyzer/
+ * dcfg_internal.h: the distributed control-flow graph (schemas/stability.md), private to stability/
  * (dcfg.c builds and solves it, stable.c searches recognition points in it).
  *
  * Sizes: nodes are call sites, not events, so a few hundred at most; every set is a bitset
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "ana.h"
+#include "stab.h"
 
 /* What an intraprocess edge a -> b saw between a and b, over every observation of it. */
 struct dcfg_flow {

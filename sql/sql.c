@@ -1,5 +1,5 @@
 /*
- * sql.c: a session into SQLite (issue #7).  Fills the schema of schemas/trace.sql from the
+ * sql.c: a session into SQLite.  Fills the schema of schemas/trace.sql from the
  * analyzer's model (processes, matched channels, messages, races) and, when the session
  * directory is at hand, from a second pass over the trace files for what the model does not
  * keep (times, errno, fds, libc calls, recorded values, frames, process metadata).  Also the
@@ -24,6 +24,8 @@
 #include <sqlite3.h>
 
 #include "ana_internal.h"
+#include "sqldb.h"
+#include "stab.h"
 #include "sql_schema.h"
 
 /* Flag bit of event.flags beyond TRACE_FL_*: this signal killed the process. */
@@ -1001,7 +1003,7 @@ static int put_warning(struct filler *f, int64_t id, const char *msg)
 	return step(f, ST_WARN, "inserting a warning");
 }
 
-/* Stability (issue #8, schemas/stability.md): the DCFG of this session, built and solved as
+/* Stability (schemas/stability.md): the DCFG of this session, built and solved as
  * `encore stable DIR --sets` does (same node ids, race_thread made it), and its PRE, POST1
  * and POST2 sets.  A session the DCFG cannot be built from gets empty tables and a warning,
  * never a failed load. */

@@ -1,5 +1,5 @@
 /*
- * sql_func.c: causality inside SQLite (issue #7): hb(a, b), concurrent(a, b) and the
+ * sql_func.c: causality inside SQLite: hb(a, b), concurrent(a, b) and the
  * table-valued functions causal_past(id) / causal_future(id) over event ids.
  *
  * They need nothing but the database: on first use they read the process table (event id
@@ -19,7 +19,7 @@
  * row copy.  Otherwise one column per process asked about (4 bytes per join, one pass over
  * the joins), as many as fit kept, least recently used out.
  *
- * Compiled twice: into the analyzer (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
+ * Compiled twice: into libsql (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
  * into the loadable extension encore_sql.so (sql_ext.c) for any SQLite client.
  */
 #include <stdint.h>
@@ -31,7 +31,7 @@
 #ifndef ANA_SQL_EXTENSION
 #include <sqlite3.h>
 
-#include "ana.h"
+#include "sqldb.h"
 #endif
 
 #define ANA_SQL_COLUMN_BYTES (512ull << 20)
