@@ -35,8 +35,8 @@ def main():
     if not body:
         body = ['\t""']
     with open(sys.argv[2], 'w', encoding='utf-8') as f:
-        f.write('/* sql_schema.h: generated from schemas/trace.sql by sql/gen_schema.py at build '
-                'time; do not edit. */\n')
+        f.write('/* sql_schema.h: generated from schemas/trace.sql by sql/gen_schema.py '
+                'at build time; do not edit. */\n')
         f.write('#ifndef ENCORE_SQL_SCHEMA_H\n#define ENCORE_SQL_SCHEMA_H\n\n')
         f.write('static const char ana_sql_schema_text[] =\n')
         f.write('\n'.join(body) + ';\n\n#endif\n')

@@ -1,6 +1,6 @@
 /*
- * dcfg_internal.h: the distributed control-flow graph (schemas/stability.md), private to stability/
- * (dcfg.c builds and solves it, stable.c searches recognition points in it).
+ * dcfg_internal.h: the distributed control-flow graph (schemas/stability.md), private to
+ * stability/ (dcfg.c builds and solves it, stable.c searches recognition points in it).
  *
  * Sizes: nodes are call sites, not events, so a few hundred at most; every set is a bitset
  * over all nodes (nnodes bits), which keeps the equations of Spezialetti & Gupta 3.2 a few
