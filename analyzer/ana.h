@@ -165,6 +165,24 @@ int ana_hb(struct ana_session *s, size_t p, uint64_t i, size_t q, uint64_t j);
  * connect, every forked child its parent's fork), else 0. */
 int ana_consistent(const struct ana_session *s, const uint64_t *cut);
 
+/* Call fn(ctx, p, k) once for every event, each after every event that happened before it
+ * (program order and the edges of ana_event_deps).  The order is fixed, so that writers
+ * print the same file every time: passes over the processes in number order, each process
+ * run as far as its in-edges allow.  Returns 0, fn's first non-zero return, or
+ * TRACE_ECORRUPT when the edges form a cycle. */
+int ana_sweep(const struct ana_session *s, int (*fn)(void *ctx, size_t p, uint64_t k),
+              void *ctx);
+
+/* Vector clocks of every event (Fidge, Mattern): entry q of the clock of (p, k) is the last
+ * event of q that happened before (p, k) or is it, 0 when none, so (p, i) happened before
+ * (q, j) exactly when (p, i) != (q, j) and i <= clock(q, j)[p], as ana_hb answers.  They
+ * take 4 * nprocs bytes per event (ana_hb's columns do not): for sessions a person views. */
+struct ana_vclocks;
+int ana_vclocks_new(const struct ana_session *s, struct ana_vclocks **out);
+void ana_vclocks_free(struct ana_vclocks *v);
+/* The clock of (p, k), nprocs entries; p and k must name an event. */
+const uint32_t *ana_vclock(const struct ana_vclocks *v, size_t p, uint64_t k);
+
 /* The least consistent cut containing cut[] (each process at least at cut[p]): the causal
  * past closure.  In place; linear in the events covered. */
 int ana_close_down(const struct ana_session *s, uint64_t *cut);
