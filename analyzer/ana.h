@@ -183,6 +183,40 @@ void ana_vclocks_free(struct ana_vclocks *v);
 /* The clock of (p, k), nprocs entries; p and k must name an event. */
 const uint32_t *ana_vclock(const struct ana_vclocks *v, size_t p, uint64_t k);
 
+/* The engine behind ana_vclocks and the SQL functions hb(), causal_past() (sql/): happened-
+ * before over any event graph given as processes of nodes.  Nodes are numbered from 1,
+ * process after process: process p's are first[p] .. first[p + 1] - 1, in program order.
+ * A node stands for an event with in-edges beyond program order (or for every event); each
+ * in-edge is given by its source event and the source's node, the last node at or before the
+ * source in its process, whose clock holds the rest of the source's past. */
+struct ana_hbg_src {
+	uint32_t proc;           /* the source event's process */
+	uint32_t index;          /* its index in the process */
+	uint32_t node;           /* the last node at or before it in its process, 0 when none */
+};
+struct ana_hbg {
+	size_t nprocs;
+	uint64_t nnodes;
+	const uint32_t *first;   /* nprocs + 1 entries; first[nprocs] = nnodes + 1 */
+	const void *ctx;
+	/* the event index of node k of process p */
+	uint32_t (*index)(const void *ctx, uint32_t k, uint32_t p);
+	/* the number of in-edge slots of node k of process p; slot e is read with src, which
+	 * returns 0 when the slot holds no edge */
+	uint32_t (*nsrcs)(const void *ctx, uint32_t k, uint32_t p);
+	int (*src)(const void *ctx, uint32_t k, uint32_t p, uint32_t e, struct ana_hbg_src *out);
+};
+/* The nodes in a linear extension of happened-before, into topo[0 .. nnodes).  0, or
+ * TRACE_ECORRUPT when the edges form a cycle, TRACE_ENOMEM. */
+int ana_hbg_order(const struct ana_hbg *g, uint32_t *topo);
+/* Every node's vector clock, vc[k * nprocs + q] = the last event of q that happened before
+ * node k or is it; row 0 is all 0.  vc holds (nnodes + 1) * nprocs entries; the 16-bit form
+ * needs every process to have fewer than 65536 events. */
+void ana_hbg_vclocks16(const struct ana_hbg *g, const uint32_t *topo, uint16_t *vc);
+void ana_hbg_vclocks32(const struct ana_hbg *g, const uint32_t *topo, uint32_t *vc);
+/* Entry c of every node's clock: col[k] (nnodes + 1 entries, col[0] = 0). */
+void ana_hbg_column(const struct ana_hbg *g, const uint32_t *topo, size_t c, uint32_t *col);
+
 /* The least consistent cut containing cut[] (each process at least at cut[p]): the causal
  * past closure.  In place; linear in the events covered. */
 int ana_close_down(const struct ana_session *s, uint64_t *cut);

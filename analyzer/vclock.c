@@ -93,15 +93,67 @@ int ana_sweep(const struct ana_session *s, int (*fn)(void *ctx, size_t p, uint64
 
 struct ana_vclocks {
 	size_t nprocs;
-	uint64_t *base;          /* per process: the row of its event 1 */
-	uint32_t *vc;            /* (base[p] + k - 1) * nprocs: the clock of (p, k) */
+	uint32_t *first;         /* per process: the node of its event 1 (ana_hbg numbering) */
+	uint32_t *vc;            /* node * nprocs: the clock of the node */
 };
+
+/* The model as an ana_hbg: every event a node. */
+struct model_graph {
+	const struct ana_session *s;
+	const uint32_t *first;
+};
+
+static uint32_t mg_index(const void *ctx, uint32_t k, uint32_t p)
+{
+	const struct model_graph *m = ctx;
+
+	return k - m->first[p] + 1;
+}
+
+static uint32_t mg_nsrcs(const void *ctx, uint32_t k, uint32_t p)
+{
+	const struct model_graph *m = ctx;
+	const struct ana_session *s = m->s;
+	uint64_t j = k - m->first[p] + 1;
+	const struct ana_ev *e = ana__ev(s, p, j);
+	uint32_t n = (j == 1 && s->procs[p].fparent != ANA_NONE) + ana__in_edge(e);
+
+	if (e->xin) {
+		size_t nx;
+
+		ana__xedges(s->xin, s->nxin, p, j, &nx);
+		n += (uint32_t)nx;
+	}
+	return n;
+}
+
+static int mg_src(const void *ctx, uint32_t k, uint32_t p, uint32_t i,
+                  struct ana_hbg_src *out)
+{
+	const struct model_graph *m = ctx;
+	const struct ana_session *s = m->s;
+	uint64_t j = k - m->first[p] + 1;
+	const struct ana_ev *e = ana__ev(s, p, j);
+	uint32_t n = 0;
+
+	out->proc = ANA_NONE;
+	ANA_FOR_DEPS(s, p, j, e, {
+		if (n++ == i) {
+			out->proc = dq_;
+			out->index = (uint32_t)dj_;
+		}
+	});
+	if (out->proc == ANA_NONE)
+		return 0; /* an end-of-file edge given way to break a cycle */
+	out->node = m->first[out->proc] + out->index - 1;
+	return 1;
+}
 
 void ana_vclocks_free(struct ana_vclocks *v)
 {
 	if (!v)
 		return;
-	free(v->base);
+	free(v->first);
 	free(v->vc);
 	free(v);
 }
@@ -109,7 +161,9 @@ void ana_vclocks_free(struct ana_vclocks *v)
 int ana_vclocks_new(const struct ana_session *s, struct ana_vclocks **out)
 {
 	struct ana_vclocks *v;
-	uint64_t *pos = NULL;
+	struct model_graph m;
+	struct ana_hbg g;
+	uint32_t *topo = NULL;
 	size_t np;
 	int rc = TRACE_ENOMEM;
 
@@ -117,43 +171,34 @@ int ana_vclocks_new(const struct ana_session *s, struct ana_vclocks **out)
 		return TRACE_EINVAL;
 	*out = NULL;
 	np = s->nprocs;
-	if (np && s->total > SIZE_MAX / sizeof(uint32_t) / np)
+	if (s->total >= UINT32_MAX - 1 ||
+	    (np && (s->total + 1) > SIZE_MAX / sizeof(uint32_t) / np))
 		return TRACE_ENOMEM;
 	if (!(v = calloc(1, sizeof(*v))))
 		return TRACE_ENOMEM;
 	v->nprocs = np;
-	v->base = malloc((np ? np : 1) * sizeof(*v->base));
-	v->vc = malloc((s->total && np ? s->total * np : 1) * sizeof(*v->vc));
-	pos = calloc(np ? np : 1, sizeof(*pos));
-	if (!v->base || !v->vc || !pos)
+	v->first = malloc((np + 1) * sizeof(*v->first));
+	v->vc = malloc((s->total + 1) * (np ? np : 1) * sizeof(*v->vc));
+	topo = malloc((s->total ? s->total : 1) * sizeof(*topo));
+	if (!v->first || !v->vc || !topo)
 		goto out;
-	for (size_t p = 0, b = 0; p < np; p++) {
-		v->base[p] = b;
-		b += s->procs[p].n;
-	}
-	/* the linear extension of ana_finish: every source's row is final before it is read */
-	for (uint64_t t = 0; t < s->total; t++) {
-		uint32_t q = s->topo[t];
-		uint64_t j = ++pos[q];
-		const struct ana_ev *e = ana__ev(s, q, j);
-		uint32_t *row = v->vc + (v->base[q] + j - 1) * np;
-
-		if (j > 1)
-			memcpy(row, row - np, np * sizeof(*row));
-		else
-			memset(row, 0, np * sizeof(*row));
-		ANA_FOR_DEPS(s, q, j, e, {
-			const uint32_t *a = v->vc + (v->base[dq_] + dj_ - 1) * np;
-
-			for (size_t x = 0; x < np; x++)
-				if (a[x] > row[x])
-					row[x] = a[x];
-		});
-		row[q] = (uint32_t)j;
-	}
-	rc = 0;
+	v->first[0] = 1;
+	for (size_t p = 0; p < np; p++)
+		v->first[p + 1] = v->first[p] + (uint32_t)s->procs[p].n;
+	m.s = s;
+	m.first = v->first;
+	g.nprocs = np;
+	g.nnodes = s->total;
+	g.first = v->first;
+	g.ctx = &m;
+	g.index = mg_index;
+	g.nsrcs = mg_nsrcs;
+	g.src = mg_src;
+	if ((rc = ana_hbg_order(&g, topo)))
+		goto out;
+	ana_hbg_vclocks32(&g, topo, v->vc);
 out:
-	free(pos);
+	free(topo);
 	if (rc)
 		ana_vclocks_free(v);
 	else
@@ -163,5 +208,5 @@ out:
 
 const uint32_t *ana_vclock(const struct ana_vclocks *v, size_t p, uint64_t k)
 {
-	return v->vc + (v->base[p] + k - 1) * v->nprocs;
+	return v->vc + (v->first[p] + k - 1) * v->nprocs;
 }
