@@ -226,18 +226,9 @@ static double state_y(const struct view *v, size_t p, uint64_t c)
 	return (row_y(pr->ev[c - 1].rank) + row_y(pr->ev[c].rank)) / 2.0;
 }
 
-int view_svg_write(FILE *out, const char *dir, const struct view *v, const char *pred,
-                   const struct ana_cuts *cuts)
+/* Process lines and names, drawn first so everything else lies on top. */
+static void svg_procs(FILE *out, const struct view *v)
 {
-	double w = LEFT + 70 + (double)(v->nprocs ? v->nprocs - 1 : 0) * COL_W + 190;
-	double h = row_y(v->max_rank + 2) + 30;
-
-	if (w < 800)
-		w = 800;
-	svg_head(out, dir, v, w, h, pred);
-	svg_legend(out);
-
-	/* Process lines and names, drawn first so everything else lies on top. */
 	for (size_t p = 0; p < v->nprocs; p++) {
 		const struct view_proc *pr = &v->procs[p];
 		double top = pr->n ? row_y(pr->ev[0].rank) - ROW_H : row_y(0);
@@ -251,8 +242,11 @@ int view_svg_write(FILE *out, const char *dir, const struct view *v, const char 
 		fprintf(out, " (pid %" PRId64 ", %" PRIu64 " events)</title></line>\n", pr->pid,
 		        pr->n);
 	}
+}
 
-	/* Forks and messages. */
+/* Forks, messages and the other edges of happened-before, as arrows. */
+static void svg_edges(FILE *out, const struct view *v)
+{
 	for (size_t p = 0; p < v->nprocs; p++) {
 		const struct view_proc *pr = &v->procs[p];
 
@@ -309,8 +303,11 @@ int view_svg_write(FILE *out, const char *dir, const struct view *v, const char 
 			        e->result);
 		}
 	}
+}
 
-	/* Events. */
+/* Events: a dot (external input: a square) and a label each. */
+static void svg_events(FILE *out, const struct view *v)
+{
 	for (size_t p = 0; p < v->nprocs; p++) {
 		const struct view_proc *pr = &v->procs[p];
 
@@ -337,8 +334,11 @@ int view_svg_write(FILE *out, const char *dir, const struct view *v, const char 
 			fprintf(out, "</title></g>\n");
 		}
 	}
+}
 
-	/* The cut(s). */
+/* The cut(s), each a red line across the processes with its states marked. */
+static void svg_cuts(FILE *out, const struct view *v, const struct ana_cuts *cuts)
+{
 	for (size_t i = 0; cuts && i < cuts->ncuts; i++) {
 		const uint64_t *cut = cuts->cuts + i * cuts->nprocs;
 		double ly = 0;
@@ -374,6 +374,22 @@ int view_svg_write(FILE *out, const char *dir, const struct view *v, const char 
 			fprintf(out, " %zu", i + 1);
 		fprintf(out, "</text>\n");
 	}
+}
+
+int view_svg_write(FILE *out, const char *dir, const struct view *v, const char *pred,
+                   const struct ana_cuts *cuts)
+{
+	double w = LEFT + 70 + (double)(v->nprocs ? v->nprocs - 1 : 0) * COL_W + 190;
+	double h = row_y(v->max_rank + 2) + 30;
+
+	if (w < 800)
+		w = 800;
+	svg_head(out, dir, v, w, h, pred);
+	svg_legend(out);
+	svg_procs(out, v);
+	svg_edges(out, v);
+	svg_events(out, v);
+	svg_cuts(out, v, cuts);
 	fprintf(out, "</svg>\n");
 	return 0;
 }
