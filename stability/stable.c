@@ -790,6 +790,36 @@ static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t
 	return 0;
 }
 
+/* The point just after node n of process P, with the witnesses the search picked. */
+static int push_recog(struct ana_recogs *out, size_t *capv, size_t P, size_t n,
+                      const struct search *sr)
+{
+	struct ana_recog *rg;
+
+	if (out->n == *capv) {
+		size_t nc = *capv ? *capv * 2 : 8;
+		struct ana_recog *nv = realloc(out->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return TRACE_ENOMEM;
+		out->v = nv;
+		*capv = nc;
+	}
+	rg = &out->v[out->n];
+	rg->proc = P;
+	rg->node = n;
+	rg->cls = ANA_SE_LOCAL;
+	if (!(rg->w = calloc(sr->ncomp, sizeof(*rg->w))))
+		return TRACE_ENOMEM;
+	out->n++;
+	for (size_t c = 0; c < sr->ncomp; c++) {
+		rg->w[c] = sr->opts[c][sr->pick[c]].w;
+		if (rg->w[c].cls > rg->cls)
+			rg->cls = rg->w[c].cls;
+	}
+	return 0;
+}
+
 int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t bound,
                       struct ana_recogs *out, struct trace_diag *diag)
 {
@@ -847,7 +877,6 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 	}
 	for (size_t P = 0; P < g->nprocs; P++)
 		for (size_t n = 0; n < g->nnodes; n++) {
-			struct ana_recog *rg;
 			int found;
 
 			if (g->nodes[n].proc != P ||
@@ -890,31 +919,8 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 					goto done;
 				continue;
 			}
-			if (out->n == capv) {
-				size_t nc = capv ? capv * 2 : 8;
-				struct ana_recog *nv = realloc(out->v, nc * sizeof(*nv));
-
-				if (!nv) {
-					rc = TRACE_ENOMEM;
-					goto out;
-				}
-				out->v = nv;
-				capv = nc;
-			}
-			rg = &out->v[out->n];
-			rg->proc = P;
-			rg->node = n;
-			rg->cls = ANA_SE_LOCAL;
-			if (!(rg->w = calloc(se->n, sizeof(*rg->w)))) {
-				rc = TRACE_ENOMEM;
+			if ((rc = push_recog(out, &capv, P, n, &sr)))
 				goto out;
-			}
-			out->n++;
-			for (size_t c = 0; c < se->n; c++) {
-				rg->w[c] = sr.opts[c][sr.pick[c]].w;
-				if (rg->w[c].cls > rg->cls)
-					rg->cls = rg->w[c].cls;
-			}
 		}
 done:
 	out->bound_hit = sr.bound_hit;
