@@ -347,19 +347,12 @@ static uint64_t moved(const struct ana_ev *e)
 	return e->result > 0 ? (uint64_t)e->result : 0;
 }
 
-int ana__match(struct ana_session *s, struct trace_diag *diag)
+/* 1. fork/exec inheritance: an inherited channel id is the parent's end. */
+static int link_inherited(struct ana_session *s)
 {
-	uint64_t *cnt = NULL;
-	uint32_t *roots = NULL;
-	uint8_t *active = NULL, *rootactive = NULL, *warned = NULL;
-	size_t nroots = 0, i, p;
-	uint64_t unmatched = 0;
-	int rc = 0;
-
-	/* 1. fork/exec inheritance */
-	for (p = 0; p < s->nprocs; p++) {
+	for (size_t p = 0; p < s->nprocs; p++) {
 		struct ana_proc *pr = &s->procs[p];
-		int q;
+		int q, rc;
 
 		if (!pr->ninherited)
 			continue;
@@ -370,18 +363,22 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 			          pr->parent[0] ? pr->parent : "its parent");
 			continue;
 		}
-		for (i = 0; i < pr->ninherited; i++) {
+		for (size_t i = 0; i < pr->ninherited; i++) {
 			uint32_t c, par;
 
 			if ((rc = ana__end_get(s, (uint32_t)p, pr->inherited[i], &c)) ||
 			    (rc = ana__end_get(s, (uint32_t)q, pr->inherited[i], &par)))
-				goto out;
+				return rc;
 			uf_union(s, c, par);
 		}
 	}
+	return 0;
+}
 
-	/* 2. pipes and socketpairs: paired by the event that made them */
-	for (i = 0; i < s->nends; i++) {
+/* 2. pipes and socketpairs: paired by the event that made them. */
+static void pair_pipes(struct ana_session *s)
+{
+	for (size_t i = 0; i < s->nends; i++) {
 		uint32_t o = s->ends[i].pipe_other, a, b;
 
 		if (o == ANA_NONE || o < i)
@@ -391,18 +388,16 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 		if (a != b && s->ends[a].peer == ANA_NONE && s->ends[b].peer == ANA_NONE)
 			pair(s, a, b);
 	}
+}
 
-	/* 3. ends that moved bytes, by root */
-	roots = malloc((s->nends ? s->nends : 1) * sizeof(*roots));
-	rootactive = calloc(s->nends ? s->nends : 1, 1);
-	active = calloc(s->nends ? s->nends : 1, 1);
-	cnt = calloc(s->nends ? s->nends : 1, sizeof(*cnt));
-	warned = calloc(s->nends ? s->nends : 1, 1);
-	if (!roots || !rootactive || !active || !cnt || !warned) {
-		rc = TRACE_ENOMEM;
-		goto out;
-	}
-	for (p = 0; p < s->nprocs; p++) {
+/* 3. the root end objects, and which of them moved bytes (active[] by root number);
+ * rootactive is scratch, one byte per end. */
+static size_t list_roots(struct ana_session *s, uint32_t *roots, uint8_t *active,
+                         uint8_t *rootactive)
+{
+	size_t nroots = 0;
+
+	for (size_t p = 0; p < s->nprocs; p++) {
 		struct ana_proc *pr = &s->procs[p];
 
 		for (uint64_t k = 0; k < pr->n; k++) {
@@ -412,22 +407,20 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 				rootactive[uf_find(s, e->end)] = 1;
 		}
 	}
-	for (i = 0; i < s->nends; i++) {
+	for (size_t i = 0; i < s->nends; i++) {
 		if (s->ends[i].uf == i) {
 			active[nroots] = rootactive[i];
 			roots[nroots++] = (uint32_t)i;
 		}
 	}
+	return nroots;
+}
 
-	/* 4. pairing by what the ends logged */
-	match_inodes(s, roots, nroots);
-	if ((rc = match_tcp(s, roots, nroots)))
-		goto out;
-	match_unix(s, roots, nroots, active);
-	match_fifos(s, roots, nroots);
-
-	/* 5. every send and receive names its end object; who writes and reads each one */
-	for (p = 0; p < s->nprocs; p++) {
+/* 5. every send and receive names its end object; who writes and reads each one; cnt[end]
+ * counts the sends that moved bytes. */
+static void assign_ends(struct ana_session *s, uint64_t *cnt)
+{
+	for (size_t p = 0; p < s->nprocs; p++) {
 		struct ana_proc *pr = &s->procs[p];
 
 		pr->sends = pr->recvs = 0;
@@ -459,23 +452,24 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 			}
 		}
 	}
+}
 
-	/* 6. the sends of each end object sorted by offset.  Offsets continue across fork and
-	 * exec, so a parent that hands a socket to its child gives one ordered stream; writers
-	 * that really wrote at the same time overlap, and their messages cannot be told apart. */
+/* 6. the sends of each end object sorted by offset.  Offsets continue across fork and
+ * exec, so a parent that hands a socket to its child gives one ordered stream; writers
+ * that really wrote at the same time overlap, and their messages cannot be told apart. */
+static int sort_sends(struct ana_session *s, const uint64_t *cnt)
+{
 	free(s->sendrefs);
 	s->nsendrefs = 0;
-	for (i = 0; i < s->nends; i++) {
+	for (size_t i = 0; i < s->nends; i++) {
 		s->ends[i].firstsend = s->nsendrefs;
 		s->ends[i].nsends = 0;
 		s->nsendrefs += cnt[i];
 	}
 	s->sendrefs = malloc((s->nsendrefs ? s->nsendrefs : 1) * sizeof(*s->sendrefs));
-	if (!s->sendrefs) {
-		rc = TRACE_ENOMEM;
-		goto out;
-	}
-	for (p = 0; p < s->nprocs; p++) {
+	if (!s->sendrefs)
+		return TRACE_ENOMEM;
+	for (size_t p = 0; p < s->nprocs; p++) {
 		struct ana_proc *pr = &s->procs[p];
 
 		for (uint64_t k = 0; k < pr->n; k++) {
@@ -494,7 +488,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 			e->src_proc = ANA_NONE; /* a send's src_* is its first dependent receive */
 		}
 	}
-	for (i = 0; i < s->nends; i++) {
+	for (size_t i = 0; i < s->nends; i++) {
 		struct ana_end *r = &s->ends[i];
 		struct ana_sendref *v = s->sendrefs + r->firstsend;
 
@@ -506,62 +500,98 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 			if (v[j].offset < v[j - 1].offset + v[j - 1].len)
 				r->ambiguous |= 4;
 	}
+	return 0;
+}
 
-	/* 7. every receive to the send of its last byte */
-	for (p = 0; p < s->nprocs; p++) {
-		struct ana_proc *pr = &s->procs[p];
+/* 7. receive k of p (0-based) to the send of its last byte.  Returns 1 when its peer is
+ * recorded but no send can be named (warned[] says which ends were reported already). */
+static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *warned)
+{
+	struct ana_ev *e = &s->procs[p].ev[k];
+	const struct ana_sendref *sr;
+	struct ana_ev *se;
+	uint32_t r, w;
+	int64_t j;
 
-		for (uint64_t k = 0; k < pr->n; k++) {
-			struct ana_ev *e = &pr->ev[k];
-			uint32_t r, w;
-			int64_t j;
-
-			if (e->kind != TRACE_EV_RECV || e->end == ANA_NONE)
-				continue;
-			e->src_proc = ANA_NONE;
-			e->external = 0;
-			if (!moved(e))
-				continue; /* EOF, error, EAGAIN: no bytes, no dependence */
-			r = e->end;
-			w = s->ends[r].peer;
-			if (w == ANA_NONE) {
-				e->external = 1;
-				continue;
-			}
-			if (s->ends[w].ambiguous & 4) {
-				if (!warned[r]) {
-					warned[r] = 1;
-					ana__warn(s, "channel %u of %s was written by several processes at "
-					          "once: its messages are not linked",
-					          s->ends[r].id, s->procs[s->ends[r].proc].name);
-				}
-				unmatched++;
-				continue;
-			}
-			j = ana__find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
-			              e->offset + moved(e) - 1);
-			if (j < 0) {
-				unmatched++;
-				continue;
-			}
-			{
-				const struct ana_sendref *sr = &s->sendrefs[s->ends[w].firstsend + (uint64_t)j];
-				struct ana_ev *se = &s->procs[sr->proc].ev[sr->idx - 1];
-
-				e->src_proc = sr->proc;
-				e->src_idx = sr->idx;
-				if (se->src_proc == ANA_NONE) {
-					se->src_proc = (uint32_t)p;
-					se->src_idx = (uint32_t)(k + 1);
-				}
-			}
-		}
+	e->src_proc = ANA_NONE;
+	e->external = 0;
+	if (!moved(e))
+		return 0; /* EOF, error, EAGAIN: no bytes, no dependence */
+	r = e->end;
+	w = s->ends[r].peer;
+	if (w == ANA_NONE) {
+		e->external = 1;
+		return 0;
 	}
+	if (s->ends[w].ambiguous & 4) {
+		if (!warned[r]) {
+			warned[r] = 1;
+			ana__warn(s, "channel %u of %s was written by several processes at "
+			          "once: its messages are not linked",
+			          s->ends[r].id, s->procs[s->ends[r].proc].name);
+		}
+		return 1;
+	}
+	j = ana__find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
+	                   e->offset + moved(e) - 1);
+	if (j < 0)
+		return 1;
+	sr = &s->sendrefs[s->ends[w].firstsend + (uint64_t)j];
+	se = &s->procs[sr->proc].ev[sr->idx - 1];
+	e->src_proc = sr->proc;
+	e->src_idx = sr->idx;
+	if (se->src_proc == ANA_NONE) {
+		se->src_proc = (uint32_t)p;
+		se->src_idx = (uint32_t)(k + 1);
+	}
+	return 0;
+}
+
+int ana__match(struct ana_session *s, struct trace_diag *diag)
+{
+	uint64_t *cnt = NULL;
+	uint32_t *roots = NULL;
+	uint8_t *active = NULL, *rootactive = NULL, *warned = NULL;
+	size_t nroots;
+	uint64_t unmatched = 0;
+	int rc;
+
+	if ((rc = link_inherited(s)))
+		goto out;
+	pair_pipes(s);
+	roots = malloc((s->nends ? s->nends : 1) * sizeof(*roots));
+	rootactive = calloc(s->nends ? s->nends : 1, 1);
+	active = calloc(s->nends ? s->nends : 1, 1);
+	cnt = calloc(s->nends ? s->nends : 1, sizeof(*cnt));
+	warned = calloc(s->nends ? s->nends : 1, 1);
+	if (!roots || !rootactive || !active || !cnt || !warned) {
+		rc = TRACE_ENOMEM;
+		goto out;
+	}
+	nroots = list_roots(s, roots, active, rootactive);
+
+	/* 4. pairing by what the ends logged */
+	match_inodes(s, roots, nroots);
+	if ((rc = match_tcp(s, roots, nroots)))
+		goto out;
+	match_unix(s, roots, nroots, active);
+	match_fifos(s, roots, nroots);
+
+	assign_ends(s, cnt);
+	if ((rc = sort_sends(s, cnt)))
+		goto out;
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 0; k < s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k];
+
+			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE)
+				unmatched += (uint64_t)link_receive(s, p, k, warned);
+		}
 	if (unmatched)
 		ana__warn(s, "%llu receives have no recorded send covering their bytes (a trace "
 		          "cut short, or a channel shared by several processes)",
 		          (unsigned long long)unmatched);
-	for (p = 0; p < s->nprocs; p++)
+	for (size_t p = 0; p < s->nprocs; p++)
 		if (s->procs[p].threads)
 			ana__warn(s, "%s created threads: its replay is not guaranteed",
 			          s->procs[p].name);

@@ -25,7 +25,7 @@
 
 #include <sqlite3.h>
 
-#include "ana.h"
+#include "sqldb.h"
 
 #define NPROC 16
 #define NCHAN 48

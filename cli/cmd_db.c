@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ana.h"
+#include "sqldb.h"
 #include "cli.h"
 #include "commands.h"
 #include "cmd_sql.h"

@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#include "ana.h"
+#include "sqldb.h"
 #include "cli.h"
 #include "cmd_sql.h"
 #include "commands.h"

@@ -2,13 +2,13 @@
  * cmd_stable.c: `encore stable`: simultaneous events (Spezialetti & Gupta): the distributed
  * control-flow graph of the recorded program, its PRE/POST sets (--sets), the valid
  * recognition points of `LE_1 == LE_2 ...`, and whether each LE_i is stable at the Inf cut
- * of the recorded run.  Thin: parses, calls analyzer/dcfg.c and analyzer/stable.c, prints.
+ * of the recorded run.  Thin: parses, calls stability/ (stab.h), prints.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ana.h"
+#include "stab.h"
 #include "cli.h"
 #include "commands.h"
 

@@ -1,6 +1,6 @@
 -- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 3.
--- Documented column by column in schemas/sql.md.  analyzer/sql_schema.h carries the same
--- text for the loader; tests/unit/test_ana_sql.c fails when the two differ.
+-- Documented column by column in schemas/sql.md.  The build generates sql/sql_schema.h, the
+-- text the loader runs, from this file (sql/gen_schema.py); tests/unit/test_sql.c checks it.
 -- Event ids are global: event.id = process.first_event + event.idx - 1.
 PRAGMA user_version = 3;
 

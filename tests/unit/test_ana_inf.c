@@ -5,7 +5,8 @@
  * the generator itself knows (not from the analyzer's matching), computes happened-before by
  * transitive closure, and finds the minimal cuts satisfying a predicate by looking at all of
  * them.  Hand-made traces cover the examples of Manabe & Imase section 3; thousands of seeded
- * random traces (random processes, channels, partial receives, interleavings) cover the rest.
+ * random traces (random processes, channels, partial receives, interleavings) cover the rest,
+ * including the vector clocks and the sweep order (ana_vclocks_new, ana_sweep) on every pair.
  */
 #include "unit.h"
 
@@ -789,6 +790,83 @@ static void check_hb_and_consistency(struct gen *g)
 	}
 }
 
+/* ana_sweep visits every event once, each after its process's previous event and after
+ * every event it depends on (ana_event_deps), in passes over the processes in order. */
+struct sweep_check {
+	struct gen *g;
+	uint64_t done[MAXP];
+	int count;
+	int stop_at;            /* return 5 at this visit (0: never) */
+};
+
+static int sweep_visit(void *ctx, size_t p, uint64_t k)
+{
+	struct sweep_check *c = ctx;
+	struct ana_ref deps[8];
+	int64_t nd = ana_event_deps(c->g->s, p, k, deps, 8);
+
+	ck_assert_uint_eq(c->done[p] + 1, k);
+	ck_assert_int_ge(nd, 0);
+	ck_assert_int_le(nd, 8);
+	for (int64_t i = 0; i < nd; i++)
+		ck_assert_uint_ge(c->done[deps[i].proc], deps[i].index);
+	c->done[p] = k;
+	return ++c->count == c->stop_at ? 5 : 0;
+}
+
+/* The vector clocks against ana_hb and the closure twin, on every pair of events. */
+static void check_vclocks(struct gen *g)
+{
+	struct ana_vclocks *vc;
+	struct sweep_check sc;
+	int total = 0, rc;
+
+	for (int p = 0; p < g->np; p++)
+		total += g->n[p];
+	memset(&sc, 0, sizeof(sc));
+	sc.g = g;
+	rc = ana_sweep(g->s, sweep_visit, &sc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(sc.count, total);
+	for (int p = 0; p < g->np; p++)
+		ck_assert_uint_eq(sc.done[p], (uint64_t)g->n[p]);
+	/* fn's non-zero return stops the walk and is returned (a session may have no events) */
+	memset(&sc, 0, sizeof(sc));
+	sc.g = g;
+	sc.stop_at = 1 + total / 2;
+	rc = ana_sweep(g->s, sweep_visit, &sc);
+	ck_assert_int_eq(rc, total ? 5 : 0);
+	ck_assert_int_eq(sc.count, total ? sc.stop_at : 0);
+
+	ck_assert_int_eq(ana_vclocks_new(g->s, &vc), 0);
+	for (int q = 0; q < g->np; q++)
+		for (int j = 1; j <= g->n[q]; j++) {
+			const uint32_t *c = ana_vclock(vc, (size_t)q, (uint64_t)j);
+
+			ck_assert_uint_eq(c[q], (uint32_t)j);
+			for (int p = 0; p < g->np; p++) {
+				/* the entry is the last event of p that happened before (q, j) */
+				uint32_t want = 0;
+
+				for (int i = 1; i <= g->n[p]; i++)
+					if (p != q && ana_hb(g->s, (size_t)p, (uint64_t)i, (size_t)q,
+					                     (uint64_t)j) == 1)
+						want = (uint32_t)i;
+				if (p != q)
+					ck_assert_uint_eq(c[p], want);
+				for (int i = 1; i <= g->n[p]; i++) {
+					int hb = (p != q || i != j) && (uint32_t)i <= c[p];
+
+					ck_assert_int_eq(hb, ana_hb(g->s, (size_t)p, (uint64_t)i, (size_t)q,
+					                            (uint64_t)j));
+					ck_assert_int_eq(hb, g->hb[p][i][q][j]);
+				}
+			}
+		}
+	ana_vclocks_free(vc);
+	ana_vclocks_free(NULL);
+}
+
 static void check_cp_dp(struct gen *g, struct unit_rng *r)
 {
 	struct dpdesc dp;
@@ -1325,6 +1403,7 @@ START_TEST(random_against_twin)
 		ck_assert_ptr_nonnull(g);
 		gen_build(g, &r, np, total);
 		check_hb_and_consistency(g);
+		check_vclocks(g);
 		check_races(g);
 		for (int k = 0; k < 4; k++) {
 			check_cp_dp(g, &r);

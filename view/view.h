@@ -1,20 +1,28 @@
 /*
- * view.h: what `encore show` and `encore export` draw from, shared by cmd_show.c (which
- * defines it) and cmd_export.c.
+ * view.h: pictures of a recorded session: what `encore show` and `encore export` write.
  *
  * A view is the analyzer's model of a session (processes, events, message edges) plus what
  * only the trace files hold and the viewers want: each event's timestamp, a mark's key, and
- * where each process was forked.  view_sweep walks every event once in an order consistent
- * with happened-before (program order, messages, connections, ends of file, forks), which is
- * what a space-time layout and vector clocks both need.
+ * where each process was forked.  Its order and clocks come from the analyzer (ana_sweep,
+ * ana_vclocks), which is the one home of happened-before; the writers only lay it out:
+ * a space-time diagram in SVG, Chrome trace-event JSON (Perfetto), a ShiViz log.
+ *
+ * Conventions are the analyzer's: 0 or a negative TRACE_E* code, a struct trace_diag where
+ * one is taken.  The writers print to the FILE they are given and nothing else; the caller
+ * checks the stream for write errors.
  */
-#ifndef ENCORE_CLI_VIEW_H
-#define ENCORE_CLI_VIEW_H
+#ifndef ENCORE_VIEW_H
+#define ENCORE_VIEW_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ana.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct view_event {
 	uint32_t kind;          /* enum trace_kind */
@@ -23,8 +31,8 @@ struct view_event {
 	uint64_t time_ns;       /* as recorded (0 when not stamped) */
 	uint64_t ts_ns;         /* display time: the recorded time, made to increase along
 	                           happened-before (unstamped events borrow their neighbours') */
-	uint64_t rank;          /* Lamport clock: 1 + max(previous event, the send of a receive,
-	                           the fork of a first event) */
+	uint64_t rank;          /* Lamport clock: 1 + max(previous event, every event it
+	                           depends on: ana_event_deps) */
 	const char *key;        /* marks: the key; else NULL */
 	uint32_t src_proc;      /* receives: the process of the send; accepts: of the connect
 	                           (ANA_NO_PROC: none) */
@@ -35,8 +43,6 @@ struct view_event {
 	uint32_t nxdeps;
 	int external;           /* external input: bytes from outside, clock, random, ready set,
 	                           pid */
-	int is_src;             /* another process's event (receive, accept, end of file, forked
-	                           child) depends on this event */
 };
 
 struct view_proc {
@@ -63,8 +69,23 @@ void view_free(struct view *v);
 /* 1 if event (p, k) is a receive drawn as a message arrow (from its src_proc/src_index). */
 int view_is_message(const struct view *v, size_t p, uint64_t k);
 
-/* Call fn for every event once, each after everything that happened before it.  Returns 0,
- * fn's first non-zero return, or TRACE_ECORRUPT if the edges form a cycle. */
-int view_sweep(const struct view *v, int (*fn)(void *ctx, size_t p, uint64_t k), void *ctx);
+/* A space-time diagram as SVG: one line per process, events by Lamport rank, messages,
+ * forks and other edges as arrows; with cuts (may be NULL), each cut drawn across the
+ * processes and `pred` (may be NULL) named in the title. */
+int view_svg_write(FILE *out, const char *dir, const struct view *v, const char *pred,
+                   const struct ana_cuts *cuts);
+
+/* Chrome trace-event JSON (chrome://tracing, Perfetto): a track per process, a slice per
+ * event at its display time, flows for messages, connections and forks.  *flows (may be
+ * NULL) gets the number of message flows. */
+int view_chrome_write(FILE *out, const char *dir, const struct view *v, uint64_t *flows);
+
+/* A ShiViz log: the parsing regex, an empty delimiter, then per event (in ana_sweep's
+ * order) "HOST {vector clock}" and a description. */
+int view_shiviz_write(FILE *out, const struct view *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -790,6 +790,36 @@ static int options_for(const struct ana_dcfg *g, const struct ana_se *se, size_t
 	return 0;
 }
 
+/* The point just after node n of process P, with the witnesses the search picked. */
+static int push_recog(struct ana_recogs *out, size_t *capv, size_t P, size_t n,
+                      const struct search *sr)
+{
+	struct ana_recog *rg;
+
+	if (out->n == *capv) {
+		size_t nc = *capv ? *capv * 2 : 8;
+		struct ana_recog *nv = realloc(out->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return TRACE_ENOMEM;
+		out->v = nv;
+		*capv = nc;
+	}
+	rg = &out->v[out->n];
+	rg->proc = P;
+	rg->node = n;
+	rg->cls = ANA_SE_LOCAL;
+	if (!(rg->w = calloc(sr->ncomp, sizeof(*rg->w))))
+		return TRACE_ENOMEM;
+	out->n++;
+	for (size_t c = 0; c < sr->ncomp; c++) {
+		rg->w[c] = sr->opts[c][sr->pick[c]].w;
+		if (rg->w[c].cls > rg->cls)
+			rg->cls = rg->w[c].cls;
+	}
+	return 0;
+}
+
 int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t bound,
                       struct ana_recogs *out, struct trace_diag *diag)
 {
@@ -847,7 +877,6 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 	}
 	for (size_t P = 0; P < g->nprocs; P++)
 		for (size_t n = 0; n < g->nnodes; n++) {
-			struct ana_recog *rg;
 			int found;
 
 			if (g->nodes[n].proc != P ||
@@ -890,31 +919,8 @@ int ana_stable_points(const struct ana_dcfg *g, const struct ana_se *se, size_t 
 					goto done;
 				continue;
 			}
-			if (out->n == capv) {
-				size_t nc = capv ? capv * 2 : 8;
-				struct ana_recog *nv = realloc(out->v, nc * sizeof(*nv));
-
-				if (!nv) {
-					rc = TRACE_ENOMEM;
-					goto out;
-				}
-				out->v = nv;
-				capv = nc;
-			}
-			rg = &out->v[out->n];
-			rg->proc = P;
-			rg->node = n;
-			rg->cls = ANA_SE_LOCAL;
-			if (!(rg->w = calloc(se->n, sizeof(*rg->w)))) {
-				rc = TRACE_ENOMEM;
+			if ((rc = push_recog(out, &capv, P, n, &sr)))
 				goto out;
-			}
-			out->n++;
-			for (size_t c = 0; c < se->n; c++) {
-				rg->w[c] = sr.opts[c][sr.pick[c]].w;
-				if (rg->w[c].cls > rg->cls)
-					rg->cls = rg->w[c].cls;
-			}
 		}
 done:
 	out->bound_hit = sr.bound_hit;
@@ -1014,6 +1020,107 @@ static int all_true(const uint64_t *bits, uint64_t lo, uint64_t hi)
 	return 1;
 }
 
+/* The recognition in this run (3.1, "occurrence"): an execution e = (P, k) of a valid
+ * point at which P's view -- P at k, every other part's process at its last event that
+ * happened before e -- has every part true.  Such a view satisfies the conjunction, so
+ * it lies above the Inf cut.  Per point its first such execution; of those, the one with
+ * the smallest view (sum of the states), then the first point. */
+static int find_recognition(struct ana_session *s, const struct ana_dcfg *g,
+                            const struct ana_se *se, const struct ana_recogs *pts,
+                            uint64_t *const *bits, struct ana_stable_run *out)
+{
+	uint64_t best = UINT64_MAX;
+	int rc;
+
+	for (size_t i = 0; pts && i < pts->n; i++) {
+		int P = ana_proc_find(s, g->procs[pts->v[i].proc].name);
+
+		if (P < 0)
+			continue;
+		for (uint64_t k = out->cut[P] ? out->cut[P] : 1; k <= s->procs[P].n; k++) {
+			uint64_t sum = k;
+			int sees = 1;
+
+			if (ana__dcfg_event_node(g, s, (size_t)P, k) != pts->v[i].node)
+				continue;
+			for (size_t c = 0; c < se->n && sees; c++) {
+				size_t q = out->comp[c].proc;
+				uint64_t lo = 0, hi = s->procs[q].n;
+
+				if (q == (size_t)P) {
+					sees = ana__bit(bits[c], k);
+					continue;
+				}
+				/* the last event of q that happened before (P, k): hb is monotone in
+				 * q's events, so binary search */
+				while (lo < hi) {
+					uint64_t mid = lo + (hi - lo + 1) / 2;
+
+					if ((rc = ana_hb(s, q, mid, (size_t)P, k)) < 0)
+						return rc;
+					if (rc)
+						lo = mid;
+					else
+						hi = mid - 1;
+				}
+				rc = 0;
+				sees = ana__bit(bits[c], lo);
+				sum += lo;
+			}
+			if (!sees)
+				continue;
+			if (sum < best) {
+				best = sum;
+				out->recognized = 1;
+				out->recog = i;
+				out->proc = (size_t)P;
+				out->event = k;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* With a recognition: the window each part must stay true in, from what P learnt of P_i
+ * (the causal past of the recognition) to P_i's last state before it depends on anything
+ * P did after recognising.  cdown is scratch, nprocs + 1 entries. */
+static int set_windows(struct ana_session *s, const struct ana_se *se,
+                       struct ana_stable_run *out, uint64_t *cdown)
+{
+	int rc;
+
+	memset(cdown, 0, (s->nprocs + 1) * sizeof(*cdown));
+	cdown[out->proc] = out->event;
+	if ((rc = ana_close_down(s, cdown)))
+		return rc;
+	for (size_t c = 0; c < se->n; c++) {
+		struct ana_stable_comp *sc = &out->comp[c];
+		size_t q = sc->proc;
+		uint64_t n = s->procs[q].n, hi = n;
+
+		if (q == out->proc) {
+			sc->lo = sc->hi = out->event;
+			continue;
+		}
+		sc->lo = cdown[q];
+		/* P halts at p; P_i runs on until its first event that depends on what P
+		 * did after p */
+		if (out->event < s->procs[out->proc].n)
+			for (uint64_t j = sc->lo + 1; j <= n; j++) {
+				if ((rc = ana_hb(s, out->proc, out->event + 1, q, j)) < 0)
+					return rc;
+				if (rc) {
+					hi = j - 1;
+					break;
+				}
+			}
+		rc = 0;
+		sc->hi = hi;
+	}
+	return 0;
+}
+
 int ana_stable_run(struct ana_session *s, const struct ana_dcfg *g, const struct ana_se *se,
                    const struct ana_recogs *pts, struct ana_stable_run *out,
                    struct trace_diag *diag)
@@ -1070,92 +1177,10 @@ int ana_stable_run(struct ana_session *s, const struct ana_dcfg *g, const struct
 		sc->lo = sc->state;
 		sc->hi = n;
 	}
-	/* The recognition in this run (3.1, "occurrence"): an execution e = (P, k) of a valid
-	 * point at which P's view -- P at k, every other part's process at its last event that
-	 * happened before e -- has every part true.  Such a view satisfies the conjunction, so
-	 * it lies above the Inf cut.  Per point its first such execution; of those, the one with
-	 * the smallest view (sum of the states), then the first point. */
-	{
-		uint64_t best = UINT64_MAX;
-
-		for (size_t i = 0; pts && i < pts->n; i++) {
-			int P = ana_proc_find(s, g->procs[pts->v[i].proc].name);
-
-			if (P < 0)
-				continue;
-			for (uint64_t k = out->cut[P] ? out->cut[P] : 1; k <= s->procs[P].n; k++) {
-				uint64_t sum = k;
-				int sees = 1;
-
-				if (ana__dcfg_event_node(g, s, (size_t)P, k) != pts->v[i].node)
-					continue;
-				for (size_t c = 0; c < se->n && sees; c++) {
-					size_t q = out->comp[c].proc;
-					uint64_t lo = 0, hi = s->procs[q].n;
-
-					if (q == (size_t)P) {
-						sees = ana__bit(bits[c], k);
-						continue;
-					}
-					/* the last event of q that happened before (P, k): hb is monotone in
-					 * q's events, so binary search */
-					while (lo < hi) {
-						uint64_t mid = lo + (hi - lo + 1) / 2;
-
-						if ((rc = ana_hb(s, q, mid, (size_t)P, k)) < 0)
-							goto out;
-						if (rc)
-							lo = mid;
-						else
-							hi = mid - 1;
-					}
-					rc = 0;
-					sees = ana__bit(bits[c], lo);
-					sum += lo;
-				}
-				if (!sees)
-					continue;
-				if (sum < best) {
-					best = sum;
-					out->recognized = 1;
-					out->recog = i;
-					out->proc = (size_t)P;
-					out->event = k;
-				}
-				break;
-			}
-		}
-	}
-	if (out->recognized) {
-		memset(cdown, 0, (s->nprocs + 1) * sizeof(*cdown));
-		cdown[out->proc] = out->event;
-		if ((rc = ana_close_down(s, cdown)))
-			goto out;
-		for (size_t c = 0; c < se->n; c++) {
-			struct ana_stable_comp *sc = &out->comp[c];
-			size_t q = sc->proc;
-			uint64_t n = s->procs[q].n, hi = n;
-
-			if (q == out->proc) {
-				sc->lo = sc->hi = out->event;
-				continue;
-			}
-			sc->lo = cdown[q];
-			/* P halts at p; P_i runs on until its first event that depends on what P
-			 * did after p */
-			if (out->event < s->procs[out->proc].n)
-				for (uint64_t j = sc->lo + 1; j <= n; j++) {
-					if ((rc = ana_hb(s, out->proc, out->event + 1, q, j)) < 0)
-						goto out;
-					if (rc) {
-						hi = j - 1;
-						break;
-					}
-				}
-			rc = 0;
-			sc->hi = hi;
-		}
-	}
+	if ((rc = find_recognition(s, g, se, pts, bits, out)))
+		goto out;
+	if (out->recognized && (rc = set_windows(s, se, out, cdown)))
+		goto out;
 	for (size_t c = 0; c < se->n; c++)
 		out->comp[c].stable = out->comp[c].lo <= out->comp[c].hi &&
 		                      all_true(bits[c], out->comp[c].lo, out->comp[c].hi);

@@ -1,5 +1,5 @@
 /*
- * sql.c: a session into SQLite (issue #7).  Fills the schema of schemas/trace.sql from the
+ * sql.c: a session into SQLite.  Fills the schema of schemas/trace.sql from the
  * analyzer's model (processes, matched channels, messages, races) and, when the session
  * directory is at hand, from a second pass over the trace files for what the model does not
  * keep (times, errno, fds, libc calls, recorded values, frames, process metadata).  Also the
@@ -24,6 +24,8 @@
 #include <sqlite3.h>
 
 #include "ana_internal.h"
+#include "sqldb.h"
+#include "stab.h"
 #include "sql_schema.h"
 
 /* Flag bit of event.flags beyond TRACE_FL_*: this signal killed the process. */
@@ -509,18 +511,15 @@ static int clock_ns(const struct trace_event *tev, int64_t *ns)
 	return 1;
 }
 
-static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_event *tev,
-                     uint32_t image, const struct trace_stack *ts)
+/* The event table's row of (p, k), event id `id`. */
+static int put_event_row(struct filler *f, size_t p, uint64_t k, int64_t id,
+                         const struct trace_event *tev, uint32_t image, int64_t site)
 {
 	struct ana_session *s = f->s;
 	const struct ana_ev *e = ana__ev(s, p, k);
-	struct sqlval *v;
-	int64_t id = (int64_t)(f->first[p] + k - 1), site = 0;
 	uint32_t kind = e->kind, flags = e->flags;
-	int rc;
+	struct sqlval *v;
 
-	if (e->site && (rc = stack_id(f, p, e->site, ts, &site)))
-		return rc;
 	if (kind == TRACE_EV_SIGNAL && e->fatal)
 		flags |= SQL_FL_FATAL;
 	v = batch_row(&f->ev);
@@ -581,9 +580,17 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		vint(&v[15], image);
 	else
 		vnull(&v[15]);
-	if ((rc = batch_add(f, &f->ev)))
-		return rc;
-	tick(f);
+	return batch_add(f, &f->ev);
+}
+
+/* A mark's row in the mark table, an input's in the input table. */
+static int put_mark_or_input(struct filler *f, size_t p, uint64_t k, int64_t id,
+                             const struct trace_event *tev)
+{
+	struct ana_session *s = f->s;
+	const struct ana_ev *e = ana__ev(s, p, k);
+	uint32_t kind = e->kind;
+	int rc;
 
 	if (kind == TRACE_EV_MARK) {
 		struct sqlval *m = batch_row(&f->mark);
@@ -593,9 +600,9 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 		vint(&m[2], (int64_t)k);
 		vtext(&m[3], e->chan < s->nkeys ? s->keys[e->chan] : "");
 		vint(&m[4], e->result);
-		if ((rc = batch_add(f, &f->mark)))
-			return rc;
-	} else if (is_input_kind(kind) && tev) {
+		return batch_add(f, &f->mark);
+	}
+	if (is_input_kind(kind) && tev) {
 		struct sqlval *in = batch_row(&f->input);
 		int64_t ns;
 
@@ -617,72 +624,107 @@ static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_
 			vint(&in[6], e->result);
 		else
 			vnull(&in[6]);
-		if ((rc = batch_add(f, &f->input)))
-			return rc;
+		return batch_add(f, &f->input);
 	}
-	if (kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE) {
-		/* the connect it took: a happened-before edge like a message's */
-		sqlite3_stmt *cn = f->st[ST_CONN];
-		uint32_t end = e->chan ? ana__end_lookup(s, (uint32_t)p, e->chan) : ANA_NONE;
+	return 0;
+}
 
-		sqlite3_bind_int64(cn, 1, id);
-		sqlite3_bind_int64(cn, 2, (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
-		if (end != ANA_NONE)
-			sqlite3_bind_int64(cn, 3, (int64_t)end + 1);
-		else
-			sqlite3_bind_null(cn, 3);
-		if ((rc = step(f, ST_CONN, "inserting a connection")))
-			return rc;
-	}
-	if (e->xin || (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT)) {
-		/* the analyzer's other edges into this event (edges.c): an end of file after the
-		 * writers' releases, a send into a full pipe after the receive that made room; an
-		 * in-edge of another kind (in its source slot) is named after the event's kind */
-		const char *dk = kind == TRACE_EV_SEND ? "room"
-		                 : kind == TRACE_EV_RECV && e->eof ? "eof" : trace_kind_name(kind);
-		size_t nx = 0;
-		const struct ana_xedge *x = e->xin ? ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx)
-		                                   : NULL;
+/* An accept's row in the connection table: the connect it took, a happened-before edge
+ * like a message's. */
+static int put_connection(struct filler *f, size_t p, const struct ana_ev *e, int64_t id)
+{
+	sqlite3_stmt *cn = f->st[ST_CONN];
+	uint32_t end = e->chan ? ana__end_lookup(f->s, (uint32_t)p, e->chan) : ANA_NONE;
 
-		for (size_t i = 0; i <= nx; i++) {
-			sqlite3_stmt *dp = f->st[ST_DEP];
-			uint32_t oq, oi;
+	sqlite3_bind_int64(cn, 1, id);
+	sqlite3_bind_int64(cn, 2, (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
+	if (end != ANA_NONE)
+		sqlite3_bind_int64(cn, 3, (int64_t)end + 1);
+	else
+		sqlite3_bind_null(cn, 3);
+	return step(f, ST_CONN, "inserting a connection");
+}
 
-			if (i < nx) {
-				if (x[i].oproc == ANA_NONE)
-					continue; /* given way to break a cycle (a warning says so) */
-				oq = x[i].oproc;
-				oi = x[i].oidx;
-			} else if (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT) {
-				oq = e->src_proc;
-				oi = e->src_idx;
-			} else {
-				break;
-			}
-			sqlite3_bind_int64(dp, 1, id);
-			sqlite3_bind_int64(dp, 2, (int64_t)(f->first[oq] + oi - 1));
-			bind_static(dp, 3, dk);
-			if ((rc = step(f, ST_DEP, "inserting a dependency")))
-				return rc;
+/* The analyzer's other edges into (p, k) (edges.c) in the dependency table: an end of file
+ * after the writers' releases, a send into a full pipe after the receive that made room; an
+ * in-edge of another kind (in its source slot) is named after the event's kind. */
+static int put_deps(struct filler *f, size_t p, uint64_t k, const struct ana_ev *e, int64_t id)
+{
+	struct ana_session *s = f->s;
+	uint32_t kind = e->kind;
+	const char *dk = kind == TRACE_EV_SEND ? "room"
+	                 : kind == TRACE_EV_RECV && e->eof ? "eof" : trace_kind_name(kind);
+	size_t nx = 0;
+	const struct ana_xedge *x = e->xin ? ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx)
+	                                   : NULL;
+	int rc;
+
+	for (size_t i = 0; i <= nx; i++) {
+		sqlite3_stmt *dp = f->st[ST_DEP];
+		uint32_t oq, oi;
+
+		if (i < nx) {
+			if (x[i].oproc == ANA_NONE)
+				continue; /* given way to break a cycle (a warning says so) */
+			oq = x[i].oproc;
+			oi = x[i].oidx;
+		} else if (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT) {
+			oq = e->src_proc;
+			oi = e->src_idx;
+		} else {
+			break;
 		}
-	}
-	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE) {
-		struct sqlval *m = batch_row(&f->msg);
-		uint32_t end = e->chan ? ana__end_lookup(s, (uint32_t)p, e->chan) : ANA_NONE;
-
-		vint(&m[0], id);
-		vint(&m[1], (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
-		vint(&m[2], id);
-		if (end != ANA_NONE)
-			vint(&m[3], (int64_t)end + 1);
-		else
-			vnull(&m[3]);
-		vint(&m[4], (int64_t)e->offset);
-		vint(&m[5], e->result);
-		vint(&m[6], (e->flags & TRACE_FL_PEEK) ? 1 : 0);
-		if ((rc = batch_add(f, &f->msg)))
+		sqlite3_bind_int64(dp, 1, id);
+		sqlite3_bind_int64(dp, 2, (int64_t)(f->first[oq] + oi - 1));
+		bind_static(dp, 3, dk);
+		if ((rc = step(f, ST_DEP, "inserting a dependency")))
 			return rc;
 	}
+	return 0;
+}
+
+/* A linked receive's row in the message table. */
+static int put_message(struct filler *f, size_t p, const struct ana_ev *e, int64_t id)
+{
+	struct sqlval *m = batch_row(&f->msg);
+	uint32_t end = e->chan ? ana__end_lookup(f->s, (uint32_t)p, e->chan) : ANA_NONE;
+
+	vint(&m[0], id);
+	vint(&m[1], (int64_t)(f->first[e->src_proc] + e->src_idx - 1));
+	vint(&m[2], id);
+	if (end != ANA_NONE)
+		vint(&m[3], (int64_t)end + 1);
+	else
+		vnull(&m[3]);
+	vint(&m[4], (int64_t)e->offset);
+	vint(&m[5], e->result);
+	vint(&m[6], (e->flags & TRACE_FL_PEEK) ? 1 : 0);
+	return batch_add(f, &f->msg);
+}
+
+static int put_event(struct filler *f, size_t p, uint64_t k, const struct trace_event *tev,
+                     uint32_t image, const struct trace_stack *ts)
+{
+	const struct ana_ev *e = ana__ev(f->s, p, k);
+	int64_t id = (int64_t)(f->first[p] + k - 1), site = 0;
+	uint32_t kind = e->kind;
+	int rc;
+
+	if (e->site && (rc = stack_id(f, p, e->site, ts, &site)))
+		return rc;
+	if ((rc = put_event_row(f, p, k, id, tev, image, site)))
+		return rc;
+	tick(f);
+	if ((rc = put_mark_or_input(f, p, k, id, tev)))
+		return rc;
+	if (kind == TRACE_EV_ACCEPT && e->src_proc != ANA_NONE &&
+	    (rc = put_connection(f, p, e, id)))
+		return rc;
+	if ((e->xin || (ana__in_edge(e) && kind != TRACE_EV_RECV && kind != TRACE_EV_ACCEPT)) &&
+	    (rc = put_deps(f, p, k, e, id)))
+		return rc;
+	if (kind == TRACE_EV_RECV && e->src_proc != ANA_NONE && (rc = put_message(f, p, e, id)))
+		return rc;
 	return 0;
 }
 
@@ -1001,7 +1043,7 @@ static int put_warning(struct filler *f, int64_t id, const char *msg)
 	return step(f, ST_WARN, "inserting a warning");
 }
 
-/* Stability (issue #8, schemas/stability.md): the DCFG of this session, built and solved as
+/* Stability (schemas/stability.md): the DCFG of this session, built and solved as
  * `encore stable DIR --sets` does (same node ids, race_thread made it), and its PRE, POST1
  * and POST2 sets.  A session the DCFG cannot be built from gets empty tables and a warning,
  * never a failed load. */

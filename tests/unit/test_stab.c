@@ -1,5 +1,5 @@
 /*
- * test_ana_stable.c: the DCFG, PRE/POST sets and recognition points of issue #8 (Spezialetti
+ * test_stab.c: the DCFG, PRE/POST sets and recognition points of issue #8 (Spezialetti
  * & Gupta): hand-built graphs of the paper's shapes (an RPC, the fixed and fuzzy barriers of
  * section 3.2.6, a pipeline with no valid point), the set equations against a brute-force
  * enumeration of chains on random graphs, the parsing of `==`, the monotonicity of LOCAL
@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include "ana.h"
+#include "stab.h"
 #include "ana_internal.h"
 #include "dcfg_internal.h"
 
@@ -1358,7 +1358,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("ana_stable");
+	Suite *s = suite_create("stab");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, rpc_sets);

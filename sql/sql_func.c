@@ -1,5 +1,5 @@
 /*
- * sql_func.c: causality inside SQLite (issue #7): hb(a, b), concurrent(a, b) and the
+ * sql_func.c: causality inside SQLite: hb(a, b), concurrent(a, b) and the
  * table-valued functions causal_past(id) / causal_future(id) over event ids.
  *
  * They need nothing but the database: on first use they read the process table (event id
@@ -17,9 +17,11 @@
  * built in one pass (2 or 4 bytes per join per process: a fraction of one per event);
  * hb(a, b) is then two memory reads, vc[jrow[b]][proc(a)] >= index(a), and causal_past a
  * row copy.  Otherwise one column per process asked about (4 bytes per join, one pass over
- * the joins), as many as fit kept, least recently used out.
+ * the joins), as many as fit kept, least recently used out.  The order, the clocks and the
+ * columns are the analyzer's engine (ana_hbg_*, analyzer/hbgraph.c) run on the joins: this
+ * file reads the database and keeps the memory.
  *
- * Compiled twice: into the analyzer (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
+ * Compiled twice: into libsql (ana_sql_register) and, with ANA_SQL_EXTENSION defined,
  * into the loadable extension encore_sql.so (sql_ext.c) for any SQLite client.
  */
 #include <stdint.h>
@@ -31,6 +33,8 @@
 #ifndef ANA_SQL_EXTENSION
 #include <sqlite3.h>
 
+#include "sqldb.h"
+#else
 #include "ana.h"
 #endif
 
@@ -73,6 +77,7 @@ struct graph {
 	uint32_t *jrow;            /* per event id: the last join at or before it in its process,
 	                              0 when none */
 	uint32_t *topo;            /* the joins in a linear extension of happened-before */
+	struct ana_hbg hbg;        /* the joins as the analyzer's clock engine reads them */
 	/* reachability columns over joins: col_p[k] = the last event of p before join k */
 	uint32_t **col;            /* per process, NULL when not built */
 	uint64_t *used;
@@ -220,138 +225,73 @@ static int fail(struct graph *g, const char *msg, const char *detail)
 	return -1;
 }
 
-/* What a join whose source is event `src` waits for: the last join at or before src in
- * src's process, whose clock src's is (0: none, nothing to wait for). */
-static uint32_t dep(const struct graph *g, uint32_t src)
+/* The joins as an ana_hbg (ana.h): join k of process p stands for event j[k].id; its
+ * sources are its in-edges, each carried by the last join at or before it (jrow). */
+static uint32_t hbg_index(const void *ctx, uint32_t k, uint32_t p)
 {
-	return src ? g->jrow[src] : 0;
+	const struct graph *g = ctx;
+
+	return (uint32_t)(g->j[k].id - g->base[p]);
 }
 
-/* A linear extension of happened-before over the joins: each process runs through its joins
- * until one waits for a join of another process not yet reached; it is woken when that
- * process gets there.  A cycle leaves joins unreached. */
+static uint32_t hbg_nsrcs(const void *ctx, uint32_t k, uint32_t p)
+{
+	(void)p;
+	return nsrcs(ctx, k);
+}
+
+static int hbg_src(const void *ctx, uint32_t k, uint32_t p, uint32_t e, struct ana_hbg_src *out)
+{
+	const struct graph *g = ctx;
+	uint32_t s = jsrc(g, k, p, e);
+
+	if (!s)
+		return 0;
+	out->proc = (uint32_t)proc_of(g, s);
+	out->index = (uint32_t)(s - g->base[out->proc]);
+	out->node = g->jrow[s];
+	return 1;
+}
+
+/* A linear extension of happened-before over the joins (ana_hbg_order). */
 static int order(struct graph *g)
 {
-	size_t np = g->np;
-	uint32_t *pos = malloc((np ? np : 1) * sizeof(*pos)), *need = NULL;
-	size_t *stack = malloc((np ? np : 1) * sizeof(*stack)), top = 0;
-	size_t *head = malloc((np ? np : 1) * sizeof(*head)), *next = NULL;
-	uint64_t t = 0;
-	int rc = 0;
+	int rc;
 
-	next = malloc((np ? np : 1) * sizeof(*next));
-	need = malloc((np ? np : 1) * sizeof(*need));
-	if (!pos || !stack || !head || !next || !need ||
-	    !(g->topo = malloc((g->nj ? g->nj : 1) * sizeof(*g->topo)))) {
-		rc = fail(g, "out of memory ordering the events", NULL);
-		goto out;
-	}
-	for (size_t p = 0; p < np; p++) {
-		head[p] = SIZE_MAX;
-		pos[p] = g->jfirst[p];
-		stack[top++] = np - 1 - p;
-	}
-	while (top) {
-		size_t p = stack[--top];
-
-		while (pos[p] < g->jfirst[p + 1]) {
-			uint32_t k = pos[p], w = 0;
-
-			/* done when below its process's position; a join of p itself at or after
-			 * pos[p] is a cycle and waits for ever */
-			for (uint32_t e = 0, ns = nsrcs(g, k); e < ns && !w; e++) {
-				uint32_t d = dep(g, jsrc(g, k, (uint32_t)p, e));
-
-				if (d && d >= pos[jproc(g, d)])
-					w = d;
-			}
-			if (w) {
-				size_t q = jproc(g, w);
-
-				need[p] = w;
-				next[p] = head[q];
-				head[q] = p;
-				break;
-			}
-			g->topo[t++] = pos[p]++;
-		}
-		/* wake the processes that waited for p to get this far */
-		for (size_t *wp = &head[p]; *wp != SIZE_MAX;) {
-			size_t r = *wp;
-
-			if (need[r] < pos[p]) {
-				*wp = next[r];
-				stack[top++] = r;
-			} else {
-				wp = &next[r];
-			}
-		}
-	}
-	if (t != g->nj)
-		rc = fail(g, "the message and connection tables contradict program order (a cycle)",
-		          NULL);
-out:
-	free(pos);
-	free(stack);
-	free(head);
-	free(next);
-	free(need);
-	return rc;
+	g->hbg.nprocs = g->np;
+	g->hbg.nnodes = g->nj;
+	g->hbg.first = g->jfirst;
+	g->hbg.ctx = g;
+	g->hbg.index = hbg_index;
+	g->hbg.nsrcs = hbg_nsrcs;
+	g->hbg.src = hbg_src;
+	if (!(g->topo = malloc((g->nj ? g->nj : 1) * sizeof(*g->topo))))
+		return fail(g, "out of memory ordering the events", NULL);
+	rc = ana_hbg_order(&g->hbg, g->topo);
+	if (rc == TRACE_ECORRUPT)
+		return fail(g, "the message and connection tables contradict program order (a cycle)",
+		            NULL);
+	if (rc)
+		return fail(g, "out of memory ordering the events", NULL);
+	return 0;
 }
 
-/* Every column at once, one pass over the joins in topological order: row k = max(row of
- * the previous join of its process, the rows of its sources with their own entries), then
- * its own entry.  Entries are event indices: 2 bytes each when every process has fewer than
- * 65536 events (half the memory, and a cold build pays for memory first), else 4. */
-#define VCLOCKS(NAME, T)                                                                    \
-static T *NAME(struct graph *g)                                                             \
-{                                                                                           \
-	size_t np = g->np;                                                                  \
-	T *vc = big_alloc((g->nj + 1) * np * sizeof(*vc));                                  \
-                                                                                            \
-	if (!vc)                                                                            \
-		return NULL;                                                                \
-	memset(vc, 0, np * sizeof(*vc));                                                    \
-	for (uint64_t t = 0; t < g->nj; t++) {                                              \
-		uint32_t k = g->topo[t], q = jproc(g, k);                                   \
-		const struct join *jk = &g->j[k];                                           \
-		T *row = vc + (uint64_t)k * np;                                             \
-		uint32_t prev = k > g->jfirst[q] ? k - 1 : 0;                               \
-                                                                                            \
-		memcpy(row, vc + (uint64_t)prev * np, np * sizeof(*row));                   \
-		for (uint32_t e = 0, ns = nsrcs(g, k); e < ns; e++) {                       \
-			uint32_t s = jsrc(g, k, q, e), sp;                                  \
-			const T *a;                                                         \
-                                                                                            \
-			if (!s)                                                             \
-				continue;                                                   \
-			sp = (uint32_t)proc_of(g, s);                                       \
-			a = vc + (uint64_t)g->jrow[s] * np;                                 \
-			for (size_t x = 0; x < np; x++)                                     \
-				if (a[x] > row[x])                                          \
-					row[x] = a[x];                                      \
-			if (s - g->base[sp] > row[sp])                                      \
-				row[sp] = (T)(s - g->base[sp]);                             \
-		}                                                                           \
-		row[q] = (T)(jk->id - g->base[q]);                                          \
-	}                                                                                   \
-	return vc;                                                                          \
-}
-
-VCLOCKS(vclocks16, uint16_t)
-VCLOCKS(vclocks32, uint32_t)
-
+/* Every join's clock at once (ana_hbg_vclocks), when they fit: entries are event indices,
+ * 2 bytes each when every process has fewer than 65536 events (half the memory, and a cold
+ * build pays for memory first), else 4.  Out of memory leaves the columns. */
 static void vclocks(struct graph *g)
 {
-	uint64_t most = 0;
+	uint64_t most = 0, cells = (g->nj + 1) * g->np;
 
 	for (size_t p = 0; p < g->np; p++)
 		if (g->n[p] > most)
 			most = g->n[p];
-	if (most < 65536)
-		g->vc16 = vclocks16(g);
-	else
-		g->vc = vclocks32(g);
+	if (most < 65536) {
+		if ((g->vc16 = big_alloc(cells * sizeof(*g->vc16))))
+			ana_hbg_vclocks16(&g->hbg, g->topo, g->vc16);
+	} else if ((g->vc = big_alloc(cells * sizeof(*g->vc)))) {
+		ana_hbg_vclocks32(&g->hbg, g->topo, g->vc);
+	}
 }
 
 /* Entry p of the clock of join k (the last event of p that happened before it). */
@@ -613,28 +553,7 @@ static const uint32_t *column(struct graph *g, size_t c)
 	} else if (!(col = big_alloc((g->nj + 1) * sizeof(*col)))) {
 		return NULL;
 	}
-	col[0] = 0;
-	for (uint64_t t = 0; t < g->nj; t++) {
-		uint32_t k = g->topo[t], q = jproc(g, k);
-		const struct join *jk = &g->j[k];
-		uint32_t v;
-
-		if (q == c) {
-			v = (uint32_t)(jk->id - g->base[c]);
-		} else {
-			v = k > g->jfirst[q] ? col[k - 1] : 0;
-			for (uint32_t e = 0, ns = nsrcs(g, k); e < ns; e++) {
-				uint32_t s = jsrc(g, k, q, e), w;
-
-				if (!s)
-					continue;
-				w = proc_of(g, s) == c ? (uint32_t)(s - g->base[c]) : col[g->jrow[s]];
-				if (w > v)
-					v = w;
-			}
-		}
-		col[k] = v;
-	}
+	ana_hbg_column(&g->hbg, g->topo, c, col);
 	g->col[c] = col;
 	g->used[c] = ++g->tick;
 	g->ncols++;

@@ -757,6 +757,187 @@ static int linked(const struct ana_ev *e)
 	       e->result > 0;
 }
 
+/* With the session directory: the call sites of every event, and where each trace file
+ * (segment) of a process starts, kept for ana_stable_run. */
+static int read_segments(struct ana_dcfg *g, const struct ana_session *s, const char *dir,
+                         struct procsites *ps, struct trace_diag *diag)
+{
+	size_t np = s->nprocs, alloc = np ? np : 1;
+	int rc;
+
+	if ((rc = read_sites(dir, s, ps, diag)))
+		return rc;
+	g->segfirst = calloc(alloc, sizeof(*g->segfirst));
+	g->nseg = calloc(alloc, sizeof(*g->nseg));
+	if (!g->segfirst || !g->nseg)
+		return TRACE_ENOMEM;
+	g->nsegprocs = np;
+	for (size_t p = 0; p < np; p++) {
+		if (!ps[p].nseg)
+			continue;
+		if (!(g->segfirst[p] = malloc(ps[p].nseg * sizeof(uint64_t))))
+			return TRACE_ENOMEM;
+		for (size_t f = 0; f < ps[p].nseg; f++)
+			g->segfirst[p][f] = ps[p].seg[f].first;
+		g->nseg[p] = ps[p].nseg;
+	}
+	return 0;
+}
+
+/* Process p of the session into g (dproc[p] its DCFG process), its event -> node map
+ * emptied, and its sends that moved bytes in sx[p], sorted by channel and index. */
+static int index_sends(struct ana_dcfg *g, const struct ana_session *s, size_t p, int *dproc,
+                       struct sendix **sx, size_t *nsx)
+{
+	const struct ana_proc *pr = &s->procs[p];
+	size_t ns = 0;
+
+	if ((dproc[p] = ana_dcfg_add_proc(g, pr->name)) < 0)
+		return dproc[p];
+	for (uint64_t k = 1; k <= pr->n; k++)
+		ns += ana__ev(s, p, k)->kind == TRACE_EV_SEND && ana__ev(s, p, k)->result > 0;
+	if (!(g->evnode[p] = malloc((pr->n + 1) * sizeof(uint32_t))) ||
+	    !(sx[p] = malloc((ns + 1) * sizeof(**sx))))
+		return TRACE_ENOMEM;
+	for (uint64_t k = 1; k <= pr->n; k++) {
+		const struct ana_ev *e = ana__ev(s, p, k);
+
+		g->evnode[p][k - 1] = UINT32_MAX;
+		if (e->kind == TRACE_EV_SEND && e->result > 0) {
+			sx[p][nsx[p]].chan = e->chan;
+			sx[p][nsx[p]].idx = (uint32_t)k;
+			sx[p][nsx[p]].reader = DCFG_PEER_NONE;
+			nsx[p]++;
+		}
+	}
+	qsort(sx[p], nsx[p], sizeof(**sx), cmp_sendix);
+	return 0;
+}
+
+/* Who read each send (a peek reads without consuming: the send is not received). */
+static void mark_readers(const struct ana_session *s, struct sendix **sx, const size_t *nsx)
+{
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+			struct sendix *first;
+			size_t n;
+
+			if (!linked(e) || (e->flags & TRACE_FL_PEEK))
+				continue;
+			n = covered(s, sx[e->src_proc], nsx[e->src_proc], e, &first);
+			for (size_t i = 0; i < n; i++)
+				first[i].reader = first[i].reader == DCFG_PEER_NONE ||
+				                  first[i].reader == p ? (uint32_t)p : DCFG_PEER_MANY;
+		}
+}
+
+/* What a non-node event adds to the stretch between two sites: its kind, a mark's key. */
+static int note_between(const struct ana_session *s, const struct ana_ev *e,
+                        struct ana_between *bt, const char ***marks, size_t *capmarks)
+{
+	if (e->kind < 64)
+		bt->kinds |= 1ull << e->kind;
+	if (e->kind == TRACE_EV_MARK && e->chan < s->nkeys) {
+		if (bt->nmarks == *capmarks) {
+			size_t nc = *capmarks ? *capmarks * 2 : 8;
+			const char **nm = realloc(*marks, nc * sizeof(*nm));
+
+			if (!nm)
+				return TRACE_ENOMEM;
+			*marks = nm;
+			*capmarks = nc;
+		}
+		(*marks)[bt->nmarks++] = s->keys[e->chan];
+		bt->marks = *marks;
+	}
+	return 0;
+}
+
+/* The nodes of process p and its intraprocess edges (section 2: E^intra), from start
+ * through every site it executed to stop. */
+static int add_proc_flow(struct ana_dcfg *g, const struct ana_session *s,
+                         struct procsites *ps, size_t p, int dp, struct sendix **sx,
+                         const size_t *nsx)
+{
+	const struct ana_proc *pr = &s->procs[p];
+	struct ana_between bt = {0, NULL, 0};
+	const char **marks = NULL;
+	size_t capmarks = 0;
+	int prev = (int)g->procs[dp].start, rc = 0;
+	uint32_t ctx = DCFG_CTX_START;
+
+	for (uint64_t k = 1; k <= pr->n; k++) {
+		const struct ana_ev *e = ana__ev(s, p, k);
+		uint32_t peer = DCFG_PEER_NONE;
+		int base, node;
+
+		if (!is_node_event(e)) {
+			if ((rc = note_between(s, e, &bt, &marks, &capmarks)))
+				goto out;
+			continue;
+		}
+		if (e->kind == TRACE_EV_SEND) {
+			struct sendix key = {e->chan, (uint32_t)k, 0};
+			struct sendix *me = bsearch(&key, sx[p], nsx[p], sizeof(*me), cmp_sendix);
+
+			peer = me ? me->reader : DCFG_PEER_NONE;
+		} else if (linked(e)) {
+			peer = e->src_proc;
+		}
+		if ((base = event_base(g, s, ps, p, k, e, peer)) < 0)
+			rc = base;
+		else if ((node = base_node(g, p, dp, (uint32_t)base, ctx)) < 0)
+			rc = node;
+		else
+			rc = ana_dcfg_add_flow(g, prev, node, &bt);
+		if (rc)
+			goto out;
+		g->evnode[p][k - 1] = (uint32_t)node;
+		g->nodes[node].seen++;
+		memset(&bt, 0, sizeof(bt));
+		prev = node;
+		ctx = (uint32_t)base;
+		/* a send some instance of which nobody recorded reading, a receive of bytes
+		 * from outside: no guaranteed interaction through them */
+		if (e->kind == TRACE_EV_SEND && peer == DCFG_PEER_NONE)
+			g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
+		if (e->kind != TRACE_EV_SEND && !linked(e))
+			g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
+	}
+	rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dp].stop, &bt);
+out:
+	free(marks);
+	return rc;
+}
+
+/* Interprocess edges (E^inter): every send whose bytes a receive read -> the receive. */
+static int add_msgs(struct ana_dcfg *g, const struct ana_session *s, struct sendix **sx,
+                    const size_t *nsx)
+{
+	int rc;
+
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = ana__ev(s, p, k);
+			struct sendix *first;
+			size_t q, n;
+
+			if (!linked(e) || g->evnode[p][k - 1] == UINT32_MAX)
+				continue;
+			q = e->src_proc;
+			n = covered(s, sx[q], nsx[q], e, &first);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t sn = g->evnode[q][first[i].idx - 1];
+
+				if (sn != UINT32_MAX &&
+				    (rc = ana_dcfg_add_msg(g, (int)sn, (int)g->evnode[p][k - 1])))
+					return rc;
+			}
+		}
+	return 0;
+}
+
 int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const char *dir,
                          struct trace_diag *diag)
 {
@@ -785,26 +966,8 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 			rc = TRACE_ENOMEM;
 			goto out;
 		}
-		if ((rc = read_sites(dir, s, ps, diag)))
+		if ((rc = read_segments(g, s, dir, ps, diag)))
 			goto out;
-		g->segfirst = calloc(alloc, sizeof(*g->segfirst));
-		g->nseg = calloc(alloc, sizeof(*g->nseg));
-		if (!g->segfirst || !g->nseg) {
-			rc = TRACE_ENOMEM;
-			goto out;
-		}
-		g->nsegprocs = np;
-		for (size_t p = 0; p < np; p++) {
-			if (!ps[p].nseg)
-				continue;
-			if (!(g->segfirst[p] = malloc(ps[p].nseg * sizeof(uint64_t)))) {
-				rc = TRACE_ENOMEM;
-				goto out;
-			}
-			for (size_t f = 0; f < ps[p].nseg; f++)
-				g->segfirst[p][f] = ps[p].seg[f].first;
-			g->nseg[p] = ps[p].nseg;
-		}
 	}
 	sx = calloc(alloc, sizeof(*sx));
 	nsx = calloc(alloc, sizeof(*nsx));
@@ -813,137 +976,15 @@ int ana_dcfg_add_session(struct ana_dcfg *g, const struct ana_session *s, const 
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
-	for (size_t p = 0; p < np; p++) {
-		const struct ana_proc *pr = &s->procs[p];
-		size_t ns = 0;
-
-		if ((dproc[p] = ana_dcfg_add_proc(g, pr->name)) < 0) {
-			rc = dproc[p];
-			goto out;
-		}
-		for (uint64_t k = 1; k <= pr->n; k++)
-			ns += ana__ev(s, p, k)->kind == TRACE_EV_SEND && ana__ev(s, p, k)->result > 0;
-		if (!(g->evnode[p] = malloc((pr->n + 1) * sizeof(uint32_t))) ||
-		    !(sx[p] = malloc((ns + 1) * sizeof(**sx)))) {
-			rc = TRACE_ENOMEM;
-			goto out;
-		}
-		for (uint64_t k = 1; k <= pr->n; k++) {
-			const struct ana_ev *e = ana__ev(s, p, k);
-
-			g->evnode[p][k - 1] = UINT32_MAX;
-			if (e->kind == TRACE_EV_SEND && e->result > 0) {
-				sx[p][nsx[p]].chan = e->chan;
-				sx[p][nsx[p]].idx = (uint32_t)k;
-				sx[p][nsx[p]].reader = DCFG_PEER_NONE;
-				nsx[p]++;
-			}
-		}
-		qsort(sx[p], nsx[p], sizeof(**sx), cmp_sendix);
-	}
-	/* who read each send (a peek reads without consuming: the send is not received) */
 	for (size_t p = 0; p < np; p++)
-		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
-			const struct ana_ev *e = ana__ev(s, p, k);
-			struct sendix *first;
-			size_t n;
-
-			if (!linked(e) || (e->flags & TRACE_FL_PEEK))
-				continue;
-			n = covered(s, sx[e->src_proc], nsx[e->src_proc], e, &first);
-			for (size_t i = 0; i < n; i++)
-				first[i].reader = first[i].reader == DCFG_PEER_NONE ||
-				                  first[i].reader == p ? (uint32_t)p : DCFG_PEER_MANY;
-		}
-	/* nodes and intraprocess edges (section 2: E^intra) */
-	for (size_t p = 0; p < np; p++) {
-		const struct ana_proc *pr = &s->procs[p];
-		struct ana_between bt = {0, NULL, 0};
-		const char **marks = NULL;
-		size_t capmarks = 0;
-		int prev = (int)g->procs[dproc[p]].start;
-		uint32_t ctx = DCFG_CTX_START;
-
-		for (uint64_t k = 1; k <= pr->n; k++) {
-			const struct ana_ev *e = ana__ev(s, p, k);
-			uint32_t peer = DCFG_PEER_NONE;
-			int base, node;
-
-			if (!is_node_event(e)) {
-				if (e->kind < 64)
-					bt.kinds |= 1ull << e->kind;
-				if (e->kind == TRACE_EV_MARK && e->chan < s->nkeys) {
-					if (bt.nmarks == capmarks) {
-						size_t nc = capmarks ? capmarks * 2 : 8;
-						const char **nm = realloc(marks, nc * sizeof(*nm));
-
-						if (!nm) {
-							free(marks);
-							rc = TRACE_ENOMEM;
-							goto out;
-						}
-						marks = nm;
-						capmarks = nc;
-					}
-					marks[bt.nmarks++] = s->keys[e->chan];
-					bt.marks = marks;
-				}
-				continue;
-			}
-			if (e->kind == TRACE_EV_SEND) {
-				struct sendix key = {e->chan, (uint32_t)k, 0};
-				struct sendix *me = bsearch(&key, sx[p], nsx[p], sizeof(*me), cmp_sendix);
-
-				peer = me ? me->reader : DCFG_PEER_NONE;
-			} else if (linked(e)) {
-				peer = e->src_proc;
-			}
-			if ((base = event_base(g, s, ps, p, k, e, peer)) < 0)
-				rc = base;
-			else if ((node = base_node(g, p, dproc[p], (uint32_t)base, ctx)) < 0)
-				rc = node;
-			else
-				rc = ana_dcfg_add_flow(g, prev, node, &bt);
-			if (rc) {
-				free(marks);
-				goto out;
-			}
-			g->evnode[p][k - 1] = (uint32_t)node;
-			g->nodes[node].seen++;
-			memset(&bt, 0, sizeof(bt));
-			prev = node;
-			ctx = (uint32_t)base;
-			/* a send some instance of which nobody recorded reading, a receive of bytes
-			 * from outside: no guaranteed interaction through them */
-			if (e->kind == TRACE_EV_SEND && peer == DCFG_PEER_NONE)
-				g->nodes[node].flags |= ANA_NODE_F_UNRECEIVED;
-			if (e->kind != TRACE_EV_SEND && !linked(e))
-				g->nodes[node].flags |= ANA_NODE_F_EXTERNAL;
-		}
-		rc = ana_dcfg_add_flow(g, prev, (int)g->procs[dproc[p]].stop, &bt);
-		free(marks);
-		if (rc)
+		if ((rc = index_sends(g, s, p, dproc, sx, nsx)))
 			goto out;
-	}
-	/* interprocess edges (E^inter): every send whose bytes a receive read -> the receive */
+	mark_readers(s, sx, nsx);
 	for (size_t p = 0; p < np; p++)
-		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
-			const struct ana_ev *e = ana__ev(s, p, k);
-			struct sendix *first;
-			size_t q, n;
-
-			if (!linked(e) || g->evnode[p][k - 1] == UINT32_MAX)
-				continue;
-			q = e->src_proc;
-			n = covered(s, sx[q], nsx[q], e, &first);
-			for (size_t i = 0; i < n; i++) {
-				uint32_t sn = g->evnode[q][first[i].idx - 1];
-
-				if (sn != UINT32_MAX &&
-				    (rc = ana_dcfg_add_msg(g, (int)sn, (int)g->evnode[p][k - 1])))
-					goto out;
-			}
-		}
+		if ((rc = add_proc_flow(g, s, ps, p, dproc[p], sx, nsx)))
+			goto out;
+	if ((rc = add_msgs(g, s, sx, nsx)))
+		goto out;
 	g->last = s;
 	g->nsessions++;
 	g->solved = 0;

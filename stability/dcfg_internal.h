@@ -1,6 +1,6 @@
 /*
- * dcfg_internal.h: the distributed control-flow graph of issue #8, private to analyzer/
- * (dcfg.c builds and solves it, stable.c searches recognition points in it).
+ * dcfg_internal.h: the distributed control-flow graph (schemas/stability.md), private to
+ * stability/ (dcfg.c builds and solves it, stable.c searches recognition points in it).
  *
  * Sizes: nodes are call sites, not events, so a few hundred at most; every set is a bitset
  * over all nodes (nnodes bits), which keeps the equations of Spezialetti & Gupta 3.2 a few
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "ana.h"
+#include "stab.h"
 
 /* What an intraprocess edge a -> b saw between a and b, over every observation of it. */
 struct dcfg_flow {

@@ -1,5 +1,5 @@
 /*
- * test_ana_sql.c: SQL over traces (issue #7).
+ * test_sql.c: SQL over traces (issue #7).
  *
  *   - the schema the loader runs is schemas/trace.sql, byte for byte;
  *   - hb(), concurrent(), causal_past() and causal_future() agree with ana_hb on every pair
@@ -22,7 +22,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "ana.h"
+#include "sqldb.h"
 #include "unit.h"
 
 #ifndef SCHEMA_SQL
@@ -97,7 +97,7 @@ START_TEST(schema_is_the_file)
 	ck_assert_uint_eq(fread(text, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
 	ck_assert_msg(strcmp(text, ana_sql_schema()) == 0,
-	              "schemas/trace.sql and analyzer/sql_schema.h differ: regenerate the header");
+	              "schemas/trace.sql and the generated sql_schema.h differ");
 	free(text);
 	/* and it runs, giving the version and every documented object */
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
@@ -1148,7 +1148,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("ana_sql");
+	Suite *s = suite_create("sql");
 	TCase *tc = tcase_create("sql");
 
 	tcase_add_test(tc, schema_is_the_file);
