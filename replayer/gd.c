@@ -1840,40 +1840,114 @@ int rep_continue(struct rep *r)
 	return 0;
 }
 
-void rep_kill(struct rep *r)
+/* Every live descendant of this process, from the parent links in /proc/PID/stat: the
+ * replayed processes and whatever they started, known to us or not, in our process group or
+ * not (a daemon's setsid, a child made past the interposers).  As a subreaper we are the
+ * parent of every orphan among them, so the links always lead back here.  Returns how many
+ * it found (at most cap); 0 when /proc cannot be read. */
+static size_t descendants(pid_t *out, size_t cap)
 {
-	if (!r || !r->started || r->killed)
-		return;
-	r->killed = 1;
+	struct { pid_t pid, ppid; } *all = NULL;
+	size_t n = 0, acap = 0, found = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char path[64], buf[512], *rp;
+		long pid = strtol(e->d_name, &rp, 10), ppid;
+		ssize_t len;
+		int fd;
+
+		if (*rp || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "PID (COMM) STATE PPID ...": COMM may hold anything, the last ')' ends it */
+		if (!(rp = strrchr(buf, ')')) || sscanf(rp + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (n == acap) {
+			void *na = realloc(all, (acap = acap ? 2 * acap : 1024) * sizeof(*all));
+
+			if (!na)
+				break;
+			all = na;
+		}
+		all[n].pid = (pid_t)pid;
+		all[n++].ppid = (pid_t)ppid;
+	}
+	closedir(d);
+	/* breadth first from ourselves: out[] is the queue */
+	for (size_t i = 0; i < n && found < cap; i++)
+		if (all[i].ppid == getpid())
+			out[found++] = all[i].pid;
+	for (size_t q = 0; q < found; q++)
+		for (size_t i = 0; i < n && found < cap; i++)
+			if (all[i].ppid == out[q])
+				out[found++] = all[i].pid;
+	free(all);
+	return found;
+}
+
+/* SIGKILL to everything that may still run: the group, the processes we know by pid, and
+ * every descendant /proc shows. */
+static void kill_all(struct rep *r)
+{
+	pid_t pids[4096];
+	size_t n = descendants(pids, sizeof(pids) / sizeof(pids[0]));
+
 	if (r->pgid > 0)
 		kill(-(pid_t)r->pgid, SIGKILL);
 	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i].pid > 0 && !r->procs[i].reaped)
+		if (r->procs[i].pid > 0 && !r->procs[i].reaped && r->procs[i].started)
 			kill((pid_t)r->procs[i].pid, SIGKILL);
-	/* Every replayed process is our descendant and, as a subreaper, we reap them all. */
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+}
+
+/* How long rep_kill waits for the killed processes to be reaped: only a process stuck in
+ * the kernel (uninterruptible sleep on a dead NFS server...) outlasts SIGKILL that long, and
+ * we must end anyway. */
+#define GD_KILL_WAIT_MS 5000
+
+void rep_kill(struct rep *r)
+{
+	struct timespec start, now;
+
+	if (!r || !r->started || r->killed)
+		return;
+	r->killed = 1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	/* Kill, reap what died, again until no child is left: a process forking while we kill
+	 * gives a new descendant the next round finds.  Every replayed process is our descendant
+	 * and, as a subreaper, we reap them all. */
 	for (;;) {
+		struct timespec nap = { 0, 2 * 1000 * 1000 };
 		int st;
-		pid_t pid = waitpid(-1, &st, 0);
+		pid_t pid;
 
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
+		kill_all(r);
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			struct gd_proc *p = by_pid(r, pid);
+
+			if (p) {
+				p->reaped = 1;
+				p->wait_status = st;
+			}
+		}
+		if (pid < 0 && errno == ECHILD)
 			break;
-		}
-		struct gd_proc *p = by_pid(r, pid);
-
-		if (p) {
-			p->reaped = 1;
-			p->wait_status = st;
-		} else {
-			kill(pid, SIGKILL);
-		}
-		/* Processes that left our group (setsid) are found by pid above; any other live
-		 * descendant is killed as it becomes reapable. */
-		if (r->pgid > 0)
-			kill(-(pid_t)r->pgid, SIGKILL);
-		for (size_t i = 0; i < r->nprocs; i++)
-			if (r->procs[i].pid > 0 && !r->procs[i].reaped && r->procs[i].started)
-				kill((pid_t)r->procs[i].pid, SIGKILL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >=
+		    GD_KILL_WAIT_MS)
+			break;
+		nanosleep(&nap, NULL);
 	}
 }
