@@ -443,6 +443,8 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 
 	setpgid(0, (pid_t)pgid);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (r->opt.roots_stdout > 0 && r->opt.roots_stdout != STDOUT_FILENO)
+		dup2(r->opt.roots_stdout, STDOUT_FILENO);
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);

@@ -6,16 +6,22 @@
  *
  * The root ("pf") listens on an abstract Unix socket named after its pid, forks WORKERS
  * workers ("pf.1"...) that each loop on accept and answer every request with its length,
- * and then a client that makes REQUESTS connections, one request each, and exits.  When the
- * client is done the root tells the workers to stop (a request "quit" to each) and waits
- * for them.  With "setsid" the root first makes itself a session leader, and each worker
- * starts a session of its own too, as daemons do: none of them is in the process group of
- * `encore replay`'s roots any more.  With PREFORK_DIVERGE=1 in the environment a worker
- * answers with one byte more than it did when recorded: the replay diverges while the
- * other workers block in accept and the root in waitpid; with PREFORK_DIVERGE=stray the
- * worker first starts a process nobody knows about (a raw fork system call, past every
- * interposer, as a library's own clone would be), which leaves the process group and waits
- * for a signal: only a replayer that ends every descendant, known or not, ends it.
+ * and then a client that says it started, makes REQUESTS connections, one request each, and
+ * exits.  When the client is done the root tells the workers to stop (a request "quit" to
+ * each) and waits for them.  With "setsid" the root first makes itself a session leader,
+ * and each worker starts a session of its own too, as daemons do: none of them is in the
+ * process group of `encore replay`'s roots any more.
+ *
+ * Set in a replay, the environment makes it go wrong on purpose, at a point that does not
+ * depend on which worker accepts which connection:
+ *   PREFORK_DIVERGE=1      the root makes a socket it did not make when recorded, after the
+ *                          workers started and before the client: a divergence
+ *   PREFORK_DIVERGE=stray  the same, after starting a stranger: a process made by a raw fork
+ *                          system call (past every interposer, as a library's own clone
+ *                          would be) that leaves the process group and waits for a signal;
+ *                          only a replayer that ends every descendant, known or not, ends it
+ *   PREFORK_HANG=1         the client, once started, waits for a signal: a stall
+ *   PREFORK_HANG=stray     the same, after starting a stranger
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -36,12 +42,18 @@ static socklen_t addr_of(struct sockaddr_un *sa, pid_t server)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa->sun_path + 1));
 }
 
+/* A process past every interposer, out of the process group, waiting for a signal. */
+static void stranger(void)
+{
+	if (syscall(SYS_fork) == 0) {
+		syscall(SYS_setsid);
+		for (;;)
+			syscall(SYS_pause);
+	}
+}
+
 static void worker(int lfd, int detach)
 {
-	const char *div = getenv("PREFORK_DIVERGE");
-	int extra = div && (strcmp(div, "1") == 0 || strcmp(div, "stray") == 0);
-	int stray = div && strcmp(div, "stray") == 0;
-
 	if (detach)
 		setsid();
 	for (;;) {
@@ -57,12 +69,7 @@ static void worker(int lfd, int detach)
 		buf[n] = '\0';
 		if (strcmp(buf, "quit") == 0)
 			_exit(0);
-		if (stray && syscall(SYS_fork) == 0) {
-			syscall(SYS_setsid);
-			for (;;)
-				syscall(SYS_pause);
-		}
-		m = snprintf(ans, sizeof(ans), "%zd%s", n, extra ? "!" : "");
+		m = snprintf(ans, sizeof(ans), "%zd", n);
 		if (write(fd, ans, (size_t)m) != m)
 			_exit(1);
 		close(fd);
@@ -93,6 +100,7 @@ int main(int argc, char **argv)
 {
 	int nw = argc > 1 ? atoi(argv[1]) : 3, nreq = argc > 2 ? atoi(argv[2]) : 6;
 	int detach = argc > 3 && strcmp(argv[3], "setsid") == 0, lfd, st;
+	const char *div = getenv("PREFORK_DIVERGE");
 	pid_t kid[16], client, self;
 	struct sockaddr_un sa;
 	socklen_t len;
@@ -112,12 +120,29 @@ int main(int argc, char **argv)
 		if (kid[i] == 0)
 			worker(lfd, detach);
 	}
+	if (div && *div) {
+		if (strcmp(div, "stray") == 0)
+			stranger();
+		if (socket(AF_UNIX, SOCK_STREAM, 0) < 0)
+			return 1;
+	}
 	if ((client = fork()) < 0)
 		return 1;
 	if (client == 0) {
+		const char *hang = getenv("PREFORK_HANG");
+
 		close(lfd);
+		printf("pf client: started\n");
+		fflush(stdout);
+		if (hang && *hang) {
+			if (strcmp(hang, "stray") == 0)
+				stranger();
+			for (;;)
+				syscall(SYS_pause);
+		}
 		for (int i = 0; i < nreq; i++) {
 			char req[32], ans[32];
+
 
 			snprintf(req, sizeof(req), "request %d", i);
 			if (ask(self, req, ans, sizeof(ans)) != 0)
