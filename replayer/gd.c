@@ -31,7 +31,6 @@
 #include "proto.h"
 #include "rep.h"
 
-#define MSG_HDR offsetof(struct rep_msg, text)
 
 struct gd_proc {
 	char name[TRACE_NAME_MAX];
@@ -541,29 +540,6 @@ static struct gd_proc *by_pid(struct rep *r, long pid)
 	return NULL;
 }
 
-static void send_full(int fd, uint32_t type, int64_t a, int64_t b, uint32_t flags,
-                      const char *text)
-{
-	struct rep_msg m;
-	size_t n = text ? strnlen(text, REP_TEXT_MAX - 1) : 0;
-
-	memset(&m, 0, MSG_HDR + 1);
-	m.type = type;
-	m.a = a;
-	m.b = b;
-	m.flags = flags;
-	m.len = (uint32_t)n;
-	if (n)
-		memcpy(m.text, text, n);
-	m.text[n] = '\0';
-	send(fd, &m, MSG_HDR + n + 1, MSG_NOSIGNAL);
-}
-
-static void send_msg(int fd, uint32_t type, int64_t a, int64_t b)
-{
-	send_full(fd, type, a, b, 0, NULL);
-}
-
 static void accept_peers(struct rep *r)
 {
 	for (;;) {
@@ -640,7 +616,7 @@ static void pull(struct rep *r, struct gd_proc *q, uint64_t j)
 	}
 	if (q->halted && q->index < q->need && q->conn >= 0) {
 		q->halted = 0;
-		send_msg(q->conn, REP_MSG_CONT, (int64_t)q->need, 0);
+		rep_proto_send(q->conn, REP_MSG_CONT, (int64_t)q->need, 0, 0, NULL);
 	}
 }
 
@@ -709,7 +685,7 @@ static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 	if (p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, k, &ev) == 0 &&
 	    (ev.kind == TRACE_EV_CONNECT ||
 	     (ev.kind == TRACE_EV_ACCEPT && ev.src_proc == ANA_NO_PROC))) {
-		send_msg(p->conn, REP_MSG_GO, 0, 0);
+		rep_proto_send(p->conn, REP_MSG_GO, 0, 0, 0, NULL);
 		if (r->mode == GD_ONLINE)
 			pull_peer(r, p, k);
 		return;
@@ -728,7 +704,7 @@ static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 			if (!q || q == p || cur_index(r, q) >= deps[i].index)
 				continue;
 			if (q->halted || q->done) {
-				send_msg(p->conn, REP_MSG_STOP, 0, 0);
+				rep_proto_send(p->conn, REP_MSG_STOP, 0, 0, 0, NULL);
 				return;
 			}
 			if (!p->req_q) {
@@ -737,10 +713,10 @@ static void on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 				p->req_j = deps[i].index;
 			}
 		}
-		send_msg(p->conn, REP_MSG_GO, 0, 0);
+		rep_proto_send(p->conn, REP_MSG_GO, 0, 0, 0, NULL);
 		return;
 	}
-	send_msg(p->conn, REP_MSG_GO, 0, 0);
+	rep_proto_send(p->conn, REP_MSG_GO, 0, 0, 0, NULL);
 	for (int64_t i = 0; i < nd; i++) {
 		struct gd_proc *q = by_name(r, ana_proc_name(r->ana, deps[i].proc));
 
@@ -760,7 +736,7 @@ static void release_markers(struct rep *r, struct gd_proc *q)
 		if (cur_index(r, p) >= p->req_k || cur_index(r, q) >= p->req_j)
 			continue; /* that receive is done, or its send was */
 		p->req_q = NULL;
-		send_msg(p->conn, REP_MSG_STOP, 0, 0);
+		rep_proto_send(p->conn, REP_MSG_STOP, 0, 0, 0, NULL);
 	}
 }
 
@@ -775,7 +751,7 @@ static void on_halted(struct rep *r, struct gd_proc *p)
 	/* Online CP: a request may have come while it was running to its own halt. */
 	if (p->index < p->need && p->conn >= 0) {
 		p->halted = 0;
-		send_msg(p->conn, REP_MSG_CONT, (int64_t)p->need, 0);
+		rep_proto_send(p->conn, REP_MSG_CONT, (int64_t)p->need, 0, 0, NULL);
 	}
 }
 
@@ -844,7 +820,7 @@ static void release_ready(struct rep *r)
 		if (!ready_waiting(r, p) || p->released == idx + 1)
 			continue;
 		p->released = idx + 1;
-		send_msg(p->conn, REP_MSG_RELEASE, (int64_t)idx, 0);
+		rep_proto_send(p->conn, REP_MSG_RELEASE, (int64_t)idx, 0, 0, NULL);
 	}
 }
 
@@ -904,7 +880,7 @@ static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid
 		r->accepts[r->naccepts++] = (struct gd_accept){ srv, k, port };
 		return;
 	}
-	send_msg(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0);
+	rep_proto_send(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
 }
 
 static void on_connected(struct rep *r, struct gd_proc *p, int port)
@@ -920,7 +896,7 @@ static void on_connected(struct rep *r, struct gd_proc *p, int port)
 			continue;
 		}
 		if (a->server->conn >= 0)
-			send_msg(a->server->conn, ans == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0);
+			rep_proto_send(a->server->conn, ans == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
 		r->accepts[i] = r->accepts[--r->naccepts];
 	}
 }
@@ -930,11 +906,11 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 {
 	struct rep_msg m;
 	struct gd_proc *p = *pp;
-	ssize_t n = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+	long n = rep_proto_recv(fd, &m, MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	if (n < (ssize_t)MSG_HDR) {
+	if (n < 0) {
 		if (p && p->conn == fd) {
 			p->gone = !p->execing;
 			p->conn = -1;
@@ -943,8 +919,6 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		note_change(r);
 		return -1;
 	}
-	m.text[n - (ssize_t)MSG_HDR > 0 ? (size_t)(n - (ssize_t)MSG_HDR) - 1 : 0] = '\0';
-	m.text[REP_TEXT_MAX - 1] = '\0';
 	note_change(r);
 	if (p && m.type != REP_MSG_EXEC && m.type != REP_MSG_HELLO && p->conn == fd)
 		p->execing = 0; /* the exec failed: the same image goes on */
@@ -957,7 +931,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 			uint32_t k = par ? ++par->spawns : 1;
 
 			snprintf(name, sizeof(name), "%.100s.s%u", m.text, k);
-			send_full(fd, REP_MSG_NAME, 0, 0, 0, name);
+			rep_proto_send(fd, REP_MSG_NAME, 0, 0, 0, name);
 			snprintf(m.text, sizeof(m.text), "%s", name);
 		}
 		p = by_name(r, m.text);
@@ -970,7 +944,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		}
 		if (!p || p->conn >= 0) {
 			/* A process the recording does not have: it will report its divergence. */
-			send_msg(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET);
+			rep_proto_send(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET, 0, NULL);
 			return 0;
 		}
 		*pp = p;
@@ -987,7 +961,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
 			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
 			if (r->mode == GD_OFFLINE)
-				send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
+				rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
 		}
 		if (r->mode != GD_OFFLINE)
 		{
@@ -995,7 +969,7 @@ static int handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 
 			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
 			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
-			send_full(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
+			rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)start_floor(r, p),
 			          REP_CF_ONLINE, text);
 		}
 		break;
@@ -1426,12 +1400,12 @@ static int lp_advance(struct rep *r)
 			p->need = floor[i];
 			if (p->halted && p->conn >= 0) {
 				p->halted = 0;
-				send_full(p->conn, REP_MSG_STAGE, (int64_t)floor[i], 0, 0, sp);
+				rep_proto_send(p->conn, REP_MSG_STAGE, (int64_t)floor[i], 0, 0, sp);
 			}
 		} else if (had && p->halted && p->conn >= 0) {
 			/* passive from now on: it halts again at once, where it is */
 			p->halted = 0;
-			send_full(p->conn, REP_MSG_STAGE, (int64_t)p->index, 0, 0, "");
+			rep_proto_send(p->conn, REP_MSG_STAGE, (int64_t)p->index, 0, 0, "");
 		}
 	}
 	free(floor);
@@ -1783,7 +1757,7 @@ int rep_step(struct rep *r, size_t i, struct trace_diag *d)
 		q->target = cut[q->ana];
 		if (q->halted && q->conn >= 0 && q->target != q->index) {
 			q->halted = 0;
-			send_msg(q->conn, REP_MSG_CONT, (int64_t)q->target, 0);
+			rep_proto_send(q->conn, REP_MSG_CONT, (int64_t)q->target, 0, 0, NULL);
 		}
 	}
 	free(cut);
@@ -1835,7 +1809,7 @@ int rep_continue(struct rep *r)
 		p->sp_text[0] = '\0';
 		if (p->halted && p->conn >= 0) {
 			p->halted = 0;
-			send_msg(p->conn, REP_MSG_CONT, (int64_t)REP_NO_TARGET, 0);
+			rep_proto_send(p->conn, REP_MSG_CONT, (int64_t)REP_NO_TARGET, 0, 0, NULL);
 		}
 	}
 	note_change(r);
