@@ -90,8 +90,8 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 		n = rep_elf_build_id(h->exe, bid, sizeof(bid));
 		if (n < 0) {
 			rep__diag_set(d, TRACE_ENOENT, h->exe,
-			         "process %s: the recorded executable cannot be read (%s): restore it, "
-			         "or replay on the machine that recorded it", h->name, strerror(errno));
+			              "process %s: the recorded executable cannot be read (%s): restore it, "
+			              "or replay on the machine that recorded it", h->name, strerror(errno));
 			rc = TRACE_ENOENT;
 			goto out;
 		}
@@ -99,9 +99,9 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 			hex(h->build_id, h->build_id_len, want, sizeof(want));
 			hex(bid, n > 0 ? (size_t)n : 0, have, sizeof(have));
 			rep__diag_set(d, TRACE_EINVAL, h->exe,
-			         "process %s: the executable changed since the recording (build-id %s, "
-			         "recorded %s): replay needs the recorded binary; rebuild or restore it",
-			         h->name, have[0] ? have : "none", want);
+			              "process %s: the executable changed since the recording (build-id %s, "
+			              "recorded %s): replay needs the recorded binary; rebuild or restore it",
+			              h->name, have[0] ? have : "none", want);
 			rc = TRACE_EINVAL;
 			goto out;
 		}
@@ -130,8 +130,8 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 	}
 	if (trace_reader_dropped(rd)) {
 		rep__diag_set(d, TRACE_ECORRUPT, path,
-		         "trace of process %s lost its oldest events to the disk budget (--max-bytes): "
-		         "it cannot be replayed from the start", p->name);
+		              "trace of process %s lost its oldest events to the disk budget "
+		              "(--max-bytes): it cannot be replayed from the start", p->name);
 		rc = TRACE_ECORRUPT;
 		goto out;
 	}
@@ -170,7 +170,7 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 	r->nprocs = trace_session_count(s);
 	if (!r->nprocs) {
 		rep__diag_set(d, TRACE_ENOENT, r->dir, "no trace files in this directory: record with "
-		         "`encore record -o DIR -- CMD` first");
+		              "`encore record -o DIR -- CMD` first");
 		rc = TRACE_ENOENT;
 		goto fail;
 	}
@@ -298,7 +298,8 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR, r->dir);
 	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s", strerror(errno));
+		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s",
+		              strerror(errno));
 		return TRACE_EIO;
 	}
 	/* The board: one slot per process, written by the LCs with plain stores. */
@@ -327,8 +328,8 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
 	                     r->dir) >= sizeof(sa.sun_path)) {
 		rep__diag_set(d, TRACE_EINVAL, r->dir, "the session directory's path is too long for a "
-		         "Unix socket (%zu bytes at most): move or link it to a shorter path",
-		         sizeof(sa.sun_path) - sizeof("/" REP_SUBDIR "/" REP_CTL));
+		              "Unix socket (%zu bytes at most): move or link it to a shorter path",
+		              sizeof(sa.sun_path) - sizeof("/" REP_SUBDIR "/" REP_CTL));
 		return TRACE_EINVAL;
 	}
 	unlink(sa.sun_path);
@@ -336,7 +337,7 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(sa.sun_path, 0600) != 0 || listen(fd, 128) != 0) {
 		rep__diag_set(d, TRACE_EIO, sa.sun_path, "cannot make the control socket: %s",
-		         strerror(errno));
+		              strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return TRACE_EIO;
@@ -366,57 +367,104 @@ void rep__note_change(struct rep *r)
 	clock_gettime(CLOCK_MONOTONIC, &r->last_change);
 }
 
+/* One round of the loop: wait up to 50 ms for the control connections, take new LCs, handle
+ * what each said (pending connections first: their HELLO binds them to a process).  0 to go
+ * on, 1 with *outcome set, or a negative code.  *live: connections owned by a process. */
+static int poll_round(struct rep *r, int *live, int *outcome)
+{
+	struct pollfd pf[1 + 256 + 1024];
+	struct gd_proc *owner[1 + 256 + 1024];
+	size_t n = 0, i;
+
+	*outcome = -1;
+	*live = 0;
+	pf[n].fd = r->lfd;
+	pf[n].events = POLLIN;
+	owner[n++] = NULL;
+	for (i = 0; i < r->npending; i++) {
+		pf[n].fd = r->pending[i];
+		pf[n].events = POLLIN;
+		owner[n++] = NULL;
+	}
+	for (i = 0; i < r->nprocs && n < sizeof(pf) / sizeof(pf[0]); i++)
+		if (r->procs[i].conn >= 0) {
+			pf[n].fd = r->procs[i].conn;
+			pf[n].events = POLLIN;
+			owner[n++] = &r->procs[i];
+			(*live)++;
+		}
+	if (poll(pf, n, 50) < 0 && errno != EINTR)
+		return TRACE_EIO;
+	if (pf[0].revents)
+		rep__accept_peers(r);
+	for (i = 1; i < n; i++) {
+		struct gd_proc *p = owner[i];
+
+		if (!pf[i].revents)
+			continue;
+		if (rep__handle(r, pf[i].fd, &p, outcome) < 0 || (p && !owner[i])) {
+			/* drop from pending (closed, or now owned by a process) */
+			for (size_t j = 0; j < r->npending; j++)
+				if (r->pending[j] == pf[i].fd) {
+					r->pending[j] = r->pending[--r->npending];
+					break;
+				}
+		}
+	}
+	return *outcome >= 0;
+}
+
+/* Processes killed when recorded, past the end of their trace, are killed now once every
+ * other process has ended (if no peer of theirs did it already). */
+static void kill_free_running(struct rep *r)
+{
+	int others = 0, free = 0;
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		if (p->free_running && !p->reaped)
+			free++;
+		else if (p->started && !p->done && !p->gone && !p->reaped)
+			others++;
+	}
+	if (free && !others && !r->npending)
+		for (i = 0; i < r->nprocs; i++)
+			if (r->procs[i].free_running && !r->procs[i].reaped && r->procs[i].pid > 0)
+				kill((pid_t)r->procs[i].pid, SIGKILL);
+}
+
+/* The board has not moved for stall_ms. */
+static int stalled(struct rep *r)
+{
+	uint64_t sum = rep__board_sum(r);
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (sum != r->last_progress) {
+		r->last_progress = sum;
+		r->last_change = now;
+		return 0;
+	}
+	return (uint64_t)(now.tv_sec - r->last_change.tv_sec) * 1000 +
+	       (uint64_t)((now.tv_nsec - r->last_change.tv_nsec) / 1000000) >= r->opt.stall_ms;
+}
+
 int rep_run(struct rep *r)
 {
 	if (!r->started)
 		return TRACE_EINVAL;
 	r->message[0] = '\0';
 	for (;;) {
-		struct pollfd pf[1 + 256 + 1024];
-		struct gd_proc *owner[1 + 256 + 1024];
-		size_t n = 0, i;
-		int outcome = -1, live = 0;
-		struct timespec now;
-		uint64_t sum;
+		int outcome, live, rc;
 
 		if (r->opt.interrupted && *r->opt.interrupted)
 			return REP_INTERRUPTED;
-		pf[n].fd = r->lfd;
-		pf[n].events = POLLIN;
-		owner[n++] = NULL;
-		for (i = 0; i < r->npending; i++) {
-			pf[n].fd = r->pending[i];
-			pf[n].events = POLLIN;
-			owner[n++] = NULL;
-		}
-		for (i = 0; i < r->nprocs && n < sizeof(pf) / sizeof(pf[0]); i++)
-			if (r->procs[i].conn >= 0) {
-				pf[n].fd = r->procs[i].conn;
-				pf[n].events = POLLIN;
-				owner[n++] = &r->procs[i];
-				live++;
-			}
-		if (poll(pf, n, 50) < 0 && errno != EINTR)
-			return TRACE_EIO;
-		if (pf[0].revents)
-			rep__accept_peers(r);
-		/* pending connections first: their HELLO binds them to a process */
-		for (i = 1; i < n; i++) {
-			struct gd_proc *p = owner[i];
-
-			if (!pf[i].revents)
-				continue;
-			if (rep__handle(r, pf[i].fd, &p, &outcome) < 0 || (p && !owner[i])) {
-				/* drop from pending (closed, or now owned by a process) */
-				for (size_t j = 0; j < r->npending; j++)
-					if (r->pending[j] == pf[i].fd) {
-						r->pending[j] = r->pending[--r->npending];
-						break;
-					}
-			}
-		}
+		if ((rc = poll_round(r, &live, &outcome)) < 0)
+			return rc;
 		rep__reap(r);
-		if (outcome >= 0)
+		if (rc > 0)
 			return outcome;
 		if (rep__all_halted(r)) {
 			int o = r->mode == GD_OFFLINE ? REP_HALTED : rep__online_outcome(r);
@@ -428,38 +476,13 @@ int rep_run(struct rep *r)
 			continue;
 		}
 		rep__release_ready(r);
-		/* Processes killed when recorded, past the end of their trace, are killed now
-		 * once every other process has ended (if no peer of theirs did it already). */
-		{
-			int others = 0, free = 0;
-
-			for (i = 0; i < r->nprocs; i++) {
-				struct gd_proc *p = &r->procs[i];
-
-				if (p->free_running && !p->reaped)
-					free++;
-				else if (p->started && !p->done && !p->gone && !p->reaped)
-					others++;
-			}
-			if (free && !others && !r->npending)
-				for (i = 0; i < r->nprocs; i++)
-					if (r->procs[i].free_running && !r->procs[i].reaped &&
-					    r->procs[i].pid > 0)
-						kill((pid_t)r->procs[i].pid, SIGKILL);
-		}
+		kill_free_running(r);
 		if (!live && !r->npending && !rep__children_left()) {
 			if (r->mode != GD_OFFLINE && rep__finish_check(r) == REP_END)
 				return rep__online_outcome(r);
 			return rep__finish_check(r);
 		}
-		sum = rep__board_sum(r);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (sum != r->last_progress) {
-			r->last_progress = sum;
-			r->last_change = now;
-		} else if ((uint64_t)(now.tv_sec - r->last_change.tv_sec) * 1000 +
-		               (uint64_t)((now.tv_nsec - r->last_change.tv_nsec) / 1000000) >=
-		           r->opt.stall_ms) {
+		if (stalled(r)) {
 			rep__stall_report(r);
 			return REP_STALLED;
 		}

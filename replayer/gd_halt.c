@@ -500,6 +500,62 @@ static int has_peer(const char *list, const char *peer)
 	return 0;
 }
 
+/* One simple predicate of P, for the online protocol: its process learns the channels of
+ * the peers its sent(P)/received(P) terms name, and takes it as its simple predicate (of
+ * step `step` for a linked P; two disjuncts on one process are joined with `or`). */
+static int add_sp(struct rep *r, enum trace_pred_shape shape, size_t step,
+                  const struct trace_pred_sp *sp, struct trace_diag *d)
+{
+	const struct trace_pred_term *const *terms;
+	struct gd_proc *p = rep__by_name(r, trace_pred_sp_proc(sp));
+	size_t nt = trace_pred_sp_terms(sp, &terms);
+	char one[1024], both[1024];
+	size_t skip;
+	int w;
+
+	if (!p) {
+		rep__diag_set(d, TRACE_ENOENT, NULL, "the predicate names process '%s', which is "
+		              "not in this session", trace_pred_sp_proc(sp));
+		return TRACE_ENOENT;
+	}
+	for (size_t t = 0; t < nt; t++)
+		if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
+		     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
+		    !has_peer(p->peers, terms[t]->arg) &&
+		    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
+			rep__diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
+			              "for a live sent(P)/received(P)", p->name, terms[t]->arg);
+			return TRACE_EINVAL;
+		}
+	if (r->lp_n) {
+		trace_pred_sp_format(sp, one, sizeof(one));
+		if (!(p->lp_sp[step] = strdup(one)))
+			return TRACE_ENOMEM;
+		p->lp_named = 1;
+		if (step == 0)
+			snprintf(p->sp_text, sizeof(p->sp_text), "%s", one);
+		return 0;
+	}
+	if (!p->sp_text[0]) {
+		trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
+		return 0;
+	}
+	/* two disjuncts on one process: its simple predicate is their `or` */
+	trace_pred_sp_format(sp, one, sizeof(one));
+	skip = strlen(p->name) + 1;
+	while (one[skip] == ' ')
+		skip++;
+	w = snprintf(both, sizeof(both), "%s: (%s) or (%s)", p->name,
+	             p->sp_text + strlen(p->name) + 2, one + skip);
+	if (w < 0 || (size_t)w >= sizeof(both) || shape != TRACE_PRED_DISJUNCTIVE) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "process %s: its simple predicates "
+		              "cannot be combined for the online protocol", p->name);
+		return TRACE_EINVAL;
+	}
+	snprintf(p->sp_text, sizeof(p->sp_text), "%s", both);
+	return 0;
+}
+
 int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 {
 	struct trace_pred *pred = NULL;
@@ -512,20 +568,20 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 	shape = trace_pred_shape(pred);
 	if (shape == TRACE_PRED_GENERAL) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "the online protocol halts at conjunctive predicates "
-		         "(Manabe & Imase), disjunctive ones (halt markers, Miller & Choi 2.2) and "
-		         "linked chains of conjunctive steps (Miller & Choi 3.6); this one mixes && "
-		         "and || (a general predicate: finding its first state is NP-hard, Miller & "
-		         "Choi 6): drop --online (and var. terms) and the analyzer searches for it");
+		              "(Manabe & Imase), disjunctive ones (halt markers, Miller & Choi 2.2) and "
+		              "linked chains of conjunctive steps (Miller & Choi 3.6); this one mixes && "
+		              "and || (a general predicate: finding its first state is NP-hard, Miller & "
+		              "Choi 6): drop --online (and var. terms) and the analyzer searches for it");
 		rc = TRACE_EINVAL;
 		goto out;
 	}
 	ndp = shape == TRACE_PRED_LINKED ? trace_pred_ndp(pred) : 1;
 	for (size_t s2 = 0; shape == TRACE_PRED_LINKED && s2 < ndp; s2++)
 		if (trace_pred_ncp(pred, s2) != 1) {
-			rep__diag_set(d, TRACE_EINVAL, NULL, "online, each step of a linked predicate must be "
-			         "conjunctive (one simple predicate, or several joined by &&); step %zu is "
-			         "a disjunction (||): drop --online (and var. terms) and the analyzer "
-			         "computes it", s2 + 1);
+			rep__diag_set(d, TRACE_EINVAL, NULL, "online, each step of a linked predicate "
+			              "must be conjunctive (one simple predicate, or several joined by "
+			              "&&); step %zu is a disjunction (||): drop --online (and var. "
+			              "terms) and the analyzer computes it", s2 + 1);
 			rc = TRACE_EINVAL;
 			goto out;
 		}
@@ -538,65 +594,10 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 	r->lp_n = shape == TRACE_PRED_LINKED ? ndp : 0;
 	for (size_t step = 0; step < ndp; step++) {
 		ncp = trace_pred_ncp(pred, step);
-		for (size_t c = 0; c < ncp; c++) {
-			for (size_t k = 0; k < trace_pred_nsp(pred, step, c); k++) {
-				const struct trace_pred_sp *sp = trace_pred_get_sp(pred, step, c, k);
-				const struct trace_pred_term *const *terms;
-				struct gd_proc *p = rep__by_name(r, trace_pred_sp_proc(sp));
-				size_t nt = trace_pred_sp_terms(sp, &terms);
-
-				if (!p) {
-					rep__diag_set(d, TRACE_ENOENT, NULL, "the predicate names process '%s', which is "
-					         "not in this session", trace_pred_sp_proc(sp));
-					rc = TRACE_ENOENT;
+		for (size_t c = 0; c < ncp; c++)
+			for (size_t k = 0; k < trace_pred_nsp(pred, step, c); k++)
+				if ((rc = add_sp(r, shape, step, trace_pred_get_sp(pred, step, c, k), d)) != 0)
 					goto out;
-				}
-				for (size_t t = 0; t < nt; t++)
-					if ((terms[t]->kind == TRACE_TERM_SENT_TO ||
-					     terms[t]->kind == TRACE_TERM_RECEIVED_FROM) &&
-					    !has_peer(p->peers, terms[t]->arg) &&
-					    peer_channels(r, p, terms[t]->arg, p->peers, sizeof(p->peers)) != 0) {
-						rep__diag_set(d, TRACE_EINVAL, NULL, "process %s: too many channels to %s "
-						         "for a live sent(P)/received(P)", p->name, terms[t]->arg);
-						rc = TRACE_EINVAL;
-						goto out;
-					}
-				if (r->lp_n) {
-					char one[1024];
-
-					trace_pred_sp_format(sp, one, sizeof(one));
-					if (!(p->lp_sp[step] = strdup(one))) {
-						rc = TRACE_ENOMEM;
-						goto out;
-					}
-					p->lp_named = 1;
-					if (step == 0)
-						snprintf(p->sp_text, sizeof(p->sp_text), "%s", one);
-					continue;
-				}
-				if (p->sp_text[0]) {
-					/* two disjuncts on one process: its simple predicate is their `or` */
-					char one[1024], both[1024];
-					size_t skip = strlen(p->name) + 1;
-					int w;
-
-					trace_pred_sp_format(sp, one, sizeof(one));
-					while (one[skip] == ' ')
-						skip++;
-					w = snprintf(both, sizeof(both), "%s: (%s) or (%s)", p->name,
-					             p->sp_text + strlen(p->name) + 2, one + skip);
-					if (w < 0 || (size_t)w >= sizeof(both) || shape != TRACE_PRED_DISJUNCTIVE) {
-						rep__diag_set(d, TRACE_EINVAL, NULL, "process %s: its simple predicates "
-						         "cannot be combined for the online protocol", p->name);
-						rc = TRACE_EINVAL;
-						goto out;
-					}
-					snprintf(p->sp_text, sizeof(p->sp_text), "%s", both);
-					continue;
-				}
-				trace_pred_sp_format(sp, p->sp_text, sizeof(p->sp_text));
-			}
-		}
 	}
 	r->mode = shape == TRACE_PRED_DISJUNCTIVE && ncp > 1 ? GD_MARKERS : GD_ONLINE;
 	for (size_t i = 0; i < r->nprocs; i++)
@@ -623,7 +624,7 @@ int rep_step(struct rep *r, size_t i, struct trace_diag *d)
 	p = &r->procs[i];
 	if (r->mode != GD_OFFLINE) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "single steps follow precomputed cuts: step after "
-		         "--stop without --online, or after --cut");
+		              "--stop without --online, or after --cut");
 		return TRACE_EINVAL;
 	}
 	if (p->ana < 0 || !(cut = calloc(n ? n : 1, sizeof(*cut))))
@@ -636,7 +637,7 @@ int rep_step(struct rep *r, size_t i, struct trace_diag *d)
 	}
 	if (cut[p->ana] >= p->nevents || p->done || p->gone) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "process %s is at the end of its trace: nothing to "
-		         "step", p->name);
+		              "step", p->name);
 		free(cut);
 		return TRACE_EINVAL;
 	}

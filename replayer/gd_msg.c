@@ -110,6 +110,87 @@ static void on_connected(struct rep *r, struct gd_proc *p, int port)
 	}
 }
 
+/* HELLO: a new image (a root, a forked child, after exec) binds its connection to its
+ * process, and gets CONFIG: its slot, its target (offline) or floor (online), its simple
+ * predicate and the channels of its peers.  0, or 1 when fd stays pending. */
+static int on_hello(struct rep *r, int fd, struct rep_msg *m, struct gd_proc **pp)
+{
+	struct gd_proc *p;
+	char text[2100];
+
+	if (m->flags & 1) {
+		/* a child of m->text started inside libc: the K-th is PARENT.sK */
+		struct gd_proc *par = rep__by_name(r, m->text);
+		char name[TRACE_NAME_MAX + 16];
+		uint32_t k = par ? ++par->spawns : 1;
+
+		snprintf(name, sizeof(name), "%.100s.s%u", m->text, k);
+		rep_proto_send(fd, REP_MSG_NAME, 0, 0, 0, name);
+		snprintf(m->text, sizeof(m->text), "%s", name);
+	}
+	p = rep__by_name(r, m->text);
+	if (p && p->conn >= 0 && p->pid == (long)m->a &&
+	    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
+		/* the same process after exec: its new image's LC replaces the old one, whose
+		 * connection is closed when its end arrives */
+		r->pending[r->npending++] = p->conn;
+		p->conn = -1;
+	}
+	if (!p || p->conn >= 0) {
+		/* A process the recording does not have: it will report its divergence. */
+		rep_proto_send(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET, 0, NULL);
+		return 1;
+	}
+	*pp = p;
+	p->conn = fd;
+	p->pid = (long)m->a;
+	if (r->board)
+		r->board[p - r->procs].pid = (int32_t)m->a; /* before CONFIG: for translation */
+	p->started = 1;
+	p->execing = 0;
+	p->gone = 0;
+	snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
+	         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
+	if (r->mode == GD_OFFLINE)
+		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
+	else
+		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)rep__start_floor(r, p),
+		               REP_CF_ONLINE, text);
+	return 0;
+}
+
+/* HALTED: where, why, its backtrace and the values of its predicate's terms. */
+static void on_halted_msg(struct rep *r, struct gd_proc *p, struct rep_msg *m)
+{
+	char *sep = strchr(m->text, '\x1e');
+
+	p->halted = 1;
+	p->index = (uint64_t)m->a;
+	p->reason = (uint32_t)m->b;
+	free(p->backtrace);
+	free(p->terms);
+	p->terms = strdup(sep ? sep + 1 : "");
+	if (sep)
+		*sep = '\0';
+	p->backtrace = strdup(m->text);
+	if (r->mode != GD_OFFLINE)
+		rep__on_halted(r, p);
+}
+
+/* DONE: the process ends (its state index, whether its predicate holds at the end, whether
+ * it runs on free until killed, as when recorded). */
+static void on_done(struct rep *r, struct gd_proc *p, const struct rep_msg *m)
+{
+	p->done = 1;
+	p->index = (uint64_t)m->a;
+	p->sp_at_end = (m->flags & 1) != 0;
+	p->free_running = (m->flags & 2) != 0;
+	if (r->mode == GD_MARKERS && p->sp_at_end && !r->fired)
+		r->fired = p;
+	if (r->mode == GD_MARKERS)
+		rep__release_markers(r, p);
+}
+
 /* One message from a connection; returns 0, or -1 when the connection ended. */
 int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 {
@@ -131,107 +212,35 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	rep__note_change(r);
 	if (p && m.type != REP_MSG_EXEC && m.type != REP_MSG_HELLO && p->conn == fd)
 		p->execing = 0; /* the exec failed: the same image goes on */
-	switch (m.type) {
-	case REP_MSG_HELLO:
-		if (m.flags & 1) {
-			/* a child of m.text started inside libc: the K-th is PARENT.sK */
-			struct gd_proc *par = rep__by_name(r, m.text);
-			char name[TRACE_NAME_MAX + 16];
-			uint32_t k = par ? ++par->spawns : 1;
-
-			snprintf(name, sizeof(name), "%.100s.s%u", m.text, k);
-			rep_proto_send(fd, REP_MSG_NAME, 0, 0, 0, name);
-			snprintf(m.text, sizeof(m.text), "%s", name);
-		}
-		p = rep__by_name(r, m.text);
-		if (p && p->conn >= 0 && p->pid == (long)m.a &&
-		    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
-			/* the same process after exec: its new image's LC replaces the old one, whose
-			 * connection is closed when its end arrives */
-			r->pending[r->npending++] = p->conn;
-			p->conn = -1;
-		}
-		if (!p || p->conn >= 0) {
-			/* A process the recording does not have: it will report its divergence. */
-			rep_proto_send(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET, 0, NULL);
-			return 0;
-		}
-		*pp = p;
-		p->conn = fd;
-		p->pid = (long)m.a;
-		if (r->board)
-			r->board[p - r->procs].pid = (int32_t)m.a; /* before CONFIG: for translation */
-		p->started = 1;
-		p->execing = 0;
-		p->gone = 0;
-		{
-			char text[2100];
-
-			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
-			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
-			if (r->mode == GD_OFFLINE)
-				rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
-		}
-		if (r->mode != GD_OFFLINE)
-		{
-			char text[2100];
-
-			snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
-			         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
-			rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)rep__start_floor(r, p),
-			          REP_CF_ONLINE, text);
-		}
-		break;
-	case REP_MSG_REQ:
-		if (p)
-			rep__on_request(r, p, (uint64_t)m.a);
-		break;
-	case REP_MSG_EXEC:
-		if (p)
-			p->execing = 1;
-		break;
-	case REP_MSG_CONNECTED:
-		if (p)
-			on_connected(r, p, (int)m.a);
-		break;
-	case REP_MSG_ACCEPTED:
-		if (p)
-			on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
-		break;
-	case REP_MSG_HALTED:
-		if (!p)
-			break;
-		p->halted = 1;
-		p->index = (uint64_t)m.a;
-		p->reason = (uint32_t)m.b;
-		free(p->backtrace);
-		free(p->terms);
-		{
-			char *sep = strchr(m.text, '\x1e');
-
-			p->terms = strdup(sep ? sep + 1 : "");
-			if (sep)
-				*sep = '\0';
-		}
-		p->backtrace = strdup(m.text);
-		if (r->mode != GD_OFFLINE)
-			rep__on_halted(r, p);
-		break;
-	case REP_MSG_DIVERGED:
+	if (m.type == REP_MSG_HELLO) {
+		on_hello(r, fd, &m, pp);
+		return 0;
+	}
+	if (m.type == REP_MSG_DIVERGED) {
 		snprintf(r->message, sizeof(r->message), "divergence: %s", m.text);
 		*outcome = REP_DIVERGED;
+		return 0;
+	}
+	if (!p)
+		return 0;
+	switch (m.type) {
+	case REP_MSG_REQ:
+		rep__on_request(r, p, (uint64_t)m.a);
+		break;
+	case REP_MSG_EXEC:
+		p->execing = 1;
+		break;
+	case REP_MSG_CONNECTED:
+		on_connected(r, p, (int)m.a);
+		break;
+	case REP_MSG_ACCEPTED:
+		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
+		break;
+	case REP_MSG_HALTED:
+		on_halted_msg(r, p, &m);
 		break;
 	case REP_MSG_DONE:
-		if (!p)
-			break;
-		p->done = 1;
-		p->index = (uint64_t)m.a;
-		p->sp_at_end = (m.flags & 1) != 0;
-		p->free_running = (m.flags & 2) != 0;
-		if (r->mode == GD_MARKERS && p->sp_at_end && !r->fired)
-			r->fired = p;
-		if (r->mode == GD_MARKERS)
-			rep__release_markers(r, p);
+		on_done(r, p, &m);
 		break;
 	}
 	return 0;

@@ -21,6 +21,13 @@
 
 #include "gd_internal.h"
 
+/* The value of ENCORE_REPLAY for root p (proto.h): all its LC needs to find its trace,
+ * the control socket and the board. */
+static void replay_env(const struct rep *r, const struct gd_proc *p, char *out, size_t cap)
+{
+	snprintf(out, cap, "v=1;name=%s;pid=0;seg=0;dir=%s", p->name, r->dir);
+}
+
 /* In the forked child, before exec: environment, directory, group, death with the GD.  A
  * failure is reported through `err` (close-on-exec): what failed (1 chdir, 2 exec), errno. */
 static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
@@ -36,7 +43,7 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);
-	snprintf(cfg, sizeof(cfg), "v=1;name=%s;pid=0;seg=0;dir=%s", p->name, r->dir);
+	replay_env(r, p, cfg, sizeof(cfg));
 	setenv(REP_ENV, cfg, 1);
 	unsetenv("ENCORE_RECORD");
 	if (p->cwd[0] && chdir(p->cwd) != 0) {
@@ -100,7 +107,7 @@ int rep_start(struct rep *r, struct trace_diag *d)
 		if (n == (ssize_t)sizeof(what)) {
 			errno = what[1];
 			rep__diag_set(d, TRACE_EIO, what[0] == 1 ? p->cwd : p->exe,
-			         what[0] == 1 ? "process %s: cannot enter its recorded directory: %s" :
+			              what[0] == 1 ? "process %s: cannot enter its recorded directory: %s" :
 			                        "process %s: cannot run its recorded executable: %s",
 			         p->name, strerror(what[1]));
 			return TRACE_EIO;
