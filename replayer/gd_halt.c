@@ -14,6 +14,8 @@
 
 #include "gd_internal.h"
 
+/* --- the online protocol (Manabe & Imase 3.2, Appendix B; Miller & Choi 2.2) ----------------- */
+
 uint64_t rep__cur_index(struct rep *r, struct gd_proc *p)
 {
 	if (p->halted || p->done || !r->board)
@@ -202,6 +204,8 @@ void rep__on_halted(struct rep *r, struct gd_proc *p)
 	}
 }
 
+/* --- readiness waits ------------------------------------------------------------------------- */
+
 /* An LC gives a recorded readiness result only once the data behind it has arrived (it waits,
  * the board says wait_kind READY).  The analyzer's cuts do not order a readiness result after
  * the send behind it, so at a halt that data may never come: when some process is halted and
@@ -268,6 +272,8 @@ void rep__release_ready(struct rep *r)
 		rep_proto_send(p->conn, REP_MSG_RELEASE, (int64_t)idx, 0, 0, NULL);
 	}
 }
+
+/* --- is the replay halted? ------------------------------------------------------------------- */
 
 /* Every process halted at its target, ended, or (target 0) never forked by a parent that is
  * halted or ended. */
@@ -342,6 +348,8 @@ int rep__all_halted(struct rep *r)
 	}
 	return any;
 }
+
+/* --- linked predicates online (Miller & Choi 3.4, 3.6) --------------------------------------- */
 
 /* The first state of q that is after the trigger (t, j) (its event happened after event j
  * of t, or q == t and it comes later), as the analyzer's linked predicates take it: a state
@@ -435,6 +443,8 @@ int rep__lp_advance(struct rep *r)
 	rep__note_change(r);
 	return -1;
 }
+
+/* --- setting the halt up: online predicates, single steps, terms ----------------------------- */
 
 /* The channels of process p whose other end is held by process `peer`, as "PEER:c1,c2,...",
  * appended to out.  From the analyzer's messages: a receive's sender holds the other end of
