@@ -63,8 +63,9 @@ expect "stall with a stranger" 1 "no progress" PREFORK_HANG=stray
 # sends its first request after it; the halt needs no accept)
 timeout -k 5 60 "$encore" replay --json --then kill --stop 'pf.4: sent >= 1' "$tmp/s" \
     > "$tmp/out" 2> "$tmp/err" < /dev/null || { echo "FAIL: --json halt"; cat "$tmp/err"; exit 1; }
-[ "$(wc -l < "$tmp/out")" -eq 1 ] && grep -q '^{"halted":true,' "$tmp/out" || {
-    echo "FAIL: --json: stdout is not the report alone:"; cat "$tmp/out"; exit 1; }
+if [ "$(wc -l < "$tmp/out")" -ne 1 ] || ! grep -q '^{"halted":true,' "$tmp/out"; then
+    echo "FAIL: --json: stdout is not the report alone:"; cat "$tmp/out"; exit 1
+fi
 grep -q "pf client: started" "$tmp/err" || { echo "FAIL: --json: the client's output is lost"; exit 1; }
 none_left "--json"
 echo "ok: --json report alone on stdout"
