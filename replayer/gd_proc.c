@@ -200,8 +200,8 @@ int rep__finish_check(struct rep *r)
  * replayed processes and whatever they started, known to us or not, in our process group or
  * not (a daemon's setsid, a child made past the interposers).  As a subreaper we are the
  * parent of every orphan among them, so the links always lead back here.  Returns how many
- * it found (at most cap); 0 when /proc cannot be read. */
-static size_t descendants(pid_t *out, size_t cap)
+ * it found (at most cap); -1 when /proc cannot be read. */
+static long descendants(pid_t *out, size_t cap)
 {
 	struct { pid_t pid, ppid; } *all = NULL;
 	size_t n = 0, acap = 0, found = 0;
@@ -209,7 +209,7 @@ static size_t descendants(pid_t *out, size_t cap)
 	struct dirent *e;
 
 	if (!d)
-		return 0;
+		return -1;
 	while ((e = readdir(d)) != NULL) {
 		char path[64], buf[512], *rp;
 		long pid = strtol(e->d_name, &rp, 10), ppid;
@@ -249,23 +249,27 @@ static size_t descendants(pid_t *out, size_t cap)
 			if (all[i].ppid == out[q])
 				out[found++] = all[i].pid;
 	free(all);
-	return found;
+	return (long)found;
 }
 
-/* SIGKILL to everything that may still run: the group, the processes we know by pid, and
- * every descendant /proc shows. */
+/* SIGKILL to everything that may still run: the group and every descendant /proc shows
+ * (the processes we know are among them).  Without /proc, the processes we know by pid
+ * (one a replayed parent reaped itself may have lent its pid to a stranger meanwhile: /proc
+ * spares the rest of the machine that risk). */
 static void kill_all(struct rep *r)
 {
 	pid_t pids[4096];
-	size_t n = descendants(pids, sizeof(pids) / sizeof(pids[0]));
+	long n = descendants(pids, sizeof(pids) / sizeof(pids[0]));
 
 	if (r->pgid > 0)
 		kill(-(pid_t)r->pgid, SIGKILL);
+	for (long i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	if (n >= 0)
+		return;
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (r->procs[i].pid > 0 && !r->procs[i].reaped && r->procs[i].started)
 			kill((pid_t)r->procs[i].pid, SIGKILL);
-	for (size_t i = 0; i < n; i++)
-		kill(pids[i], SIGKILL);
 }
 
 /* How long rep_kill waits for the killed processes to be reaped: only a process stuck in
