@@ -1,9 +1,10 @@
 /*
  * cmd_replay.c: `encore replay DIR [--stop 'P' | --cut FILE] [--json] [--then ...]`
- * re-executes a recorded session under the replayer (issue #6): the global debugger (rep.h)
- * starts every recorded root with libencore-replay.so preloaded, each process's local
- * controller enforces its trace, and the replay runs to the end or halts at a cut.  Thin:
- * parses options, calls rep_*, prints.
+ * re-executes a recorded session under the replayer (replayer/README.md): the global
+ * debugger (rep.h) starts every recorded root with libencore-replay.so preloaded, each
+ * process's local controller enforces its trace, and the replay runs to the end or halts at
+ * a cut.  Thin: parses options, calls rep_*, prints.  Whatever ends the replay (end, halt,
+ * divergence, stall, a signal), every replayed process is ended before it returns.
  */
 #include <errno.h>
 #include <getopt.h>
