@@ -559,11 +559,11 @@ static int run(struct rep *r, struct replay_args *a)
 				rep_continue(r);
 				continue;
 			}
+			if (strcmp(a->then, "stop") == 0)
+				return wait_for_enter(r);
 			if (strcmp(a->then, "gdb") == 0)
 				run_gdb(r);
-			else if (strcmp(a->then, "stop") == 0)
-				return wait_for_enter(r);
-			return CLI_OK;
+			return interrupted ? end_interrupted(r) : CLI_OK;
 		case REP_INTERRUPTED:
 			return end_interrupted(r);
 		default:
