@@ -291,8 +291,10 @@ static void run_gdb(struct rep *r)
 			fprintf(stderr, "encore replay: cannot run gdb: %s\n", strerror(errno));
 			_exit(127);
 		}
-		if (g > 0)
-			waitpid(g, NULL, 0);
+		/* Ctrl-C belongs to gdb (it interrupts the inferior); SIGTERM or SIGHUP end us */
+		while (g > 0 && waitpid(g, NULL, 0) < 0 && errno == EINTR &&
+		       (!interrupted || interrupted == SIGINT))
+			interrupted = 0;
 		return;
 	}
 }
