@@ -1,9 +1,10 @@
 /*
  * cmd_replay.c: `encore replay DIR [--stop 'P' | --cut FILE] [--json] [--then ...]`
- * re-executes a recorded session under the replayer (issue #6): the global debugger (rep.h)
- * starts every recorded root with libencore-replay.so preloaded, each process's local
- * controller enforces its trace, and the replay runs to the end or halts at a cut.  Thin:
- * parses options, calls rep_*, prints.
+ * re-executes a recorded session under the replayer (replayer/README.md): the global
+ * debugger (rep.h) starts every recorded root with libencore-replay.so preloaded, each
+ * process's local controller enforces its trace, and the replay runs to the end or halts at
+ * a cut.  Thin: parses options, calls rep_*, prints.  Whatever ends the replay (end, halt,
+ * divergence, stall, a signal), every replayed process is ended before it returns.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -66,6 +67,8 @@ static void usage(FILE *out)
 	        "                        again (the same or another process)\n"
 	        "    --json              print the halted state as one JSON line:\n"
 	        "                        {\"halted\":true,\"cuts\":[{\"PROC\":N,...}],\"processes\":[...]}\n"
+	        "                        on stdout, and nothing else there: the replayed programs'\n"
+	        "                        own stdout goes to encore's stderr\n"
 	        "    --then WHAT         after the halt: stop (keep the processes halted, print\n"
 	        "                        `gdb -p PID` lines, end them when you press Enter),\n"
 	        "                        kill (end them), continue (run on to the end), gdb (open\n"
@@ -83,8 +86,9 @@ static void usage(FILE *out)
 	        "                        replay; removed when it ends\n\n"
 	        "EXIT STATUS\n"
 	        "    0 replayed to the end, or halted; 1 divergence, refusal, stall or a replay\n"
-	        "    that ended early; 2 usage error; 130 interrupted (every replayed process is\n"
-	        "    ended first).\n\n"
+	        "    that ended early; 2 usage error; 130 SIGINT (Ctrl-C), 143 SIGTERM, 129\n"
+	        "    SIGHUP.  Whatever ends it, every replayed process and everything they\n"
+	        "    started (in another process group or session too) is ended first.\n\n"
 	        "LIMITS\n"
 	        "    Threads are not replayed faithfully (encore record warns).  Online halting\n"
 	        "    takes conjunctive, disjunctive (halt markers) and linked predicates whose\n"
@@ -127,8 +131,7 @@ static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 static char *read_all(const char *path)
@@ -288,13 +291,25 @@ static void run_gdb(struct rep *r)
 			fprintf(stderr, "encore replay: cannot run gdb: %s\n", strerror(errno));
 			_exit(127);
 		}
-		if (g > 0)
-			waitpid(g, NULL, 0);
+		/* Ctrl-C belongs to gdb (it interrupts the inferior); SIGTERM or SIGHUP end us */
+		while (g > 0 && waitpid(g, NULL, 0) < 0 && errno == EINTR &&
+		       (!interrupted || interrupted == SIGINT))
+			interrupted = 0;
 		return;
 	}
 }
 
-int cmd_replay(int argc, char **argv)
+/* What the command line asked for. */
+struct replay_args {
+	const char *stop, *cutfile, *then, *dir;
+	int json, quiet, online;
+	const char *steps[64];
+	size_t nsteps, stepped;
+	double stall;
+};
+
+/* Parse the options into *a: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	static const struct option opts[] = {
 		{ "stop", required_argument, NULL, 's' },
@@ -308,40 +323,33 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *stop = NULL, *cutfile = NULL, *then = NULL, *dir;
-	struct rep_options ro;
-	struct trace_diag d;
-	struct sigaction sa;
-	struct rep *r = NULL;
-	char lib[PATH_MAX];
-	int json = 0, quiet = 0, online = 0, c, rc, ret = CLI_FAIL;
-	const char *steps[64];
-	size_t nsteps = 0, stepped = 0;
-	double stall = 10;
+	int c;
 
+	memset(a, 0, sizeof(*a));
+	a->stall = 10;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': stop = optarg; break;
-		case 'c': cutfile = optarg; break;
-		case 'j': json = 1; break;
-		case 'o': online = 1; break;
+		case 's': a->stop = optarg; break;
+		case 'c': a->cutfile = optarg; break;
+		case 'j': a->json = 1; break;
+		case 'o': a->online = 1; break;
 		case 'S':
-			if (nsteps == sizeof(steps) / sizeof(steps[0])) {
-				cli_error("replay", "at most %zu --step options", nsteps);
+			if (a->nsteps == sizeof(a->steps) / sizeof(a->steps[0])) {
+				cli_error("replay", "at most %zu --step options", a->nsteps);
 				return CLI_USAGE;
 			}
-			steps[nsteps++] = optarg;
+			a->steps[a->nsteps++] = optarg;
 			break;
-		case 't': then = optarg; break;
+		case 't': a->then = optarg; break;
 		case 'T':
-			stall = strtod(optarg, NULL);
-			if (stall <= 0) {
+			a->stall = strtod(optarg, NULL);
+			if (a->stall <= 0) {
 				cli_error("replay", "--stall-timeout wants a positive number of seconds");
 				return CLI_USAGE;
 			}
 			break;
-		case 'q': quiet = 1; break;
+		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
@@ -350,18 +358,237 @@ int cmd_replay(int argc, char **argv)
 		cli_error("replay", "expected one session directory, e.g. encore replay /tmp/ring");
 		return CLI_USAGE;
 	}
-	dir = argv[optind];
-	if (stop && cutfile) {
+	a->dir = argv[optind];
+	if (a->stop && a->cutfile) {
 		cli_error("replay", "--stop and --cut both say where to halt: give one");
 		return CLI_USAGE;
 	}
-	if (!then)
-		then = isatty(0) && isatty(1) ? "stop" : "kill";
-	if (strcmp(then, "stop") && strcmp(then, "kill") && strcmp(then, "continue") &&
-	    strcmp(then, "gdb")) {
-		cli_error("replay", "--then %s: expected stop, kill, continue or gdb", then);
+	if (!a->then)
+		a->then = isatty(0) && isatty(1) ? "stop" : "kill";
+	if (strcmp(a->then, "stop") && strcmp(a->then, "kill") && strcmp(a->then, "continue") &&
+	    strcmp(a->then, "gdb")) {
+		cli_error("replay", "--then %s: expected stop, kill, continue or gdb", a->then);
 		return CLI_USAGE;
 	}
+	return -1;
+}
+
+/* --cut FILE: the cut to halt at.  0, or the exit status. */
+static int set_cut_file(struct rep *r, const struct replay_args *a)
+{
+	struct trace_diag d;
+	char *text = read_all(a->cutfile);
+	int rc;
+
+	if (!text) {
+		cli_error("replay", "cannot read the cut %s: %s", a->cutfile, strerror(errno));
+		return CLI_FAIL;
+	}
+	memset(&d, 0, sizeof(d));
+	rc = rep_cut_json(r, text, &d);
+	free(text);
+	if (rc) {
+		cli_error("replay", "%s: %s", a->cutfile, d.msg);
+		return CLI_FAIL;
+	}
+	return 0;
+}
+
+/* --stop P: Inf(P) computed offline, or the online protocol (P reads var.SYMBOL, or
+ * --online).  0, or the exit status. */
+static int set_stop(struct rep *r, struct replay_args *a)
+{
+	struct trace_pred *pred = NULL;
+	struct trace_diag d;
+	size_t which, ncuts;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if (trace_pred_parse(a->stop, &pred, &d) != 0) {
+		cli_error("replay", "bad predicate: %s (column %llu)", d.msg,
+		          (unsigned long long)d.offset);
+		return CLI_USAGE;
+	}
+	if (trace_pred_uses_var(pred))
+		a->online = 1;
+	trace_pred_free(pred);
+	memset(&d, 0, sizeof(d));
+	if (a->online) {
+		if (rep_set_online(r, a->stop, &d) != 0) {
+			cli_error("replay", "%s", d.msg);
+			return CLI_FAIL;
+		}
+		return 0;
+	}
+	rc = rep_cut_predicate(r, a->stop, &which, &ncuts, &d);
+	if (rc < 0) {
+		cli_diag("replay", &d);
+		return CLI_FAIL;
+	}
+	if (rc == 0) {
+		cli_error("replay", "the predicate never holds in this recording: nothing to "
+		          "halt at (check it with encore inf %s '...')", a->dir);
+		return CLI_FAIL;
+	}
+	rep_set_terms(r, a->stop, &d);
+	if (ncuts > 1 && !a->quiet)
+		fprintf(stderr, "encore replay: the predicate has %zu minimal cuts; halting at "
+		        "the first (encore inf lists them all)\n", ncuts);
+	return 0;
+}
+
+/* Where to halt, from --cut, --stop and --step.  0, or the exit status. */
+static int set_halt(struct rep *r, struct replay_args *a)
+{
+	int rc;
+
+	if (a->cutfile && (rc = set_cut_file(r, a)) != 0)
+		return rc;
+	if (a->stop && (rc = set_stop(r, a)) != 0)
+		return rc;
+	if (a->stop && a->online)
+		return 0;
+	if (a->nsteps && !a->stop && !a->cutfile) /* step from the start */
+		for (size_t i = 0; i < rep_nprocs(r); i++)
+			rep_set_target(r, i, 0);
+	if (a->nsteps && a->online) {
+		cli_error("replay", "--step follows precomputed cuts: drop --online");
+		return CLI_USAGE;
+	}
+	if (a->online && !a->stop) {
+		cli_error("replay", "--online needs --stop 'P'");
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+/* The signal that ends the replay: SIGINT, SIGTERM, SIGHUP (no SA_RESTART: a wait for Enter
+ * returns at once). */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Ended by a signal: every replayed process is ended first; 128 + the signal, as a shell
+ * reports a command the signal killed (130 for SIGINT, 143 for SIGTERM). */
+static int end_interrupted(struct rep *r)
+{
+	int sig = interrupted;
+
+	rep_kill(r);
+	cli_error("replay", "interrupted by %s; every replayed process was ended",
+	          sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT");
+	return 128 + sig;
+}
+
+/* --then stop: print where to attach, wait for Enter (or a signal). */
+static int wait_for_enter(struct rep *r)
+{
+	char line[64];
+
+	fprintf(stderr, "The processes are halted inside their controllers; attach with:\n");
+	for (size_t i = 0; i < rep_nprocs(r); i++) {
+		struct rep_proc_info in;
+
+		rep_proc_info(r, i, &in);
+		if (in.state == REP_P_HALTED)
+			fprintf(stderr, "    gdb -p %ld    # %s\n", in.pid, in.name);
+	}
+	fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = '\0';
+	return interrupted ? end_interrupted(r) : CLI_OK;
+}
+
+/* The next --step after a halt: 1 when it is under way (run again), 0 when none is left, or
+ * minus the exit status. */
+static int next_step(struct rep *r, struct replay_args *a)
+{
+	struct trace_diag d;
+	const char *name;
+	size_t i;
+
+	if (a->stepped == a->nsteps)
+		return 0;
+	name = a->steps[a->stepped++];
+	for (i = 0; i < rep_nprocs(r); i++)
+		if (strcmp(rep_proc_name(r, i), name) == 0)
+			break;
+	if (i == rep_nprocs(r)) {
+		cli_error("replay", "--step %s: no such process in this session", name);
+		return -CLI_USAGE;
+	}
+	memset(&d, 0, sizeof(d));
+	if (rep_step(r, i, &d) != 0) {
+		cli_error("replay", "--step %s: %s", name, d.msg);
+		return -CLI_FAIL;
+	}
+	if (!a->json)
+		printf("\nStep %s:\n", name);
+	return 1;
+}
+
+/* Run to each halt, step, end or failure in turn, as --step and --then say. */
+static int run(struct rep *r, struct replay_args *a)
+{
+	for (;;) {
+		int rc = rep_run(r), s;
+
+		switch (rc) {
+		case REP_END:
+			if (!a->quiet)
+				fprintf(stderr, "encore replay: %zu process%s replayed to the end, every "
+				        "recorded event reproduced\n", rep_nprocs(r),
+				        rep_nprocs(r) == 1 ? "" : "es");
+			return CLI_OK;
+		case REP_HALTED:
+			if (a->json)
+				print_state_json(r, a->stop);
+			else
+				print_state_text(r);
+			if ((s = next_step(r, a)) < 0)
+				return -s;
+			if (s > 0)
+				continue;
+			if (strcmp(a->then, "continue") == 0) {
+				rep_continue(r);
+				continue;
+			}
+			if (strcmp(a->then, "stop") == 0)
+				return wait_for_enter(r);
+			if (strcmp(a->then, "gdb") == 0)
+				run_gdb(r);
+			return interrupted ? end_interrupted(r) : CLI_OK;
+		case REP_INTERRUPTED:
+			return end_interrupted(r);
+		default:
+			if (rc < 0)
+				cli_error("replay", "%s", trace_strerror(rc));
+			else
+				cli_error("replay", "%s", rep_message(r));
+			return CLI_FAIL;
+		}
+	}
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args a;
+	struct rep_options ro;
+	struct trace_diag d;
+	struct rep *r = NULL;
+	char lib[PATH_MAX];
+	int ret;
+
+	if ((ret = parse_args(argc, argv, &a)) >= 0)
+		return ret;
 	if (find_lib(lib, sizeof(lib)) != 0) {
 		cli_error("replay", "cannot find %s next to %s; set ENCORE_REPLAY_LIB", LIB_NAME,
 		          cli_self_dir());
@@ -369,173 +596,26 @@ int cmd_replay(int argc, char **argv)
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.lib = lib;
-	ro.stall_ms = (unsigned)(stall * 1000);
+	ro.stall_ms = (unsigned)(a.stall * 1000);
 	ro.interrupted = &interrupted;
+	/* --json: stdout carries the report alone; the programs write to our stderr */
+	ro.roots_stdout = a.json ? STDERR_FILENO : 0;
 	memset(&d, 0, sizeof(d));
-	if ((rc = rep_open(dir, &ro, &r, &d)) != 0) {
+	if (rep_open(a.dir, &ro, &r, &d) != 0) {
 		cli_diag("replay", &d);
-		cli_error("replay", "refusing to replay %s", dir);
+		cli_error("replay", "refusing to replay %s", a.dir);
 		return CLI_FAIL;
 	}
-	if (cutfile) {
-		char *text = read_all(cutfile);
-
-		if (!text) {
-			cli_error("replay", "cannot read the cut %s: %s", cutfile, strerror(errno));
-			goto out;
-		}
+	if ((ret = set_halt(r, &a)) == 0) {
+		catch_signals();
 		memset(&d, 0, sizeof(d));
-		rc = rep_cut_json(r, text, &d);
-		free(text);
-		if (rc) {
-			cli_error("replay", "%s: %s", cutfile, d.msg);
-			goto out;
-		}
-	} else if (stop) {
-		size_t which, ncuts;
-		struct trace_pred *pred = NULL;
-
-		memset(&d, 0, sizeof(d));
-		if (trace_pred_parse(stop, &pred, &d) != 0) {
-			cli_error("replay", "bad predicate: %s (column %llu)", d.msg,
-			          (unsigned long long)d.offset);
-			ret = CLI_USAGE;
-			goto out;
-		}
-		if (trace_pred_uses_var(pred))
-			online = 1;
-		trace_pred_free(pred);
-		memset(&d, 0, sizeof(d));
-		if (online) {
-			if (rep_set_online(r, stop, &d) != 0) {
-				cli_error("replay", "%s", d.msg);
-				goto out;
-			}
-			goto start;
-		}
-		rc = rep_cut_predicate(r, stop, &which, &ncuts, &d);
-		if (rc < 0) {
+		if (rep_start(r, &d) != 0) {
 			cli_diag("replay", &d);
-			goto out;
+			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
+		} else {
+			ret = run(r, &a);
 		}
-		if (rc == 0) {
-			cli_error("replay", "the predicate never holds in this recording: nothing to "
-			          "halt at (check it with encore inf %s '...')", dir);
-			goto out;
-		}
-		rep_set_terms(r, stop, &d);
-		if (ncuts > 1 && !quiet)
-			fprintf(stderr, "encore replay: the predicate has %zu minimal cuts; halting at "
-			        "the first (encore inf lists them all)\n", ncuts);
 	}
-
-	if (nsteps && !stop && !cutfile) /* step from the start */
-		for (size_t i = 0; i < rep_nprocs(r); i++)
-			rep_set_target(r, i, 0);
-	if (nsteps && online) {
-		cli_error("replay", "--step follows precomputed cuts: drop --online");
-		ret = CLI_USAGE;
-		goto out;
-	}
-	if (online && !stop) {
-		cli_error("replay", "--online needs --stop 'P'");
-		ret = CLI_USAGE;
-		goto out;
-	}
-start:
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
-	memset(&d, 0, sizeof(d));
-	if ((rc = rep_start(r, &d)) != 0) {
-		cli_diag("replay", &d);
-		goto out;
-	}
-	rc = rep_run(r);
-again:
-	switch (rc) {
-	case REP_END:
-		if (!quiet)
-			fprintf(stderr, "encore replay: %zu process%s replayed to the end, every recorded "
-			        "event reproduced\n", rep_nprocs(r), rep_nprocs(r) == 1 ? "" : "es");
-		ret = CLI_OK;
-		break;
-	case REP_HALTED:
-		if (json)
-			print_state_json(r, stop);
-		else
-			print_state_text(r);
-		ret = CLI_OK;
-		if (stepped < nsteps) {
-			size_t i;
-
-			for (i = 0; i < rep_nprocs(r); i++)
-				if (strcmp(rep_proc_name(r, i), steps[stepped]) == 0)
-					break;
-			if (i == rep_nprocs(r)) {
-				cli_error("replay", "--step %s: no such process in this session",
-				          steps[stepped]);
-				ret = CLI_USAGE;
-				break;
-			}
-			stepped++;
-			memset(&d, 0, sizeof(d));
-			if (rep_step(r, i, &d) != 0) {
-				cli_error("replay", "--step %s: %s", steps[stepped - 1], d.msg);
-				ret = CLI_FAIL;
-				break;
-			}
-			if (!json)
-				printf("\nStep %s:\n", steps[stepped - 1]);
-			rc = rep_run(r);
-			goto again;
-		}
-		if (strcmp(then, "continue") == 0) {
-			rep_continue(r);
-			rc = rep_run(r);
-			goto again;
-		}
-		if (strcmp(then, "gdb") == 0) {
-			run_gdb(r);
-		} else if (strcmp(then, "stop") == 0) {
-			char line[64];
-
-			fprintf(stderr, "The processes are halted inside their controllers; attach with:\n");
-			for (size_t i = 0; i < rep_nprocs(r); i++) {
-				struct rep_proc_info in;
-
-				rep_proc_info(r, i, &in);
-				if (in.state == REP_P_HALTED)
-					fprintf(stderr, "    gdb -p %ld    # %s\n", in.pid, in.name);
-			}
-			fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
-			if (!fgets(line, sizeof(line), stdin))
-				line[0] = '\0';
-			if (interrupted) {
-				rep_kill(r);
-				cli_error("replay", "interrupted; every replayed process was ended");
-				ret = 130;
-			}
-		}
-		break;
-	case REP_INTERRUPTED:
-		rep_kill(r);
-		cli_error("replay", "interrupted; every replayed process was ended");
-		ret = 130;
-		break;
-	default:
-		if (rc < 0)
-			cli_error("replay", "%s", trace_strerror(rc));
-		else
-			cli_error("replay", "%s", rep_message(r));
-		ret = CLI_FAIL;
-		break;
-	}
-out:
 	rep_close(r); /* ends whatever still runs, reaps everything */
 	return ret;
 }

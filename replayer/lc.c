@@ -99,22 +99,9 @@ void lc_leave(void)
 
 static int ctl_send_flags(uint32_t type, int64_t a, int64_t b, uint32_t flags, const char *text)
 {
-	struct rep_msg m;
-	size_t n = text ? strnlen(text, REP_TEXT_MAX - 1) : 0;
-
 	if (lc.ctl < 0)
 		return -1;
-	memset(&m, 0, offsetof(struct rep_msg, text));
-	m.type = type;
-	m.a = a;
-	m.b = b;
-	m.flags = flags;
-	m.len = (uint32_t)n;
-	if (n)
-		memcpy(m.text, text, n);
-	m.text[n] = '\0';
-	return syscall(SYS_sendto, lc.ctl, &m, offsetof(struct rep_msg, text) + n + 1,
-	               MSG_NOSIGNAL, NULL, 0) < 0 ? -1 : 0;
+	return rep_proto_send(lc.ctl, type, a, b, flags, text);
 }
 
 static int ctl_send(uint32_t type, int64_t a, int64_t b, const char *text)
@@ -129,9 +116,9 @@ static void ctl_recv(struct rep_msg *m)
 	long r;
 
 	do
-		r = syscall(SYS_recvfrom, lc.ctl, m, sizeof(*m), 0, NULL, NULL);
+		r = rep_proto_recv(lc.ctl, m, 0);
 	while (r < 0 && errno == EINTR);
-	if (r < (long)offsetof(struct rep_msg, text))
+	if (r < 0)
 		syscall(SYS_exit_group, 111);
 }
 

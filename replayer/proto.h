@@ -115,4 +115,12 @@ struct rep_slot {
 	volatile uint64_t wait_len;   /* bytes still missing */
 };
 
+/* The framing, one packet per message (proto.c, both sides).  rep_proto_send: 0, or -1 with
+ * errno (the text is cut at REP_TEXT_MAX - 1 bytes).  rep_proto_recv: the packet's length
+ * (at least the header; m->text NUL-terminated), or -1 with errno: EAGAIN or EINTR (try
+ * again), EPIPE (the peer closed, or a short packet), or the system's. */
+int rep_proto_send(int fd, uint32_t type, int64_t a, int64_t b, uint32_t flags,
+                   const char *text);
+long rep_proto_recv(int fd, struct rep_msg *m, int flags);
+
 #endif

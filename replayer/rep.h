@@ -31,6 +31,8 @@ struct rep_options {
 	const char *lib;          /* absolute path of libencore-replay.so (required) */
 	unsigned stall_ms;        /* no progress for this long: REP_STALLED (0: 10000) */
 	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT/SIGTERM handler */
+	int roots_stdout;         /* > 0: this descriptor becomes the roots' stdout (so that the
+	                             caller's stdout carries only its report); 0: inherited */
 };
 
 /* Open a recorded session for replay: every trace is read through (a damaged one is refused,
@@ -117,7 +119,10 @@ int rep_step(struct rep *r, size_t i, struct trace_diag *diag);
 
 /* Leave the halt and run to the end (then rep_run again). */
 int rep_continue(struct rep *r);
-/* End every replayed process (SIGKILL) and reap them all; idempotent. */
+/* End every replayed process (SIGKILL): the roots and every descendant of the caller, in
+ * its process group or not, known to the GD or not (the GD is a subreaper: the caller must
+ * not have children of its own it wants kept).  Reaps them all; waits a few seconds at most
+ * (a process stuck in the kernel may outlive it).  Idempotent. */
 void rep_kill(struct rep *r);
 
 /* The analyzer's view of the session (for evaluating predicate terms at a halt). */

@@ -1,0 +1,133 @@
+/*
+ * gd_internal.h: what the files of the global debugger share (gd.c, gd_proc.c, gd_msg.c,
+ * gd_halt.c, gd_stall.c); private to replayer/, never installed.
+ *
+ * struct rep is the GD of one replay (Manabe & Imase section 2.2): the session's processes
+ * (struct gd_proc, one per logical process of the recording), the control socket, the
+ * status board (proto.h) and the halting mode.  Functions named rep__* are the GD's internal
+ * calls between its files; rep_* (rep.h) are its public face.
+ */
+#ifndef ENCORE_GD_INTERNAL_H
+#define ENCORE_GD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ana.h"
+#include "proto.h"
+#include "rep.h"
+
+struct gd_proc {
+	char name[TRACE_NAME_MAX];
+	char parent[TRACE_NAME_MAX];
+	char exe[4096];
+	char cwd[4096];
+	char **argv;
+	uint32_t argc;
+	uint64_t nevents;
+	uint64_t fork_index;    /* index of the FORK event in the parent, 0 for a root */
+	int ana;                /* process number in the analyzer */
+	uint64_t target;        /* REP_NO_TARGET: run to the end */
+	long pid;
+	long rec_pid;           /* its pid in the recorded run */
+	int conn;               /* control connection, -1 when none */
+	int started, halted, done, gone, reaped;
+	int execing;            /* said EXEC: its connection ends, its new image says HELLO */
+	uint32_t spawns;        /* children started inside libc so far (PARENT.sK) */
+	uint64_t index;         /* last state reported */
+	int wait_status;
+	char *backtrace;
+	char *terms;            /* at a halt: "TERM = VALUE" lines of its simple predicate */
+	/* online protocol */
+	char sp_text[1024];     /* its simple predicate, "" for a passive process */
+	char peers[1024];       /* "PEER:c1,c2;..." channels per peer named by sent(P)/received(P) */
+	uint64_t need;          /* the state it must reach: sends others asked for */
+	uint32_t reason;        /* of the last halt: enum rep_halt_reason */
+	int sp_at_end;          /* DONE said its predicate holds in its final state */
+	int free_running;       /* DONE said: killed here when recorded, runs free until killed */
+	int killed_rec;         /* its trace ends without exit, never closed: SIGKILL */
+	uint64_t req_k;         /* markers: a receive answered GO, not known to be done */
+	struct gd_proc *req_q;  /* ... its sender */
+	uint64_t req_j;         /* ... and the sender's send event */
+	uint64_t released;      /* 1 + the state whose readiness wait was released last */
+	char **lp_sp;           /* linked predicate, online: its simple predicate in each step
+	                           (NULL where it has none) */
+	int lp_named;           /* named in some step: its LC keeps the counters from the start */
+	int ports[64];          /* local TCP ports of its connects in this replay */
+	size_t nports;
+};
+
+/* An accept whose peer cannot be told yet (its connect's port not reported yet). */
+struct gd_accept {
+	struct gd_proc *server;
+	uint64_t k;
+	int port;
+};
+
+enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
+
+struct rep {
+	char dir[4096];
+	char lib[4096];
+	struct rep_options opt;
+	struct gd_proc *procs;
+	size_t nprocs;
+	struct ana_session *ana;
+	int lfd;                /* listening control socket */
+	struct rep_slot *board;
+	long pgid;
+	int started;
+	int killed;
+	char message[8192];
+	/* connections not yet matched to a process (before HELLO) */
+	int pending[256];
+	size_t npending;
+	uint64_t last_progress;
+	struct timespec last_change;
+	enum gd_mode mode;
+	struct gd_proc *fired;  /* markers: the process whose simple predicate held first */
+	struct gd_accept accepts[64];
+	size_t naccepts;
+	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
+	size_t lp_stage;        /* the step being detected */
+};
+
+/* gd.c */
+void rep__diag_set(struct trace_diag *d, int code, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+struct gd_proc *rep__by_name(struct rep *r, const char *name);  /* NULL: none */
+struct gd_proc *rep__by_pid(struct rep *r, long pid);
+int rep__make_control(struct rep *r, struct trace_diag *d);     /* DIR/.encore-replay/ */
+void rep__note_change(struct rep *r);                           /* something moved: no stall */
+
+/* gd_proc.c */
+void rep__reap(struct rep *r);                  /* every child that ended, without waiting */
+int rep__children_left(void);
+int rep__finish_check(struct rep *r);           /* REP_END, or REP_FAILED with the message */
+
+/* gd_msg.c */
+void rep__accept_peers(struct rep *r);
+/* One message from a connection; 0, or -1 when the connection ended. */
+int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome);
+struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_t k);
+
+/* gd_halt.c */
+uint64_t rep__cur_index(struct rep *r, struct gd_proc *p);      /* its state index now */
+uint64_t rep__start_floor(struct rep *r, struct gd_proc *p);
+uint64_t rep__find_event(struct rep *r, struct gd_proc *p, uint64_t from, uint64_t to,
+                         uint32_t ch, uint32_t kind, struct ana_event *out);
+void rep__on_request(struct rep *r, struct gd_proc *p, uint64_t k);
+void rep__on_halted(struct rep *r, struct gd_proc *p);
+void rep__release_markers(struct rep *r, struct gd_proc *q);
+void rep__release_ready(struct rep *r);
+int rep__all_halted(struct rep *r);
+int rep__online_outcome(struct rep *r);
+int rep__lp_advance(struct rep *r);             /* -1: go on; else an outcome */
+
+/* gd_stall.c */
+uint64_t rep__board_sum(struct rep *r);
+void rep__describe_event(struct rep *r, struct gd_proc *p, uint64_t k, char *buf, size_t cap);
+void rep__stall_report(struct rep *r);
+
+#endif

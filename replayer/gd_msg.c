@@ -1,0 +1,247 @@
+/*
+ * gd_msg.c: the global debugger's side of the control connections: new LCs joining (only our
+ * own user's), and each message an LC sends (proto.h): HELLO (its slot, target or floor and
+ * simple predicate in CONFIG; a child started inside libc gets its name), REQ, EXEC,
+ * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE.  Accept returns the recorded peer: an LC asks
+ * whether the connection it accepted comes from the process that connected in the recording
+ * (the analyzer's connect -> accept edge) and keeps it for later when not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gd_internal.h"
+
+void rep__accept_peers(struct rep *r)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int fd = accept4(r->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		/* Only our own user's processes may join: the session is ours (0700), the socket
+		 * 0600, and this closes the rest. */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid() ||
+		    r->npending >= sizeof(r->pending) / sizeof(r->pending[0])) {
+			close(fd);
+			continue;
+		}
+		r->pending[r->npending++] = fd;
+	}
+}
+
+/* The client of accept event k of the server: the process whose connect it took (the
+ * analyzer's connect -> accept edge), else the sender of the first bytes the server received
+ * on the accepted channel (from the analyzer's matching); NULL when unknown. */
+struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_t k)
+{
+	struct ana_event acc, ev;
+
+	if (srv->ana < 0 || ana_event_get(r->ana, (size_t)srv->ana, k, &acc) != 0 || !acc.channel)
+		return NULL;
+	if (acc.src_proc != ANA_NO_PROC) /* the analyzer's connect -> accept edge */
+		return rep__by_name(r, ana_proc_name(r->ana, acc.src_proc));
+	for (uint64_t i = k + 1; i <= srv->nevents; i++) {
+		if (ana_event_get(r->ana, (size_t)srv->ana, i, &ev) != 0)
+			break;
+		if (ev.channel != acc.channel)
+			continue;
+		if (ev.kind == TRACE_EV_CLOSE)
+			break;
+		if (ev.kind == TRACE_EV_RECV && ev.src_proc != ANA_NO_PROC)
+			return rep__by_name(r, ana_proc_name(r->ana, ev.src_proc));
+	}
+	return NULL;
+}
+
+/* 1: the recorded peer; 0: another process (keep it for later); -1: cannot tell yet. */
+static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
+{
+	struct gd_proc *c = rep__expected_client(r, srv, k);
+
+	if (!c)
+		return 1;
+	if (pid)
+		return c->pid == pid;
+	if (port) {
+		for (size_t i = 0; i < c->nports; i++)
+			if (c->ports[i] == port)
+				return 1;
+		for (size_t p = 0; p < r->nprocs; p++)
+			for (size_t i = 0; i < r->procs[p].nports; i++)
+				if (r->procs[p].ports[i] == port)
+					return 0;
+		return -1;
+	}
+	return 1;
+}
+
+static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
+{
+	int a = accept_answer(r, srv, k, pid, port);
+
+	if (a < 0 && r->naccepts < sizeof(r->accepts) / sizeof(r->accepts[0])) {
+		r->accepts[r->naccepts++] = (struct gd_accept){ srv, k, port };
+		return;
+	}
+	rep_proto_send(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
+}
+
+static void on_connected(struct rep *r, struct gd_proc *p, int port)
+{
+	if (port && p->nports < sizeof(p->ports) / sizeof(p->ports[0]))
+		p->ports[p->nports++] = port;
+	for (size_t i = 0; i < r->naccepts;) {
+		struct gd_accept *a = &r->accepts[i];
+		int ans = accept_answer(r, a->server, a->k, 0, a->port);
+
+		if (ans < 0) {
+			i++;
+			continue;
+		}
+		if (a->server->conn >= 0)
+			rep_proto_send(a->server->conn, ans == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
+		r->accepts[i] = r->accepts[--r->naccepts];
+	}
+}
+
+/* HELLO: a new image (a root, a forked child, after exec) binds its connection to its
+ * process, and gets CONFIG: its slot, its target (offline) or floor (online), its simple
+ * predicate and the channels of its peers.  0, or 1 when fd stays pending. */
+static int on_hello(struct rep *r, int fd, struct rep_msg *m, struct gd_proc **pp)
+{
+	struct gd_proc *p;
+	char text[2100];
+
+	if (m->flags & 1) {
+		/* a child of m->text started inside libc: the K-th is PARENT.sK */
+		struct gd_proc *par = rep__by_name(r, m->text);
+		char name[TRACE_NAME_MAX + 16];
+		uint32_t k = par ? ++par->spawns : 1;
+
+		snprintf(name, sizeof(name), "%.100s.s%u", m->text, k);
+		rep_proto_send(fd, REP_MSG_NAME, 0, 0, 0, name);
+		snprintf(m->text, sizeof(m->text), "%s", name);
+	}
+	p = rep__by_name(r, m->text);
+	if (p && p->conn >= 0 && p->pid == (long)m->a &&
+	    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
+		/* the same process after exec: its new image's LC replaces the old one, whose
+		 * connection is closed when its end arrives */
+		r->pending[r->npending++] = p->conn;
+		p->conn = -1;
+	}
+	if (!p || p->conn >= 0) {
+		/* A process the recording does not have: it will report its divergence. */
+		rep_proto_send(fd, REP_MSG_CONFIG, REP_SLOTS_MAX - 1, (int64_t)REP_NO_TARGET, 0, NULL);
+		return 1;
+	}
+	*pp = p;
+	p->conn = fd;
+	p->pid = (long)m->a;
+	if (r->board)
+		r->board[p - r->procs].pid = (int32_t)m->a; /* before CONFIG: for translation */
+	p->started = 1;
+	p->execing = 0;
+	p->gone = 0;
+	snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
+	         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
+	if (r->mode == GD_OFFLINE)
+		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
+	else
+		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)rep__start_floor(r, p),
+		               REP_CF_ONLINE, text);
+	return 0;
+}
+
+/* HALTED: where, why, its backtrace and the values of its predicate's terms. */
+static void on_halted_msg(struct rep *r, struct gd_proc *p, struct rep_msg *m)
+{
+	char *sep = strchr(m->text, '\x1e');
+
+	p->halted = 1;
+	p->index = (uint64_t)m->a;
+	p->reason = (uint32_t)m->b;
+	free(p->backtrace);
+	free(p->terms);
+	p->terms = strdup(sep ? sep + 1 : "");
+	if (sep)
+		*sep = '\0';
+	p->backtrace = strdup(m->text);
+	if (r->mode != GD_OFFLINE)
+		rep__on_halted(r, p);
+}
+
+/* DONE: the process ends (its state index, whether its predicate holds at the end, whether
+ * it runs on free until killed, as when recorded). */
+static void on_done(struct rep *r, struct gd_proc *p, const struct rep_msg *m)
+{
+	p->done = 1;
+	p->index = (uint64_t)m->a;
+	p->sp_at_end = (m->flags & 1) != 0;
+	p->free_running = (m->flags & 2) != 0;
+	if (r->mode == GD_MARKERS && p->sp_at_end && !r->fired)
+		r->fired = p;
+	if (r->mode == GD_MARKERS)
+		rep__release_markers(r, p);
+}
+
+/* One message from a connection; returns 0, or -1 when the connection ended. */
+int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
+{
+	struct rep_msg m;
+	struct gd_proc *p = *pp;
+	long n = rep_proto_recv(fd, &m, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < 0) {
+		if (p && p->conn == fd) {
+			p->gone = !p->execing;
+			p->conn = -1;
+		}
+		close(fd);
+		rep__note_change(r);
+		return -1;
+	}
+	rep__note_change(r);
+	if (p && m.type != REP_MSG_EXEC && m.type != REP_MSG_HELLO && p->conn == fd)
+		p->execing = 0; /* the exec failed: the same image goes on */
+	if (m.type == REP_MSG_HELLO) {
+		on_hello(r, fd, &m, pp);
+		return 0;
+	}
+	if (m.type == REP_MSG_DIVERGED) {
+		snprintf(r->message, sizeof(r->message), "divergence: %s", m.text);
+		*outcome = REP_DIVERGED;
+		return 0;
+	}
+	if (!p)
+		return 0;
+	switch (m.type) {
+	case REP_MSG_REQ:
+		rep__on_request(r, p, (uint64_t)m.a);
+		break;
+	case REP_MSG_EXEC:
+		p->execing = 1;
+		break;
+	case REP_MSG_CONNECTED:
+		on_connected(r, p, (int)m.a);
+		break;
+	case REP_MSG_ACCEPTED:
+		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
+		break;
+	case REP_MSG_HALTED:
+		on_halted_msg(r, p, &m);
+		break;
+	case REP_MSG_DONE:
+		on_done(r, p, &m);
+		break;
+	}
+	return 0;
+}
