@@ -29,6 +29,11 @@ void cli_diag(const char *cmd, const struct trace_diag *d);
 /* 1 if arg is -h or --help. */
 int cli_is_help(const char *arg);
 
+/* 1 if an analyzer warning (ana_warning, or a row of the SQL table warning) says a trace
+ * file is damaged: commands that load a damaged session print the line on stderr and exit
+ * 1, as dump and check do.  The text is the one analyzer/load.c writes. */
+int cli_is_damage(const char *warning);
+
 /* Directory holding the encore executable (for finding the preload libraries). */
 const char *cli_self_dir(void);
 

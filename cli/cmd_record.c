@@ -78,6 +78,7 @@ static void usage(FILE *out)
 	        "    encore record -o /tmp/ring -- ./ring 4\n"
 	        "    encore record --session /tmp/kv --name server -- ./kvserver &\n"
 	        "    encore record --session /tmp/kv --name client -- ./kvclient\n");
+	fprintf(out, "\nSee encore-record(1).\n");
 }
 
 /* --- the program: found on PATH, and dynamically linked ------------------------------------ */

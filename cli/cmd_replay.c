@@ -95,6 +95,7 @@ static void usage(FILE *out)
 	        "    encore replay --stop 'ring: sent >= 3 && ring.1: received >= 2' /tmp/ring\n"
 	        "    encore inf --json /tmp/ring 'ring.2: exited' > cut.json &&\n"
 	        "        encore replay --cut cut.json --then kill /tmp/ring\n");
+	fprintf(out, "\nSee encore-replay(1).\n");
 }
 
 static volatile sig_atomic_t interrupted;

@@ -33,7 +33,8 @@ static void usage(FILE *out)
 	        "    encore - record and replay distributed programs, halt at global states\n\n"
 	        "SYNOPSIS\n"
 	        "    encore COMMAND [OPTIONS] [ARGS]\n"
-	        "    encore COMMAND --help\n\n"
+	        "    encore COMMAND --help\n"
+	        "    encore --version\n\n"
 	        "COMMANDS\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "    %-8s  %s\n", commands[i].name, commands[i].summary);
@@ -41,8 +42,10 @@ static void usage(FILE *out)
 	        "\nEXIT STATUS\n"
 	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error.\n\n"
 	        "SEE ALSO\n"
-	        "    README.md, schemas/trace-format.md, schemas/predicates.md, schemas/sql.md,\n"
-	        "    schemas/stability.md\n");
+	        "    encore-COMMAND(1) for each command (also `encore COMMAND --help`),\n"
+	        "    schemas/trace-format.md, schemas/predicates.md, schemas/sql.md,\n"
+	        "    schemas/stability.md (installed under share/doc/encore)\n\n"
+	        "See encore(1).\n");
 }
 
 int main(int argc, char **argv)
@@ -53,11 +56,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_USAGE;
 	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		/* `encore help inf` is `encore inf --help`, as in git */
+		char *help[] = { argv[2], "--help", NULL };
+
+		for (i = 0; i < NCOMMANDS; i++)
+			if (strcmp(argv[2], commands[i].name) == 0)
+				return commands[i].run(2, help);
+	}
 	if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("encore %s\n", ENCORE_VERSION);
 		return CLI_OK;
 	}

@@ -37,6 +37,11 @@ void cli_diag(const char *cmd, const struct trace_diag *d)
 		fprintf(stderr, "encore %s: %s\n", cmd, d->msg[0] ? d->msg : trace_strerror(d->code));
 }
 
+int cli_is_damage(const char *warning)
+{
+	return strstr(warning, ": damaged at offset ") != NULL;
+}
+
 int cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
