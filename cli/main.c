@@ -39,6 +39,11 @@ static void usage(FILE *out)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "    %-8s  %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
+	        "\nOPTIONS\n"
+	        "    A command's options may come before or after its arguments, and -- ends\n"
+	        "    them (record is the exception: its options end where CMD starts).\n"
+	        "    --version   print \"encore VERSION\" (also: encore version)\n"
+	        "    -h, --help  this text (encore help COMMAND: that command's)\n"
 	        "\nEXIT STATUS\n"
 	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error.\n\n"
 	        "SEE ALSO\n"

@@ -11,8 +11,10 @@
 #   damaged  analyze and sql on a session with a corrupted chunk still answer, name the
 #            damaged file on stderr and exit 1, as dump and check do;
 #   dup      check refuses a directory where two files claim the same process image (exit
-#            1, naming both), as the commands that load sessions do.
-# Usage: cli_conventions.sh ENCORE PIPELINE MODE
+#            1, naming both), as the commands that load sessions do;
+#   man      every option a command's --help lists is in its man page source
+#            (docs/man/encore-COMMAND.1.scd), and every command has one.
+# Usage: cli_conventions.sh ENCORE PIPELINE MODE [DOCS_MAN_DIR]
 set -eu
 abs() { echo "$(cd "$(dirname "$1")" && pwd -P)/$(basename "$1")"; }
 encore=$(abs "$1") prog=$(abs "$2") mode=$3
@@ -21,6 +23,19 @@ tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/cli_conv.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 s=$tmp/s
+if [ "$mode" = man ]; then
+    man=$4
+    for c in "" $("$encore" --help | sed -n '/^COMMANDS/,/^$/s/^    \([a-z]*\) .*/\1/p'); do
+        page=$man/encore${c:+-$c}.1.scd
+        [ -f "$page" ] || fail "no man page source $page"
+        # the long options of --help, as the page writes them (scdoc escapes _ and bolds)
+        for o in $("$encore" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+            grep -q -- "$o" "$page" || fail "$page does not mention $o (encore $c --help does)"
+        done
+    done
+    echo "every command's options are in its man page"
+    exit 0
+fi
 # (the example's exit status says whether its bug showed: either is fine here)
 "$encore" record -q -o "$s" -- "$prog" < /dev/null > /dev/null || true
 "$encore" check "$s" > /dev/null || fail "the recording is not whole"
