@@ -40,8 +40,8 @@ const char *cli_self_dir(void);
 /* The path of the preload library `name` (libencore-record.so...) in *out: the environment
  * variable `env` when set (ENCORE_RECORD_LIB...); else `build_path`, the library in the build
  * tree, when this encore runs from the build tree; else NAME in libdir/encore of this
- * encore's install (README.md, "Install").  Never another tree's library.  0, or -1 with
- * the path that was tried in *out, for the error message. */
+ * encore's install (README.md, "Install").  Never another tree's library.  `out` holds
+ * PATH_MAX bytes.  0, or -1 with the path that was tried in *out, for the error message. */
 int cli_find_lib(const char *name, const char *env, const char *build_path, char *out,
                  size_t cap);
 

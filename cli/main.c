@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < NCOMMANDS; i++)
 			if (strcmp(argv[2], commands[i].name) == 0)
 				return commands[i].run(2, help);
+		fprintf(stderr, "encore: no command '%s'; run 'encore --help' for the list\n", argv[2]);
+		return CLI_USAGE;
 	}
 	if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
 		usage(stdout);

@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers shared by the subcommands: error lines, JSON strings, where the
- * encore executable lives.
+ * encore executable lives and which preload libraries it uses, damage among the analyzer's
+ * warnings.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -82,11 +83,11 @@ int cli_find_lib(const char *name, const char *env, const char *build_path, char
 	const char *val = getenv(env);
 	char dir[PATH_MAX], path[2 * PATH_MAX];
 
-	if (val && *val)
+	if (val && *val) {
 		snprintf(path, sizeof(path), "%s", val);
-	else if (build_path && in_build_tree())
+	} else if (build_path && in_build_tree()) {
 		snprintf(path, sizeof(path), "%s", build_path);
-	else {
+	} else {
 		if (ENCORE_PKGLIBDIR[0] == '/')
 			snprintf(path, sizeof(path), "%s", ENCORE_PKGLIBDIR);
 		else
