@@ -65,7 +65,19 @@ for c in $("$encore" --help | sed -n '/^COMMANDS/,/^$/s/^    \([a-z]*\) .*/\1/p'
         echo "FAIL: no man page $page"; exit 1
     fi
 done
-find "$root" -name encore.pc | grep -q . || { echo "FAIL: no encore.pc"; exit 1; }
+pc=$(find "$root" -name encore.pc)
+[ -n "$pc" ] || { echo "FAIL: no encore.pc"; exit 1; }
+# a program using encore_mark compiles against the installed header through encore.pc
+# (its prefix moved under DESTDIR)
+if command -v pkg-config > /dev/null && command -v cc > /dev/null; then
+    printf '#include <encore.h>\nint main(void) { encore_mark("k", 1); return 0; }\n' > mark.c
+    export PKG_CONFIG_PATH="${pc%/*}"
+    flags=$(pkg-config --define-variable=prefix="$root$(pkg-config --variable=prefix encore)" \
+        --cflags encore)
+    # shellcheck disable=SC2086
+    cc $flags -o mark mark.c || { echo "FAIL: cannot build with $flags"; exit 1; }
+    ./mark || { echo "FAIL: a program calling encore_mark without encore"; exit 1; }
+fi
 for f in trace-format.md predicates.md sql.md stability.md trace.sql; do
     [ -f "$root$doc/$f" ] || { echo "FAIL: $f not in $doc"; exit 1; }
 done
