@@ -29,8 +29,21 @@ void cli_diag(const char *cmd, const struct trace_diag *d);
 /* 1 if arg is -h or --help. */
 int cli_is_help(const char *arg);
 
+/* 1 if an analyzer warning (ana_warning, or a row of the SQL table warning) says a trace
+ * file is damaged: commands that load a damaged session print the line on stderr and exit
+ * 1, as dump and check do.  The text is the one analyzer/load.c writes. */
+int cli_is_damage(const char *warning);
+
 /* Directory holding the encore executable (for finding the preload libraries). */
 const char *cli_self_dir(void);
+
+/* The path of the preload library `name` (libencore-record.so...) in *out: the environment
+ * variable `env` when set (ENCORE_RECORD_LIB...); else `build_path`, the library in the build
+ * tree, when this encore runs from the build tree; else NAME in libdir/encore of this
+ * encore's install (README.md, "Install").  Never another tree's library.  `out` holds
+ * PATH_MAX bytes.  0, or -1 with the path that was tried in *out, for the error message. */
+int cli_find_lib(const char *name, const char *env, const char *build_path, char *out,
+                 size_t cap);
 
 /* JSON string output with escaping. */
 void cli_json_string(FILE *out, const char *s);

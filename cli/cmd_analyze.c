@@ -39,7 +39,10 @@ static void usage(FILE *out)
 	        "                warnings [text]\n"
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
-	        "    0 analysed; 1 the session cannot be loaded; 2 usage error.\n", SHOW_RACES);
+	        "    0 analysed; 1 the session cannot be loaded, or a trace is damaged (what\n"
+	        "    could be read is analysed and printed, the damage is named on stderr);\n"
+	        "    2 usage error.\n", SHOW_RACES);
+	fprintf(out, "\nSee encore-analyze(1).\n");
 }
 
 static void print_ref(const struct ana_session *s, size_t p, uint64_t k)
@@ -85,6 +88,20 @@ static void print_json(const struct ana_session *s, const struct ana_stats *st, 
 		cli_json_string(stdout, ana_warning(s, i));
 	}
 	printf("]}\n");
+}
+
+/* Damaged traces: on stderr, and exit 1 (the summary still says what could be read). */
+static int damage(const struct ana_session *s)
+{
+	int bad = 0;
+
+	fflush(stdout);
+	for (size_t i = 0; i < ana_nwarnings(s); i++)
+		if (cli_is_damage(ana_warning(s, i))) {
+			cli_error("analyze", "%s", ana_warning(s, i));
+			bad = 1;
+		}
+	return bad ? CLI_FAIL : CLI_OK;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -137,8 +154,9 @@ int cmd_analyze(int argc, char **argv)
 	if (json) {
 		print_json(s, &st, argv[optind], races, nraces, show);
 		free(races);
+		rc = damage(s);
 		ana_free(s);
-		return CLI_OK;
+		return rc;
 	}
 	printf("session %s\n", argv[optind]);
 	printf("  processes  %zu%s\n", st.procs,
@@ -175,6 +193,7 @@ int cmd_analyze(int argc, char **argv)
 			printf("    %s\n", ana_warning(s, i));
 	}
 	free(races);
+	rc = damage(s);
 	ana_free(s);
-	return CLI_OK;
+	return rc;
 }

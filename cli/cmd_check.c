@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,25 @@ static void usage(FILE *out)
 	        "    directory, or the files named) and prints one line per file: its process,\n"
 	        "    the number of events, whether the recorder closed it, events recovered\n"
 	        "    from an unflushed tail, events dropped by the disk budget, and any damage\n"
-	        "    (torn or corrupt chunk) with its byte offset.\n\n"
+	        "    (torn or corrupt chunk) with its byte offset.  A directory where two files\n"
+	        "    claim the same image of the same process (copies of two recordings mixed)\n"
+	        "    is refused, as every other command refuses it.\n\n"
+	        "OPTIONS\n"
+	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
-	        "    0 every file is readable to its end; 1 some file is damaged or unreadable;\n"
-	        "    2 usage error.\n");
+	        "    0 every file is readable to its end; 1 some file is damaged or unreadable,\n"
+	        "    or two files of a directory claim the same process image; 2 usage error.\n");
+	fprintf(out, "\nSee encore-check(1).\n");
 }
 
-static int check_file(const char *path)
+/* The process image a file claims (its header), to find two files claiming the same. */
+struct claim {
+	char name[TRACE_NAME_MAX];
+	uint32_t segment;
+	char path[4096];
+};
+
+static int check_file(const char *path, struct claim *claim)
 {
 	struct trace_reader *r;
 	struct trace_diag d;
@@ -42,6 +55,11 @@ static int check_file(const char *path)
 	if (trace_reader_open(path, &r, &d) != 0) {
 		cli_diag("check", &d);
 		return 1;
+	}
+	if (claim) {
+		snprintf(claim->name, sizeof(claim->name), "%s", trace_reader_process(r)->name);
+		claim->segment = trace_reader_process(r)->segment;
+		snprintf(claim->path, sizeof(claim->path), "%s", path);
 	}
 	while ((rc = trace_reader_next(r, &ev)) > 0)
 		n++;
@@ -69,10 +87,12 @@ static int check_file(const char *path)
 }
 
 /* Every *.trace file of a directory, each on its own: one damaged file must not hide the
- * state of the others (trace_session_open stops at the first). */
+ * state of the others (trace_session_open stops at the first).  Then the check the session
+ * loader makes (libtrace/session.c): one file per process image. */
 static int check_dir(const char *dir)
 {
 	struct dirent **names;
+	struct claim *claims;
 	int n, i, bad = 0, seen = 0;
 
 	n = scandir(dir, &names, NULL, alphasort);
@@ -80,20 +100,38 @@ static int check_dir(const char *dir)
 		cli_error("check", "%s: cannot read directory: %s", dir, strerror(errno));
 		return 1;
 	}
+	claims = calloc((size_t)n + 1, sizeof(*claims));
+	if (!claims) {
+		cli_error("check", "out of memory");
+		bad = 1;
+	}
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(names[i]->d_name);
+		const char *nm = names[i]->d_name;
+		size_t len = strlen(nm);
 
-		if (len > 6 && strcmp(names[i]->d_name + len - 6, ".trace") == 0) {
+		/* the files trace_session_open reads: NAME.trace, not hidden */
+		if (claims && len > 6 && strcmp(nm + len - 6, ".trace") == 0 && nm[0] != '.') {
 			char path[4096];
 
-			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-			bad |= check_file(path);
+			snprintf(path, sizeof(path), "%s/%s", dir, nm);
+			claims[seen].name[0] = '\0';
+			bad |= check_file(path, &claims[seen]);
+			for (int j = 0; j < seen && claims[seen].name[0]; j++)
+				if (strcmp(claims[j].name, claims[seen].name) == 0 &&
+				    claims[j].segment == claims[seen].segment) {
+					cli_error("check", "%s: process %s image %u is also in %s: one session "
+					          "directory per recording; move one of them elsewhere",
+					          path, claims[j].name, claims[j].segment, claims[j].path);
+					bad = 1;
+					break;
+				}
 			seen++;
 		}
 		free(names[i]);
 	}
 	free(names);
-	if (!seen) {
+	free(claims);
+	if (!seen && !bad) {
 		cli_error("check", "%s: no trace files (*.trace) in this directory", dir);
 		return 1;
 	}
@@ -102,26 +140,33 @@ static int check_dir(const char *dir)
 
 int cmd_check(int argc, char **argv)
 {
-	int i, bad = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int i, c, bad = 0;
 
-	if (argc < 2) {
-		usage(stderr);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("check", "expected a session directory or trace files; see 'encore check --help'");
 		return CLI_USAGE;
 	}
-	for (i = 1; i < argc; i++) {
+	for (i = optind; i < argc; i++) {
 		struct stat st;
 
-		if (cli_is_help(argv[i])) {
-			usage(stdout);
-			return CLI_OK;
-		}
 		if (stat(argv[i], &st) != 0) {
 			cli_error("check", "%s: no such file or directory", argv[i]);
 			bad = 1;
 		} else if (S_ISDIR(st.st_mode)) {
 			bad |= check_dir(argv[i]);
 		} else {
-			bad |= check_file(argv[i]);
+			bad |= check_file(argv[i], NULL);
 		}
 	}
 	return bad ? CLI_FAIL : CLI_OK;

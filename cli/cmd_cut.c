@@ -46,6 +46,7 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 computed; 1 the session cannot be loaded; 2 usage error or an unknown\n"
 	        "    process or event.\n");
+	fprintf(out, "\nSee encore-cut(1).\n");
 }
 
 /* "a:3,b.1:7" into refs; names are resolved against the session. */

@@ -31,7 +31,8 @@ static void usage(FILE *out)
 	        "    when whole, so FILE.db is never left half written.\n\n"
 	        "    The causality functions hb(a, b), concurrent(a, b), causal_past(id) and\n"
 	        "    causal_future(id) are available in `encore sql FILE.db`, or in the sqlite3\n"
-	        "    shell after `.load encore_sql` (the extension installed beside libanalyzer).\n\n"
+	        "    shell after `.load LIBDIR/encore/encore_sql` (the extension is installed\n"
+	        "    beside the preload libraries).\n\n"
 	        "OPTIONS\n"
 	        "    -o, --output FILE.db  where to write (replaced if it exists)\n"
 	        "    -q, --quiet           no progress on stderr\n"
@@ -39,6 +40,7 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 written; 1 the session cannot be loaded or the file cannot be written;\n"
 	        "    2 usage error.\n");
+	fprintf(out, "\nSee encore-db(1).\n");
 }
 
 int cmd_db(int argc, char **argv)

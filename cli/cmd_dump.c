@@ -32,6 +32,7 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 all files read whole; 1 a file is missing, unreadable or damaged;\n"
 	        "    2 usage error.\n");
+	fprintf(out, "\nSee encore-dump(1).\n");
 }
 
 static void hex(FILE *out, const uint8_t *p, size_t n)

@@ -59,6 +59,7 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 written; 1 the session cannot be loaded or FILE cannot be written;\n"
 	        "    2 usage error.\n");
+	fprintf(out, "\nSee encore-export(1).\n");
 }
 
 int cmd_export(int argc, char **argv)

@@ -37,6 +37,7 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 computed (even when P never holds); 1 the session cannot be loaded or P\n"
 	        "    cannot be evaluated offline; 2 usage error or a predicate that does not parse.\n");
+	fprintf(out, "\nSee encore-inf(1).\n");
 }
 
 static const char *shape_name(enum trace_pred_shape s)
@@ -111,7 +112,7 @@ int cmd_inf(int argc, char **argv)
 	int json = 0, c, rc, ret = CLI_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return CLI_OK;

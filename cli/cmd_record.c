@@ -52,6 +52,9 @@ static void usage(FILE *out)
 	        "    The exit status is CMD's (128+N when it was killed by signal N).  After the\n"
 	        "    run, a warning names each recorded process that started threads: its replay\n"
 	        "    is not guaranteed.  Static binaries are refused before running.\n\n"
+	        "    encore's options come before CMD: the first argument that is not one of\n"
+	        "    them, or every argument after --, is CMD, and the options after it are\n"
+	        "    CMD's own.\n\n"
 	        "OPTIONS\n"
 	        "    -o, --output DIR    session directory, created with mode 0700 if missing\n"
 	        "                        (an existing one must be yours and closed to others);\n"
@@ -69,8 +72,8 @@ static void usage(FILE *out)
 	        "    -q, --quiet         no summary line (warnings are still printed)\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
-	        "    ENCORE_RECORD_LIB   path of " LIB_NAME " (default: found next to the\n"
-	        "                        encore executable, in the build tree or installed)\n"
+	        "    ENCORE_RECORD_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
+	        "                        install, or the build tree's when run from there)\n"
 	        "    ENCORE_RECORD       set by this command for the recorder; not for users\n\n"
 	        "EXIT STATUS\n"
 	        "    CMD's status; 2 for a usage error; 1 when CMD could not be recorded or run.\n\n"
@@ -78,6 +81,7 @@ static void usage(FILE *out)
 	        "    encore record -o /tmp/ring -- ./ring 4\n"
 	        "    encore record --session /tmp/kv --name server -- ./kvserver &\n"
 	        "    encore record --session /tmp/kv --name client -- ./kvclient\n");
+	fprintf(out, "\nSee encore-record(1).\n");
 }
 
 /* --- the program: found on PATH, and dynamically linked ------------------------------------ */
@@ -205,40 +209,6 @@ static int check_recordable(const char *path, char *why, size_t cap)
 		return -1;
 	}
 	return 0;
-}
-
-/* --- the library ----------------------------------------------------------------------------- */
-
-static int find_lib(char *out, size_t cap)
-{
-	const char *env = getenv("ENCORE_RECORD_LIB");
-	const char *self = cli_self_dir();
-	const char *cand[4];
-	char buf[4][PATH_MAX];
-	size_t i, n = 0;
-
-	if (env && *env) {
-		if (env[0] != '/' && !realpath(env, out))
-			return -1;
-		if (env[0] == '/')
-			snprintf(out, cap, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
-	/* Build tree: BUILD/cli/encore and BUILD/recorder/libencore-record.so. */
-	snprintf(buf[0], sizeof(buf[0]), "%s/../recorder/" LIB_NAME, self);
-	cand[n++] = buf[0];
-#ifdef ENCORE_RECORD_SO_BUILD
-	cand[n++] = ENCORE_RECORD_SO_BUILD;
-#endif
-	/* Installed: PREFIX/bin/encore and PREFIX/lib[/ARCH]/libencore-record.so. */
-	snprintf(buf[2], sizeof(buf[2]), "%s/../lib/" LIB_NAME, self);
-	cand[n++] = buf[2];
-	snprintf(buf[3], sizeof(buf[3]), "%s/../lib/x86_64-linux-gnu/" LIB_NAME, self);
-	cand[n++] = buf[3];
-	for (i = 0; i < n; i++)
-		if (access(cand[i], R_OK) == 0 && realpath(cand[i], out))
-			return 0;
-	return -1;
 }
 
 /* --- the session directory ------------------------------------------------------------------- */
@@ -509,9 +479,12 @@ int cmd_record(int argc, char **argv)
 		          name);
 		return CLI_USAGE;
 	}
-	if (find_lib(lib, sizeof(lib)) != 0) {
-		cli_error("record", "cannot find %s next to %s; set ENCORE_RECORD_LIB", LIB_NAME,
-		          cli_self_dir());
+#ifndef ENCORE_RECORD_SO_BUILD
+#define ENCORE_RECORD_SO_BUILD NULL
+#endif
+	if (cli_find_lib(LIB_NAME, "ENCORE_RECORD_LIB", ENCORE_RECORD_SO_BUILD, lib, sizeof(lib))) {
+		cli_error("record", "cannot read the recorder library %s; reinstall encore, or set "
+		          "ENCORE_RECORD_LIB to its path", lib);
 		return CLI_FAIL;
 	}
 

@@ -79,8 +79,8 @@ static void usage(FILE *out)
 	        "    -q, --quiet         no summary line\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
-	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: next to the encore\n"
-	        "                        executable, in the build tree or installed)\n\n"
+	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
+	        "                        install, or the build tree's when run from there)\n\n"
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket (0600) and status board of a running\n"
 	        "                        replay; removed when it ends\n\n"
@@ -99,32 +99,7 @@ static void usage(FILE *out)
 	        "    encore replay --stop 'ring: sent >= 3 && ring.1: received >= 2' /tmp/ring\n"
 	        "    encore inf --json /tmp/ring 'ring.2: exited' > cut.json &&\n"
 	        "        encore replay --cut cut.json --then kill /tmp/ring\n");
-}
-
-static int find_lib(char *out, size_t cap)
-{
-	const char *env = getenv("ENCORE_REPLAY_LIB");
-	const char *self = cli_self_dir();
-	char buf[3][PATH_MAX];
-	const char *cand[4];
-	size_t n = 0;
-
-	if (env && *env)
-		return realpath(env, out) && access(out, R_OK) == 0 ? 0 : -1;
-	snprintf(buf[0], sizeof(buf[0]), "%s/../replayer/" LIB_NAME, self);
-	cand[n++] = buf[0];
-#ifdef ENCORE_REPLAY_SO_BUILD
-	cand[n++] = ENCORE_REPLAY_SO_BUILD;
-#endif
-	snprintf(buf[1], sizeof(buf[1]), "%s/../lib/" LIB_NAME, self);
-	cand[n++] = buf[1];
-	snprintf(buf[2], sizeof(buf[2]), "%s/../lib/x86_64-linux-gnu/" LIB_NAME, self);
-	cand[n++] = buf[2];
-	(void)cap;
-	for (size_t i = 0; i < n; i++)
-		if (access(cand[i], R_OK) == 0 && realpath(cand[i], out))
-			return 0;
-	return -1;
+	fprintf(out, "\nSee encore-replay(1).\n");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -589,9 +564,12 @@ int cmd_replay(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a)) >= 0)
 		return ret;
-	if (find_lib(lib, sizeof(lib)) != 0) {
-		cli_error("replay", "cannot find %s next to %s; set ENCORE_REPLAY_LIB", LIB_NAME,
-		          cli_self_dir());
+#ifndef ENCORE_REPLAY_SO_BUILD
+#define ENCORE_REPLAY_SO_BUILD NULL
+#endif
+	if (cli_find_lib(LIB_NAME, "ENCORE_REPLAY_LIB", ENCORE_REPLAY_SO_BUILD, lib, sizeof(lib))) {
+		cli_error("replay", "cannot read the replayer library %s; reinstall encore, or set "
+		          "ENCORE_REPLAY_LIB to its path", lib);
 		return CLI_FAIL;
 	}
 	memset(&ro, 0, sizeof(ro));

@@ -47,6 +47,7 @@ static void usage(FILE *out)
 	        "    0 written (also when P never holds: no cut is drawn and a note says so);\n"
 	        "    1 the session cannot be loaded, P cannot be evaluated offline, or FILE\n"
 	        "    cannot be written; 2 usage error or a predicate that does not parse.\n");
+	fprintf(out, "\nSee encore-show(1).\n");
 }
 
 int cmd_show(int argc, char **argv)

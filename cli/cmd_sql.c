@@ -127,8 +127,10 @@ static void usage(FILE *out)
 	        "    encore sql --csv rec 'SELECT * FROM message_race'\n"
 	        "    encore sql rec \"SELECT count(*) FROM causal_past(42)\"\n\n"
 	        "EXIT STATUS\n"
-	        "    0 every statement ran; 1 the session cannot be loaded or a statement failed\n"
-	        "    (SQLite's message is printed); 2 usage error.\n");
+	        "    0 every statement ran; 1 the session cannot be loaded, a statement failed\n"
+	        "    (SQLite's message is printed), or a trace is damaged (the statements run on\n"
+	        "    what could be read; the damage is named on stderr first); 2 usage error.\n");
+	fprintf(out, "\nSee encore-sql(1).\n");
 }
 
 struct cell {
@@ -475,6 +477,28 @@ static int shell(sqlite3 *db, enum mode mode)
 	return tty ? CLI_OK : failed ? CLI_FAIL : CLI_OK;
 }
 
+/* A session loaded from damaged traces (the analyzer's warnings, kept in the warning table):
+ * named on stderr before the answers, and the command exits 1 after them, as dump does.  A
+ * database without that table (not made by encore) has nothing to say. */
+static int damage(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int bad = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT message FROM warning ORDER BY id", -1, &st, NULL))
+		return 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *w = (const char *)sqlite3_column_text(st, 0);
+
+		if (w && cli_is_damage(w)) {
+			cli_error("sql", "%s", w);
+			bad = 1;
+		}
+	}
+	sqlite3_finalize(st);
+	return bad;
+}
+
 int cmd_sql(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -490,7 +514,7 @@ int cmd_sql(int argc, char **argv)
 	sqlite3 *db = NULL;
 	const char *target;
 	struct stat sb;
-	int c, rebuild = 0, quiet = 0, rc;
+	int c, rebuild = 0, quiet = 0, rc, damaged;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -543,10 +567,11 @@ int cmd_sql(int argc, char **argv)
 			return CLI_FAIL;
 		}
 	}
+	damaged = damage(db);
 	if (optind + 1 < argc)
 		rc = run(db, argv[optind + 1], mode) ? CLI_FAIL : CLI_OK;
 	else
 		rc = shell(db, mode);
 	sqlite3_close(db);
-	return rc;
+	return damaged ? CLI_FAIL : rc;
 }

@@ -63,6 +63,7 @@ static void usage(FILE *out)
 	        "    0 computed (even when no point is valid); 1 a recording cannot be loaded or\n"
 	        "    a part names a process that is not in it; 2 usage error or an event that\n"
 	        "    does not parse.\n");
+	fprintf(out, "\nSee encore-stable(1).\n");
 }
 
 /* The first frames of a site key ("f+0x1a < g+0x40 < main+0x9") without offsets, for

@@ -33,16 +33,24 @@ static void usage(FILE *out)
 	        "    encore - record and replay distributed programs, halt at global states\n\n"
 	        "SYNOPSIS\n"
 	        "    encore COMMAND [OPTIONS] [ARGS]\n"
-	        "    encore COMMAND --help\n\n"
+	        "    encore COMMAND --help\n"
+	        "    encore --version\n\n"
 	        "COMMANDS\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "    %-8s  %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
+	        "\nOPTIONS\n"
+	        "    A command's options may come before or after its arguments, and -- ends\n"
+	        "    them (record is the exception: its options end where CMD starts).\n"
+	        "    --version   print \"encore VERSION\" (also: encore version)\n"
+	        "    -h, --help  this text (encore help COMMAND: that command's)\n"
 	        "\nEXIT STATUS\n"
 	        "    0 success, 1 failure (bad trace, divergence...), 2 usage error.\n\n"
 	        "SEE ALSO\n"
-	        "    README.md, schemas/trace-format.md, schemas/predicates.md, schemas/sql.md,\n"
-	        "    schemas/stability.md\n");
+	        "    encore-COMMAND(1) for each command (also `encore COMMAND --help`),\n"
+	        "    schemas/trace-format.md, schemas/predicates.md, schemas/sql.md,\n"
+	        "    schemas/stability.md (installed under share/doc/encore)\n\n"
+	        "See encore(1).\n");
 }
 
 int main(int argc, char **argv)
@@ -53,11 +61,21 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_USAGE;
 	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		/* `encore help inf` is `encore inf --help`, as in git */
+		char *help[] = { argv[2], "--help", NULL };
+
+		for (i = 0; i < NCOMMANDS; i++)
+			if (strcmp(argv[2], commands[i].name) == 0)
+				return commands[i].run(2, help);
+		fprintf(stderr, "encore: no command '%s'; run 'encore --help' for the list\n", argv[2]);
+		return CLI_USAGE;
+	}
 	if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("encore %s\n", ENCORE_VERSION);
 		return CLI_OK;
 	}

@@ -1,9 +1,11 @@
 /*
  * util.c: small helpers shared by the subcommands: error lines, JSON strings, where the
- * encore executable lives.
+ * encore executable lives and which preload libraries it uses, damage among the analyzer's
+ * warnings.
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,6 +38,11 @@ void cli_diag(const char *cmd, const struct trace_diag *d)
 		fprintf(stderr, "encore %s: %s\n", cmd, d->msg[0] ? d->msg : trace_strerror(d->code));
 }
 
+int cli_is_damage(const char *warning)
+{
+	return strstr(warning, ": damaged at offset ") != NULL;
+}
+
 int cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -59,6 +66,42 @@ const char *cli_self_dir(void)
 	if (slash)
 		*slash = '\0';
 	return dir;
+}
+
+/* 1 when the encore executable is the one in the build tree (ENCORE_BUILD_DIR, set by
+ * cli/meson.build): only then are the build tree's libraries the right ones. */
+static int in_build_tree(void)
+{
+	char build[PATH_MAX];
+
+	return realpath(ENCORE_BUILD_DIR, build) && strcmp(build, cli_self_dir()) == 0;
+}
+
+int cli_find_lib(const char *name, const char *env, const char *build_path, char *out,
+                 size_t cap)
+{
+	const char *val = getenv(env);
+	char dir[PATH_MAX], path[2 * PATH_MAX];
+
+	if (val && *val) {
+		snprintf(path, sizeof(path), "%s", val);
+	} else if (build_path && in_build_tree()) {
+		snprintf(path, sizeof(path), "%s", build_path);
+	} else {
+		if (ENCORE_PKGLIBDIR[0] == '/')
+			snprintf(path, sizeof(path), "%s", ENCORE_PKGLIBDIR);
+		else
+			snprintf(path, sizeof(path), "%s/%s", cli_self_dir(), ENCORE_PKGLIBDIR);
+		/* without the "bin/.." in the message when the library is missing */
+		if (realpath(path, dir))
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+		else
+			snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", name);
+	}
+	if (access(path, R_OK) == 0 && realpath(path, out))
+		return 0;
+	snprintf(out, cap, "%s", path);
+	return -1;
 }
 
 void cli_json_string(FILE *out, const char *s)

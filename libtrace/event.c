@@ -247,3 +247,16 @@ void fmt_meta_free(struct trace_process *p)
 	p->argv = NULL;
 	p->argc = 0;
 }
+
+/* Here, not in session.c, because the recorder names the files it writes and links only the
+ * writer side of libtrace (libtrace/meson.build). */
+int trace_file_name(const char *name, uint32_t segment, char *out, size_t cap)
+{
+	int n;
+
+	if (!name[0] || strchr(name, '/') || strchr(name, '@'))
+		return TRACE_EINVAL;
+	n = segment ? snprintf(out, cap, "%s@%u.trace", name, segment)
+	            : snprintf(out, cap, "%s.trace", name);
+	return n < 0 || (size_t)n >= cap ? TRACE_EINVAL : 0;
+}

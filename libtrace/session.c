@@ -24,17 +24,6 @@ struct trace_session {
 	size_t n;
 };
 
-int trace_file_name(const char *name, uint32_t segment, char *out, size_t cap)
-{
-	int n;
-
-	if (!name[0] || strchr(name, '/') || strchr(name, '@'))
-		return TRACE_EINVAL;
-	n = segment ? snprintf(out, cap, "%s@%u.trace", name, segment)
-	            : snprintf(out, cap, "%s.trace", name);
-	return n < 0 || (size_t)n >= cap ? TRACE_EINVAL : 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct session_proc *)a)->name, ((const struct session_proc *)b)->name);
