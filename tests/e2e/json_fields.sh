@@ -49,13 +49,13 @@ for want in ("encore dump --json", "encore analyze --json", "encore inf --json",
              "encore replay --json", "encore sql --json"):
     assert want in spec, "json.md has no section for " + want
 
-def run(*args, last_line=False):
+def run(*args):
     out = subprocess.run([encore] + list(args), capture_output=True, text=True,
                          stdin=subprocess.DEVNULL)
     assert out.returncode == 0, (args, out.returncode, out.stderr)
-    body = out.stdout.splitlines()[-1] if last_line else out.stdout
-    assert body.endswith("\n") or last_line, (args, "no newline at the end")
-    return json.loads(body)
+    # stdout is the document alone (replay --json sends the programs' output to stderr)
+    assert out.stdout.endswith("\n"), (args, "no newline at the end")
+    return json.loads(out.stdout)
 
 # --- one document against one table ----------------------------------------------------
 TYPES = {"integer": int, "string": str, "boolean": bool, "array": list, "object": dict,
@@ -136,8 +136,7 @@ assert st["points"], "no recognition point on tpc with --context"
 sets = doc_of("encore stable --sets --json", "stable", "--json", tpc, "--sets")
 assert [n["id"] for n in sets["nodes"]] == list(range(len(sets["nodes"])))
 
-rp = doc_of("encore replay --json", "replay", "--json", "--then", "kill", "--stop", pred, pipe,
-            last_line=True)
+rp = doc_of("encore replay --json", "replay", "--json", "--then", "kill", "--stop", pred, pipe)
 assert rp["cuts"] == inf["cuts"], (rp["cuts"], inf["cuts"])
 assert [p["name"] for p in rp["processes"]] == names
 assert rp["processes"][names.index(p1)]["terms"] == {"events": 5}, rp["processes"]
@@ -145,7 +144,7 @@ assert rp["processes"][names.index(p1)]["terms"] == {"events": 5}, rp["processes
 # --- what the tools rely on: replay --cut reads these ----------------------------------
 open(tmp + "/inf.json", "w").write(json.dumps(inf))
 rc = doc_of("encore replay --json", "replay", "--json", "--then", "kill", "--cut",
-            tmp + "/inf.json", pipe, last_line=True)
+            tmp + "/inf.json", pipe)
 assert rc["cuts"] == inf["cuts"] and "predicate" not in rc, rc
 out = subprocess.run([encore, "replay", "--json", "--then", "kill", "--cut", "-", pipe],
                      input=json.dumps(before["ariadne"], indent=2), capture_output=True,
