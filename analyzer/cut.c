@@ -8,7 +8,7 @@
  * after their latest event that could causally influence the events, core processes just
  * before their earliest / just after their latest event: the causal-past closure of the core
  * positions.  For "after" that is the least consistent cut containing the events.  For
- * "before", issue #5 asks for the greatest consistent cut excluding the events (the other
+ * "before", encore takes the greatest consistent cut excluding the events (the other
  * processes run as far as they can); both are returned, the paper's stop being the causal
  * past of the greatest cut's core.  An inconsistent "before" request (one event happened
  * before another's predecessor) is rolled back to the latest consistent state excluding every

@@ -41,8 +41,8 @@ static uint64_t next_bit(const uint64_t *bits, uint64_t n, uint64_t k)
 
 /*
  * The least consistent cut >= cut[] in which every process p with bits[p] != NULL sits at a
- * state where bits[p] holds (M&C Appendix B: a predicate process runs on to its next state
- * satisfying SP; a passive one only as far as a requested send).  The caller has already put
+ * state where bits[p] holds (Manabe & Imase Appendix B: a predicate process runs on to its
+ * next state satisfying SP; a passive one only as far as a requested send).  The caller has already put
  * predicate processes on satisfying states.  Returns 1, or 0 when some predicate process has
  * no satisfying state left (P never holds above the start).
  */
@@ -334,8 +334,8 @@ static int cpbits_init(const struct ana_session *s, const struct ana_cp *cp, str
 /*
  * Inf of a CP above a start: the least consistent cut C >= base with C[p] >= lb[p] and SP_p
  * true at C[p] for every predicate process p (lb may be NULL).  The set of such cuts is
- * closed under min (M&C Lemma 1 and the proof of Lemma 2), so the least one is unique; the
- * closure reaches it because it never moves a process past a state every solution must
+ * closed under min (Manabe & Imase Lemma 1 and the proof of Lemma 2), so the least one is
+ * unique; the closure reaches it because it never moves a process past a state every solution must
  * include.  Returns 1 found, 0 none.
  */
 static int inf_from(const struct ana_session *s, const struct cpbits *cb, const uint64_t *base,
@@ -433,7 +433,8 @@ static void cuts_minimize(struct ana_cuts *c)
 }
 
 /* Inf of a DP: G(CP1 || CP2 ...) is the union of the G(CP_i), so its minimal elements are the
- * minimal ones among the Inf(CP_i) (M&C section 3.3 shows why this cannot be done online). */
+ * minimal ones among the Inf(CP_i) (Manabe & Imase section 3.3 shows why this cannot be
+ * done online). */
 int ana_inf_dp(const struct ana_session *s, const struct ana_dp *dp, struct ana_cuts *out)
 {
 	uint64_t *cut;
@@ -679,7 +680,8 @@ out:
 }
 
 /* ---------------------------------------------------------------------------------------
- * General predicates (&& over ||): computing Inf is NP-hard (M&C section 6).  P is monotone
+ * General predicates (&& over ||): computing Inf is NP-hard (Manabe & Imase section 6).
+ * P is monotone
  * in its SPs, so G(P) is the union of G(CP_S) over the minimal sets S of SPs that make P true;
  * we search those sets smallest first (skipping supersets of sets already found), at most
  * `bound` of them, and take the minimal cuts among the Inf(CP_S).

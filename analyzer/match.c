@@ -1,5 +1,5 @@
 /*
- * match.c: channel matching and message edges (DESIGN.md, "Analysis"; issue #5).
+ * match.c: channel matching and message edges (docs/design.md, "Analyze"; analyzer/README.md).
  *
  * Each (process, local channel id) is an end record.  Records are merged across fork and
  * exec with the ids a child says it inherited (same numeric ids as in the parent), then the

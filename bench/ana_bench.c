@@ -1,5 +1,5 @@
 /*
- * ana_bench.c: analysis speed on synthetic sessions (issue #5): 64 processes exchanging
+ * ana_bench.c: analysis speed on synthetic sessions: 64 processes exchanging
  * messages over random stream channels, 1e6 and 1e7 events (ENCORE_BENCH_EVENTS overrides
  * the list, e.g. "1000000").  Prints events per second for each phase:
  *   load    ana_load of the same session written as trace files (libtrace's reader, then

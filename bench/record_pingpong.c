@@ -1,5 +1,6 @@
 /*
- * record_pingpong.c: what recording costs (issue #4, "Benchmark").  Two processes play
+ * record_pingpong.c: what recording costs (recorder/README.md, "What it costs").  Two
+ * processes play
  * ping-pong over TCP loopback and over a Unix socketpair with 1-byte and 1 KiB messages,
  * bare, recorded by `encore record`, and under `strace -f -e trace=network` when strace is
  * installed, all in the same run.  Printed: round trips per second, the throughput ratio

@@ -1,5 +1,6 @@
 /*
- * replay_pingpong.c: what replay costs (issue #6, "Benchmark").  Two processes play
+ * replay_pingpong.c: what replay costs (replayer/README.md, "Tests and benchmark").
+ * Two processes play
  * ping-pong over a Unix socketpair and over TCP loopback; the same session is run bare,
  * recorded by `encore record`, replayed to the end by `encore replay`, and replayed to a
  * halt near its end (`--stop`, the time from the command to the halt), all in one run.

@@ -1,5 +1,5 @@
 /*
- * sql_bench.c: SQL over traces (issue #7).  A synthetic session of 1e6 events (ENCORE_BENCH_
+ * sql_bench.c: SQL over traces.  A synthetic session of 1e6 events (ENCORE_BENCH_
  * EVENTS overrides) over 16 processes exchanging messages on random stream channels, built
  * with the analyzer's builder, then:
  *   load    ana_db_fill into a database file (schema, every row, the indexes, commit):

@@ -53,7 +53,7 @@ struct trace_diag {
 };
 
 /* ---------------------------------------------------------------------------------------
- * The event model (DESIGN.md, "Vocabulary").  Events of one process are numbered 1, 2, 3...
+ * The event model (docs/design.md, "Vocabulary").  Events of one process are numbered 1, 2, 3...
  * in the order the process executed them; state k is the process right after event k.
  */
 enum trace_kind {

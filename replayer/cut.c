@@ -1,6 +1,6 @@
 /*
- * cut.c: where to halt.  A cut is one state index per process (DESIGN.md, "cut"); the GD
- * gets it precomputed -- the fast path of Manabe & Imase section 3.2, since the analyzer
+ * cut.c: where to halt.  A cut is one state index per process (docs/design.md,
+ * "Vocabulary"); the GD gets it precomputed -- the fast path of Manabe & Imase section 3.2, since the analyzer
  * computes Inf(P) offline from the whole trace (the twin of their Appendix B algorithm) --
  * either as JSON in the shape `encore inf --json` prints, or from predicate text here.
  */

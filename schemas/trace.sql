@@ -1,4 +1,4 @@
--- trace.sql: the SQLite schema of a loaded encore session (issue #7), version 3.
+-- trace.sql: the SQLite schema of a loaded encore session, version 3.
 -- Documented column by column in schemas/sql.md.  The build generates sql/sql_schema.h, the
 -- text the loader runs, from this file (sql/gen_schema.py); tests/unit/test_sql.c checks it.
 -- Event ids are global: event.id = process.first_event + event.idx - 1.

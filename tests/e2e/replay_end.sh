@@ -1,7 +1,7 @@
 #!/bin/sh
 # replay_end.sh: record a multi-process program whose output depends on message order,
 # clocks and random bytes, replay it to the end, and require the same stdout byte for byte
-# (issue #6, "Faithful re-execution").  Run twice: the replay is repeatable.
+# (replayer/README.md, "Faithful re-execution").  Run twice: the replay is repeatable.
 # Usage: replay_end.sh ENCORE NAME PROG [ARGS...]
 #   An argument @TMP@ is replaced by a fresh directory (for programs that write reports);
 #   the recorded program reads bytes from outside the session on its stdin.

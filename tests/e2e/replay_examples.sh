@@ -1,6 +1,6 @@
 #!/bin/sh
 # replay_examples.sh: the examples (token ring, two-phase commit, RPC chain, pipeline) under
-# the replayer (issue #6, tests "on every example").  Each is recorded with --bug (its bug
+# the replayer (replayer/README.md, tests "on every example").  Each is recorded with --bug (its bug
 # shows in most runs) and replayed to the end: every process must print what it printed when
 # recorded, line for line.  (The examples' processes share one stdout and prefix their lines
 # with their logical name; the interleaving of different processes' lines on the shared

@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_external.sh: peers outside the session (issue #6: "bytes from unrecorded peers are
+# replay_external.sh: peers outside the session (replayer/README.md: "bytes from unrecorded peers are
 # returned from the trace without touching the outside world").  A TCP client is recorded
 # talking to a server that is not recorded, then replayed with no server at all; and a
 # server is recorded serving an unrecorded client, then replayed with no client.  Both must

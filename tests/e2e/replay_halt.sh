@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_halt.sh: halting at a precomputed cut (issue #6, "Halting").  For each predicate,
+# replay_halt.sh: halting at a precomputed cut (replayer/README.md, "Halting").  For each predicate,
 # `encore replay --stop P --json` must halt every process at the cut `encore inf --json`
 # computes offline; `--cut FILE` (the JSON of encore inf) must give the same, and so must
 # `--online` (except for disjunctions: halt markers, tested in replay_online); after

@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_online.sh: the online halting protocol (issue #6; Manabe & Imase 3.2 and Appendix
+# replay_online.sh: the online halting protocol (replayer/README.md; Manabe & Imase 3.2 and Appendix
 # B; Miller & Choi 2.2).  On one recording of replay_pp:
 #   1. conjunctive predicates: `encore replay --online --stop P` (live evaluation, passive
 #      processes pulled by control messages) halts at the cut `encore inf` computes offline;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_refuse.sh: clear refusals and reports (issue #6): a damaged trace and a changed
+# replay_refuse.sh: clear refusals and reports: a damaged trace and a changed
 # binary are refused before anything runs; a process that does something else than its trace
 # stops the replay with a report naming the process, the event and the difference; a
 # predicate on a process the session does not have is an error.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_step.sh: single step (issue #6; Manabe & Imase 5.1).  Halt at a cut, then step
+# replay_step.sh: single step (replayer/README.md; Manabe & Imase 5.1).  Halt at a cut, then step
 # processes one event at a time with --step; after each step the replay must be halted at the
 # least consistent cut containing the previous cut and the stepped process's next event,
 # which `encore cut --after` computes offline.  Stepping from the start works too.

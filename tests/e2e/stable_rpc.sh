@@ -1,5 +1,5 @@
 #!/bin/sh
-# stable_rpc.sh: `encore stable` (issue #8) on a recorded RPC program whose stable points are
+# stable_rpc.sh: `encore stable` on a recorded RPC program whose stable points are
 # known (progs/stable_rpc.c: client rpc, server rpc.1, logger rpc.2).
 #   1. `rpc: sent(rpc.1) == received(rpc.1) + 1 == rpc.1: received == 2` (the client waits
 #      for its 2nd reply while the server holds its 2nd request) has exactly one valid

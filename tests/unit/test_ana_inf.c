@@ -882,7 +882,7 @@ static void check_cp_dp(struct gen *g, struct unit_rng *r)
 		random_cp(r, g, &dp.cp[i]);
 		to_api_cp(&dp.cp[i], sps[i], &cps[i]);
 	}
-	/* each CP alone: at most one minimal cut (M&C Lemma 2), equal to ana_inf_cp */
+	/* each CP alone: at most one minimal cut (Manabe & Imase Lemma 2), equal to ana_inf_cp */
 	for (int i = 0; i < dp.ncp; i++) {
 		int rc = ana_inf_cp(g->s, &cps[i], cut);
 

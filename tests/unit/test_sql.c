@@ -1,5 +1,5 @@
 /*
- * test_sql.c: SQL over traces (issue #7).
+ * test_sql.c: SQL over traces.
  *
  *   - the schema the loader runs is schemas/trace.sql, byte for byte;
  *   - hb(), concurrent(), causal_past() and causal_future() agree with ana_hb on every pair

@@ -1,5 +1,5 @@
 /*
- * test_stab.c: the DCFG, PRE/POST sets and recognition points of issue #8 (Spezialetti
+ * test_stab.c: the DCFG, PRE/POST sets and recognition points (schemas/stability.md; Spezialetti
  * & Gupta): hand-built graphs of the paper's shapes (an RPC, the fixed and fuzzy barriers of
  * section 3.2.6, a pipeline with no valid point), the set equations against a brute-force
  * enumeration of chains on random graphs, the parsing of `==`, the monotonicity of LOCAL

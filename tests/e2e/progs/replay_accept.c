@@ -1,5 +1,5 @@
 /*
- * replay_accept.c: a server whose clients never send, for the replayer's tests (issue #6:
+ * replay_accept.c: a server whose clients never send, for the replayer's tests (replayer/README.md:
  * "accept returns the connection of the recorded peer").
  *
  *   replay_accept N

@@ -1,5 +1,5 @@
 /*
- * replay_pids.c: a program that uses process ids, for the replayer's tests (issue #6:
+ * replay_pids.c: a program that uses process ids, for the replayer's tests (replayer/README.md:
  * getpid returns the recorded value, so kill, waitpid and fork must agree with it).
  *
  *   replay_pids

@@ -1,7 +1,7 @@
 /*
  * replay_ready.c: a readiness result that depends on another process, for the replayer's
- * tests (issue #6: "readiness calls return the recorded result once the data behind it has
- * really arrived").
+ * tests (replayer/README.md: "readiness calls return the recorded result once the data
+ * behind it has really arrived").
  *
  *   replay_ready poll|select|epoll N
  *

@@ -1,5 +1,5 @@
 /*
- * sql_ring.c: a small token ring recorded by the `encore sql` tests (issue #7), with the
+ * sql_ring.c: a small token ring recorded by the `encore sql` tests, with the
  * kinds of facts the cookbook in schemas/sql.md asks about.  Its trace is the same in every
  * run (each read asks for exactly one whole message), so query results can be diffed.
  *

@@ -1,6 +1,6 @@
 /*
  * stable_rpc.c: a small RPC program whose stable points are known, for `encore stable`
- * (issue #8).  Three processes:
+ * (schemas/stability.md).  Three processes:
  *
  *   rpc     the client: N times, client_call() sends a request to the server and blocks for
  *           the reply, then log_done() tells the logger (one way, nobody answers);
