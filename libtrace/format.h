@@ -203,4 +203,12 @@ size_t fmt_meta_encode(const struct trace_process *p, uint8_t *buf);
 int fmt_meta_decode(const uint8_t *buf, size_t len, struct trace_process *p);
 void fmt_meta_free(struct trace_process *p);
 
+/* Offline names for call-site frames (elfsym.c): the function of the object at path (an
+ * absolute path) holding address pc, as its symbol tables count addresses.  *name is NULL when
+ * unknown, else points into *cache, which fmt_syms_free releases.  0 or TRACE_ENOMEM. */
+struct fmt_syms;
+int fmt_sym_lookup(struct fmt_syms **cache, const char *path, uint64_t pc, const char **name,
+                   uint64_t *offset);
+void fmt_syms_free(struct fmt_syms *cache);
+
 #endif

@@ -69,6 +69,7 @@ struct trace_reader {
 	size_t nchans;
 	struct stack_entry *stacks;
 	size_t nstacks;
+	struct fmt_syms *syms;    /* symbol tables of the objects frames name (offline names) */
 	struct trace_inherit *inherits;
 	size_t ninherits, cap_inherits;
 
@@ -501,6 +502,21 @@ static int decode_stack(struct trace_reader *r, struct cursor *c)
 		sp[ol] = '\0';
 		frames[i].object = sp;
 		sp += ol + 1;
+		/* A frame without a name (the recorder stores the object's path and the address
+		 * in it) is named from the object's symbol table. */
+		if (!frames[i].function[0] && frames[i].object[0] == '/') {
+			const char *fn;
+			uint64_t off;
+
+			if (fmt_sym_lookup(&r->syms, frames[i].object, frames[i].pc, &fn, &off) != 0) {
+				free(mem);
+				return TRACE_ENOMEM;
+			}
+			if (fn) {
+				frames[i].function = fn;
+				frames[i].offset = off;
+			}
+		}
 	}
 	if (site >= r->nstacks) {
 		size_t ns = r->nstacks ? r->nstacks : 64;
@@ -746,6 +762,7 @@ void trace_reader_close(struct trace_reader *r)
 	for (i = 0; i < r->nstacks; i++)
 		free(r->stacks[i].mem);
 	free(r->stacks);
+	fmt_syms_free(r->syms);
 	free(r->chans);
 	free(r->inherits);
 	free(r->buf);

@@ -209,10 +209,10 @@ struct trace_process {
  * Stack table: call sites resolved with libunwind, interned per trace.
  */
 struct trace_frame {
-	uint64_t pc;          /* the return address, as an offset in its object when known */
+	uint64_t pc;          /* the return address, as an address in its object when known */
 	uint64_t offset;      /* pc - start of function */
-	const char *function; /* "" when unknown */
-	const char *object;   /* the ELF object's base name, "" when unknown */
+	const char *function; /* "" when unknown (the reader names frames offline) */
+	const char *object;   /* the ELF object's path (base name in older traces), "" unknown */
 };
 
 struct trace_stack {

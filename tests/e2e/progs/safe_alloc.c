@@ -1,0 +1,191 @@
+/* safe_alloc.c: a program with its own allocator, like one linked with jemalloc, that calls an
+ * intercepted function (clock_gettime) from inside malloc, free, calloc and realloc, from a
+ * new call site each time.  The recorder must never re-enter the allocator from there (it
+ * resolves a new call site on its first use): a re-entry aborts the program.
+ *
+ * The allocator is a bump allocator over a static arena, exported from the executable so that
+ * it replaces libc's for every library in the process (the recorder's included).  It prints a
+ * checksum of what it did, the same with and without recording, and exits 0.
+ * Usage: safe_alloc [ROUNDS] */
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ARENA (256u << 20)
+
+static _Alignas(64) unsigned char arena[ARENA];
+static size_t used;
+static __thread int inside;
+static unsigned long ticks, sink;
+
+/* Many distinct call instructions: each tick_N calls clock_gettime from its own address. */
+#define TICK(n) \
+	static __attribute__((noinline)) void tick_##n(void) \
+	{ \
+		struct timespec ts; \
+		clock_gettime(CLOCK_MONOTONIC, &ts); \
+		sink += (unsigned long)ts.tv_nsec * (n + 1) + n; \
+	}
+#define T4(n) TICK(n##0) TICK(n##1) TICK(n##2) TICK(n##3)
+#define T16(n) T4(n##0) T4(n##1) T4(n##2) T4(n##3)
+T16(1) T16(2) T16(3) T16(4) T16(5) T16(6) T16(7) T16(8)
+#define P4(n) tick_##n##0, tick_##n##1, tick_##n##2, tick_##n##3
+#define P16(n) P4(n##0), P4(n##1), P4(n##2), P4(n##3)
+static void (*const ticks_tab[])(void) = {
+	P16(1), P16(2), P16(3), P16(4), P16(5), P16(6), P16(7), P16(8),
+};
+#define NTICKS (sizeof(ticks_tab) / sizeof(ticks_tab[0]))
+
+static void enter(void)
+{
+	int e = errno;
+
+	if (inside) {
+		static const char msg[] = "safe_alloc: allocator re-entered\n";
+
+		(void)!write(2, msg, sizeof(msg) - 1);
+		abort();
+	}
+	inside = 1;
+	/* like jemalloc's clock reads in the middle of its thread-cache work */
+	ticks_tab[ticks++ % NTICKS]();
+	errno = e;
+}
+
+static void leave(void)
+{
+	inside = 0;
+}
+
+static void *bump(size_t n, size_t align)
+{
+	size_t at;
+
+	if (align < 16)
+		align = 16;
+	at = (used + sizeof(size_t) + align - 1) & ~(align - 1);
+	if (n > ARENA || at + n > ARENA) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	((size_t *)(void *)(arena + at))[-1] = n;
+	used = at + n;
+	return arena + at;
+}
+
+static size_t size_of(void *p)
+{
+	return ((size_t *)p)[-1];
+}
+
+void *malloc(size_t n)
+{
+	void *p;
+
+	enter();
+	p = bump(n, 16);
+	leave();
+	return p;
+}
+
+void free(void *p)
+{
+	if (!p)
+		return;
+	enter();
+	leave();
+}
+
+void *calloc(size_t a, size_t b)
+{
+	void *p;
+
+	if (b && a > SIZE_MAX / b) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	enter();
+	p = bump(a * b, 16);
+	if (p)
+		memset(p, 0, a * b);
+	leave();
+	return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+	void *p;
+
+	enter();
+	p = bump(n, 16);
+	if (p && old)
+		memcpy(p, old, size_of(old) < n ? size_of(old) : n);
+	leave();
+	return p;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	enter();
+	p = bump(n, align);
+	leave();
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	enter();
+	p = bump(n, align);
+	leave();
+	return p;
+}
+
+void *memalign(size_t align, size_t n)
+{
+	return aligned_alloc(align, n);
+}
+
+void *valloc(size_t n)
+{
+	return aligned_alloc(4096, n);
+}
+
+void *pvalloc(size_t n)
+{
+	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+}
+
+size_t malloc_usable_size(void *p)
+{
+	return p ? size_of(p) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000, i, sum = 0;
+
+	for (i = 0; i < rounds; i++) {
+		char *a = malloc(16 + i % 200), *b = calloc(4, 8 + i % 50);
+
+		memset(a, (int)(i & 0x7f), 16 + i % 200);
+		a = realloc(a, 300 + i % 100);
+		sum += (unsigned char)a[3] + (unsigned char)b[5];
+		free(a);
+		free(b);
+	}
+	/* not the number of allocator calls: the recorder's own (at load) are counted too */
+	printf("safe_alloc: %lu rounds, sum %lu\n", rounds, sum);
+	return 0;
+}
