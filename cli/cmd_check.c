@@ -24,11 +24,13 @@ static void usage(FILE *out)
 	        "    Reads every event of every trace file (the *.trace files of a session\n"
 	        "    directory, or the files named) and prints one line per file: its process,\n"
 	        "    the number of events, whether the recorder closed it, events recovered\n"
-	        "    from an unflushed tail, events dropped by the disk budget, and any damage\n"
-	        "    (torn or corrupt chunk) with its byte offset.\n\n"
+	        "    from an unflushed tail, events dropped by the disk budget, any damage\n"
+	        "    (torn or corrupt chunk) with its byte offset, and a trace the recorder\n"
+	        "    stopped writing while the program ran on (\"TRUNCATED after event N:\n"
+	        "    No space left on device\").\n\n"
 	        "EXIT STATUS\n"
-	        "    0 every file is readable to its end; 1 some file is damaged or unreadable;\n"
-	        "    2 usage error.\n");
+	        "    0 every file is readable to its end; 1 some file is damaged, truncated\n"
+	        "    or unreadable; 2 usage error.\n");
 }
 
 static int check_file(const char *path)
@@ -63,9 +65,50 @@ static int check_file(const char *path)
 		trace_reader_close(r);
 		return 1;
 	}
+	{
+		/* The recorder stopped writing (full disk...) while the program ran on: never "ok". */
+		uint64_t last;
+		int e = trace_reader_stopped(r, &last);
+
+		if (e) {
+			printf(", TRUNCATED after event %" PRIu64 ": %s; the process ran on unrecorded\n",
+			       last, strerror(e));
+			trace_reader_close(r);
+			return 1;
+		}
+	}
 	printf(", ok\n");
 	trace_reader_close(r);
 	return 0;
+}
+
+/* Processes whose trace could not be created (full disk...): the recorder leaves
+ * DIR/.encore-registry/notrace.ERRNO.FILE (recorder/core.c).  Returns how many. */
+static int check_notrace(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		char *file;
+		long e;
+
+		if (strncmp(de->d_name, "notrace.", 8) != 0)
+			continue;
+		e = strtol(de->d_name + 8, &file, 10);
+		if (*file != '.')
+			continue;
+		printf("%s/%s: TRUNCATED after event 0: %s (the trace could not be created; the "
+		       "process ran unrecorded)\n", dir, file + 1, strerror((int)e));
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 /* Every *.trace file of a directory, each on its own: one damaged file must not hide the
@@ -93,6 +136,8 @@ static int check_dir(const char *dir)
 		free(names[i]);
 	}
 	free(names);
+	if (check_notrace(dir))
+		return 1;
 	if (!seen) {
 		cli_error("check", "%s: no trace files (*.trace) in this directory", dir);
 		return 1;

@@ -45,6 +45,8 @@ enum {
 	TAIL_LIVE_OFF = 32,   /* u64: offset of the first chunk not dropped by the budget */
 	TAIL_DROPPED = 40,    /* u64: events dropped by the disk budget */
 	TAIL_CLOSED = 48,     /* u32: 1 once trace_writer_close finished */
+	TAIL_STOP_ERRNO = 52, /* u32: errno that stopped the writer, 0 while it runs */
+	TAIL_STOP_EVENTS = 56,/* u64: events written before it stopped */
 };
 
 /* Chunk header fields. */

@@ -78,6 +78,8 @@ struct trace_reader {
 	struct trace_diag damage_diag;
 	uint64_t dropped;
 	int closed;
+	int stop_errno;           /* the writer stopped on this errno (full disk...), 0 if not */
+	uint64_t stop_events;
 	uint64_t tail_events;
 	ZSTD_DCtx *dctx;
 };
@@ -222,6 +224,9 @@ int trace_reader_open(const char *path, struct trace_reader **out, struct trace_
 		if (live > r->chunks_off && live <= r->file_size)
 			r->live_off = live;
 		r->dropped = get_u64(t + TAIL_DROPPED);
+		/* zero in files of writers that never stopped, older ones included */
+		r->stop_errno = (int)get_u32(t + TAIL_STOP_ERRNO);
+		r->stop_events = get_u64(t + TAIL_STOP_EVENTS);
 	}
 	r->next_off = r->live_off;
 	r->index = r->proc.first_index;
@@ -739,6 +744,13 @@ int trace_reader_damage(const struct trace_reader *r, struct trace_diag *diag)
 uint64_t trace_reader_dropped(const struct trace_reader *r)
 {
 	return r->dropped;
+}
+
+int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index)
+{
+	if (last_index)
+		*last_index = r->stop_errno ? r->proc.first_index + r->stop_events : 0;
+	return r->stop_errno;
 }
 
 int trace_reader_closed(const struct trace_reader *r)
