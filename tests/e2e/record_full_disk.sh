@@ -101,6 +101,18 @@ for mode in plain fork; do
         echo "FAIL (part-way fork): the child did not exit 0:"; cat "$tmp/rec.err"; exit 1
     fi
     echo "ok: part-way ($mode): $(grep truncated "$tmp/rec.err" | tr '\n' ' ')"
+    if [ "$mode" = plain ]; then
+        # replay follows the trace up to its cut and says so
+        rc=0
+        timeout 120 "$encore" replay "$mnt/b" < /dev/null > /dev/null 2> "$tmp/replay.err" ||
+            rc=$?
+        if ! grep -q "trace .*feed.trace was truncated after event [0-9]* (No space left on device)" \
+                "$tmp/replay.err"; then
+            echo "FAIL: encore replay (exit $rc) did not say the trace was truncated:"
+            cat "$tmp/replay.err"; exit 1
+        fi
+        echo "ok: replay: $(head -1 "$tmp/replay.err")"
+    fi
 done
 
 # (c) the disk fills while the program waits on a pipe the test holds
