@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -81,6 +83,35 @@ static long sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 		done += (size_t)r;
 	}
 	return (long)done;
+}
+
+/* A write past RLIMIT_FSIZE fails with EFBIG and sends SIGXFSZ, whose default action ends
+ * the program: the recorder's own writes run with it blocked, and a SIGXFSZ they raised is
+ * taken off the thread before it is unblocked. */
+struct xfsz_guard {
+	uint64_t old;
+};
+
+static void xfsz_block(struct xfsz_guard *g)
+{
+	uint64_t set = 1ull << (SIGXFSZ - 1);
+
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &g->old, sizeof(set)) != 0)
+		g->old = ~0ull; /* unknown: leave the mask alone */
+}
+
+static void xfsz_unblock(struct xfsz_guard *g, int raised)
+{
+	uint64_t set = 1ull << (SIGXFSZ - 1);
+	struct timespec zero = { 0, 0 };
+	int e = errno;
+
+	if (g->old == ~0ull)
+		return;
+	if (raised && !(g->old & set))
+		syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, sizeof(set));
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &g->old, NULL, sizeof(set));
+	errno = e;
 }
 
 /* Reserve [0, len) so that stores into the mapped tail never meet a full disk (SIGBUS).
@@ -232,8 +263,16 @@ static int flush_chunk(struct trace_writer *w)
 	put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
 	put_u32(h + CHK_RESERVED, 0);
 	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
-	if (sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at) < 0)
-		return stop(w, errno); /* the tail still holds the data */
+	{
+		struct xfsz_guard g;
+		long r;
+
+		xfsz_block(&g);
+		r = sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
+		xfsz_unblock(&g, r < 0 && errno == EFBIG);
+		if (r < 0)
+			return stop(w, errno); /* the tail still holds the data */
+	}
 	w->end += FMT_CHUNK_HEADER + clen;
 	w->live_bytes += FMT_CHUNK_HEADER + clen;
 	w->seq++;
@@ -292,7 +331,8 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	uint32_t chunk = opt && opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK;
 	uint64_t tail_off;
 	ZSTD_compressionParameters cp;
-	int fd = -1, rc = TRACE_EIO;
+	struct xfsz_guard xg;
+	int fd = -1, rc = TRACE_EIO, bad;
 
 	*out = NULL;
 	if (!path || !proc || !proc->name[0] || chunk < MIN_CHUNK || chunk > MAX_CHUNK) {
@@ -348,7 +388,11 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	put_u64(hdr + HDR_CHUNKS_OFF, w->end);
 	fmt_meta_encode(proc, hdr + FMT_HEADER_SIZE);
 	put_u32(hdr + HDR_CRC, trace_crc32c(0, hdr, FMT_HEADER_SIZE + meta_len));
-	if (reserve(fd, 0, w->end) != 0 || sys_pwrite(fd, hdr, hdr_len, 0) < 0) {
+	/* The header and the tail reserved on disk before the tail is mapped. */
+	xfsz_block(&xg);
+	bad = reserve(fd, 0, w->end) != 0 || sys_pwrite(fd, hdr, hdr_len, 0) < 0;
+	xfsz_unblock(&xg, bad && errno == EFBIG);
+	if (bad) {
 		int e = errno;
 
 		fmt_diag(diag, TRACE_EIO, path, 0, "cannot write trace header: %s", strerror(e));

@@ -101,19 +101,19 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
+	int e = errno; /* the program's: a failed write of ours must not show through */
+
 	if (!rec.w)
 		return;
 	if (rec.depth && ra)
 		ev->site = rec_site(ra);
 	/* A full disk or a broken file leaves the program running unrecorded from here (the
-	 * writer marked in the file where and why it stopped; errno is the program's). */
+	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
-		int e = errno;
-
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;
-		errno = e;
 	}
+	errno = e;
 }
 
 void rec_finish(int status, int signo)

@@ -4,6 +4,7 @@
 # forked child does not die (and its parent does not hang), `encore record` prints "trace T
 # truncated after event N: REASON" and `encore check` calls the trace truncated and exits
 # non-zero.  A start with no room for the session id file fails naming it, leaving no file.
+# The same holds under a file size limit (EFBIG, and no SIGXFSZ reaches the program).
 # Needs to mount a small tmpfs (root, or a user namespace); skipped (77) otherwise.
 # The input comes through a pipe: external input, stored verbatim, so the trace outgrows the
 # filesystem.  The bare output is the input itself.
@@ -130,3 +131,18 @@ exec 3>&-
 wait "$rec" || rc=$?
 check_run "filled meanwhile" "$mnt/c" "$rc"
 echo "ok: filled while recording: $(grep truncated "$tmp/rec.err" | tr '\n' ' ')"
+
+# (d) a file size limit (RLIMIT_FSIZE) below the trace's size: the recorder's writes fail with
+# EFBIG and their SIGXFSZ, which would end the program, is never delivered
+rm -rf "$mnt"/* "$tmp/d"
+rc=0
+cat "$tmp/input" | sh -c 'ulimit -f 1024 && exec "$@"' sh "$encore" record -q -o "$tmp/d" \
+    --name feed -- "$prog" fork 2> "$tmp/rec.err" | cat > "$tmp/rec.out" || rc=$?
+if ! cmp -s "$tmp/input" "$tmp/rec.out" || [ "$rc" != 0 ] ||
+   ! grep -q 'fill_feed: child exited 0' "$tmp/rec.err" ||
+   ! grep -q "truncated after event [0-9]*: File too large" "$tmp/rec.err"; then
+    echo "FAIL (file size limit): exit $rc, output $(wc -c < "$tmp/rec.out") bytes:"
+    cat "$tmp/rec.err"; exit 1
+fi
+echo "ok: file size limit: $(grep truncated "$tmp/rec.err" | tr '\n' ' ')"
+
