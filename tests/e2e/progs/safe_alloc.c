@@ -5,7 +5,8 @@
  *
  * The allocator is a bump allocator over a static arena, exported from the executable so that
  * it replaces libc's for every library in the process (the recorder's included).  It prints a
- * checksum of what it did, the same with and without recording, and exits 0.
+ * checksum of what it did, the same with and without recording, and exits 0.  It also reads the
+ * clock once from code without unwind information and with a wild frame pointer.
  * Usage: safe_alloc [ROUNDS] */
 #include <errno.h>
 #include <malloc.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,10 +174,46 @@ size_t malloc_usable_size(void *p)
 	return p ? size_of(p) : 0;
 }
 
+#ifdef __x86_64__
+/* A function without unwind information that calls clock_gettime with its frame pointer set
+ * to fp (a mapped page that cannot be read): the recorder's walk past it must end, not fault
+ * (a probe that only asks whether the page is mapped would let it fault). */
+void nocfi_clock(void *fp);
+__asm__(".text\n"
+        ".globl nocfi_clock\n"
+        ".type nocfi_clock, @function\n"
+        "nocfi_clock:\n"
+        "	push %rbp\n"
+        "	push %rbx\n"
+        "	mov %rsp, %rbx\n"
+        "	mov %rdi, %rbp\n"
+        "	and $-16, %rsp\n"
+        "	sub $16, %rsp\n"
+        "	mov $1, %edi\n"
+        "	mov %rsp, %rsi\n"
+        "	call clock_gettime@PLT\n"
+        "	mov %rbx, %rsp\n"
+        "	pop %rbx\n"
+        "	pop %rbp\n"
+        "	ret\n"
+        ".size nocfi_clock, .-nocfi_clock\n");
+#else
+static void nocfi_clock(void *fp)
+{
+	(void)fp;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000, i, sum = 0;
 
+	{
+		char *guard = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (guard != MAP_FAILED)
+			nocfi_clock(guard + 64);
+	}
 	for (i = 0; i < rounds; i++) {
 		char *a = malloc(16 + i % 200), *b = calloc(4, 8 + i % 50);
 
