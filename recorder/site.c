@@ -179,17 +179,16 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* The executable's path: the loader names it "". */
+/* The executable's path: the loader names it "".  Read once per image (an exec loads us
+ * afresh); paths are stored up to 255 bytes, as the trace format keeps them. */
 static const char *exe_path(void)
 {
 	static char exe[256];
-	static long pid;
 
-	if (pid == 0 || !exe[0]) {
+	if (!exe[0]) {
 		long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 
 		exe[n > 0 ? n : 0] = '\0';
-		pid = 1;
 	}
 	return exe;
 }
