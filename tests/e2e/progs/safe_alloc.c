@@ -6,10 +6,12 @@
  * The allocator is a bump allocator over a static arena, exported from the executable so that
  * it replaces libc's for every library in the process (the recorder's included).  It prints a
  * checksum of what it did, the same with and without recording, and exits 0.  It also reads the
- * clock once from code without unwind information and with a wild frame pointer.
+ * clock once from code without unwind information and with a wild frame pointer, and a second
+ * thread allocates alongside the main one.
  * Usage: safe_alloc [ROUNDS] */
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@
 #define ARENA (256u << 20)
 
 static _Alignas(64) unsigned char arena[ARENA];
-static size_t used;
+static size_t used; /* bump pointer, taken with a compare-and-swap: two threads allocate */
 static __thread int inside;
 static unsigned long ticks, sink;
 
@@ -55,7 +57,7 @@ static void enter(void)
 	}
 	inside = 1;
 	/* like jemalloc's clock reads in the middle of its thread-cache work */
-	ticks_tab[ticks++ % NTICKS]();
+	ticks_tab[__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED) % NTICKS]();
 	errno = e;
 }
 
@@ -66,17 +68,19 @@ static void leave(void)
 
 static void *bump(size_t n, size_t align)
 {
-	size_t at;
+	size_t at, old = __atomic_load_n(&used, __ATOMIC_RELAXED);
 
 	if (align < 16)
 		align = 16;
-	at = (used + sizeof(size_t) + align - 1) & ~(align - 1);
-	if (n > ARENA || at + n > ARENA) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	do {
+		at = (old + sizeof(size_t) + align - 1) & ~(align - 1);
+		if (n > ARENA || at + n > ARENA) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&used, &old, at + n, 0, __ATOMIC_RELAXED,
+	                                      __ATOMIC_RELAXED));
 	((size_t *)(void *)(arena + at))[-1] = n;
-	used = at + n;
 	return arena + at;
 }
 
@@ -204,9 +208,37 @@ static void nocfi_clock(void *fp)
 }
 #endif
 
+/* Like a worker next to jemalloc's background thread: both threads allocate, each reading the
+ * clock from new call sites inside the allocator. */
+static unsigned long work(unsigned long rounds, unsigned salt)
+{
+	unsigned long i, sum = 0;
+
+	for (i = 0; i < rounds; i++) {
+		char *a = malloc(16 + i % 200), *b = calloc(4, 8 + i % 50);
+
+		memset(a, (int)((i + salt) & 0x7f), 16 + i % 200);
+		a = realloc(a, 300 + i % 100);
+		sum += (unsigned char)a[3] + (unsigned char)b[5];
+		free(a);
+		free(b);
+	}
+	return sum;
+}
+
+static unsigned long thread_rounds, thread_sum;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	thread_sum = work(thread_rounds, 7);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000, i, sum = 0;
+	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000, sum;
+	pthread_t t;
 
 	{
 		char *guard = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -214,16 +246,12 @@ int main(int argc, char **argv)
 		if (guard != MAP_FAILED)
 			nocfi_clock(guard + 64);
 	}
-	for (i = 0; i < rounds; i++) {
-		char *a = malloc(16 + i % 200), *b = calloc(4, 8 + i % 50);
-
-		memset(a, (int)(i & 0x7f), 16 + i % 200);
-		a = realloc(a, 300 + i % 100);
-		sum += (unsigned char)a[3] + (unsigned char)b[5];
-		free(a);
-		free(b);
-	}
+	thread_rounds = rounds / 2;
+	if (pthread_create(&t, NULL, worker, NULL) != 0)
+		return 2;
+	sum = work(rounds, 0);
+	pthread_join(t, NULL);
 	/* not the number of allocator calls: the recorder's own (at load) are counted too */
-	printf("safe_alloc: %lu rounds, sum %lu\n", rounds, sum);
+	printf("safe_alloc: %lu rounds, sum %lu, thread %lu\n", rounds, sum, thread_sum);
 	return 0;
 }
