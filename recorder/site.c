@@ -144,6 +144,9 @@ static int checked_reads(void)
 		if (checked_access_mem(unw_local_addr_space, (unw_word_t)&probe, &v, 0, NULL) == 0 &&
 		    (acc = unw_get_accessors(unw_local_addr_space)) != NULL) {
 			acc->access_mem = checked_access_mem;
+			/* No cache: libunwind's global one is guarded by a mutex that a fork in
+			 * another thread could leave held in the child.  Walks are once per site. */
+			unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
 			state = 1;
 		}
 	}
