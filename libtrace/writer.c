@@ -120,8 +120,12 @@ static int reserve(int fd, uint64_t from, uint64_t len)
 {
 	static const uint8_t zero[4096];
 	uint64_t at;
+	long r;
 
-	if (syscall(SYS_fallocate, fd, 0, (off_t)from, (off_t)len) == 0)
+	do
+		r = syscall(SYS_fallocate, fd, 0, (off_t)from, (off_t)len);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
