@@ -25,15 +25,18 @@ static void usage(FILE *out)
 	        "    Reads every event of every trace file (the *.trace files of a session\n"
 	        "    directory, or the files named) and prints one line per file: its process,\n"
 	        "    the number of events, whether the recorder closed it, events recovered\n"
-	        "    from an unflushed tail, events dropped by the disk budget, and any damage\n"
-	        "    (torn or corrupt chunk) with its byte offset.  A directory where two files\n"
-	        "    claim the same image of the same process (copies of two recordings mixed)\n"
-	        "    is refused, as every other command refuses it.\n\n"
+	        "    from an unflushed tail, events dropped by the disk budget, any damage\n"
+	        "    (torn or corrupt chunk) with its byte offset, and a trace the recorder\n"
+	        "    stopped writing while the program ran on (\"TRUNCATED after event N:\n"
+	        "    No space left on device\").  A directory where two files claim the same\n"
+	        "    image of the same process (copies of two recordings mixed) is refused, as\n"
+	        "    every other command refuses it.\n\n"
 	        "OPTIONS\n"
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
-	        "    0 every file is readable to its end; 1 some file is damaged or unreadable,\n"
-	        "    or two files of a directory claim the same process image; 2 usage error.\n");
+	        "    0 every file is readable to its end; 1 some file is damaged, truncated\n"
+	        "    or unreadable, or two files of a directory claim the same process image;\n"
+	        "    2 usage error.\n");
 	fprintf(out, "\nSee encore-check(1).\n");
 }
 
@@ -81,9 +84,50 @@ static int check_file(const char *path, struct claim *claim)
 		trace_reader_close(r);
 		return 1;
 	}
+	{
+		/* The recorder stopped writing (full disk...) while the program ran on: never "ok". */
+		uint64_t last;
+		int e = trace_reader_stopped(r, &last);
+
+		if (e) {
+			printf(", TRUNCATED after event %" PRIu64 ": %s; the process ran on unrecorded\n",
+			       last, strerror(e));
+			trace_reader_close(r);
+			return 1;
+		}
+	}
 	printf(", ok\n");
 	trace_reader_close(r);
 	return 0;
+}
+
+/* Processes whose trace could not be created (full disk...): the recorder leaves
+ * DIR/.encore-registry/notrace.ERRNO.FILE (recorder/core.c).  Returns how many. */
+static int check_notrace(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		char *file;
+		long e;
+
+		if (strncmp(de->d_name, "notrace.", 8) != 0)
+			continue;
+		e = strtol(de->d_name + 8, &file, 10);
+		if (*file != '.')
+			continue;
+		printf("%s/%s: TRUNCATED after event 0: %s (the trace could not be created; the "
+		       "process ran unrecorded)\n", dir, file + 1, strerror((int)e));
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 /* Every *.trace file of a directory, each on its own: one damaged file must not hide the
@@ -131,6 +175,8 @@ static int check_dir(const char *dir)
 	}
 	free(names);
 	free(claims);
+	if (check_notrace(dir))
+		bad = 1;
 	if (!seen && !bad) {
 		cli_error("check", "%s: no trace files (*.trace) in this directory", dir);
 		return 1;

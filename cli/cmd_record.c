@@ -256,11 +256,14 @@ static int prepare_dir(const char *dir, int join, char *why, size_t cap)
 	return 0;
 }
 
-static int session_id(const char *dir, int join, char *id, size_t cap)
+/* The session id, read from DIR/.encore-session or made there.  A new file is written under
+ * a temporary name and linked into place whole, so that a full disk never leaves an empty
+ * one behind; why (file and the system's reason) is filled on failure. */
+static int session_id(const char *dir, int join, char *id, size_t cap, char *why, size_t whycap)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
 	unsigned char rnd[8];
-	int fd;
+	int fd, e = 0;
 	ssize_t n;
 	size_t i;
 
@@ -269,26 +272,49 @@ static int session_id(const char *dir, int join, char *id, size_t cap)
 	if (fd >= 0) {
 		n = read(fd, id, cap - 1);
 		close(fd);
-		if (n <= 0)
+		if (n > 0) {
+			id[n] = '\0';
+			id[strcspn(id, "\n")] = '\0';
+		}
+		if (n <= 0 || !valid_name(id)) {
+			snprintf(why, whycap, "%s is empty or damaged: remove it, or record into another "
+			         "directory", path);
 			return -1;
-		id[n] = '\0';
-		id[strcspn(id, "\n")] = '\0';
-		return valid_name(id) ? 0 : -1;
+		}
+		return 0;
 	}
 	(void)join;
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return -1;
-	for (i = 0; i < sizeof(rnd) && 2 * i + 2 < cap; i++)
-		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	n = write(fd, id, strlen(id));
-	if (write(fd, "\n", 1) != 1 || n != (ssize_t)strlen(id)) {
-		close(fd);
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		snprintf(why, whycap, "getrandom: %s", strerror(errno));
 		return -1;
 	}
-	return close(fd);
+	for (i = 0; i < sizeof(rnd) && 2 * i + 2 < cap; i++)
+		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	snprintf(tmp, sizeof(tmp), "%s/" SESSION_ID_FILE ".%ld.tmp", dir, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(why, whycap, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	n = write(fd, id, strlen(id));
+	if (n != (ssize_t)strlen(id) || write(fd, "\n", 1) != 1)
+		e = n < 0 || errno ? errno : ENOSPC;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	if (!e && link(tmp, path) != 0) {
+		e = errno;
+		if (e == EEXIST) {
+			/* another `encore record` made it first: use theirs */
+			unlink(tmp);
+			return session_id(dir, join, id, cap, why, whycap);
+		}
+	}
+	unlink(tmp);
+	if (e) {
+		snprintf(why, whycap, "cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
 }
 
 /* --- after the run: what to warn about ------------------------------------------------------- */
@@ -335,18 +361,73 @@ static void warn_threads(const char *dir, const char *root)
 	closedir(d);
 }
 
+/* A trace the recorder stopped writing (full disk, quota, I/O error) while the program ran on. */
+static void warn_stopped(const char *path)
+{
+	struct trace_reader *r;
+	struct trace_diag d;
+	uint64_t last;
+	int e;
+
+	if (trace_reader_open(path, &r, &d) != 0)
+		return;
+	if ((e = trace_reader_stopped(r, &last)) != 0)
+		fprintf(stderr, "encore record: trace %s truncated after event %llu: %s\n", path,
+		        (unsigned long long)last, strerror(e));
+	trace_reader_close(r);
+}
+
+/* A process whose trace could not be created leaves DIR/.encore-registry/notrace.ERRNO.FILE
+ * (recorder/core.c). */
+static int warn_notrace(const char *dir, const char *root)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		char *file;
+		long e;
+
+		if (strncmp(de->d_name, "notrace.", 8) != 0)
+			continue;
+		char name[TRACE_NAME_MAX];
+
+		e = strtol(de->d_name + 8, &file, 10);
+		if (*file != '.')
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(file + 1, "@"), file + 1);
+		if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".trace") == 0)
+			name[strlen(name) - 6] = '\0';
+		if (!is_ours(name, root))
+			continue;
+		fprintf(stderr, "encore record: trace %s/%s truncated after event 0: %s (it could "
+		        "not be created; the process ran unrecorded)\n", dir, file + 1,
+		        strerror((int)e));
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 static void report(const char *dir, const char *root, int quiet)
 {
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
 	unsigned long long bytes = 0;
 	size_t i, j, nproc = 0, nfiles = 0;
-	int found_root = 0;
+	int found_root = 0, notrace;
 
 	memset(&diag, 0, sizeof(diag));
 	warn_threads(dir, root);
+	notrace = warn_notrace(dir, root);
 	if (trace_session_open(dir, &s, &diag) != 0) {
-		cli_diag("record", &diag);
+		if (!notrace) /* else said already: no trace could be created */
+			cli_diag("record", &diag);
 		return;
 	}
 	for (i = 0; i < trace_session_count(s); i++) {
@@ -365,6 +446,7 @@ static void report(const char *dir, const char *root, int quiet)
 			nfiles++;
 			if (stat(paths[j], &st) == 0)
 				bytes += (unsigned long long)st.st_blocks * 512;
+			warn_stopped(paths[j]);
 		}
 	}
 	trace_session_close(s);
@@ -507,9 +589,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		return CLI_FAIL;
 	}
-	if (session_id(absdir, join_dir != NULL, sess, sizeof(sess)) != 0) {
-		cli_error("record", "%s: cannot read or create the session id file " SESSION_ID_FILE,
-		          absdir);
+	if (session_id(absdir, join_dir != NULL, sess, sizeof(sess), why, sizeof(why)) != 0) {
+		cli_error("record", "%s", why);
 		return CLI_FAIL;
 	}
 	if (trace_file_name(name, 0, tracefile, sizeof(tracefile)) == 0) {

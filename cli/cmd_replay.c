@@ -274,6 +274,37 @@ static void run_gdb(struct rep *r)
 	}
 }
 
+/* Traces the recorder stopped writing (full disk...): the replay of those processes follows
+ * them up to their last event only (schemas/trace-format.md, "Truncation"). */
+static void note_truncated(const char *dir)
+{
+	struct trace_session *s;
+	struct trace_diag d;
+	size_t i, j;
+
+	if (trace_session_open(dir, &s, &d) != 0)
+		return;
+	for (i = 0; i < trace_session_count(s); i++) {
+		const char *const *paths;
+		size_t nf = trace_session_files(s, i, &paths);
+
+		for (j = 0; j < nf; j++) {
+			struct trace_reader *tr;
+			uint64_t last;
+			int e;
+
+			if (trace_reader_open(paths[j], &tr, &d) != 0)
+				continue;
+			if ((e = trace_reader_stopped(tr, &last)) != 0)
+				fprintf(stderr, "encore replay: trace %s was truncated after event %llu (%s): "
+				        "process %s is replayed up to there only\n", paths[j],
+				        (unsigned long long)last, strerror(e), trace_session_name(s, i));
+			trace_reader_close(tr);
+		}
+	}
+	trace_session_close(s);
+}
+
 /* What the command line asked for. */
 struct replay_args {
 	const char *stop, *cutfile, *then, *dir;
@@ -584,6 +615,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error("replay", "refusing to replay %s", a.dir);
 		return CLI_FAIL;
 	}
+	note_truncated(a.dir);
 	if ((ret = set_halt(r, &a)) == 0) {
 		catch_signals();
 		memset(&d, 0, sizeof(d));

@@ -45,6 +45,8 @@ enum {
 	TAIL_LIVE_OFF = 32,   /* u64: offset of the first chunk not dropped by the budget */
 	TAIL_DROPPED = 40,    /* u64: events dropped by the disk budget */
 	TAIL_CLOSED = 48,     /* u32: 1 once trace_writer_close finished */
+	TAIL_STOP_ERRNO = 52, /* u32: errno that stopped the writer, 0 while it runs */
+	TAIL_STOP_EVENTS = 56,/* u64: events written before it stopped */
 };
 
 /* Chunk header fields. */
@@ -202,5 +204,13 @@ size_t fmt_meta_encode(const struct trace_process *p, uint8_t *buf);
 /* Decode metadata into p (argv allocated; free with fmt_meta_free).  0 or TRACE_ECORRUPT. */
 int fmt_meta_decode(const uint8_t *buf, size_t len, struct trace_process *p);
 void fmt_meta_free(struct trace_process *p);
+
+/* Offline names for call-site frames (elfsym.c): the function of the object at path (an
+ * absolute path) holding address pc, as its symbol tables count addresses.  *name is NULL when
+ * unknown, else points into *cache, which fmt_syms_free releases.  0 or TRACE_ENOMEM. */
+struct fmt_syms;
+int fmt_sym_lookup(struct fmt_syms **cache, const char *path, uint64_t pc, const char **name,
+                   uint64_t *offset);
+void fmt_syms_free(struct fmt_syms *cache);
 
 #endif

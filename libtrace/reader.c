@@ -69,6 +69,7 @@ struct trace_reader {
 	size_t nchans;
 	struct stack_entry *stacks;
 	size_t nstacks;
+	struct fmt_syms *syms;    /* symbol tables of the objects frames name (offline names) */
 	struct trace_inherit *inherits;
 	size_t ninherits, cap_inherits;
 
@@ -77,6 +78,8 @@ struct trace_reader {
 	struct trace_diag damage_diag;
 	uint64_t dropped;
 	int closed;
+	int stop_errno;           /* the writer stopped on this errno (full disk...), 0 if not */
+	uint64_t stop_events;
 	uint64_t tail_events;
 	ZSTD_DCtx *dctx;
 };
@@ -221,6 +224,9 @@ int trace_reader_open(const char *path, struct trace_reader **out, struct trace_
 		if (live > r->chunks_off && live <= r->file_size)
 			r->live_off = live;
 		r->dropped = get_u64(t + TAIL_DROPPED);
+		/* zero in files of writers that never stopped, older ones included */
+		r->stop_errno = (int)get_u32(t + TAIL_STOP_ERRNO);
+		r->stop_events = get_u64(t + TAIL_STOP_EVENTS);
 	}
 	r->next_off = r->live_off;
 	r->index = r->proc.first_index;
@@ -501,6 +507,21 @@ static int decode_stack(struct trace_reader *r, struct cursor *c)
 		sp[ol] = '\0';
 		frames[i].object = sp;
 		sp += ol + 1;
+		/* A frame without a name (the recorder stores the object's path and the address
+		 * in it) is named from the object's symbol table. */
+		if (!frames[i].function[0] && frames[i].object[0] == '/') {
+			const char *fn;
+			uint64_t off;
+
+			if (fmt_sym_lookup(&r->syms, frames[i].object, frames[i].pc, &fn, &off) != 0) {
+				free(mem);
+				return TRACE_ENOMEM;
+			}
+			if (fn) {
+				frames[i].function = fn;
+				frames[i].offset = off;
+			}
+		}
 	}
 	if (site >= r->nstacks) {
 		size_t ns = r->nstacks ? r->nstacks : 64;
@@ -725,6 +746,13 @@ uint64_t trace_reader_dropped(const struct trace_reader *r)
 	return r->dropped;
 }
 
+int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index)
+{
+	if (last_index)
+		*last_index = r->stop_errno ? r->proc.first_index + r->stop_events : 0;
+	return r->stop_errno;
+}
+
 int trace_reader_closed(const struct trace_reader *r)
 {
 	return r->closed;
@@ -746,6 +774,7 @@ void trace_reader_close(struct trace_reader *r)
 	for (i = 0; i < r->nstacks; i++)
 		free(r->stacks[i].mem);
 	free(r->stacks);
+	fmt_syms_free(r->syms);
 	free(r->chans);
 	free(r->inherits);
 	free(r->buf);

@@ -251,10 +251,10 @@ struct trace_process {
  * Stack table: call sites resolved with libunwind, interned per trace.
  */
 struct trace_frame {
-	uint64_t pc;          /* the return address, as an offset in its object when known */
+	uint64_t pc;          /* the return address, as an address in its object when known */
 	uint64_t offset;      /* pc - start of function */
-	const char *function; /* "" when unknown */
-	const char *object;   /* the ELF object's base name, "" when unknown */
+	const char *function; /* "" when unknown (the reader names frames offline) */
+	const char *object;   /* the ELF object's path (base name in older traces), "" unknown */
 };
 
 struct trace_stack {
@@ -344,6 +344,10 @@ uint64_t trace_reader_dropped(const struct trace_reader *r);
 /* 1 if the writer closed the file (trace_writer_close); 0 if it died or is still writing,
  * in which case the events of its unflushed tail were read too. Valid after the end. */
 int trace_reader_closed(const struct trace_reader *r);
+/* The errno (ENOSPC, EDQUOT, EIO...) on which the recorder stopped writing this trace, the
+ * program running on unrecorded; 0 if it never did.  *last_index (may be NULL) gets the index
+ * of the last event it kept.  Valid from open. */
+int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index);
 /* Events recovered from the unflushed tail (0 for a closed file). Valid after the end. */
 uint64_t trace_reader_tail_events(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);

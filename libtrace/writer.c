@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -53,6 +55,7 @@ struct trace_writer {
 	uint64_t live_bytes;
 	uint64_t dropped;
 	int broken;           /* sticky: a failed write leaves the file as it was, say so */
+	int stop_errno;       /* why it broke (errno), also in the tail header */
 	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
@@ -73,11 +76,66 @@ static long sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 		                 (off_t)(off + done));
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r == 0)
+			errno = ENOSPC; /* a write that moves nothing: no room */
 		if (r <= 0)
 			return -1;
 		done += (size_t)r;
 	}
 	return (long)done;
+}
+
+/* A write past RLIMIT_FSIZE fails with EFBIG and sends SIGXFSZ, whose default action ends
+ * the program: the recorder's own writes run with it blocked, and a SIGXFSZ they raised is
+ * taken off the thread before it is unblocked. */
+struct xfsz_guard {
+	uint64_t old;
+};
+
+static void xfsz_block(struct xfsz_guard *g)
+{
+	uint64_t set = 1ull << (SIGXFSZ - 1);
+
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &g->old, sizeof(set)) != 0)
+		g->old = ~0ull; /* unknown: leave the mask alone */
+}
+
+static void xfsz_unblock(struct xfsz_guard *g, int raised)
+{
+	uint64_t set = 1ull << (SIGXFSZ - 1);
+	struct timespec zero = { 0, 0 };
+	int e = errno;
+
+	if (g->old == ~0ull)
+		return;
+	if (raised && !(g->old & set))
+		syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, sizeof(set));
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &g->old, NULL, sizeof(set));
+	errno = e;
+}
+
+/* Reserve [0, len) so that stores into the mapped tail never meet a full disk (SIGBUS).
+ * Where fallocate is not supported, writing zeros allocates the blocks just as well. */
+static int reserve(int fd, uint64_t from, uint64_t len)
+{
+	static const uint8_t zero[4096];
+	uint64_t at;
+	long r;
+
+	do
+		r = syscall(SYS_fallocate, fd, 0, (off_t)from, (off_t)len);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	for (at = from; at < from + len; at += sizeof(zero)) {
+		uint64_t k = from + len - at < sizeof(zero) ? from + len - at : sizeof(zero);
+
+		if (sys_pwrite(fd, zero, (size_t)k, at) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static long sys_pread(int fd, void *buf, size_t n, uint64_t off)
@@ -164,6 +222,25 @@ static void drop_oldest(struct trace_writer *w, uint64_t keep_from)
 	}
 }
 
+/* --- stopping on an I/O error ------------------------------------------------------------
+ * A full disk, a quota or an I/O error ends the trace, never the program: the file keeps every
+ * committed record (the tail is reserved, so storing into it cannot fault) and the tail header
+ * says why and after how many events it stopped (schemas/trace-format.md, "Truncation"). */
+
+static int stop(struct trace_writer *w, int e)
+{
+	if (w->broken)
+		return w->broken;
+	w->stop_errno = e > 0 ? e : EIO;
+	w->broken = TRACE_EIO;
+	/* A chunk written in part is cut off (shrinking needs no space), so that readers find the
+	 * previous chunks and then the tail. */
+	syscall(SYS_ftruncate, w->fd, (off_t)w->end);
+	tail_store64(w, TAIL_STOP_EVENTS, w->count);
+	tail_store32(w, TAIL_STOP_ERRNO, (uint32_t)w->stop_errno);
+	return w->broken;
+}
+
 /* --- chunks ---------------------------------------------------------------------------- */
 
 static int flush_chunk(struct trace_writer *w)
@@ -179,7 +256,7 @@ static int flush_chunk(struct trace_writer *w)
 	clen = ZSTD_compressCCtx(w->cctx, w->comp + FMT_CHUNK_HEADER,
 	                         w->comp_cap - FMT_CHUNK_HEADER, w->data, w->used, w->level);
 	if (ZSTD_isError(clen))
-		return w->broken = TRACE_EIO;
+		return stop(w, EIO);
 	put_u32(h + CHK_MAGIC, FMT_CHUNK_MAGIC);
 	put_u32(h + CHK_RAW_LEN, w->used);
 	put_u32(h + CHK_COMP_LEN, (uint32_t)clen);
@@ -190,8 +267,16 @@ static int flush_chunk(struct trace_writer *w)
 	put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
 	put_u32(h + CHK_RESERVED, 0);
 	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
-	if (sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at) < 0)
-		return w->broken = TRACE_EIO; /* the tail still holds the data */
+	{
+		struct xfsz_guard g;
+		long r;
+
+		xfsz_block(&g);
+		r = sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
+		xfsz_unblock(&g, r < 0 && errno == EFBIG);
+		if (r < 0)
+			return stop(w, errno); /* the tail still holds the data */
+	}
 	w->end += FMT_CHUNK_HEADER + clen;
 	w->live_bytes += FMT_CHUNK_HEADER + clen;
 	w->seq++;
@@ -250,7 +335,8 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	uint32_t chunk = opt && opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK;
 	uint64_t tail_off;
 	ZSTD_compressionParameters cp;
-	int fd = -1, rc = TRACE_EIO;
+	struct xfsz_guard xg;
+	int fd = -1, rc = TRACE_EIO, bad;
 
 	*out = NULL;
 	if (!path || !proc || !proc->name[0] || chunk < MIN_CHUNK || chunk > MAX_CHUNK) {
@@ -306,8 +392,16 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	put_u64(hdr + HDR_CHUNKS_OFF, w->end);
 	fmt_meta_encode(proc, hdr + FMT_HEADER_SIZE);
 	put_u32(hdr + HDR_CRC, trace_crc32c(0, hdr, FMT_HEADER_SIZE + meta_len));
-	if (sys_pwrite(fd, hdr, hdr_len, 0) < 0 || syscall(SYS_ftruncate, fd, (off_t)w->end) < 0) {
-		fmt_diag(diag, TRACE_EIO, path, 0, "cannot write trace header: %s", strerror(errno));
+	/* The header and the tail reserved on disk before the tail is mapped. */
+	xfsz_block(&xg);
+	bad = reserve(fd, 0, w->end) != 0 || sys_pwrite(fd, hdr, hdr_len, 0) < 0;
+	xfsz_unblock(&xg, bad && errno == EFBIG);
+	if (bad) {
+		int e = errno;
+
+		fmt_diag(diag, TRACE_EIO, path, 0, "cannot write trace header: %s", strerror(e));
+		if (diag)
+			diag->sys_errno = e;
 		goto fail;
 	}
 	munmap(hdr, hdr_len);
@@ -315,8 +409,12 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 
 	w->tail = mmap(NULL, w->tail_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)tail_off);
 	if (w->tail == MAP_FAILED) {
+		int e = errno;
+
 		w->tail = NULL;
-		fmt_diag(diag, TRACE_EIO, path, tail_off, "cannot map trace tail: %s", strerror(errno));
+		fmt_diag(diag, TRACE_EIO, path, tail_off, "cannot map trace tail: %s", strerror(e));
+		if (diag)
+			diag->sys_errno = e;
 		goto fail;
 	}
 	w->data = w->tail + FMT_TAIL_HEADER;
@@ -343,6 +441,8 @@ nomem:
 	rc = TRACE_ENOMEM;
 	fmt_diag(diag, rc, path, 0, "out of memory opening the trace writer");
 fail:
+	/* No half-made trace is left behind: the file is ours (O_EXCL) and goes. */
+	syscall(SYS_unlinkat, dirfd, path, 0);
 	if (hdr)
 		munmap(hdr, hdr_len);
 	if (w)

@@ -101,15 +101,19 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
+	int e = errno; /* the program's: a failed write of ours must not show through */
+
 	if (!rec.w)
 		return;
 	if (rec.depth && ra)
 		ev->site = rec_site(ra);
-	/* A full disk or a broken file leaves the program running unrecorded from here. */
+	/* A full disk or a broken file leaves the program running unrecorded from here (the
+	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;
 	}
+	errno = e;
 }
 
 void rec_finish(int status, int signo)
@@ -615,13 +619,27 @@ int rec_open_trace(int64_t ppid)
 	}
 	mkdirat(dirfd, REC_REGISTRY, 0700);
 	memset(&opt, 0, sizeof(opt));
+	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
-	syscall(SYS_close, dirfd);
 	if (rc != 0) {
+		/* No trace (the writer removed what it began): say why in the session, for
+		 * `encore record` and `encore check`, as an empty file's name (a full disk still
+		 * has room for that). */
+		char note[sizeof(file) + sizeof(REC_REGISTRY) + 32];
+		int fd;
+
+		snprintf(note, sizeof(note), REC_REGISTRY "/notrace.%d.%s",
+		         diag.sys_errno > 0 ? diag.sys_errno : EIO, file);
+		fd = (int)syscall(SYS_openat, dirfd, note,
+		                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		syscall(SYS_close, dirfd);
 		rec.w = NULL;
 		return -1;
 	}
+	syscall(SYS_close, dirfd);
 	/* The pid file holds the logical name: a child started by posix_spawn or system()
 	 * finds its parent's name there (its environment may be older than a fork). */
 	registry_put("pid", (unsigned long)proc.pid, -1, rec.name, 0);

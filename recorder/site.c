@@ -1,25 +1,42 @@
 /*
- * site.c: call-site ids.  The return address of an intercepted call is resolved once with
- * libunwind (function name + offset, for `depth` frames) and interned: the per-trace stack
- * table gets a definition (trace_writer_stack) the first time a site is used in a trace,
- * and every later event from the same return address costs one hash lookup.
+ * site.c: call-site ids.  The return address of an intercepted call is unwound once with
+ * libunwind (`depth` frames) and interned: the per-trace stack table gets a definition
+ * (trace_writer_stack) the first time a site is used in a trace, and every later event from
+ * the same return address costs one hash lookup.
+ *
+ * Resolving runs inside an interposer, wherever the program happens to be: in the middle of
+ * its allocator (jemalloc reads the clock inside its thread-cache work), in a signal handler,
+ * while other threads unmap libraries.  So it does nothing that may allocate or take a lock
+ * the program may hold: no symbol lookup in process (unw_get_proc_name maps and mallocs,
+ * dladdr takes the loader lock held across dlopen's mallocs), every memory read of the walk
+ * goes through process_vm_readv (a frame it cannot read ends the walk instead of faulting),
+ * and errno is kept.  A frame is stored as its object's path and its address in that object
+ * as the object's ELF symbol table counts them; libtrace's reader names the function offline
+ * from that symbol table (schemas/trace-format.md, "Call-site stacks").  The only lock taken
+ * is the loader's list lock through dl_iterate_phdr (libunwind takes it too), which the loader
+ * holds only around list updates, never across a call into the program.
  *
  * A site is keyed by its return address only: the deeper frames are those seen the first
- * time (documented in README.md).  Storage is fixed (no malloc): a table of addresses and
- * an mmap'd arena for frames and names, filled at most once per site.
+ * time (documented in recorder/README.md).  Storage is fixed (no malloc): a table of
+ * addresses and an mmap'd arena for frames and object paths, filled at most once per site.
  */
 #define UNW_LOCAL_ONLY
-#include <dlfcn.h>
+#include <errno.h>
 #include <libunwind.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "rec.h"
 
 #define SITE_SLOTS 8192 /* power of two */
 #define SITE_MAX (SITE_SLOTS / 2)
 #define NAME_ARENA (2u << 20)
+#define OBJ_MAX 512     /* distinct object paths interned */
 
 struct site {
 	uintptr_t ra;
@@ -33,6 +50,9 @@ static struct site sites[SITE_SLOTS];
 static uint32_t nsites;
 static char *arena;
 static size_t arena_used;
+static const char *objs[OBJ_MAX];
+static uint32_t nobjs;
+static long self_pid;
 
 static int arena_init(void)
 {
@@ -61,6 +81,20 @@ static const char *arena_str(const char *s)
 	return p;
 }
 
+/* Object paths repeat across sites: each is stored once. */
+static const char *intern_obj(const char *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < nobjs; i++)
+		if (strncmp(objs[i], s, 255) == 0)
+			return objs[i];
+	s = arena_str(s);
+	if (nobjs < OBJ_MAX && *s)
+		objs[nobjs++] = s;
+	return s;
+}
+
 static struct trace_frame *arena_frames(uint32_t n)
 {
 	size_t align = _Alignof(struct trace_frame), need = n * sizeof(struct trace_frame);
@@ -76,35 +110,110 @@ static struct trace_frame *arena_frames(uint32_t n)
 	return f;
 }
 
-static void describe(struct trace_frame *f, uintptr_t ip, unw_cursor_t *cur)
+/* --- checked memory reads for libunwind ---------------------------------------------------
+ * libunwind reads the stack and the unwind tables through the address space's access_mem;
+ * the local one dereferences (after an msync probe that another thread's munmap can
+ * overtake).  process_vm_readv on ourselves fails with EFAULT instead of faulting. */
+
+static int checked_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+                              void *arg)
 {
-	char name[256];
-	unw_word_t off = 0;
-	Dl_info info;
-	const char *obj = "";
+	struct iovec local = { val, sizeof(*val) }, remote = { (void *)addr, sizeof(*val) };
+
+	(void)as;
+	(void)arg;
+	if (write)
+		return -UNW_EINVAL; /* local unwinding for names never writes */
+	if (syscall(SYS_process_vm_readv, self_pid, &local, 1UL, &remote, 1UL, 0UL) !=
+	    (long)sizeof(*val))
+		return -UNW_EINVAL;
+	return 0;
+}
+
+/* 1 when every read of the walk is checked; 0 when it cannot be (no process_vm_readv: a
+ * seccomp filter, an old kernel), and then only the return address itself is logged. */
+static int checked_reads(void)
+{
+	static int state; /* 0 unknown, 1 usable, -1 not */
+	unw_accessors_t *acc;
+	unw_word_t probe = 0, v = 0;
+
+	self_pid = syscall(SYS_getpid); /* per call: a forked child has another pid */
+	if (state == 0) {
+		state = -1;
+		if (checked_access_mem(unw_local_addr_space, (unw_word_t)&probe, &v, 0, NULL) == 0 &&
+		    (acc = unw_get_accessors(unw_local_addr_space)) != NULL) {
+			acc->access_mem = checked_access_mem;
+			/* No cache: libunwind's global one is guarded by a mutex that a fork in
+			 * another thread could leave held in the child.  Walks are once per site. */
+			unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
+			state = 1;
+		}
+	}
+	return state == 1;
+}
+
+/* --- objects: the loader's list, read in place -------------------------------------------- */
+
+struct find_obj {
+	uintptr_t ip;
+	uintptr_t bias;
+	const char *name;
+	int found;
+};
+
+static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find_obj *fo = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && fo->ip >= lo && fo->ip - lo < ph->p_memsz) {
+			fo->bias = info->dlpi_addr;
+			fo->name = info->dlpi_name;
+			fo->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The executable's path: the loader names it "".  Read once per image (an exec loads us
+ * afresh); paths are stored up to 255 bytes, as the trace format keeps them. */
+static const char *exe_path(void)
+{
+	static char exe[256];
+
+	if (!exe[0]) {
+		long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe;
+}
+
+static void describe(struct trace_frame *f, uintptr_t ip)
+{
+	struct find_obj fo = { ip, 0, NULL, 0 };
 
 	f->pc = ip;
 	f->offset = 0;
 	f->function = "";
-	if (cur && unw_get_proc_name(cur, name, sizeof(name), &off) == 0) {
-		f->function = arena_str(name);
-		f->offset = off;
-	}
-	if (dladdr((void *)ip, &info) && info.dli_fname) {
-		const char *slash = strrchr(info.dli_fname, '/');
-
-		obj = slash ? slash + 1 : info.dli_fname;
-		f->pc = ip - (uintptr_t)info.dli_fbase;
-		if (!f->function[0] && info.dli_sname && info.dli_saddr) {
-			f->function = arena_str(info.dli_sname);
-			f->offset = ip - (uintptr_t)info.dli_saddr;
-		}
-	}
-	f->object = arena_str(obj);
+	f->object = "";
+	dl_iterate_phdr(find_obj_cb, &fo);
+	if (!fo.found)
+		return; /* JIT code, or an object unmapped since: the absolute address */
+	f->pc = ip - fo.bias;
+	f->object = intern_obj(fo.name && fo.name[0] ? fo.name : exe_path());
 }
 
 /* Unwind from here to the frame whose instruction pointer is ra (the caller of the
- * interposer), then describe up to depth frames. */
+ * interposer), then describe up to depth frames.  A frame libunwind cannot read ends the
+ * walk; when reads cannot be checked, only ra is described. */
 static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth)
 {
 	unw_context_t ctx;
@@ -113,7 +222,8 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 	uint32_t n = 0;
 	int steps = 0, found = 0;
 
-	if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0) {
+	if (depth > 1 && checked_reads() && unw_getcontext(&ctx) == 0 &&
+	    unw_init_local(&cur, &ctx) == 0) {
 		while (steps++ < 16) {
 			if (unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip == ra) {
 				found = 1;
@@ -124,11 +234,11 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 		}
 	}
 	if (!found) {
-		describe(&frames[0], ra, NULL);
+		describe(&frames[0], ra);
 		return 1;
 	}
 	while (n < depth) {
-		describe(&frames[n++], (uintptr_t)ip, &cur);
+		describe(&frames[n++], (uintptr_t)ip);
 		if (unw_step(&cur) <= 0 || unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
 			break;
 	}
@@ -167,17 +277,20 @@ static __attribute__((noinline)) uint32_t site_slow(uintptr_t ra, uint32_t h)
 		if (nsites >= SITE_MAX)
 			return 0;
 		sigset_t all, old;
+		int saved = errno;
 
-		/* Resolving takes long (libunwind reads symbol tables) and is not async-signal-
-		 * safe: signals wait until it is done.  A handler then runs while we still hold
-		 * the guard, so its calls are counted as unlogged (and libunwind's own calls to
-		 * libc, inside the internal section, are not). */
+		/* Unwinding reads unwind tables and is not async-signal-safe: signals wait until
+		 * it is done (raw sigprocmask: pthread_sigmask is libc's, and may be interposed by
+		 * the program).  A handler then runs while we still hold the guard, so its calls
+		 * are counted as unlogged (and libunwind's own calls to libc, inside the internal
+		 * section, are not). */
 		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)_NSIG / 8);
 		rec_internal_begin();
 		n = resolve(ra, tmp, rec.depth ? rec.depth : 1);
 		rec_internal_end();
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
+		errno = saved;
 		s->frames = arena_frames(n);
 		if (!s->frames)
 			return 0;
