@@ -45,6 +45,13 @@ const char *cli_self_dir(void);
 int cli_find_lib(const char *name, const char *env, const char *build_path, char *out,
                  size_t cap);
 
+/* The processes of session DIR whose trace could not be created (a full disk at the start...):
+ * the recorder leaves DIR/.encore-registry/notrace.ERRNO.FILE (recorder/core.c).  Calls
+ * fn(FILE, ERRNO, arg) for each; returns how many it called fn for (fn returns 1 to count
+ * the entry, 0 to skip it). */
+int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, void *arg),
+                         void *arg);
+
 /* JSON string output with escaping. */
 void cli_json_string(FILE *out, const char *s);
 

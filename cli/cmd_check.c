@@ -101,33 +101,12 @@ static int check_file(const char *path, struct claim *claim)
 	return 0;
 }
 
-/* Processes whose trace could not be created (full disk...): the recorder leaves
- * DIR/.encore-registry/notrace.ERRNO.FILE (recorder/core.c).  Returns how many. */
-static int check_notrace(const char *dir)
+/* A process whose trace could not be created (full disk...): reported as truncated. */
+static int print_notrace(const char *file, int err, void *dir)
 {
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
-	if (!(d = opendir(path)))
-		return 0;
-	while ((de = readdir(d))) {
-		char *file;
-		long e;
-
-		if (strncmp(de->d_name, "notrace.", 8) != 0)
-			continue;
-		e = strtol(de->d_name + 8, &file, 10);
-		if (*file != '.')
-			continue;
-		printf("%s/%s: TRUNCATED after event 0: %s (the trace could not be created; the "
-		       "process ran unrecorded)\n", dir, file + 1, strerror((int)e));
-		n++;
-	}
-	closedir(d);
-	return n;
+	printf("%s/%s: TRUNCATED after event 0: %s (the trace could not be created; the "
+	       "process ran unrecorded)\n", (const char *)dir, file, strerror(err));
+	return 1;
 }
 
 /* Every *.trace file of a directory, each on its own: one damaged file must not hide the
@@ -175,7 +154,7 @@ static int check_dir(const char *dir)
 	}
 	free(names);
 	free(claims);
-	if (check_notrace(dir))
+	if (cli_for_each_notrace(dir, print_notrace, (void *)dir))
 		bad = 1;
 	if (!seen && !bad) {
 		cli_error("check", "%s: no trace files (*.trace) in this directory", dir);

@@ -377,41 +377,26 @@ static void warn_stopped(const char *path)
 	trace_reader_close(r);
 }
 
-/* A process whose trace could not be created leaves DIR/.encore-registry/notrace.ERRNO.FILE
- * (recorder/core.c). */
-static int warn_notrace(const char *dir, const char *root)
+/* A process of this recording whose trace could not be created (cli_for_each_notrace). */
+struct notrace_arg {
+	const char *dir, *root;
+};
+
+static int warn_notrace(const char *file, int err, void *arg)
 {
-	char path[PATH_MAX + 300];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
+	const struct notrace_arg *a = arg;
+	char name[TRACE_NAME_MAX];
+	size_t n;
 
-	snprintf(path, sizeof(path), "%s/.encore-registry", dir);
-	if (!(d = opendir(path)))
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(file, "@"), file);
+	n = strlen(name);
+	if (n > 6 && strcmp(name + n - 6, ".trace") == 0)
+		name[n - 6] = '\0';
+	if (!is_ours(name, a->root))
 		return 0;
-	while ((de = readdir(d))) {
-		char *file;
-		long e;
-
-		if (strncmp(de->d_name, "notrace.", 8) != 0)
-			continue;
-		char name[TRACE_NAME_MAX];
-
-		e = strtol(de->d_name + 8, &file, 10);
-		if (*file != '.')
-			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(file + 1, "@"), file + 1);
-		if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".trace") == 0)
-			name[strlen(name) - 6] = '\0';
-		if (!is_ours(name, root))
-			continue;
-		fprintf(stderr, "encore record: trace %s/%s truncated after event 0: %s (it could "
-		        "not be created; the process ran unrecorded)\n", dir, file + 1,
-		        strerror((int)e));
-		n++;
-	}
-	closedir(d);
-	return n;
+	fprintf(stderr, "encore record: trace %s/%s truncated after event 0: %s (it could "
+	        "not be created; the process ran unrecorded)\n", a->dir, file, strerror(err));
+	return 1;
 }
 
 static void report(const char *dir, const char *root, int quiet)
@@ -420,11 +405,12 @@ static void report(const char *dir, const char *root, int quiet)
 	struct trace_diag diag;
 	unsigned long long bytes = 0;
 	size_t i, j, nproc = 0, nfiles = 0;
+	struct notrace_arg na = { dir, root };
 	int found_root = 0, notrace;
 
 	memset(&diag, 0, sizeof(diag));
 	warn_threads(dir, root);
-	notrace = warn_notrace(dir, root);
+	notrace = cli_for_each_notrace(dir, warn_notrace, &na);
 	if (trace_session_open(dir, &s, &diag) != 0) {
 		if (!notrace) /* else said already: no trace could be created */
 			cli_diag("record", &diag);

@@ -3,6 +3,7 @@
  * encore executable lives and which preload libraries it uses, damage among the analyzer's
  * warnings.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -124,4 +125,30 @@ void cli_json_string(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+}
+
+int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, void *arg),
+                         void *arg)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/.encore-registry", dir) >= sizeof(path) ||
+	    !(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		char *file;
+		long e;
+
+		if (strncmp(de->d_name, "notrace.", 8) != 0)
+			continue;
+		e = strtol(de->d_name + 8, &file, 10);
+		if (*file != '.')
+			continue;
+		n += fn(file + 1, (int)e, arg);
+	}
+	closedir(d);
+	return n;
 }
