@@ -27,7 +27,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -313,17 +312,6 @@ static void log_endpoint(struct trace_event *ev, const struct trace_endpoint *ep
 	rec_log(ev, ra);
 }
 
-static uint8_t sock_chan_type(int domain, int type)
-{
-	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (domain == AF_INET || domain == AF_INET6)
-		return type == SOCK_STREAM ? TRACE_CHAN_TCP :
-		       type == SOCK_DGRAM ? TRACE_CHAN_UDP : TRACE_CHAN_OTHER;
-	if (domain == AF_UNIX)
-		return type == SOCK_STREAM ? TRACE_CHAN_UNIX : TRACE_CHAN_OTHER;
-	return TRACE_CHAN_OTHER;
-}
-
 /* First use of a descriptor the recorder did not see created.  Returns its channel or NULL
  * (ignored, or random).  Called with the guard held. */
 static struct rec_chan *classify(int fd)
@@ -332,17 +320,19 @@ static struct rec_chan *classify(int fd)
 	struct trace_event ev;
 	struct rec_chan *c;
 	struct stat st;
+	int kind;
 
 	if (fstat(fd, &st) != 0)
 		return NULL; /* EBADF: the call failed anyway; try again next time */
-	if (S_ISSOCK(st.st_mode)) {
+	kind = ip_fd_kind(st.st_mode, st.st_rdev);
+	if (kind == IP_FD_SOCKET) {
 		int domain = 0, type = 0;
 		socklen_t len = sizeof(int);
 
 		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
 		len = sizeof(int);
 		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
-		c = rec_chan_new(sock_chan_type(domain, type));
+		c = rec_chan_new(ip_sock_chan_type(domain, type));
 		if (!c)
 			goto ignore;
 		rec_fd_bind(fd, c);
@@ -353,21 +343,15 @@ static struct rec_chan *classify(int fd)
 		log_endpoint(&ev, &ep, NULL);
 		return c;
 	}
-	if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode))) {
-		if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1) {
-			unsigned mi = minor(st.st_rdev);
-
-			if (mi == 8 || mi == 9) {
-				rec.fd[fd] = REC_FD_RANDOM;
-				return NULL;
-			}
-			if (mi == 3 || mi == 5 || mi == 7)
-				goto ignore; /* null, zero, full: nothing to replay */
-		}
-		c = rec_chan_new(S_ISFIFO(st.st_mode) ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER);
+	if (kind == IP_FD_RANDOM) {
+		rec.fd[fd] = REC_FD_RANDOM;
+		return NULL;
+	}
+	if (kind == IP_FD_PIPE || kind == IP_FD_CHAR) {
+		c = rec_chan_new(kind == IP_FD_PIPE ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER);
 		if (!c)
 			goto ignore;
-		if (S_ISFIFO(st.st_mode)) {
+		if (kind == IP_FD_PIPE) {
 			int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
 
 			c->dir = (fl & O_ACCMODE) == O_WRONLY ? 2 : (fl & O_ACCMODE) == O_RDONLY ? 1 : 0;
@@ -435,7 +419,7 @@ REC_EXPORT int socket(int domain, int type, int protocol)
 	ev.aux[1] = type;
 	if (r >= 0) {
 		fd_fresh(r, RA());
-		c = rec_chan_new(sock_chan_type(domain, type));
+		c = rec_chan_new(ip_sock_chan_type(domain, type));
 	}
 	if (c) {
 		rec_fd_bind(r, c);
@@ -1197,7 +1181,7 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 
 /* The common shape of every data interposer: call, then log if the descriptor might be a
  * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
-#define DATA_BODY(dir, asked, flags, bytes_init, call, realcall) \
+#define DATA_BODY(fd, dir, asked, flags, bytes_init, call, realcall) \
 	ssize_t r = realcall; \
 	int e = errno; \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
@@ -1228,82 +1212,26 @@ static size_t msg_len(const struct msghdr *m)
 	return iov_len(msg_iov(m), msg_iovcnt(m));
 }
 
-REC_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SEND,
-	          REC_REAL(send)(fd, buf, n, flags));
-}
+/* The data shapes' handlers (interpose/calls.def): the wrappers generated from the rows of
+ * these shapes (rec_wrappers.h, by interpose/gen_wrappers.py) expand them here, next to the
+ * helpers they use.  `nm` and `wh` (the row's name) are the replayer's concern. */
+#define REC_SHAPE_BYTES_OUT(nm, wh, call, fd, b, cnt, fl, realcall) \
+	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_BYTES_OUT_TO(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
+	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_MSG_OUT(nm, wh, call, fd, m, fl, realcall) \
+	DATA_BODY(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
+	          realcall)
+#define REC_SHAPE_IOV_OUT(nm, wh, call, fd, v, vc, realcall) \
+	DATA_BODY(fd, REC_OUT, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
+#define REC_SHAPE_BYTES_IN(nm, wh, call, fd, b, cnt, fl, realcall) \
+	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_BYTES_IN_FROM(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
+	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_MSG_IN(nm, wh, call, fd, m, fl, realcall) \
+	DATA_BODY(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
+	          realcall)
+#define REC_SHAPE_IOV_IN(nm, wh, call, fd, v, vc, realcall) \
+	DATA_BODY(fd, REC_IN, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 
-REC_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
-                          const struct sockaddr *addr, socklen_t len)
-{
-	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SENDTO,
-	          REC_REAL(sendto)(fd, buf, n, flags, addr, len));
-}
-
-REC_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	DATA_BODY(REC_OUT, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
-	          TRACE_CALL_SENDMSG,
-	          REC_REAL(sendmsg)(fd, msg, flags));
-}
-
-REC_EXPORT ssize_t write(int fd, const void *buf, size_t n)
-{
-	DATA_BODY(REC_OUT, n, 0, BUF(buf), TRACE_CALL_WRITE, REC_REAL(write)(fd, buf, n));
-}
-
-REC_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	DATA_BODY(REC_OUT, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_WRITEV,
-	          REC_REAL(writev)(fd, iov, iovcnt));
-}
-
-REC_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV, REC_REAL(recv)(fd, buf, n, flags));
-}
-
-REC_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV,
-	          REC_REAL(__recv_chk)(fd, buf, n, buflen, flags));
-}
-
-REC_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
-                            socklen_t *len)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
-	          REC_REAL(recvfrom)(fd, buf, n, flags, addr, len));
-}
-
-REC_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                                  struct sockaddr *addr, socklen_t *len)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
-	          REC_REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, addr, len));
-}
-
-REC_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
-	DATA_BODY(REC_IN, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
-	          TRACE_CALL_RECVMSG,
-	          REC_REAL(recvmsg)(fd, msg, flags));
-}
-
-REC_EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ, REC_REAL(read)(fd, buf, n));
-}
-
-REC_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
-{
-	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ,
-	          REC_REAL(__read_chk)(fd, buf, n, buflen));
-}
-
-REC_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	DATA_BODY(REC_IN, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_READV,
-	          REC_REAL(readv)(fd, iov, iovcnt));
-}
+#include "rec_wrappers.h"

@@ -27,9 +27,6 @@
 
 #include "rec.h"
 
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
-#include "calls.def"
-
 struct rec_state rec;
 
 __thread int rec_depth __attribute__((tls_model("initial-exec")));
@@ -40,26 +37,12 @@ int rec_lockv;
 
 /* --- real functions --------------------------------------------------------------------- */
 
-void *rec_resolve(const char *name)
+/* Around dlsym (interpose/resolve.c): it may itself call malloc or other libc functions;
+ * the guard makes any call to an interposer from inside it pass straight through. */
+void ip_guard(int delta)
 {
-	/* dlsym may itself call malloc or other libc functions: the guard makes any call to an
-	 * interposer from inside it pass straight through. */
-	void *p;
-
-	rec_depth++;
-	rec_internal++;
-	p = dlsym(RTLD_NEXT, name);
-	rec_internal--;
-	rec_depth--;
-	return p;
-}
-
-void rec_resolve_all(void)
-{
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	if (!real_##name) \
-		real_##name = (ret(*) params)rec_resolve(#name);
-#include "calls.def"
+	rec_depth += delta;
+	rec_internal += delta;
 }
 
 /* --- guard and lock --------------------------------------------------------------------- */
@@ -649,7 +632,7 @@ __attribute__((constructor)) static void rec_init(void)
 	const char *env;
 	int stale = 0;
 
-	rec_resolve_all();
+	ip_resolve_all();
 	env = getenv(REC_ENV);
 	if (!env || !*env)
 		return;

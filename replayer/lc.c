@@ -31,9 +31,6 @@
 
 #include "lc.h"
 
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
-#include "calls.def"
-
 struct lc_state lc = { .ctl = -1, .target = REP_NO_TARGET };
 int32_t lc_fd[LC_FD_MAX];
 struct lc_chan lc_chan[LC_CHAN_MAX];
@@ -54,22 +51,10 @@ long lc_sys_write(int fd, const void *buf, size_t n)
 	return syscall(SYS_write, fd, buf, n);
 }
 
-void *lc_resolve(const char *name)
+/* Around dlsym (interpose/resolve.c), which may call libc back: straight through. */
+void ip_guard(int delta)
 {
-	void *p;
-
-	lc_depth++;
-	p = dlsym(RTLD_NEXT, name);
-	lc_depth--;
-	return p;
-}
-
-static void resolve_all(void)
-{
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	if (!real_##name) \
-		real_##name = (ret(*) params)lc_resolve(#name);
-#include "calls.def"
+	lc_depth += delta;
 }
 
 int lc_internal(void)
@@ -1103,7 +1088,7 @@ __attribute__((constructor)) static void lc_init(void)
 	uint32_t seg = 0;
 	long pid = 0;
 
-	resolve_all();
+	ip_resolve_all();
 	lc.slot = &dummy_slot;
 	env = getenv(REP_ENV);
 	if (!env || !*env)

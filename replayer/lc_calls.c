@@ -1,5 +1,5 @@
 /*
- * lc_calls.c: the local controller's interposers, one per row of libtrace/calls.def (the
+ * lc_calls.c: the local controller's interposers, one per row of interpose/calls.def (the
  * list shared with the recorder).  Each enforces the next recorded event:
  *
  *   bytes between recorded processes   the real call, capped to the recorded size and
@@ -446,76 +446,44 @@ done:
 
 #define ONE(b, n) { .iov_base = (void *)(b), .iov_len = (n) }
 
-LC_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
+/* The data shapes' handlers (interpose/calls.def): the wrappers generated from the rows of
+ * these shapes (lc_wrappers.h, by interpose/gen_wrappers.py) expand them here, next to
+ * lc_out and lc_in.  `wh` names the call in a divergence report; `nm` and `call` are the
+ * recorder's concern. */
+#define LC_SHAPE_BYTES_OUT(nm, wh, call, FD, B, N, FL, realcall) \
+	struct iovec v_ = ONE(B, N); \
+	ssize_t r_; \
+	if (lc_out(FD, &v_, 1, FL, NULL, wh, &r_)) \
+		return r_; \
+	return realcall
 
-	if (lc_out(fd, &v, 1, flags, NULL, "send", &r))
-		return r;
-	return LC_REAL(send)(fd, buf, n, flags);
-}
+#define LC_SHAPE_BYTES_OUT_TO(nm, wh, call, FD, B, N, FL, AD, AL, realcall) \
+	struct iovec v_ = ONE(B, N); \
+	struct msghdr m_ = { .msg_name = (void *)(AD), .msg_namelen = (AL) }; \
+	ssize_t r_; \
+	if (lc_out(FD, &v_, 1, FL, (AD) ? &m_ : NULL, wh, &r_)) \
+		return r_; \
+	return realcall
 
-LC_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
-                         const struct sockaddr *addr, socklen_t len)
-{
-	struct iovec v = ONE(buf, n);
-	struct msghdr m = { .msg_name = (void *)addr, .msg_namelen = len };
-	ssize_t r;
+#define LC_SHAPE_MSG_OUT(nm, wh, call, FD, M, FL, realcall) \
+	ssize_t r_; \
+	if ((M) && lc_out(FD, (M)->msg_iov, (int)(M)->msg_iovlen, FL, (M)->msg_name ? (M) : NULL, \
+	                  wh, &r_)) \
+		return r_; \
+	return realcall
 
-	if (lc_out(fd, &v, 1, flags, addr ? &m : NULL, "sendto", &r))
-		return r;
-	return LC_REAL(sendto)(fd, buf, n, flags, addr, len);
-}
+#define LC_SHAPE_IOV_OUT(nm, wh, call, FD, V, VC, realcall) \
+	ssize_t r_; \
+	if (lc_out(FD, V, VC, 0, NULL, wh, &r_)) \
+		return r_; \
+	return realcall
 
-LC_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	ssize_t r;
-
-	if (msg && lc_out(fd, msg->msg_iov, (int)msg->msg_iovlen, flags,
-	                  msg->msg_name ? msg : NULL, "sendmsg", &r))
-		return r;
-	return LC_REAL(sendmsg)(fd, msg, flags);
-}
-
-LC_EXPORT ssize_t write(int fd, const void *buf, size_t n)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
-
-	if (lc_out(fd, &v, 1, 0, NULL, "write", &r))
-		return r;
-	return LC_REAL(write)(fd, buf, n);
-}
-
-LC_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	ssize_t r;
-
-	if (lc_out(fd, iov, iovcnt, 0, NULL, "writev", &r))
-		return r;
-	return LC_REAL(writev)(fd, iov, iovcnt);
-}
-
-LC_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
-
-	if (lc_in(fd, &v, 1, flags, NULL, "recv", &r))
-		return r;
-	return LC_REAL(recv)(fd, buf, n, flags);
-}
-
-LC_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
-
-	if (lc_in(fd, &v, 1, flags, NULL, "recv", &r))
-		return r;
-	return LC_REAL(__recv_chk)(fd, buf, n, buflen, flags);
-}
+#define LC_SHAPE_BYTES_IN(nm, wh, call, FD, B, N, FL, realcall) \
+	struct iovec v_ = ONE(B, N); \
+	ssize_t r_; \
+	if (lc_in(FD, &v_, 1, FL, NULL, wh, &r_)) \
+		return r_; \
+	return realcall
 
 static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
                                socklen_t *len, int *handled)
@@ -530,65 +498,29 @@ static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct so
 	return r;
 }
 
-LC_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
-                           socklen_t *len)
-{
-	int handled;
-	ssize_t r = recvfrom_common(fd, buf, n, flags, addr, len, &handled);
+#define LC_SHAPE_BYTES_IN_FROM(nm, wh, call, FD, B, N, FL, AD, AL, realcall) \
+	int handled_; \
+	ssize_t r_ = recvfrom_common(FD, B, N, FL, AD, AL, &handled_); \
+	return handled_ ? r_ : realcall
 
-	return handled ? r : LC_REAL(recvfrom)(fd, buf, n, flags, addr, len);
-}
+/* A replayed recvmsg carries no ancillary data and no flags. */
+#define LC_SHAPE_MSG_IN(nm, wh, call, FD, M, FL, realcall) \
+	ssize_t r_; \
+	if ((M) && lc_in(FD, (M)->msg_iov, (int)(M)->msg_iovlen, FL, \
+	                 (M)->msg_name ? (M) : NULL, wh, &r_)) { \
+		(M)->msg_controllen = 0; \
+		(M)->msg_flags = 0; \
+		return r_; \
+	} \
+	return realcall
 
-LC_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                                 struct sockaddr *addr, socklen_t *len)
-{
-	int handled;
-	ssize_t r = recvfrom_common(fd, buf, n, flags, addr, len, &handled);
+#define LC_SHAPE_IOV_IN(nm, wh, call, FD, V, VC, realcall) \
+	ssize_t r_; \
+	if (lc_in(FD, V, VC, 0, NULL, wh, &r_)) \
+		return r_; \
+	return realcall
 
-	return handled ? r : LC_REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, addr, len);
-}
-
-LC_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
-	ssize_t r;
-
-	if (msg && lc_in(fd, msg->msg_iov, (int)msg->msg_iovlen, flags, msg->msg_name ? msg : NULL,
-	                 "recvmsg", &r)) {
-		msg->msg_controllen = 0;
-		msg->msg_flags = 0;
-		return r;
-	}
-	return LC_REAL(recvmsg)(fd, msg, flags);
-}
-
-LC_EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
-
-	if (lc_in(fd, &v, 1, 0, NULL, "read", &r))
-		return r;
-	return LC_REAL(read)(fd, buf, n);
-}
-
-LC_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
-{
-	struct iovec v = ONE(buf, n);
-	ssize_t r;
-
-	if (lc_in(fd, &v, 1, 0, NULL, "read", &r))
-		return r;
-	return LC_REAL(__read_chk)(fd, buf, n, buflen);
-}
-
-LC_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	ssize_t r;
-
-	if (lc_in(fd, iov, iovcnt, 0, NULL, "readv", &r))
-		return r;
-	return LC_REAL(readv)(fd, iov, iovcnt);
-}
+#include "lc_wrappers.h"
 
 /* --- channels -------------------------------------------------------------------------------- */
 
@@ -1399,9 +1331,9 @@ static int do_spawn(int search, pid_t *pid, const char *file, const posix_spawn_
 	            const posix_spawnattr_t *, char *const[], char *const[]);
 
 	if (!real_spawn)
-		real_spawn = (__typeof__(real_spawn))lc_resolve("posix_spawn");
+		real_spawn = (__typeof__(real_spawn))ip_resolve("posix_spawn");
 	if (!real_spawnp)
-		real_spawnp = (__typeof__(real_spawnp))lc_resolve("posix_spawnp");
+		real_spawnp = (__typeof__(real_spawnp))ip_resolve("posix_spawnp");
 	real = search ? real_spawnp : real_spawn;
 	if (!lc_on())
 		return real(pid, file, fa, attr, argv, envp);

@@ -25,7 +25,7 @@ struct row {
 };
 
 static const struct row rows[] = {
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags, shape) \
 	{ #name, #params, kind, call, flags },
 #include "calls.def"
 };

@@ -23,7 +23,7 @@
 #include "unit.h"
 
 static const char *const names[] = {
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) #name,
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags, shape) #name,
 #include "calls.def"
 };
 
