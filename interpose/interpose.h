@@ -117,4 +117,93 @@ static inline int ip_fd_kind_is_channel(int kind)
  * SOCK_CLOEXEC ignored). */
 uint8_t ip_sock_chan_type(int domain, int type);
 
+/* --- the environment variables (env.c) -------------------------------------------------- */
+/* Each process's configuration and, across exec, its state travel in one variable:
+ * ENCORE_RECORD for the recorder, ENCORE_REPLAY for the replayer (written by the GD, then by
+ * each LC for the image it execs).  Both are KEY=VALUE;... with `dir` last, running to the
+ * end (a path may hold ';').  One encoder and one decoder per variable, pure functions: the
+ * decoders keep the lists (channels, descriptors...) as text slices of the input, read with
+ * ip_env_list_next(); the encoders take them from iterators (struct ip_env_list). */
+#define IP_DIR_MAX 4096      /* the session directory, NUL included */
+#define IP_SESSION_MAX 64    /* the session id, NUL included */
+
+/* A list to encode: next() fills v[0..nfields-1] with the next item and returns 1, or
+ * returns 0 at the end.  Bit i of neg: field i is signed (an int64_t stored in v[i]). */
+struct ip_env_list {
+	int (*next)(void *ctx, uint64_t *v);
+	void *ctx;
+	int nfields;
+	unsigned neg;
+};
+
+/* A list as decoded: the text between KEY= and the next ';' (NULL when the key is absent). */
+struct ip_env_slice {
+	const char *p;
+	size_t len;
+};
+
+/* Read the next item of a list, ITEM,ITEM,... with ITEM = N:N:...: exactly `want` decimal
+ * fields (a '-' allowed on the fields whose bit is set in neg).  Returns 1 (item in v),
+ * 0 at the end of the list, -1 on a malformed item.  Empty items are skipped. */
+int ip_env_list_next(const char **p, const char *end, uint64_t *v, int want, unsigned neg);
+
+/* 1 when s[0..n) is a valid session or process name shorter than cap: letters, digits, '.',
+ * '_', '-', not starting with '.'. */
+int ip_valid_name(const char *s, size_t n, size_t cap);
+
+/* ENCORE_RECORD=v=1;name=N;parent=P;sess=S;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;
+ *               k=64;depth=4;max=0;ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
+ *               dir=/abs/path
+ * `pid` is the process that wrote the value for an exec; 0 from `encore record`.  Unknown
+ * keys are ignored; bad values make the whole value invalid (the recorder trusts nothing in
+ * the environment beyond its variable). */
+#define IP_REC_CH_FIELDS 10
+#define IP_REC_FD_FIELDS 2
+struct ip_rec_env {
+	char name[TRACE_NAME_MAX];
+	char parent[TRACE_NAME_MAX];
+	char session[IP_SESSION_MAX];
+	uint32_t seg;           /* image number (exec count) */
+	uint64_t first;         /* process-wide index of the image's first event */
+	uint64_t fork_index;    /* index of the parent's FORK event */
+	uint32_t forks;         /* children forked so far */
+	uint32_t next_chan;     /* last channel id handed out */
+	int64_t pid;            /* the process that wrote the value, 0 from `encore record` */
+	uint32_t hash_every;    /* K: every K-th event of a direction carries the hash (64) */
+	uint32_t depth;         /* call-site frames (4, at most 32) */
+	uint64_t max_bytes;     /* disk budget, 0 unbounded */
+	struct ip_env_slice ch, fd; /* decode: the lists; encode: unused (the iterators) */
+	const char *dir;        /* absolute, shorter than IP_DIR_MAX */
+};
+/* Decode the value (what follows "ENCORE_RECORD="): 0, or -1 when it is invalid. */
+int ip_rec_env_decode(const char *s, struct ip_rec_env *e);
+/* Encode into buf (NUL-terminated, without the "ENCORE_RECORD=" prefix): 0, or -1 when it does
+ * not fit (or an iterator gave a bad item).  ch: IP_REC_CH_FIELDS fields, fd: 2. */
+int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
+                      const struct ip_env_list *ch, const struct ip_env_list *fd);
+
+/* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session from the GD; an LC writing it for
+ * the image it execs adds first= (the index after the EXEC event), ch=ID:SENT:RECEIVED:
+ * HASH_OUT:HASH_IN:EXTERNAL,..., fd=FD:CLASS,... (CLASS may be negative), cnt=A:B:C:D (the
+ * online counters) and kids=REC:LIVE,... (children forked so far).  Unknown keys are
+ * ignored. */
+#define IP_REP_CH_FIELDS 6
+#define IP_REP_FD_FIELDS 2
+struct ip_rep_env {
+	char name[TRACE_NAME_MAX];
+	int64_t pid;            /* the process that wrote it; 0 from the GD or for a new image */
+	uint32_t seg;
+	int has_first;          /* first= present */
+	uint64_t first;
+	int has_cnt;            /* cnt= present (and well formed) */
+	int64_t cnt[4];
+	struct ip_env_slice ch, fd, kids; /* decode: the lists (kids read by lc_pids_parse) */
+	const char *kids_text;  /* encode: kids= text, NULL or "" for none */
+	const char *dir;
+};
+int ip_rep_env_decode(const char *s, struct ip_rep_env *e);
+/* ch and fd NULL: no ch= and fd= keys (the GD's value). */
+int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
+                      const struct ip_env_list *ch, const struct ip_env_list *fd);
+
 #endif

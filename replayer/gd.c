@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ana.h"
+#include "interpose.h"
 #include "proto.h"
 #include "rep.h"
 
@@ -446,8 +447,13 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);
-	snprintf(cfg, sizeof(cfg), "v=1;name=%s;pid=0;seg=0;dir=%s", p->name, r->dir);
-	setenv(REP_ENV, cfg, 1);
+	{
+		struct ip_rep_env e = { .dir = r->dir };
+
+		snprintf(e.name, sizeof(e.name), "%s", p->name);
+		if (ip_rep_env_encode(cfg, sizeof(cfg), &e, NULL, NULL) == 0)
+			setenv(REP_ENV, cfg, 1);
+	}
 	unsetenv("ENCORE_RECORD");
 	if (p->cwd[0] && chdir(p->cwd) != 0) {
 		what[0] = 1;
