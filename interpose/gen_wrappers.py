@@ -8,7 +8,7 @@ wrapper, which hands the call to the shape's handler, a macro the library define
 
     PREFIX_SHAPE_<SHAPE>(name, "what", call, <the shape's parameters>..., real call)
 
-("what" names the call in messages: the row's name without __, _IO_ and _chk).  The wrappers
+("what" names the call in messages: the row's name without __, _IO_, _chk and 64).  The wrappers
 of a shape are inside #ifdef PREFIX_SHAPE_<SHAPE>: a source file defines the handlers of
 the shapes it implements and then includes WRAPPERS.h, so each handler expands inline in
 the file whose static helpers it uses (no extra call on the hot path).  Each shape block
@@ -20,7 +20,8 @@ import re
 import sys
 
 # The handler's parameters for each shape, by calls.def parameter name.  "x?d": the
-# parameter x, or d when the row has none; "!x": 1 when the row has no parameter x, else 0.
+# parameter x, or d when the row has none; "x|y": x, or else y; "!x": 1 when the row has no
+# parameter x, else 0.
 SHAPES = {
     'BYTES_OUT': ['fd', 'buf', 'n', 'flags?0'],
     'BYTES_OUT_TO': ['fd', 'buf', 'n', 'flags', 'addr', 'len'],
@@ -37,6 +38,9 @@ SHAPES = {
     'FWRITE': ['p', 'size', 'n', 'f'],
     'FPUTS': ['s', 'f?stdout', '!f'],
     'PUTC': ['c', 'f?stdout'],
+    'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
+    'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
+    'VALUE_PID': [],
 }
 
 
@@ -94,6 +98,8 @@ def what(name):
             w = w[len(pre):]
     if w.endswith('_chk'):
         w = w[:-4]
+    if w.endswith('64'):
+        w = w[:-2]
     return w
 
 
@@ -117,13 +123,14 @@ def main():
             if spec.startswith('!'):
                 hargs.append('0' if spec[1:] in have else '1')
                 continue
-            p, _, default = spec.partition('?')
-            if p in have:
-                hargs.append(p)
+            alts, _, default = spec.partition('?')
+            found = [a for a in alts.split('|') if a in have]
+            if found:
+                hargs.append(found[0])
             elif default:
                 hargs.append(default)
             else:
-                sys.exit('calls.def: %s: shape %s needs a parameter named %s' % (name, shape, p))
+                sys.exit('calls.def: %s: shape %s needs a parameter named %s' % (name, shape, alts))
         by_shape.setdefault(shape, []).append((name, ret, params, args, call, hargs))
 
     low = prefix.lower()
@@ -138,8 +145,8 @@ def main():
             sep = '' if ret.endswith('*') else ' '
             h.append('IP_EXPORT %s%s%s%s' % (ret, sep, name, params))
             h.append('{')
-            h.append('\t%s(%s, "%s", %s, %s, IP_REAL(%s)%s);' %
-                     (macro, name, what(name), call, ', '.join(hargs), name, args))
+            h.append('\t%s(%s);' % (macro, ', '.join(
+                [name, '"%s"' % what(name), call] + hargs + ['IP_REAL(%s)%s' % (name, args)])))
             h.append('}')
             h.append('')
         marker = '%s_shape_%s_handled' % (low, shape.lower())

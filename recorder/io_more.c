@@ -136,53 +136,10 @@ static void log_move(int in, int out, long r, int e, size_t asked, uint32_t call
 	errno = e;
 }
 
-REC_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
-{
-	ssize_t r = REC_REAL(sendfile)(out, in, off, n);
-	int e = errno;
 
-	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
-	return r;
-}
 
-REC_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
-{
-	ssize_t r = REC_REAL(sendfile64)(out, in, off, n);
-	int e = errno;
 
-	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
-	return r;
-}
 
-REC_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                          unsigned int flags)
-{
-	ssize_t r = REC_REAL(splice)(in, off_in, out, off_out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_SPLICE, 0, RA());
-	return r;
-}
-
-/* tee copies without consuming: on the source it is a peek. */
-REC_EXPORT ssize_t tee(int in, int out, size_t n, unsigned int flags)
-{
-	ssize_t r = REC_REAL(tee)(in, out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_TEE, TRACE_FL_PEEK, RA());
-	return r;
-}
-
-REC_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                                   unsigned int flags)
-{
-	ssize_t r = REC_REAL(copy_file_range)(in, off_in, out, off_out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_COPY_FILE_RANGE, 0, RA());
-	return r;
-}
 
 /* vmsplice: user pages into a pipe (a send), or, on the read end of a pipe, out of it
  * into user memory (a receive).  Logged as the other kernel moves (no content hash). */
@@ -203,3 +160,14 @@ REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigne
 	errno = e;
 	return r;
 }
+
+/* The KMOVE shape's handler (interpose/calls.def): sendfile, sendfile64, splice, tee and
+ * copy_file_range are generated (rec_wrappers.h, below).  tee leaves its source's bytes
+ * there: a peek. */
+#define REC_SHAPE_KMOVE(nm, wh, call, IN, OUT, OFF_IN, OFF_OUT, N, FL, realcall) \
+	ssize_t r = realcall; \
+	int e = errno; \
+	log_move(IN, OUT, r, e, N, call, (call) == TRACE_CALL_TEE ? TRACE_FL_PEEK : 0, RA()); \
+	return r
+
+#include "rec_wrappers.h"

@@ -307,31 +307,7 @@ REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 	return r;
 }
 
-REC_EXPORT pid_t getpid(void)
-{
-	pid_t r = REC_REAL(getpid)();
-	int e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_value(TRACE_EV_PID, TRACE_CALL_GETPID, r, 0, NULL, 0, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT pid_t getppid(void)
-{
-	pid_t r = REC_REAL(getppid)();
-	int e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_value(TRACE_EV_PID, TRACE_CALL_GETPPID, r, 0, NULL, 0, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 /* --- marks ---------------------------------------------------------------------------------- */
 
@@ -354,3 +330,17 @@ REC_EXPORT void encore_mark(const char *key, long value)
 	rec_leave();
 	errno = e;
 }
+
+/* The VALUE_PID shape's handler (interpose/calls.def): getpid and getppid are generated
+ * (rec_wrappers.h, below). */
+#define REC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
+	pid_t r = realcall; \
+	int e = errno; \
+	if (!rec_enter()) \
+		return r; \
+	log_value(TRACE_EV_PID, call, r, 0, NULL, 0, RA()); \
+	rec_leave(); \
+	errno = e; \
+	return r
+
+#include "rec_wrappers.h"

@@ -2,7 +2,7 @@
  * pidcalls.c: the recorder's pass-through interposers for the calls that take or return a
  * process id (kill, sigqueue, tgkill, pidfd_open, the wait family) and that wait for a signal
  * (sigwait, sigwaitinfo, sigsuspend, pause).  They log nothing: a pid is an attribute, and a
- * wait is not an event.  They are in libtrace/calls.def because the replayer must see them: in
+ * wait is not an event.  They are in interpose/calls.def because the replayer must see them: in
  * replay, getpid, getppid and fork give back the recorded pids, and its interposers
  * translate those to the live ones and back (replayer/README.md); the list is one for both.
  */
@@ -68,22 +68,8 @@ REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
 	return REC_REAL(waitid)(idtype, id, info, options);
 }
 
-REC_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	return REC_REAL(sigwait)(set, sig);
-}
+/* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
+ * pause are generated (rec_wrappers.h, below), and pass through. */
+#define REC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) return realcall
 
-REC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
-{
-	return REC_REAL(sigwaitinfo)(set, info);
-}
-
-REC_EXPORT int sigsuspend(const sigset_t *mask)
-{
-	return REC_REAL(sigsuspend)(mask);
-}
-
-REC_EXPORT int pause(void)
-{
-	return REC_REAL(pause)();
-}
+#include "rec_wrappers.h"

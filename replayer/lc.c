@@ -9,7 +9,7 @@
  *                GD, say HELLO, get the slot and the target; register an on_exit handler
  *                (run after the program's atexit handlers, as the recorder's is, so the
  *                EXIT event is the last one here too).
- *   each call    the interposers (lc_calls.c) enforce the next event.
+ *   each call    the interposers (lc_chan.c, lc_proc.c, lc_nondet.c...) enforce the next event.
  *   fork         the child becomes PARENT.k: loads its own trace, connects anew.
  *   exit         EXIT is checked and consumed, DONE goes to the GD.
  */

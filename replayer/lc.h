@@ -137,6 +137,20 @@ LC_HIDDEN void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t miss
 LC_HIDDEN int32_t lc_fd_class(int fd);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
+/* A call that failed when recorded fails the same way now, without being made. */
+#define LC_RECORDED_FAILURE(ev) \
+	do { \
+		if ((ev)->result < 0) { \
+			int e_ = (ev)->err; \
+			lc_commit(); \
+			errno = e_; \
+			return -1; \
+		} \
+	} while (0)
+
+/* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
+ * through the listening socket lfd. */
+LC_HIDDEN int lc_stash_has_listener(int lfd);
 /* Our own descriptors, which the program may not close or dup2 over. */
 LC_HIDDEN int lc_own_fd(int fd);
 LC_HIDDEN void lc_own_fd_move(int fd);
@@ -179,7 +193,7 @@ LC_HIDDEN char **lc_exec_env(char *const envp[]);
 LC_HIDDEN void lc_exec_failed(void);
 LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
 
-/* Process life (lc.c, lc_calls.c). */
+/* Process life (lc.c, lc_proc.c). */
 LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);

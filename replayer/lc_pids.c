@@ -142,7 +142,7 @@ static void wait_end(int options)
 		lc_wait_state(0, -1, 0, 0);
 }
 
-/* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_calls.c): a pid, or
+/* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_chan.c): a pid, or
  * -pgid, recorded -> live; 0 for none of the session (not set: kill's rule) or when not
  * translating (then the caller passes the value through). */
 pid_t lc_owner_live(pid_t rec, int *unknown)
@@ -295,58 +295,19 @@ static void signal_wait_begin(void)
 		lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
 }
 
-LC_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	int r;
+/* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
+ * pause are generated (lc_wrappers.h, below).  INFO: the sender's pid, given back recorded. */
+#define LC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) \
+	int r_, e_; \
+	if (!on()) \
+		return realcall; \
+	signal_wait_begin(); \
+	r_ = realcall; \
+	e_ = errno; \
+	wait_end(0); \
+	if (r_ > 0 && (INFO) && (INFO)->si_pid > 0) \
+		(INFO)->si_pid = to_rec((INFO)->si_pid); \
+	errno = e_; \
+	return r_
 
-	if (!on())
-		return LC_REAL(sigwait)(set, sig);
-	signal_wait_begin();
-	r = LC_REAL(sigwait)(set, sig);
-	wait_end(0);
-	return r;
-}
-
-LC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(sigwaitinfo)(set, info);
-	signal_wait_begin();
-	r = LC_REAL(sigwaitinfo)(set, info);
-	e = errno;
-	wait_end(0);
-	if (r > 0 && info && info->si_pid > 0)
-		info->si_pid = to_rec(info->si_pid);
-	errno = e;
-	return r;
-}
-
-LC_EXPORT int sigsuspend(const sigset_t *mask)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(sigsuspend)(mask);
-	signal_wait_begin();
-	r = LC_REAL(sigsuspend)(mask);
-	e = errno;
-	wait_end(0);
-	errno = e;
-	return r;
-}
-
-LC_EXPORT int pause(void)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(pause)();
-	signal_wait_begin();
-	r = LC_REAL(pause)();
-	e = errno;
-	wait_end(0);
-	errno = e;
-	return r;
-}
+#include "lc_wrappers.h"
