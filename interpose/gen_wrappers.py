@@ -41,6 +41,9 @@ SHAPES = {
     'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
     'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
     'VALUE_PID': [],
+    'READY_POLL': ['fds', 'n'],
+    'READY_SELECT': ['n', 'rs', 'ws', 'es'],
+    'READY_EPOLL': ['epfd', 'ev', 'max'],
 }
 
 

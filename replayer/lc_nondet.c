@@ -174,35 +174,9 @@ static int ready_poll(struct pollfd *fds, nfds_t n)
 	return r;
 }
 
-LC_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
-{
-	if (!lc_on())
-		return LC_REAL(poll)(fds, n, timeout);
-	return ready_poll(fds, n);
-}
 
-LC_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
-{
-	if (!lc_on())
-		return LC_REAL(__poll_chk)(fds, n, timeout, fdslen);
-	return ready_poll(fds, n);
-}
 
-LC_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                    const sigset_t *mask)
-{
-	if (!lc_on())
-		return LC_REAL(ppoll)(fds, n, timeout, mask);
-	return ready_poll(fds, n);
-}
 
-LC_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                          const sigset_t *mask, size_t fdslen)
-{
-	if (!lc_on())
-		return LC_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
-	return ready_poll(fds, n);
-}
 
 static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 {
@@ -233,20 +207,7 @@ static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 	return r;
 }
 
-LC_EXPORT int select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeval *timeout)
-{
-	if (!lc_on())
-		return LC_REAL(select)(n, rs, ws, es, timeout);
-	return ready_select(rs, ws, es);
-}
 
-LC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct timespec *timeout,
-                      const sigset_t *mask)
-{
-	if (!lc_on())
-		return LC_REAL(pselect)(n, rs, ws, es, timeout, mask);
-	return ready_select(rs, ws, es);
-}
 
 /* The descriptors behind recorded epoll events, and the data the replayed program registered
  * for them.  The recorder logs each event's descriptor after the events (nondet.c, from the
@@ -368,20 +329,7 @@ LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	return LC_REAL(epoll_ctl)(epfd, op, fd, ev);
 }
 
-LC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
-{
-	if (!lc_on())
-		return LC_REAL(epoll_wait)(epfd, ev, max, timeout);
-	return ready_epoll(epfd, ev, max);
-}
 
-LC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
-                          const sigset_t *mask)
-{
-	if (!lc_on())
-		return LC_REAL(epoll_pwait)(epfd, ev, max, timeout, mask);
-	return ready_epoll(epfd, ev, max);
-}
 
 LC_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
 {
@@ -480,8 +428,22 @@ LC_EXPORT void encore_mark(const char *key, long value)
 	errno = e;
 }
 
-/* The VALUE_PID shape's handler (interpose/calls.def): getpid and getppid are generated
- * (lc_wrappers.h, below). */
+/* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
+ * select, pselect, epoll_wait and epoll_pwait are generated (lc_wrappers.h, below). */
+#define LC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_poll(FDS, N)
+#define LC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_select(RS, WS, ES)
+#define LC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_epoll(EPFD, EV, MAX)
+
+/* The VALUE_PID shape's handler: getpid and getppid are generated too. */
 #define LC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
 	if (!lc_on()) \
 		return realcall; \
