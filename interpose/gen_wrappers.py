@@ -44,6 +44,8 @@ SHAPES = {
     'READY_POLL': ['fds', 'n'],
     'READY_SELECT': ['n', 'rs', 'ws', 'es'],
     'READY_EPOLL': ['epfd', 'ev', 'max'],
+    'DUP': ['fd', 'fd2?-1', '!fd2'],
+    'VALUE_CLOCK': ['ts|tv', 'clk?0', '!clk'],
 }
 
 

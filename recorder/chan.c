@@ -800,17 +800,6 @@ static void log_dup(int oldfd, int r, int e, uint32_t call, void *ra)
 	rec_log(&ev, ra);
 }
 
-REC_EXPORT int dup(int fd)
-{
-	int r = REC_REAL(dup)(fd), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 static void own_fd_guard(int fd2)
 {
@@ -820,35 +809,7 @@ static void own_fd_guard(int fd2)
 	}
 }
 
-REC_EXPORT int dup2(int fd, int fd2)
-{
-	int r, e;
 
-	own_fd_guard(fd2);
-	r = REC_REAL(dup2)(fd, fd2);
-	e = errno;
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP2, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int dup3(int fd, int fd2, int flags)
-{
-	int r, e;
-
-	own_fd_guard(fd2);
-	r = REC_REAL(dup3)(fd, fd2, flags);
-	e = errno;
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP3, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg, void *ra)
 {
@@ -1233,5 +1194,20 @@ static size_t msg_len(const struct msghdr *m)
 	          realcall)
 #define REC_SHAPE_IOV_IN(nm, wh, call, fd, v, vc, realcall) \
 	DATA_BODY(fd, REC_IN, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
+
+/* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup, whose new
+ * descriptor cannot be the writer's. */
+#define REC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
+	int r_, e_; \
+	if (!(NOFD2)) \
+		own_fd_guard(FD2); \
+	r_ = realcall; \
+	e_ = errno; \
+	if (!rec_enter()) \
+		return r_; \
+	log_dup(FD, r_, e_, call, RA()); \
+	rec_leave(); \
+	errno = e_; \
+	return r_
 
 #include "rec_wrappers.h"

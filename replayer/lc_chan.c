@@ -522,7 +522,6 @@ static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct so
 		return r_; \
 	return realcall
 
-#include "lc_wrappers.h"
 
 /* --- channels -------------------------------------------------------------------------------- */
 
@@ -1084,33 +1083,8 @@ static void dup_done(int oldfd, int r, int e)
 	errno = e;
 }
 
-LC_EXPORT int dup(int fd)
-{
-	int r = LC_REAL(dup)(fd);
 
-	dup_done(fd, r, errno);
-	return r;
-}
 
-LC_EXPORT int dup2(int fd, int fd2)
-{
-	int r;
-
-	lc_own_fd_move(fd2);
-	r = LC_REAL(dup2)(fd, fd2);
-	dup_done(fd, r, errno);
-	return r;
-}
-
-LC_EXPORT int dup3(int fd, int fd2, int flags)
-{
-	int r;
-
-	lc_own_fd_move(fd2);
-	r = LC_REAL(dup3)(fd, fd2, flags);
-	dup_done(fd, r, errno);
-	return r;
-}
 
 /* F_SETOWN and F_SETOWN_EX name a process (or -group) to signal, F_GETOWN(_EX) give one
  * back: the program has recorded pids (getpid), the kernel live ones (lc_pids.c). */
@@ -1186,3 +1160,14 @@ LC_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_end(ap);
 	return fcntl_common(LC_REAL(fcntl64), fd, cmd, arg);
 }
+
+/* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup. */
+#define LC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
+	int r_; \
+	if (!(NOFD2)) \
+		lc_own_fd_move(FD2); \
+	r_ = realcall; \
+	dup_done(FD, r_, errno); \
+	return r_
+
+#include "lc_wrappers.h"

@@ -331,39 +331,7 @@ LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 
 
-LC_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
-{
-	if (!lc_on())
-		return LC_REAL(clock_gettime)(clk, ts);
-	{
-		VALUE_EVENT(TRACE_EV_CLOCK, "clock_gettime");
-		int r = (int)ev->result;
 
-		if (r == 0 && ev->data_len >= sizeof(*ts))
-			memcpy(ts, val, sizeof(*ts));
-		if (r < 0)
-			errno = ev->err;
-		lc_commit();
-		return r;
-	}
-}
-
-LC_EXPORT int gettimeofday(struct timeval *tv, void *tz)
-{
-	if (!lc_on())
-		return LC_REAL(gettimeofday)(tv, tz);
-	{
-		VALUE_EVENT(TRACE_EV_CLOCK, "gettimeofday");
-		int r = (int)ev->result;
-
-		if (r == 0 && ev->data_len >= sizeof(*tv))
-			memcpy(tv, val, sizeof(*tv));
-		if (r < 0)
-			errno = ev->err;
-		lc_commit();
-		return r;
-	}
-}
 
 LC_EXPORT time_t time(time_t *t)
 {
@@ -442,6 +410,21 @@ LC_EXPORT void encore_mark(const char *key, long value)
 	if (!lc_on()) \
 		return realcall; \
 	return ready_epoll(EPFD, EV, MAX)
+
+/* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too. */
+#define LC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	{ \
+		VALUE_EVENT(TRACE_EV_CLOCK, wh); \
+		int r_ = (int)ev->result; \
+		if (r_ == 0 && ev->data_len >= sizeof(*(OUT))) \
+			memcpy(OUT, val, sizeof(*(OUT))); \
+		if (r_ < 0) \
+			errno = ev->err; \
+		lc_commit(); \
+		return r_; \
+	}
 
 /* The VALUE_PID shape's handler: getpid and getppid are generated too. */
 #define LC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
