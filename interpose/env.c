@@ -137,11 +137,25 @@ static void put_i64(struct out *o, int64_t v)
 	}
 }
 
-/* KEY=VALUE; */
+/* KEY=VALUE; (key given with its '=') */
 static void put_key_u64(struct out *o, const char *key, uint64_t v)
 {
 	put_str(o, key);
 	put_u64(o, v);
+	put_str(o, ";");
+}
+
+static void put_key_i64(struct out *o, const char *key, int64_t v)
+{
+	put_str(o, key);
+	put_i64(o, v);
+	put_str(o, ";");
+}
+
+static void put_key_str(struct out *o, const char *key, const char *v)
+{
+	put_str(o, key);
+	put_str(o, v);
 	put_str(o, ";");
 }
 
@@ -274,21 +288,16 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_str(&o, "v=1;name=");
-	put_str(&o, e->name);
-	put_str(&o, ";parent=");
-	put_str(&o, e->parent);
-	put_str(&o, ";sess=");
-	put_str(&o, e->session);
-	put_str(&o, ";");
+	put_key_str(&o, "v=", "1");
+	put_key_str(&o, "name=", e->name);
+	put_key_str(&o, "parent=", e->parent);
+	put_key_str(&o, "sess=", e->session);
 	put_key_u64(&o, "seg=", e->seg);
 	put_key_u64(&o, "first=", e->first);
 	put_key_u64(&o, "fidx=", e->fork_index);
 	put_key_u64(&o, "forks=", e->forks);
 	put_key_u64(&o, "nch=", e->next_chan);
-	put_str(&o, "pid=");
-	put_i64(&o, e->pid);
-	put_str(&o, ";");
+	put_key_i64(&o, "pid=", e->pid);
 	put_key_u64(&o, "k=", e->hash_every);
 	put_key_u64(&o, "depth=", e->depth);
 	put_key_u64(&o, "max=", e->max_bytes);
@@ -365,11 +374,9 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_str(&o, "v=1;name=");
-	put_str(&o, e->name);
-	put_str(&o, ";pid=");
-	put_i64(&o, e->pid);
-	put_str(&o, ";");
+	put_key_str(&o, "v=", "1");
+	put_key_str(&o, "name=", e->name);
+	put_key_i64(&o, "pid=", e->pid);
 	put_key_u64(&o, "seg=", e->seg);
 	if (e->has_first)
 		put_key_u64(&o, "first=", e->first);
@@ -392,11 +399,8 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 		}
 		put_str(&o, ";");
 	}
-	if (e->kids_text && e->kids_text[0]) {
-		put_str(&o, "kids=");
-		put_str(&o, e->kids_text);
-		put_str(&o, ";");
-	}
+	if (e->kids_text && e->kids_text[0])
+		put_key_str(&o, "kids=", e->kids_text);
 	put_str(&o, "dir=");
 	put_str(&o, e->dir ? e->dir : "");
 	return o.bad ? -1 : 0;

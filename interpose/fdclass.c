@@ -2,8 +2,10 @@
  * fdclass.c: how a descriptor is judged, from what fstat(2) says of it.  The recorder
  * classifies a descriptor it did not see made at its first use (recorder/chan.c), and the
  * replayer must judge it the same way at the same point (replayer/lc.c), so the decision is
- * this one pure function; each side does its own fstat.  Also the shape names of calls.def.
+ * this one pure function; each side does its own fstat.  Also where each library puts its
+ * own descriptors, and the shape names of calls.def.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -49,4 +51,16 @@ const char *ip_shape_name(int shape)
 	};
 
 	return shape >= 0 && shape < IP_SHAPE_COUNT ? names[shape] : NULL;
+}
+
+int ip_pick_min_fd(void)
+{
+	struct rlimit rl;
+
+	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
+	 * limit, or the kernel refuses the descriptor. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1100)
+		return 1000;
+	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
 }

@@ -124,6 +124,9 @@ static inline int ip_fd_kind_is_channel(int kind)
 /* The enum trace_chan_type of a socket of this domain and type (SOCK_NONBLOCK and
  * SOCK_CLOEXEC ignored). */
 uint8_t ip_sock_chan_type(int domain, int type);
+/* The lowest descriptor number a preload library keeps its own descriptors at (its trace,
+ * its control connection): high, out of the way of the program's dup2, below the limit. */
+int ip_pick_min_fd(void);
 
 /* --- the environment variables (env.c) -------------------------------------------------- */
 /* Each process's configuration and, across exec, its state travel in one variable:

@@ -455,18 +455,6 @@ static void proc_fill_image(void)
 	proc.argv = argvbuf;
 }
 
-static int pick_min_fd(void)
-{
-	struct rlimit rl;
-
-	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
-	 * limit, or the kernel refuses the descriptor. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 1100)
-		return 1000;
-	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
-}
-
 int rec_open_trace(int64_t ppid)
 {
 	struct trace_writer_options opt;
@@ -576,7 +564,7 @@ __attribute__((constructor)) static void rec_init(void)
 			rec.fd[i] = REC_FD_UNKNOWN;
 		memset(rec.chan, 0, sizeof(rec.chan));
 	}
-	rec.min_fd = pick_min_fd();
+	rec.min_fd = ip_pick_min_fd();
 	rec.active = 1;
 	proc_fill_image();
 	if (rec_open_trace((int64_t)syscall(SYS_getppid)) != 0)

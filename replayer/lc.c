@@ -119,16 +119,6 @@ static void ctl_recv(struct rep_msg *m)
 		syscall(SYS_exit_group, 111);
 }
 
-static int pick_min_fd(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 1100)
-		return 1000;
-	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
-}
-
 /* Move an LC descriptor to a high number, out of the program's way. */
 static int move_high(int fd)
 {
@@ -860,41 +850,45 @@ static int cloexec(int fd)
 
 /* Iterators over the state the new image keeps, for the encoder: the channels of the
  * descriptors not marked close-on-exec (one item per such descriptor, as the decoder takes
- * them), then those descriptors' classes. */
+ * them), then those descriptors' classes.  *fd is the next descriptor to look at. */
+static int next_kept(int *fd, int chans)
+{
+	while (*fd < LC_FD_MAX) {
+		int32_t c = lc_fd[(*fd)++];
+
+		if (chans ? c > 0 && c < LC_CHAN_MAX : c != LC_FD_UNKNOWN && c != LC_FD_IGNORED)
+			if (!cloexec(*fd - 1))
+				return *fd - 1;
+	}
+	return -1;
+}
+
 static int next_chan_item(void *ctx, uint64_t *v)
 {
-	int *fd = ctx;
+	int fd = next_kept(ctx, 1);
+	const struct lc_chan *c;
 
-	for (; *fd < LC_FD_MAX; (*fd)++) {
-		int32_t id = lc_fd[*fd];
-
-		if (id <= 0 || id >= LC_CHAN_MAX || cloexec(*fd))
-			continue;
-		v[0] = (uint64_t)id;
-		v[1] = lc_chan[id].bytes[0];
-		v[2] = lc_chan[id].bytes[1];
-		v[3] = lc_chan[id].hash[0];
-		v[4] = lc_chan[id].hash[1];
-		v[5] = lc_chan[id].external;
-		(*fd)++;
-		return 1;
-	}
-	return 0;
+	if (fd < 0)
+		return 0;
+	c = &lc_chan[lc_fd[fd]];
+	v[0] = (uint64_t)lc_fd[fd];
+	v[1] = c->bytes[0];
+	v[2] = c->bytes[1];
+	v[3] = c->hash[0];
+	v[4] = c->hash[1];
+	v[5] = c->external;
+	return 1;
 }
 
 static int next_fd_item(void *ctx, uint64_t *v)
 {
-	int *fd = ctx;
+	int fd = next_kept(ctx, 0);
 
-	for (; *fd < LC_FD_MAX; (*fd)++) {
-		if (lc_fd[*fd] == LC_FD_UNKNOWN || lc_fd[*fd] == LC_FD_IGNORED || cloexec(*fd))
-			continue;
-		v[0] = (uint64_t)*fd;
-		v[1] = (uint64_t)(int64_t)lc_fd[*fd];
-		(*fd)++;
-		return 1;
-	}
-	return 0;
+	if (fd < 0)
+		return 0;
+	v[0] = (uint64_t)fd;
+	v[1] = (uint64_t)(int64_t)lc_fd[fd];
+	return 1;
 }
 
 /* Built in static storage: exec may follow fork in a program that cannot allocate.  With
@@ -1055,7 +1049,7 @@ __attribute__((constructor)) static void lc_init(void)
 	if (!env || !*env)
 		return;
 	lc_depth++;
-	lc.min_fd = pick_min_fd();
+	lc.min_fd = ip_pick_min_fd();
 	if (env_parse(env, &seg, &pid) != 0)
 		goto out;
 	board_map();
