@@ -38,6 +38,7 @@ SHAPES = {
     'FWRITE': ['p', 'size', 'n', 'f'],
     'FPUTS': ['s', 'f?stdout', '!f'],
     'PUTC': ['c', 'f?stdout'],
+    'VPRINTF': ['f?(FILE *)NULL', 'fd?-1', '!fd'],
     'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
     'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
     'VALUE_PID': [],

@@ -584,35 +584,24 @@ REC_EXPORT int fflush(FILE *f)
 	errno = e; \
 	return r
 
-REC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), REC_REAL(vfprintf)(f, fmt, ap));
-}
+/* The VPRINTF shape's handler: vfprintf, __vfprintf_chk, vdprintf and __vdprintf_chk are
+ * generated (F NULL and FD the descriptor for the dprintf ones, NOFD for the others). */
+#define REC_SHAPE_VPRINTF(nm, wh, call, F, FD, NOFD, realcall) \
+	VPRINTF_BODY(F, (NOFD) ? file_fd(F) : (FD), realcall)
+
 
 REC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
 	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
-REC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
-}
 
 REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
 	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
-REC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(vdprintf)(fd, fmt, ap));
-}
 
-REC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
-}
 
 #define PRINTF_BODY(file, fd, last, realcall) \
 	va_list ap; \

@@ -649,35 +649,24 @@ static void out_done(const struct lc_ev *ev, long r, const char *what)
 	out_post(file); \
 	return r
 
-LC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(vfprintf)(f, fmt, ap));
-}
+/* The VPRINTF shape's handler: vfprintf, __vfprintf_chk, vdprintf and __vdprintf_chk are
+ * generated (F NULL and FD the descriptor for the dprintf ones, NOFD for the others). */
+#define LC_SHAPE_VPRINTF(nm, wh, call, F, FD, NOFD, realcall) \
+	VPRINTF_BODY(F, (NOFD) ? file_fd(F) : (FD), wh, realcall)
+
 
 LC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
 	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
 }
 
-LC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
-}
 
 LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
 	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
-LC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(vdprintf)(fd, fmt, ap));
-}
 
-LC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
-}
 
 #define PRINTF_BODY(file, fd, what, last, realcall) \
 	const struct lc_ev *ev; \
