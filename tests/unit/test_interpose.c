@@ -17,12 +17,13 @@
 struct row {
 	const char *name;
 	const char *params;
+	uint32_t kind;
 	int shape;
 };
 
 static const struct row rows[] = {
 #define ENCORE_CALL(name, ret, params, args, kind, call, flags, shape) \
-	{ #name, #params, IP_SHAPE_##shape },
+	{ #name, #params, kind, IP_SHAPE_##shape },
 #include "calls.def"
 };
 
@@ -47,6 +48,40 @@ START_TEST(every_shape_is_named_and_used)
 	ck_assert_ptr_null(ip_shape_name(IP_SHAPE_COUNT));
 	ck_assert_ptr_null(ip_shape_name(-1));
 	ck_assert_str_eq(ip_shape_name(IP_SHAPE_BYTES_OUT), "BYTES_OUT");
+}
+END_TEST
+
+/* A shape is one behaviour: its rows produce the event kind it implies. */
+START_TEST(shapes_agree_with_the_event_kind)
+{
+	static const struct {
+		int shape;
+		uint32_t kind;
+	} want[] = {
+		{ IP_SHAPE_BYTES_OUT, TRACE_EV_SEND },   { IP_SHAPE_BYTES_OUT_TO, TRACE_EV_SEND },
+		{ IP_SHAPE_MSG_OUT, TRACE_EV_SEND },     { IP_SHAPE_IOV_OUT, TRACE_EV_SEND },
+		{ IP_SHAPE_BYTES_IN, TRACE_EV_RECV },    { IP_SHAPE_BYTES_IN_FROM, TRACE_EV_RECV },
+		{ IP_SHAPE_MSG_IN, TRACE_EV_RECV },      { IP_SHAPE_IOV_IN, TRACE_EV_RECV },
+		{ IP_SHAPE_FREAD, TRACE_EV_RECV },       { IP_SHAPE_FGETS, TRACE_EV_RECV },
+		{ IP_SHAPE_GETDELIM, TRACE_EV_RECV },    { IP_SHAPE_GETC, TRACE_EV_RECV },
+		{ IP_SHAPE_FWRITE, TRACE_EV_SEND },      { IP_SHAPE_FPUTS, TRACE_EV_SEND },
+		{ IP_SHAPE_PUTC, TRACE_EV_SEND },        { IP_SHAPE_VPRINTF, TRACE_EV_SEND },
+		{ IP_SHAPE_KMOVE, TRACE_EV_SEND },       { IP_SHAPE_SIGNAL_WAIT, TRACE_EV_NONE },
+		{ IP_SHAPE_VALUE_PID, TRACE_EV_PID },    { IP_SHAPE_READY_POLL, TRACE_EV_READY },
+		{ IP_SHAPE_READY_SELECT, TRACE_EV_READY }, { IP_SHAPE_READY_EPOLL, TRACE_EV_READY },
+		{ IP_SHAPE_DUP, TRACE_EV_DUP },          { IP_SHAPE_VALUE_CLOCK, TRACE_EV_CLOCK },
+	};
+	size_t i, k;
+
+	ck_assert_uint_eq(sizeof(want) / sizeof(want[0]), IP_SHAPE_COUNT - 1);
+	for (i = 0; i < NROWS; i++) {
+		if (rows[i].shape == IP_SHAPE_IRREGULAR)
+			continue;
+		for (k = 0; want[k].shape != rows[i].shape; k++)
+			;
+		ck_assert_msg(rows[i].kind == want[k].kind, "%s: shape %s, but kind %u", rows[i].name,
+		              ip_shape_name(rows[i].shape), rows[i].kind);
+	}
 }
 END_TEST
 
@@ -432,6 +467,7 @@ static Suite *suite(void)
 	TCase *calls = tcase_create("calls"), *fds = tcase_create("fds"), *env = tcase_create("env");
 
 	tcase_add_test(calls, every_shape_is_named_and_used);
+	tcase_add_test(calls, shapes_agree_with_the_event_kind);
 	tcase_add_test(calls, recorder_exports_exactly_the_rows);
 	tcase_add_test(calls, replayer_exports_exactly_the_rows);
 	tcase_add_test(fds, fd_kind_from_mode_and_device);
