@@ -404,7 +404,7 @@ static void fd_fresh(int fd, void *ra)
 
 REC_EXPORT int socket(int domain, int type, int protocol)
 {
-	int r = REC_REAL(socket)(domain, type, protocol), e = errno;
+	int r = IP_REAL(socket)(domain, type, protocol), e = errno;
 	struct trace_endpoint ep;
 	struct trace_event ev;
 	struct rec_chan *c = NULL;
@@ -477,7 +477,7 @@ static void log_pair(int r, int e, const int fds[2], uint8_t type, uint32_t call
 
 REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
-	int r = REC_REAL(socketpair)(domain, type, protocol, sv), e = errno;
+	int r = IP_REAL(socketpair)(domain, type, protocol, sv), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -512,12 +512,12 @@ REC_EXPORT int pipe(int fds[2])
 	int r, e;
 
 	if (rec_busy()) {
-		r = REC_REAL(pipe)(fds);
+		r = IP_REAL(pipe)(fds);
 		if (r == 0)
 			move_high(fds);
 		return r;
 	}
-	r = REC_REAL(pipe)(fds);
+	r = IP_REAL(pipe)(fds);
 	e = errno;
 
 	if (!rec_enter())
@@ -533,12 +533,12 @@ REC_EXPORT int pipe2(int fds[2], int flags)
 	int r, e;
 
 	if (rec_busy()) {
-		r = REC_REAL(pipe2)(fds, flags);
+		r = IP_REAL(pipe2)(fds, flags);
 		if (r == 0)
 			move_high(fds);
 		return r;
 	}
-	r = REC_REAL(pipe2)(fds, flags);
+	r = IP_REAL(pipe2)(fds, flags);
 	e = errno;
 
 	if (!rec_enter())
@@ -580,7 +580,7 @@ static void log_sock_op(int fd, int r, int e, uint32_t kind, uint32_t call,
 
 REC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	int r = REC_REAL(bind)(fd, addr, len), e = errno;
+	int r = IP_REAL(bind)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -610,7 +610,7 @@ REC_EXPORT int listen(int fd, int backlog)
 		}
 		rec_leave();
 	}
-	r = REC_REAL(listen)(fd, backlog);
+	r = IP_REAL(listen)(fd, backlog);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -622,7 +622,7 @@ REC_EXPORT int listen(int fd, int backlog)
 
 REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	int r = REC_REAL(connect)(fd, addr, len), e = errno;
+	int r = IP_REAL(connect)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -660,7 +660,7 @@ static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 
 REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-	int r = REC_REAL(accept)(fd, addr, len), e = errno;
+	int r = IP_REAL(accept)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -672,7 +672,7 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 
 REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	int r = REC_REAL(accept4)(fd, addr, len, flags), e = errno;
+	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -684,7 +684,7 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 
 REC_EXPORT int shutdown(int fd, int how)
 {
-	int r = REC_REAL(shutdown)(fd, how), e = errno;
+	int r = IP_REAL(shutdown)(fd, how), e = errno;
 	struct trace_event ev;
 	struct rec_chan *c;
 
@@ -711,7 +711,7 @@ REC_EXPORT int close(int fd)
 	 * as the kernel would have said for an open descriptor. */
 	if (rec_own_fd(fd))
 		return 0;
-	r = REC_REAL(close)(fd);
+	r = IP_REAL(close)(fd);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -732,11 +732,11 @@ REC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
 		r = 0;
 		if ((unsigned)own > first)
-			r = REC_REAL(close_range)(first, (unsigned)own - 1, flags);
+			r = IP_REAL(close_range)(first, (unsigned)own - 1, flags);
 		if (r == 0 && (unsigned)own < last)
-			r = REC_REAL(close_range)((unsigned)own + 1, last, flags);
+			r = IP_REAL(close_range)((unsigned)own + 1, last, flags);
 	} else {
-		r = REC_REAL(close_range)(first, last, flags);
+		r = IP_REAL(close_range)(first, last, flags);
 	}
 	e = errno;
 	if (r != 0 || (flags & CLOSE_RANGE_CLOEXEC) || !rec_enter())
@@ -765,7 +765,7 @@ REC_EXPORT int fclose(FILE *f)
 
 	if (f)
 		rec_stdio_close(f, RA());
-	r = REC_REAL(fclose)(f);
+	r = IP_REAL(fclose)(f);
 	e = errno;
 	if (fd < 0 || !rec_enter())
 		return r;
@@ -835,7 +835,7 @@ REC_EXPORT int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(REC_REAL(fcntl), fd, cmd, arg, RA());
+	return fcntl_common(IP_REAL(fcntl), fd, cmd, arg, RA());
 }
 
 REC_EXPORT int fcntl64(int fd, int cmd, ...)
@@ -846,7 +846,7 @@ REC_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(REC_REAL(fcntl64), fd, cmd, arg, RA());
+	return fcntl_common(IP_REAL(fcntl64), fd, cmd, arg, RA());
 }
 
 /* --- data --------------------------------------------------------------------------------- */

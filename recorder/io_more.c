@@ -50,8 +50,8 @@ REC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1))
-		return REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-	r = REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -74,7 +74,7 @@ REC_EXPORT long syscall(long number, ...)
  * interposer.  A RANDOM event with the n bytes (result 0) or the error. */
 REC_EXPORT int getentropy(void *buf, size_t n)
 {
-	int r = REC_REAL(getentropy)(buf, n), e = errno;
+	int r = IP_REAL(getentropy)(buf, n), e = errno;
 	struct trace_event ev;
 
 	if (!rec_enter())
@@ -145,7 +145,7 @@ static void log_move(int in, int out, long r, int e, size_t asked, uint32_t call
  * into user memory (a receive).  Logged as the other kernel moves (no content hash). */
 REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
 {
-	ssize_t r = REC_REAL(vmsplice)(fd, iov, cnt, flags);
+	ssize_t r = IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	int e = errno, fl;
 	size_t asked = 0, i;
 
@@ -153,7 +153,7 @@ REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigne
 		return r;
 	for (i = 0; r >= 0 && iov && i < cnt; i++)
 		asked += iov[i].iov_len;
-	fl = (int)REC_REAL(syscall)(SYS_fcntl, fd, F_GETFL);
+	fl = (int)IP_REAL(syscall)(SYS_fcntl, fd, F_GETFL);
 	log_side(fd, fl >= 0 && (fl & O_ACCMODE) == O_RDONLY ? REC_IN : REC_OUT, r, e, asked,
 	         TRACE_CALL_VMSPLICE, 0, RA());
 	rec_leave();

@@ -156,7 +156,7 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 
 REC_EXPORT time_t time(time_t *t)
 {
-	time_t r = REC_REAL(time)(t);
+	time_t r = IP_REAL(time)(t);
 	int e = errno;
 
 	if (!rec_enter())
@@ -171,7 +171,7 @@ REC_EXPORT time_t time(time_t *t)
 
 REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 {
-	ssize_t r = REC_REAL(getrandom)(buf, n, flags);
+	ssize_t r = IP_REAL(getrandom)(buf, n, flags);
 	int e = errno;
 
 	if (!rec_enter())

@@ -20,52 +20,52 @@ int waitid(int idtype, id_t id, siginfo_t *info, int options);
 
 REC_EXPORT int kill(pid_t pid, int sig)
 {
-	return REC_REAL(kill)(pid, sig);
+	return IP_REAL(kill)(pid, sig);
 }
 
 REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
-	return REC_REAL(sigqueue)(pid, sig, val);
+	return IP_REAL(sigqueue)(pid, sig, val);
 }
 
 REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	return REC_REAL(tgkill)(tgid, tid, sig);
+	return IP_REAL(tgkill)(tgid, tid, sig);
 }
 
 /* glibc 2.36 and later: without it, the call does not exist (ENOSYS, as a missing syscall). */
 REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 {
-	if (!REC_REAL(pidfd_open)) {
+	if (!IP_REAL(pidfd_open)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return REC_REAL(pidfd_open)(pid, flags);
+	return IP_REAL(pidfd_open)(pid, flags);
 }
 
 REC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	return REC_REAL(waitpid)(pid, status, options);
+	return IP_REAL(waitpid)(pid, status, options);
 }
 
 REC_EXPORT pid_t wait(int *status)
 {
-	return REC_REAL(wait)(status);
+	return IP_REAL(wait)(status);
 }
 
 REC_EXPORT pid_t wait3(int *status, int options, void *ru)
 {
-	return REC_REAL(wait3)(status, options, ru);
+	return IP_REAL(wait3)(status, options, ru);
 }
 
 REC_EXPORT pid_t wait4(pid_t pid, int *status, int options, void *ru)
 {
-	return REC_REAL(wait4)(pid, status, options, ru);
+	return IP_REAL(wait4)(pid, status, options, ru);
 }
 
 REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
 {
-	return REC_REAL(waitid)(idtype, id, info, options);
+	return IP_REAL(waitid)(idtype, id, info, options);
 }
 
 /* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and

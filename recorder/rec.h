@@ -47,9 +47,7 @@
 #define REC_FD_MAX IP_FD_MAX
 #define REC_CHAN_MAX IP_CHAN_MAX
 
-/* The real functions (interpose/resolve.c): real_<name>, resolved at load time by the
- * constructor, and lazily for calls that arrive before it ran. */
-#define REC_REAL(name) IP_REAL(name)
+/* The real functions: IP_REAL(name) (interpose.h). */
 
 /* Per-direction state of a channel end in this process. */
 enum { REC_OUT = 0, REC_IN = 1 };

@@ -375,7 +375,7 @@ static void stdio_exit(void)
 REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
 REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = REC_REAL(vfscanf)(f, fmt, ap), e = errno;
+	int r = IP_REAL(vfscanf)(f, fmt, ap), e = errno;
 
 	WARN_LOG(f);
 	return r;
@@ -383,7 +383,7 @@ REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 
 REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = REC_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
+	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
 
 	WARN_LOG(f);
 	return r;
@@ -392,7 +392,7 @@ REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 REC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
 REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 {
-	int r = REC_REAL(vfscanf)(stdin, fmt, ap), e = errno;
+	int r = IP_REAL(vfscanf)(stdin, fmt, ap), e = errno;
 
 	WARN_LOG(stdin);
 	return r;
@@ -400,7 +400,7 @@ REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 
 REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 {
-	int r = REC_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
+	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
 
 	WARN_LOG(stdin);
 	return r;
@@ -410,7 +410,7 @@ REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 	va_list ap; \
 	int r, e; \
 	va_start(ap, fmt); \
-	r = REC_REAL(real)(file, fmt, ap); \
+	r = IP_REAL(real)(file, fmt, ap); \
 	e = errno; \
 	va_end(ap); \
 	WARN_LOG(file); \
@@ -440,7 +440,7 @@ REC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 
 REC_EXPORT int ungetc(int c, FILE *f)
 {
-	int r = REC_REAL(ungetc)(c, f), e = errno;
+	int r = IP_REAL(ungetc)(c, f), e = errno;
 
 	if (r != EOF)
 		WARN_LOG(f);
@@ -495,7 +495,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 
 REC_EXPORT int __uflow(FILE *f)
 {
-	int c = REC_REAL(__uflow)(f), e = errno, fd = file_fd(f);
+	int c = IP_REAL(__uflow)(f), e = errno, fd = file_fd(f);
 
 	if (in_candidate(fd) && rec_enter()) {
 		log_refill(f, fd, c, e, RA());
@@ -512,7 +512,7 @@ REC_EXPORT int __overflow(FILE *f, int c)
 	int r, e;
 
 	out_pre(f, RA());
-	r = REC_REAL(__overflow)(f, c);
+	r = IP_REAL(__overflow)(f, c);
 	e = errno;
 	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1);
 	out_post(f);
@@ -529,7 +529,7 @@ REC_EXPORT int fflush(FILE *f)
 		out_pre(f, RA());
 	else if (rec.w)
 		out_pre_all(RA());
-	r = REC_REAL(fflush)(f);
+	r = IP_REAL(fflush)(f);
 	e = errno;
 	if (f)
 		out_post(f);
@@ -592,13 +592,13 @@ REC_EXPORT int fflush(FILE *f)
 
 REC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 
 REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 
@@ -618,32 +618,32 @@ REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 
 REC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 REC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, IP_REAL(vfprintf)(f, fmt, ap));
 }
 
 REC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 REC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, IP_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 REC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, IP_REAL(vdprintf)(fd, fmt, ap));
 }
 
 REC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, IP_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
 
 #include "rec_wrappers.h"

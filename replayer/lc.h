@@ -43,8 +43,7 @@
 #define LC_FD_MAX IP_FD_MAX
 #define LC_CHAN_MAX IP_CHAN_MAX
 
-/* The real functions (interpose/resolve.c), resolved at load and lazily before. */
-#define LC_REAL(name) IP_REAL(name)
+/* The real functions: IP_REAL(name) (interpose.h). */
 
 /* One recorded event, compact; value bytes live in lc.data. */
 struct lc_ev {

@@ -332,7 +332,7 @@ static void out_to_sigpipe(int fd, const struct iovec *iov, int cnt, int flags,
 die:
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	LC_REAL(sigaction)(SIGPIPE, &sa, NULL);
+	IP_REAL(sigaction)(SIGPIPE, &sa, NULL);
 	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGPIPE);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	lc_diverge("the recorded run died of SIGPIPE at this write on fd %d, but the reader is "
@@ -554,10 +554,10 @@ LC_EXPORT int socket(int domain, int type, int protocol)
 	int r;
 
 	if (!lc_on())
-		return LC_REAL(socket)(domain, type, protocol);
+		return IP_REAL(socket)(domain, type, protocol);
 	ev = lc_expect(TRACE_EV_SOCKET, -1, "socket");
 	LC_RECORDED_FAILURE(ev);
-	r = LC_REAL(socket)(domain, type, protocol);
+	r = IP_REAL(socket)(domain, type, protocol);
 	if (r < 0)
 		lc_diverge("socket() failed: %s (it succeeded when recorded)", strerror(errno));
 	check_new_fd(ev, r, "socket");
@@ -586,10 +586,10 @@ LC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	const struct lc_ev *ev;
 
 	if (!lc_on())
-		return LC_REAL(socketpair)(domain, type, protocol, sv);
+		return IP_REAL(socketpair)(domain, type, protocol, sv);
 	ev = lc_expect(TRACE_EV_PIPE, -1, "socketpair");
 	LC_RECORDED_FAILURE(ev);
-	return pair_common(LC_REAL(socketpair)(domain, type, protocol, sv), sv, ev, "socketpair");
+	return pair_common(IP_REAL(socketpair)(domain, type, protocol, sv), sv, ev, "socketpair");
 }
 
 /* A pipe made inside the LC (libunwind validates addresses through one while the halt
@@ -608,12 +608,12 @@ LC_EXPORT int pipe(int fds[2])
 	const struct lc_ev *ev;
 
 	if (lc_internal())
-		return internal_pipe(LC_REAL(pipe)(fds), fds);
+		return internal_pipe(IP_REAL(pipe)(fds), fds);
 	if (!lc_on())
-		return LC_REAL(pipe)(fds);
+		return IP_REAL(pipe)(fds);
 	ev = lc_expect(TRACE_EV_PIPE, -1, "pipe");
 	LC_RECORDED_FAILURE(ev);
-	return pair_common(LC_REAL(pipe)(fds), fds, ev, "pipe");
+	return pair_common(IP_REAL(pipe)(fds), fds, ev, "pipe");
 }
 
 LC_EXPORT int pipe2(int fds[2], int flags)
@@ -621,12 +621,12 @@ LC_EXPORT int pipe2(int fds[2], int flags)
 	const struct lc_ev *ev;
 
 	if (lc_internal())
-		return internal_pipe(LC_REAL(pipe2)(fds, flags), fds);
+		return internal_pipe(IP_REAL(pipe2)(fds, flags), fds);
 	if (!lc_on())
-		return LC_REAL(pipe2)(fds, flags);
+		return IP_REAL(pipe2)(fds, flags);
 	ev = lc_expect(TRACE_EV_PIPE, -1, "pipe2");
 	LC_RECORDED_FAILURE(ev);
-	return pair_common(LC_REAL(pipe2)(fds, flags), fds, ev, "pipe2");
+	return pair_common(IP_REAL(pipe2)(fds, flags), fds, ev, "pipe2");
 }
 
 static void describe_addr(const struct sockaddr *a, socklen_t len, char *out, size_t cap)
@@ -683,7 +683,7 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	int r, port;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
-		return LC_REAL(bind)(fd, addr, len);
+		return IP_REAL(bind)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_BIND, fd, "bind");
 	LC_RECORDED_FAILURE(ev);
 	if (addr && len <= sizeof(pinned) && sa_port(addr, len) == 0 && (port = recorded_port(ev))) {
@@ -696,7 +696,7 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		 * in TIME_WAIT on it */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	}
-	r = LC_REAL(bind)(fd, addr, len);
+	r = IP_REAL(bind)(fd, addr, len);
 	if (r != 0) {
 		describe_addr(addr, len, where, sizeof(where));
 		lc_diverge("bind to %s failed: %s; the recorded run had it: free it (another "
@@ -714,7 +714,7 @@ LC_EXPORT int listen(int fd, int backlog)
 	int port;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
-		return LC_REAL(listen)(fd, backlog);
+		return IP_REAL(listen)(fd, backlog);
 	ev = lc_expect(TRACE_EV_LISTEN, fd, "listen");
 	LC_RECORDED_FAILURE(ev);
 	/* listen on an unbound socket takes any port: take the recorded one */
@@ -724,11 +724,11 @@ LC_EXPORT int listen(int fd, int backlog)
 
 		sa_set_port(&ss, port);
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (LC_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0)
+		if (IP_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0)
 			lc_diverge("listen: the recorded port %d is taken (%s): free it and replay again",
 			           port, strerror(errno));
 	}
-	if (LC_REAL(listen)(fd, backlog) != 0)
+	if (IP_REAL(listen)(fd, backlog) != 0)
 		lc_diverge("listen on fd %d failed: %s", fd, strerror(errno));
 	lc_commit();
 	return 0;
@@ -744,7 +744,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	int r, e, async_failed = 0;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
-		return LC_REAL(connect)(fd, addr, len);
+		return IP_REAL(connect)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "connect");
 	if (ev->result < 0 && ev->err != EINPROGRESS)
 		LC_RECORDED_FAILURE(ev);
@@ -763,7 +763,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (lc.online)
 		lc_request(lc.pos + 1); /* online: the GD makes the server listen */
 	for (;;) {
-		r = LC_REAL(connect)(fd, addr, len);
+		r = IP_REAL(connect)(fd, addr, len);
 		e = errno;
 		if (r == 0 || e == EISCONN)
 			break;
@@ -904,7 +904,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 	int r;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
-		return four ? LC_REAL(accept4)(fd, addr, len, flags) : LC_REAL(accept)(fd, addr, len);
+		return four ? IP_REAL(accept4)(fd, addr, len, flags) : IP_REAL(accept)(fd, addr, len);
 	ev = lc_expect(TRACE_EV_ACCEPT, -1, "accept");
 	LC_RECORDED_FAILURE(ev);
 	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external) {
@@ -982,10 +982,10 @@ LC_EXPORT int shutdown(int fd, int how)
 	const struct lc_ev *ev;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
-		return LC_REAL(shutdown)(fd, how);
+		return IP_REAL(shutdown)(fd, how);
 	ev = lc_expect(TRACE_EV_SHUTDOWN, fd, "shutdown");
 	LC_RECORDED_FAILURE(ev);
-	LC_REAL(shutdown)(fd, how);
+	IP_REAL(shutdown)(fd, how);
 	lc_commit();
 	return 0;
 }
@@ -1010,7 +1010,7 @@ LC_EXPORT int close(int fd)
 
 	if (lc_own_fd(fd))
 		return 0; /* the program closes every descriptor: not the GD's connection */
-	r = LC_REAL(close)(fd);
+	r = IP_REAL(close)(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
 		int e = errno;
 
@@ -1026,11 +1026,11 @@ LC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 
 	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
 		if ((unsigned)own > first)
-			r = LC_REAL(close_range)(first, (unsigned)own - 1, flags);
+			r = IP_REAL(close_range)(first, (unsigned)own - 1, flags);
 		if (r == 0 && (unsigned)own < last)
-			r = LC_REAL(close_range)((unsigned)own + 1, last, flags);
+			r = IP_REAL(close_range)((unsigned)own + 1, last, flags);
 	} else {
-		r = LC_REAL(close_range)(first, last, flags);
+		r = IP_REAL(close_range)(first, last, flags);
 	}
 	if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && lc_on())
 		for (unsigned fd = first; fd <= last && fd < LC_FD_MAX; fd++)
@@ -1053,7 +1053,7 @@ LC_EXPORT int fclose(FILE *f)
 
 	if (f)
 		lc_stdio_close(f);
-	r = LC_REAL(fclose)(f);
+	r = IP_REAL(fclose)(f);
 	if (fd >= 0 && lc_on()) {
 		int e = errno;
 
@@ -1147,7 +1147,7 @@ LC_EXPORT int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(LC_REAL(fcntl), fd, cmd, arg);
+	return fcntl_common(IP_REAL(fcntl), fd, cmd, arg);
 }
 
 LC_EXPORT int fcntl64(int fd, int cmd, ...)
@@ -1158,7 +1158,7 @@ LC_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(LC_REAL(fcntl64), fd, cmd, arg);
+	return fcntl_common(IP_REAL(fcntl64), fd, cmd, arg);
 }
 
 /* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup. */

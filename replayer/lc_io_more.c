@@ -41,7 +41,7 @@ LC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
-		return LC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	{
 		const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, "syscall(SYS_getrandom)");
 		long r = (long)ev->result;
@@ -67,7 +67,7 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 	int r;
 
 	if (!lc_on())
-		return LC_REAL(getentropy)(buf, n);
+		return IP_REAL(getentropy)(buf, n);
 	ev = lc_expect(TRACE_EV_RANDOM, -1, "getentropy");
 	r = (int)ev->result;
 	if (r == 0 && n) {
@@ -98,11 +98,11 @@ struct move {
 static long move_once(const struct move *m, size_t n)
 {
 	switch (m->kind) {
-	case MOVE_sendfile: return LC_REAL(sendfile)(m->out, m->in, m->off_in, n);
-	case MOVE_sendfile64: return LC_REAL(sendfile64)(m->out, m->in, m->off_in, n);
-	case MOVE_splice: return LC_REAL(splice)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
-	case MOVE_tee: return LC_REAL(tee)(m->in, m->out, n, m->flags);
-	default: return LC_REAL(copy_file_range)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	case MOVE_sendfile: return IP_REAL(sendfile)(m->out, m->in, m->off_in, n);
+	case MOVE_sendfile64: return IP_REAL(sendfile64)(m->out, m->in, m->off_in, n);
+	case MOVE_splice: return IP_REAL(splice)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	case MOVE_tee: return IP_REAL(tee)(m->in, m->out, n, m->flags);
+	default: return IP_REAL(copy_file_range)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
 	}
 }
 
@@ -238,10 +238,10 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	long r;
 
 	if (!lc_on())
-		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+		return IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	cls = lc_fd_class(fd);
 	if (cls <= 0)
-		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+		return IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
 	in = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
 	ev = lc_expect(in ? TRACE_EV_RECV : TRACE_EV_SEND, fd, "vmsplice");
@@ -270,7 +270,7 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 			skip = 0;
 			n++;
 		}
-		r = LC_REAL(vmsplice)(fd, win, n, flags);
+		r = IP_REAL(vmsplice)(fd, win, n, flags);
 		if (r > 0) {
 			got += (size_t)r;
 			continue;

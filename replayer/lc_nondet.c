@@ -326,7 +326,7 @@ static int ready_epoll(int epfd, struct epoll_event *out, int max)
 /* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds). */
 LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-	return LC_REAL(epoll_ctl)(epfd, op, fd, ev);
+	return IP_REAL(epoll_ctl)(epfd, op, fd, ev);
 }
 
 
@@ -336,7 +336,7 @@ LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 LC_EXPORT time_t time(time_t *t)
 {
 	if (!lc_on())
-		return LC_REAL(time)(t);
+		return IP_REAL(time)(t);
 	{
 		VALUE_EVENT(TRACE_EV_CLOCK, "time");
 		time_t r = (time_t)ev->result;
@@ -351,7 +351,7 @@ LC_EXPORT time_t time(time_t *t)
 LC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 {
 	if (!lc_on())
-		return LC_REAL(getrandom)(buf, n, flags);
+		return IP_REAL(getrandom)(buf, n, flags);
 	{
 		VALUE_EVENT(TRACE_EV_RANDOM, "getrandom");
 		ssize_t r = (ssize_t)ev->result;

@@ -172,12 +172,12 @@ LC_EXPORT int kill(pid_t pid, int sig)
 	pid_t live;
 
 	if (!on() || pid == 0 || pid == INT_MIN)
-		return LC_REAL(kill)(pid, sig);
+		return IP_REAL(kill)(pid, sig);
 	if (pid == -1)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
-	return LC_REAL(kill)(pid < 0 ? -live : live, sig);
+	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
 LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
@@ -185,10 +185,10 @@ LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 	pid_t live;
 
 	if (!on() || pid <= 0)
-		return LC_REAL(sigqueue)(pid, sig, val);
+		return IP_REAL(sigqueue)(pid, sig, val);
 	if (!(live = to_live(pid)))
 		return 0;
-	return LC_REAL(sigqueue)(live, sig, val);
+	return IP_REAL(sigqueue)(live, sig, val);
 }
 
 LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
@@ -196,11 +196,11 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	pid_t live;
 
 	if (!on() || tgid <= 0)
-		return LC_REAL(tgkill)(tgid, tid, sig);
+		return IP_REAL(tgkill)(tgid, tid, sig);
 	if (!(live = to_live(tgid)))
 		return 0;
 	/* single-threaded processes (the replayer's limit): the thread is the process */
-	return LC_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
+	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
 }
 
 int pidfd_open(pid_t pid, unsigned int flags);
@@ -211,17 +211,17 @@ LC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 {
 	pid_t live;
 
-	if (!LC_REAL(pidfd_open)) {
+	if (!IP_REAL(pidfd_open)) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (!on() || pid <= 0)
-		return LC_REAL(pidfd_open)(pid, flags);
+		return IP_REAL(pidfd_open)(pid, flags);
 	if (!(live = to_live(pid))) {
 		errno = ESRCH; /* no process of the session: none to name */
 		return -1;
 	}
-	return LC_REAL(pidfd_open)(live, flags);
+	return IP_REAL(pidfd_open)(live, flags);
 }
 
 LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
@@ -230,9 +230,9 @@ LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 	int e;
 
 	if (!on())
-		return LC_REAL(waitpid)(pid, status, options);
+		return IP_REAL(waitpid)(pid, status, options);
 	wait_begin(options, pid);
-	r = LC_REAL(waitpid)(wait_arg(pid), status, options);
+	r = IP_REAL(waitpid)(wait_arg(pid), status, options);
 	e = errno;
 	wait_end(options);
 	errno = e;
@@ -250,9 +250,9 @@ LC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	int e;
 
 	if (!on())
-		return LC_REAL(wait4)(pid, status, options, ru);
+		return IP_REAL(wait4)(pid, status, options, ru);
 	wait_begin(options, pid);
-	r = LC_REAL(wait4)(wait_arg(pid), status, options, ru);
+	r = IP_REAL(wait4)(wait_arg(pid), status, options, ru);
 	e = errno;
 	wait_end(options);
 	errno = e;
@@ -269,14 +269,14 @@ LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	int r, e;
 
 	if (!on())
-		return LC_REAL(waitid)((int)idtype, id, info, options);
+		return IP_REAL(waitid)((int)idtype, id, info, options);
 	if (idtype == P_PID || idtype == P_PGID) {
 		pid_t live = to_live((pid_t)id);
 
 		id = live ? (id_t)live : (id_t)INT_MAX;
 	}
 	wait_begin(options, idtype == P_ALL ? -1 : (pid_t)id);
-	r = LC_REAL(waitid)((int)idtype, id, info, options);
+	r = IP_REAL(waitid)((int)idtype, id, info, options);
 	e = errno;
 	wait_end(options);
 	if (r == 0 && info && info->si_pid > 0)

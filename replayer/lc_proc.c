@@ -64,12 +64,12 @@ static pid_t do_fork(void)
 	pid_t r;
 
 	if (!lc_on())
-		return LC_REAL(fork)();
+		return IP_REAL(fork)();
 	ev = lc_expect(TRACE_EV_FORK, -1, "fork");
 	LC_RECORDED_FAILURE(ev);
 	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
 	in_our_fork = 1;
-	r = LC_REAL(fork)();
+	r = IP_REAL(fork)();
 	in_our_fork = 0;
 	if (r == 0) {
 		lc_child_start(k);
@@ -107,14 +107,14 @@ static int do_exec(int search, const char *path, char *const argv[], char *const
 	int r, e;
 
 	if (!lc_on())
-		return search ? LC_REAL(execvpe)(path, argv, envp) : LC_REAL(execve)(path, argv, envp);
+		return search ? IP_REAL(execvpe)(path, argv, envp) : IP_REAL(execve)(path, argv, envp);
 	lc_expect(TRACE_EV_EXEC, -1, "exec");
 	env = lc_exec_env(envp);
 	if (!env)
 		lc_diverge("exec: the replay state does not fit in the new image's environment");
 	lc_commit();
 	lc.slot->index = lc.pos;
-	r = search ? LC_REAL(execvpe)(path, argv, env) : LC_REAL(execve)(path, argv, env);
+	r = search ? IP_REAL(execvpe)(path, argv, env) : IP_REAL(execve)(path, argv, env);
 	e = errno;
 	/* The failure is the next event: in this image's trace, or first in the next segment
 	 * (recorders before the segment numbering fix closed the image at every exec). */
@@ -257,7 +257,7 @@ LC_EXPORT int execle(const char *path, const char *arg, ...)
 
 LC_EXPORT void exit(int status)
 {
-	LC_REAL(exit)(status); /* EXIT is consumed by the on_exit handler, after atexit ones */
+	IP_REAL(exit)(status); /* EXIT is consumed by the on_exit handler, after atexit ones */
 	__builtin_unreachable();
 }
 
@@ -265,7 +265,7 @@ LC_EXPORT void _exit(int status)
 {
 	if (lc_on())
 		lc_exit_event(status);
-	LC_REAL(_exit)(status);
+	IP_REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
@@ -273,7 +273,7 @@ LC_EXPORT void _Exit(int status)
 {
 	if (lc_on())
 		lc_exit_event(status);
-	LC_REAL(_Exit)(status);
+	IP_REAL(_Exit)(status);
 	__builtin_unreachable();
 }
 
@@ -284,15 +284,15 @@ LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
 		lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
 		lc_commit();
 	}
-	return LC_REAL(pthread_create)(t, attr, fn, arg);
+	return IP_REAL(pthread_create)(t, attr, fn, arg);
 }
 
 LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	return LC_REAL(sigaction)(sig, act, old);
+	return IP_REAL(sigaction)(sig, act, old);
 }
 
 LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	return LC_REAL(signal)(sig, handler);
+	return IP_REAL(signal)(sig, handler);
 }

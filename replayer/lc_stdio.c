@@ -332,7 +332,7 @@ out:
 LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
 LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = LC_REAL(vfscanf)(f, fmt, ap);
+	int r = IP_REAL(vfscanf)(f, fmt, ap);
 
 	warn_consume(f);
 	return r;
@@ -340,7 +340,7 @@ LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 
 LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = LC_REAL(__isoc99_vfscanf)(f, fmt, ap);
+	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap);
 
 	warn_consume(f);
 	return r;
@@ -349,7 +349,7 @@ LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 LC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
 LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 {
-	int r = LC_REAL(vfscanf)(stdin, fmt, ap);
+	int r = IP_REAL(vfscanf)(stdin, fmt, ap);
 
 	warn_consume(stdin);
 	return r;
@@ -357,7 +357,7 @@ LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 
 LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 {
-	int r = LC_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
+	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
 
 	warn_consume(stdin);
 	return r;
@@ -367,7 +367,7 @@ LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 	va_list ap; \
 	int r; \
 	va_start(ap, fmt); \
-	r = LC_REAL(real)(file, fmt, ap); \
+	r = IP_REAL(real)(file, fmt, ap); \
 	va_end(ap); \
 	warn_consume(file); \
 	return r
@@ -396,7 +396,7 @@ LC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 
 LC_EXPORT int ungetc(int c, FILE *f)
 {
-	int r = LC_REAL(ungetc)(c, f);
+	int r = IP_REAL(ungetc)(c, f);
 
 	if (r != EOF)
 		warn_consume(f);
@@ -416,12 +416,12 @@ LC_EXPORT int __uflow(FILE *f)
 	size_t n, got = 0;
 
 	if (fd < 0 || !lc_on())
-		return LC_REAL(__uflow)(f);
+		return IP_REAL(__uflow)(f);
 	cls = lc_fd_class(fd);
 	if (cls == LC_FD_IGNORED)
-		return LC_REAL(__uflow)(f);
+		return IP_REAL(__uflow)(f);
 	if (cls == LC_FD_RANDOM) {
-		int r = LC_REAL(__uflow)(f);
+		int r = IP_REAL(__uflow)(f);
 
 		warn_consume(f);
 		return r;
@@ -657,13 +657,13 @@ static void out_done(const struct lc_ev *ev, long r, const char *what)
 
 LC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 
 LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 
@@ -683,32 +683,32 @@ LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 
 LC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 LC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, IP_REAL(vfprintf)(f, fmt, ap));
 }
 
 LC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 LC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, IP_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 LC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, IP_REAL(vdprintf)(fd, fmt, ap));
 }
 
 LC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, IP_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
 
 /* The flush of a full buffer behind inline putc_unlocked, and fflush: the bytes written
@@ -720,7 +720,7 @@ LC_EXPORT int __overflow(FILE *f, int c)
 
 	out_pre(f);
 	ev = out_begin(file_fd(f), "putc_unlocked");
-	r = LC_REAL(__overflow)(f, c);
+	r = IP_REAL(__overflow)(f, c);
 	out_done(ev, r != EOF ? 1 : -1, "putc_unlocked");
 	out_post(f);
 	return r;
@@ -734,7 +734,7 @@ LC_EXPORT int fflush(FILE *f)
 		out_pre(f);
 	else if (lc_on())
 		out_pre_all();
-	r = LC_REAL(fflush)(f);
+	r = IP_REAL(fflush)(f);
 	if (f)
 		out_post(f);
 	return r;
