@@ -154,6 +154,39 @@ static void exports_exactly_the_rows(const char *so, const char *skip)
 	}
 }
 
+/* The table gen_wrappers.py wrote for a library (rec_shapes.c, lc_shapes.c): one entry per
+ * shaped row of calls.def, with the row's shape, and nothing else. */
+static void generated_table_is_the_shaped_rows(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[128], shape[64];
+	size_t shaped = 0, listed = 0, i;
+
+	ck_assert_msg(f != NULL, "open %s", path);
+	for (i = 0; i < NROWS; i++)
+		shaped += rows[i].shape != IP_SHAPE_IRREGULAR;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " { \"%127[^\"]\", IP_SHAPE_%63[A-Z_],", name, shape) != 2)
+			continue;
+		for (i = 0; i < NROWS && strcmp(rows[i].name, name); i++)
+			;
+		ck_assert_msg(i < NROWS, "%s: %s is not a row", path, name);
+		ck_assert_msg(rows[i].shape != IP_SHAPE_IRREGULAR &&
+		                  !strcmp(ip_shape_name(rows[i].shape), shape),
+		              "%s: %s generated as %s", path, name, shape);
+		listed++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(listed, shaped);
+}
+
+START_TEST(both_libraries_generate_every_shaped_row)
+{
+	generated_table_is_the_shaped_rows(REC_SHAPES);
+	generated_table_is_the_shaped_rows(LC_SHAPES);
+}
+END_TEST
+
 START_TEST(recorder_exports_exactly_the_rows)
 {
 	/* exit() is observed through on_exit in the recorder; the row is the replayer's. */
@@ -468,6 +501,7 @@ static Suite *suite(void)
 
 	tcase_add_test(calls, every_shape_is_named_and_used);
 	tcase_add_test(calls, shapes_agree_with_the_event_kind);
+	tcase_add_test(calls, both_libraries_generate_every_shaped_row);
 	tcase_add_test(calls, recorder_exports_exactly_the_rows);
 	tcase_add_test(calls, replayer_exports_exactly_the_rows);
 	tcase_add_test(fds, fd_kind_from_mode_and_device);
