@@ -20,8 +20,8 @@ import re
 import sys
 
 # The handler's parameters for each shape, by calls.def parameter name.  "x?d": the
-# parameter x, or d when the row has none; "x|y": x, or else y; "!x": 1 when the row has no
-# parameter x, else 0.
+# parameter x, or d when the row has none; "x|y": x, or else y; "&x": x's address; "!x": 1
+# when the row has no parameter x, else 0.
 SHAPES = {
     'BYTES_OUT': ['fd', 'buf', 'n', 'flags?0'],
     'BYTES_OUT_TO': ['fd', 'buf', 'n', 'flags', 'addr', 'len'],
@@ -41,6 +41,7 @@ SHAPES = {
     'VPRINTF': ['f?(FILE *)NULL', 'fd?-1', '!fd'],
     'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
     'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
+    'WAIT': ['&pid?NULL', 'options?0'],
     'VALUE_PID': [],
     'READY_POLL': ['fds', 'n'],
     'READY_SELECT': ['n', 'rs', 'ws', 'es'],
@@ -130,9 +131,10 @@ def main():
                 hargs.append('0' if spec[1:] in have else '1')
                 continue
             alts, _, default = spec.partition('?')
-            found = [a for a in alts.split('|') if a in have]
+            ref = '&' if alts.startswith('&') else ''
+            found = [a for a in alts.lstrip('&').split('|') if a in have]
             if found:
-                hargs.append(found[0])
+                hargs.append(ref + found[0])
             elif default:
                 hargs.append(default)
             else:

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -63,6 +64,7 @@ enum ip_shape {
 	IP_SHAPE_VPRINTF,
 	IP_SHAPE_KMOVE,
 	IP_SHAPE_SIGNAL_WAIT,
+	IP_SHAPE_WAIT,
 	IP_SHAPE_VALUE_PID,
 	IP_SHAPE_READY_POLL,
 	IP_SHAPE_READY_SELECT,

@@ -8,14 +8,14 @@
  */
 #include "rec.h"
 
-/* <sys/wait.h> is not included: it declares wait3, wait4 and waitid with struct rusage and
- * idtype_t, which calls.def writes as void * and int; the definitions here follow calls.def. */
+/* <sys/wait.h> is not included: it declares waitid with idtype_t, which calls.def writes as
+ * int; the declarations here follow calls.def. */
 int tgkill(pid_t tgid, pid_t tid, int sig);
 int pidfd_open(pid_t pid, unsigned int flags);
 pid_t waitpid(pid_t pid, int *status, int options);
 pid_t wait(int *status);
-pid_t wait3(int *status, int options, void *ru);
-pid_t wait4(pid_t pid, int *status, int options, void *ru);
+pid_t wait3(int *status, int options, struct rusage *ru);
+pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru);
 int waitid(int idtype, id_t id, siginfo_t *info, int options);
 
 REC_EXPORT int kill(pid_t pid, int sig)
@@ -43,33 +43,19 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 	return IP_REAL(pidfd_open)(pid, flags);
 }
 
-REC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
-{
-	return IP_REAL(waitpid)(pid, status, options);
-}
 
-REC_EXPORT pid_t wait(int *status)
-{
-	return IP_REAL(wait)(status);
-}
 
-REC_EXPORT pid_t wait3(int *status, int options, void *ru)
-{
-	return IP_REAL(wait3)(status, options, ru);
-}
 
-REC_EXPORT pid_t wait4(pid_t pid, int *status, int options, void *ru)
-{
-	return IP_REAL(wait4)(pid, status, options, ru);
-}
 
 REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
 {
 	return IP_REAL(waitid)(idtype, id, info, options);
 }
 
-/* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
- * pause are generated (rec_wrappers.h, below), and pass through. */
+/* The SIGNAL_WAIT and WAIT shapes' handlers (interpose/calls.def): sigwait, sigwaitinfo,
+ * sigsuspend, pause, waitpid, wait, wait3 and wait4 are generated (rec_wrappers.h, below), and
+ * pass through. */
 #define REC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) return realcall
+#define REC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, realcall) return realcall
 
 #include "rec_wrappers.h"

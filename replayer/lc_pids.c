@@ -224,45 +224,9 @@ LC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 	return IP_REAL(pidfd_open)(live, flags);
 }
 
-LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
-{
-	pid_t r;
-	int e;
 
-	if (!on())
-		return IP_REAL(waitpid)(pid, status, options);
-	wait_begin(options, pid);
-	r = IP_REAL(waitpid)(wait_arg(pid), status, options);
-	e = errno;
-	wait_end(options);
-	errno = e;
-	return r > 0 ? to_rec(r) : r;
-}
 
-LC_EXPORT pid_t wait(int *status)
-{
-	return waitpid(-1, status, 0);
-}
 
-LC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
-{
-	pid_t r;
-	int e;
-
-	if (!on())
-		return IP_REAL(wait4)(pid, status, options, ru);
-	wait_begin(options, pid);
-	r = IP_REAL(wait4)(wait_arg(pid), status, options, ru);
-	e = errno;
-	wait_end(options);
-	errno = e;
-	return r > 0 ? to_rec(r) : r;
-}
-
-LC_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
-{
-	return wait4(-1, status, options, ru);
-}
 
 LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
@@ -309,5 +273,22 @@ static void signal_wait_begin(void)
 		(INFO)->si_pid = to_rec((INFO)->si_pid); \
 	errno = e_; \
 	return r_
+
+/* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  PIDP: the
+ * pid argument, translated recorded -> live (NULL for wait and wait3: any child); the pid
+ * returned goes back live -> recorded. */
+#define LC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, realcall) \
+	pid_t *pp_ = (PIDP), r_; \
+	int e_; \
+	if (!on()) \
+		return realcall; \
+	wait_begin(OPT, pp_ ? *pp_ : -1); \
+	if (pp_) \
+		*pp_ = wait_arg(*pp_); \
+	r_ = realcall; \
+	e_ = errno; \
+	wait_end(OPT); \
+	errno = e_; \
+	return r_ > 0 ? to_rec(r_) : r_
 
 #include "lc_wrappers.h"
