@@ -46,7 +46,8 @@ const char *ip_shape_name(int shape)
 	static const char *const names[IP_SHAPE_COUNT] = {
 		"IRREGULAR", "BYTES_OUT", "BYTES_OUT_TO", "MSG_OUT", "IOV_OUT", "BYTES_IN",
 		"BYTES_IN_FROM", "MSG_IN", "IOV_IN", "FREAD", "FGETS", "GETDELIM", "GETC",
-		"FWRITE", "FPUTS", "PUTC", "VPRINTF", "KMOVE", "SIGNAL_WAIT", "WAIT", "VALUE_PID",
+		"FWRITE", "FPUTS", "PUTC", "VPRINTF", "KMOVE", "SIGNAL_WAIT", "WAIT", "EXIT",
+		"VALUE_PID",
 		"READY_POLL", "READY_SELECT", "READY_EPOLL", "DUP", "VALUE_CLOCK",
 	};
 

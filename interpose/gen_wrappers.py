@@ -42,6 +42,7 @@ SHAPES = {
     'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
     'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
     'WAIT': ['&pid?NULL', 'options?0'],
+    'EXIT': ['status'],
     'VALUE_PID': [],
     'READY_POLL': ['fds', 'n'],
     'READY_SELECT': ['n', 'rs', 'ws', 'es'],

@@ -399,25 +399,7 @@ REC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 
 /* --- exit ----------------------------------------------------------------------------------- */
 
-REC_EXPORT void _exit(int status)
-{
-	if (rec_enter()) {
-		rec_finish(status, 0);
-		rec_leave();
-	}
-	IP_REAL(_exit)(status);
-	__builtin_unreachable();
-}
 
-REC_EXPORT void _Exit(int status)
-{
-	if (rec_enter()) {
-		rec_finish(status, 0);
-		rec_leave();
-	}
-	IP_REAL(_Exit)(status);
-	__builtin_unreachable();
-}
 
 /* --- threads -------------------------------------------------------------------------------- */
 
@@ -568,3 +550,15 @@ REC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 	}
 	return r;
 }
+
+/* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
+ * (rec_wrappers.h, below): the EXIT event, then the real call. */
+#define REC_SHAPE_EXIT(nm, wh, call, STATUS, realcall) \
+	if (rec_enter()) { \
+		rec_finish(STATUS, 0); \
+		rec_leave(); \
+	} \
+	realcall; \
+	__builtin_unreachable()
+
+#include "rec_wrappers.h"

@@ -261,21 +261,7 @@ LC_EXPORT void exit(int status)
 	__builtin_unreachable();
 }
 
-LC_EXPORT void _exit(int status)
-{
-	if (lc_on())
-		lc_exit_event(status);
-	IP_REAL(_exit)(status);
-	__builtin_unreachable();
-}
 
-LC_EXPORT void _Exit(int status)
-{
-	if (lc_on())
-		lc_exit_event(status);
-	IP_REAL(_Exit)(status);
-	__builtin_unreachable();
-}
 
 LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
                              void *arg)
@@ -296,3 +282,13 @@ LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	return IP_REAL(signal)(sig, handler);
 }
+
+/* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
+ * (lc_wrappers.h, below): the recorded EXIT event, then the real call. */
+#define LC_SHAPE_EXIT(nm, wh, call, STATUS, realcall) \
+	if (lc_on()) \
+		lc_exit_event(STATUS); \
+	realcall; \
+	__builtin_unreachable()
+
+#include "lc_wrappers.h"
