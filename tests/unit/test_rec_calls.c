@@ -1,7 +1,8 @@
 /*
- * test_rec_calls.c: libtrace/calls.def is the one list of intercepted calls (DESIGN.md), so
- * check that it is well formed and that libencore-record.so interposes exactly what it
- * lists: each row is exported by the library, and the library's internals are not.
+ * test_rec_calls.c: interpose/calls.def is the one list of intercepted calls
+ * (interpose/README.md), so check that it is well formed and that libencore-record.so
+ * interposes exactly what it lists: each row is exported by the library, and the library's
+ * internals are not.
  */
 #include <dlfcn.h>
 #include <poll.h>
