@@ -48,7 +48,7 @@ const char *ip_shape_name(int shape)
 		"BYTES_IN_FROM", "MSG_IN", "IOV_IN", "FREAD", "FGETS", "GETDELIM", "GETC",
 		"FWRITE", "FPUTS", "PUTC", "VPRINTF", "KMOVE", "SIGNAL_WAIT", "WAIT", "EXIT",
 		"VALUE_PID",
-		"READY_POLL", "READY_SELECT", "READY_EPOLL", "DUP", "VALUE_CLOCK",
+		"READY_POLL", "READY_SELECT", "READY_EPOLL", "DUP", "FCNTL", "VALUE_CLOCK",
 	};
 
 	return shape >= 0 && shape < IP_SHAPE_COUNT ? names[shape] : NULL;

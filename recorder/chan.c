@@ -825,29 +825,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg, 
 	return r;
 }
 
-/* The third argument is an int, a long or a pointer depending on cmd: on the x86-64 and
- * aarch64 ABIs all travel in one integer register, so forwarding it as a pointer is exact. */
-REC_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(IP_REAL(fcntl), fd, cmd, arg, RA());
-}
-
-REC_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(IP_REAL(fcntl64), fd, cmd, arg, RA());
-}
 
 /* --- data --------------------------------------------------------------------------------- */
 
@@ -1209,5 +1187,16 @@ static size_t msg_len(const struct msghdr *m)
 	rec_leave(); \
 	errno = e_; \
 	return r_
+
+/* The FCNTL shape's handler: fcntl and fcntl64 are generated too, REAL the real function.
+ * The third argument is an int, a long or a pointer depending on cmd: on the x86-64 and
+ * aarch64 ABIs all travel in one integer register, so forwarding it as a pointer is exact. */
+#define REC_SHAPE_FCNTL(nm, wh, call, FD, CMD, REAL) \
+	va_list ap_; \
+	void *arg_; \
+	va_start(ap_, CMD); \
+	arg_ = va_arg(ap_, void *); \
+	va_end(ap_); \
+	return fcntl_common(REAL, FD, CMD, arg_, RA())
 
 #include "rec_wrappers.h"

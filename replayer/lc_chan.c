@@ -1139,27 +1139,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	return r;
 }
 
-LC_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(IP_REAL(fcntl), fd, cmd, arg);
-}
-
-LC_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(IP_REAL(fcntl64), fd, cmd, arg);
-}
 
 /* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup. */
 #define LC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
@@ -1169,5 +1149,15 @@ LC_EXPORT int fcntl64(int fd, int cmd, ...)
 	r_ = realcall; \
 	dup_done(FD, r_, errno); \
 	return r_
+
+/* The FCNTL shape's handler: fcntl and fcntl64 are generated too, REAL the real function
+ * (the third argument forwarded as a pointer, as the recorder does). */
+#define LC_SHAPE_FCNTL(nm, wh, call, FD, CMD, REAL) \
+	va_list ap_; \
+	void *arg_; \
+	va_start(ap_, CMD); \
+	arg_ = va_arg(ap_, void *); \
+	va_end(ap_); \
+	return fcntl_common(REAL, FD, CMD, arg_)
 
 #include "lc_wrappers.h"
