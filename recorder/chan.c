@@ -1188,15 +1188,9 @@ static size_t msg_len(const struct msghdr *m)
 	errno = e_; \
 	return r_
 
-/* The FCNTL shape's handler: fcntl and fcntl64 are generated too, REAL the real function.
- * The third argument is an int, a long or a pointer depending on cmd: on the x86-64 and
- * aarch64 ABIs all travel in one integer register, so forwarding it as a pointer is exact. */
-#define REC_SHAPE_FCNTL(nm, wh, call, FD, CMD, REAL) \
-	va_list ap_; \
-	void *arg_; \
-	va_start(ap_, CMD); \
-	arg_ = va_arg(ap_, void *); \
-	va_end(ap_); \
-	return fcntl_common(REAL, FD, CMD, arg_, RA())
+/* The FCNTL shape's handler: fcntl and fcntl64 are generated too (the wrapper reads the
+ * third argument, ARG), REAL the real function. */
+#define REC_SHAPE_FCNTL(nm, wh, call, FD, CMD, ARG, REAL) \
+	return fcntl_common(REAL, FD, CMD, ARG, RA())
 
 #include "rec_wrappers.h"

@@ -1150,14 +1150,9 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	dup_done(FD, r_, errno); \
 	return r_
 
-/* The FCNTL shape's handler: fcntl and fcntl64 are generated too, REAL the real function
- * (the third argument forwarded as a pointer, as the recorder does). */
-#define LC_SHAPE_FCNTL(nm, wh, call, FD, CMD, REAL) \
-	va_list ap_; \
-	void *arg_; \
-	va_start(ap_, CMD); \
-	arg_ = va_arg(ap_, void *); \
-	va_end(ap_); \
-	return fcntl_common(REAL, FD, CMD, arg_)
+/* The FCNTL shape's handler: fcntl and fcntl64 are generated too (the wrapper reads the
+ * third argument, ARG), REAL the real function. */
+#define LC_SHAPE_FCNTL(nm, wh, call, FD, CMD, ARG, REAL) \
+	return fcntl_common(REAL, FD, CMD, ARG)
 
 #include "lc_wrappers.h"
