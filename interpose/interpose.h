@@ -102,6 +102,9 @@ int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 IP_HIDDEN void ip_guard(int delta);
 IP_HIDDEN void *ip_resolve(const char *name);
 IP_HIDDEN void ip_resolve_all(void);
+/* close_range(first, last, flags) on the program's behalf, leaving the library's own
+ * descriptor `own` (-1: none) open: the real call, split around it. */
+IP_HIDDEN int ip_close_range_except(unsigned int first, unsigned int last, int flags, int own);
 #define IP_REAL(name) \
 	(*({ \
 		if (__builtin_expect(real_##name == NULL, 0)) \

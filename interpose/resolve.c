@@ -2,6 +2,7 @@
  * resolve.c: the real functions behind the interposers, real_<name> for every row of
  * calls.def, found with dlsym(RTLD_NEXT).  Compiled into each preload library: each has its
  * own pointers, and its own ip_guard() that keeps dlsym's calls back into libc out of it.
+ * Also the real calls both libraries make around their own descriptor.
  */
 #include <dlfcn.h>
 
@@ -26,4 +27,17 @@ void ip_resolve_all(void)
 	if (!real_##name) \
 		real_##name = (ret(*) params)ip_resolve(#name);
 #include "calls.def"
+}
+
+int ip_close_range_except(unsigned int first, unsigned int last, int flags, int own)
+{
+	int r = 0;
+
+	if (own < 0 || (unsigned)own < first || (unsigned)own > last)
+		return IP_REAL(close_range)(first, last, flags);
+	if ((unsigned)own > first)
+		r = IP_REAL(close_range)(first, (unsigned)own - 1, flags);
+	if (r == 0 && (unsigned)own < last)
+		r = IP_REAL(close_range)((unsigned)own + 1, last, flags);
+	return r;
 }

@@ -726,19 +726,10 @@ REC_EXPORT int close(int fd)
 /* close_range and closefrom: close around the trace descriptor, then forget the range. */
 REC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int own = rec.w ? trace_writer_fd(rec.w) : -1, r, e;
+	int r = ip_close_range_except(first, last, flags, rec.w ? trace_writer_fd(rec.w) : -1);
+	int e = errno;
 	unsigned int fd;
 
-	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
-		r = 0;
-		if ((unsigned)own > first)
-			r = IP_REAL(close_range)(first, (unsigned)own - 1, flags);
-		if (r == 0 && (unsigned)own < last)
-			r = IP_REAL(close_range)((unsigned)own + 1, last, flags);
-	} else {
-		r = IP_REAL(close_range)(first, last, flags);
-	}
-	e = errno;
 	if (r != 0 || (flags & CLOSE_RANGE_CLOEXEC) || !rec_enter())
 		return r;
 	for (fd = first; fd <= last && fd < REC_FD_MAX; fd++)

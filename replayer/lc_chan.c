@@ -1022,16 +1022,8 @@ LC_EXPORT int close(int fd)
 
 LC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int own = lc.ctl, r = 0;
+	int r = ip_close_range_except(first, last, flags, lc.ctl);
 
-	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
-		if ((unsigned)own > first)
-			r = IP_REAL(close_range)(first, (unsigned)own - 1, flags);
-		if (r == 0 && (unsigned)own < last)
-			r = IP_REAL(close_range)((unsigned)own + 1, last, flags);
-	} else {
-		r = IP_REAL(close_range)(first, last, flags);
-	}
 	if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && lc_on())
 		for (unsigned fd = first; fd <= last && fd < LC_FD_MAX; fd++)
 			if (lc_fd[fd] != LC_FD_UNKNOWN)
