@@ -47,6 +47,8 @@ struct rec_chan *rec_chan_new(uint8_t type)
 			c->id = ++rec.next_chan;
 			c->type = type;
 			rec.chan_hint = slot + 1;
+			if (slot >= rec.chan_top)
+				rec.chan_top = slot + 1;
 			return c;
 		}
 	}
@@ -79,7 +81,7 @@ void rec_chan_inherit_all(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < REC_CHAN_MAX; i++)
+	for (i = 0; i < rec.chan_top; i++)
 		if (rec.chan[i].id)
 			trace_writer_inherit(rec.w, rec.chan[i].id, rec.chan[i].bytes[REC_OUT],
 			                     rec.chan[i].bytes[REC_IN]);

@@ -144,7 +144,7 @@ static struct rec_chan *chan_by_id(uint32_t id)
 {
 	uint32_t i;
 
-	for (i = 0; i < REC_CHAN_MAX; i++)
+	for (i = 0; i < rec.chan_top; i++)
 		if (rec.chan[i].id == id)
 			return &rec.chan[i];
 	return NULL;
@@ -232,7 +232,7 @@ static int next_chan_item(void *ctx, uint64_t *v)
 {
 	uint32_t *i = ctx;
 
-	for (; *i < REC_CHAN_MAX; (*i)++) {
+	for (; *i < rec.chan_top; (*i)++) {
 		struct rec_chan *c = &rec.chan[*i];
 
 		if (!c->id || !live[*i])
@@ -296,7 +296,7 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
 	e.dir = rec.dir;
 	/* Channels that survive the exec: those with a descriptor not marked close-on-exec
 	 * (one pass over the descriptors; the new image recounts its descriptors). */
-	memset(live, 0, sizeof(live));
+	memset(live, 0, rec.chan_top);
 	for (fd = 0; fd < REC_FD_MAX; fd++)
 		if (rec.fd[fd] > 0 && !rec_fd_cloexec(fd))
 			live[rec.fd[fd] - 1] = 1;
@@ -562,7 +562,9 @@ __attribute__((constructor)) static void rec_init(void)
 		rec.next_chan = 0;
 		for (i = 0; i < REC_FD_MAX; i++)
 			rec.fd[i] = REC_FD_UNKNOWN;
-		memset(rec.chan, 0, sizeof(rec.chan));
+		memset(rec.chan, 0, rec.chan_top * sizeof(rec.chan[0]));
+		rec.chan_top = 0;
+		rec.chan_hint = 0;
 	}
 	rec.min_fd = ip_pick_min_fd();
 	rec.active = 1;

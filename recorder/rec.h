@@ -90,6 +90,7 @@ struct rec_state {
 	int min_fd;                 /* the writer's descriptor lives at or above this */
 	int threads;                /* pthread_create seen */
 	uint32_t chan_hint;         /* where to start looking for a free slot */
+	uint32_t chan_top;          /* slots from here on were never used: scans stop there */
 	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
 	struct rec_chan chan[REC_CHAN_MAX];
 	char dir[4096];             /* session directory (absolute) */
