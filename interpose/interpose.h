@@ -114,7 +114,7 @@ IP_HIDDEN int ip_close_range_except(unsigned int first, unsigned int last, int f
 
 /* --- descriptors (fdclass.c) ------------------------------------------------------------ */
 /* What a descriptor is, from its fstat(2) mode and device, as both sides must judge it for a
- * descriptor they did not see made (docs: recorder/README.md "Descriptors"). */
+ * descriptor they did not see made (recorder/README.md, "Channels and their ends"). */
 enum ip_fd_kind {
 	IP_FD_FILE = 0, /* regular file, directory, anonymous inode...: left alone */
 	IP_FD_SOCKET,   /* a channel (its type from ip_sock_chan_type) */
