@@ -232,6 +232,53 @@ static void ctl_hello(void)
 
 /* --- loading the trace --------------------------------------------------------------------- */
 
+/* The function names of the call-site stacks the events name (lc.site_funcs), for
+ * in(FUNCTION) terms.  Returns 0, or -1 when out of memory. */
+static int load_sites(struct trace_reader *r, const struct lc_ev *evs, uint64_t n)
+{
+	for (uint32_t i = 0; i < lc.nsites; i++)
+		free(lc.site_funcs[i]);
+	free(lc.site_funcs);
+	lc.site_funcs = NULL;
+	lc.nsites = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		const struct trace_stack *st;
+		uint32_t site = evs[k].site;
+		size_t len = 1, pos = 0;
+		char *buf;
+
+		if (!site || site > 1u << 20 || (site < lc.nsites && lc.site_funcs[site]))
+			continue;
+		if (!(st = trace_reader_stack(r, site)))
+			continue;
+		if (site >= lc.nsites) {
+			uint32_t nn = site + 64;
+			char **ns = realloc(lc.site_funcs, nn * sizeof(*ns));
+
+			if (!ns)
+				return -1;
+			memset(ns + lc.nsites, 0, (nn - lc.nsites) * sizeof(*ns));
+			lc.site_funcs = ns;
+			lc.nsites = nn;
+		}
+		for (uint32_t f = 0; f < st->nframes; f++)
+			len += strlen(st->frames[f].function) + 1;
+		if (!(buf = malloc(len)))
+			return -1;
+		for (uint32_t f = 0; f < st->nframes; f++) {
+			size_t fl = strlen(st->frames[f].function);
+
+			if (!fl)
+				continue;
+			memcpy(buf + pos, st->frames[f].function, fl + 1);
+			pos += fl + 1;
+		}
+		buf[pos] = '\0';
+		lc.site_funcs[site] = buf;
+	}
+	return 0;
+}
+
 /* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
  * allocates.  Returns 0, or -1 with why[] filled. */
 static int load_trace(char *why, size_t cap)
@@ -323,49 +370,8 @@ static int load_trace(char *why, size_t cap)
 	            (n == 0 || (evs[n - 1].kind != TRACE_EV_EXIT && evs[n - 1].kind != TRACE_EV_SIGNAL &&
 	                        evs[n - 1].kind != TRACE_EV_EXEC));
 	/* The call-site stacks, for in(FUNCTION) terms. */
-	for (i = 0; i < lc.nsites; i++)
-		free(lc.site_funcs[i]);
-	free(lc.site_funcs);
-	lc.site_funcs = NULL;
-	lc.nsites = 0;
-	for (uint64_t k = 0; k < n; k++) {
-		const struct trace_stack *st;
-		uint32_t site = evs[k].site;
-
-		if (!site || site > 1u << 20 || (site < lc.nsites && lc.site_funcs[site]))
-			continue;
-		if (!(st = trace_reader_stack(r, site)))
-			continue;
-		if (site >= lc.nsites) {
-			uint32_t nn = site + 64;
-			char **ns = realloc(lc.site_funcs, nn * sizeof(*ns));
-
-			if (!ns)
-				goto nomem;
-			memset(ns + lc.nsites, 0, (nn - lc.nsites) * sizeof(*ns));
-			lc.site_funcs = ns;
-			lc.nsites = nn;
-		}
-		{
-			size_t len = 1, pos = 0;
-			char *buf;
-
-			for (uint32_t f = 0; f < st->nframes; f++)
-				len += strlen(st->frames[f].function) + 1;
-			if (!(buf = malloc(len)))
-				goto nomem;
-			for (uint32_t f = 0; f < st->nframes; f++) {
-				size_t fl = strlen(st->frames[f].function);
-
-				if (!fl)
-					continue;
-				memcpy(buf + pos, st->frames[f].function, fl + 1);
-				pos += fl + 1;
-			}
-			buf[pos] = '\0';
-			lc.site_funcs[site] = buf;
-		}
-	}
+	if (load_sites(r, evs, n) != 0)
+		goto nomem;
 	/* Events are numbered across images, consecutively (as the analyzer numbers them): an
 	 * image's first event follows the last one of the previous image, whatever its header
 	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */
