@@ -27,7 +27,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -48,6 +47,8 @@ struct rec_chan *rec_chan_new(uint8_t type)
 			c->id = ++rec.next_chan;
 			c->type = type;
 			rec.chan_hint = slot + 1;
+			if (slot >= rec.chan_top)
+				rec.chan_top = slot + 1;
 			return c;
 		}
 	}
@@ -80,7 +81,7 @@ void rec_chan_inherit_all(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < REC_CHAN_MAX; i++)
+	for (i = 0; i < rec.chan_top; i++)
 		if (rec.chan[i].id)
 			trace_writer_inherit(rec.w, rec.chan[i].id, rec.chan[i].bytes[REC_OUT],
 			                     rec.chan[i].bytes[REC_IN]);
@@ -313,17 +314,6 @@ static void log_endpoint(struct trace_event *ev, const struct trace_endpoint *ep
 	rec_log(ev, ra);
 }
 
-static uint8_t sock_chan_type(int domain, int type)
-{
-	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (domain == AF_INET || domain == AF_INET6)
-		return type == SOCK_STREAM ? TRACE_CHAN_TCP :
-		       type == SOCK_DGRAM ? TRACE_CHAN_UDP : TRACE_CHAN_OTHER;
-	if (domain == AF_UNIX)
-		return type == SOCK_STREAM ? TRACE_CHAN_UNIX : TRACE_CHAN_OTHER;
-	return TRACE_CHAN_OTHER;
-}
-
 /* First use of a descriptor the recorder did not see created.  Returns its channel or NULL
  * (ignored, or random).  Called with the guard held. */
 static struct rec_chan *classify(int fd)
@@ -332,17 +322,19 @@ static struct rec_chan *classify(int fd)
 	struct trace_event ev;
 	struct rec_chan *c;
 	struct stat st;
+	int kind;
 
 	if (fstat(fd, &st) != 0)
 		return NULL; /* EBADF: the call failed anyway; try again next time */
-	if (S_ISSOCK(st.st_mode)) {
+	kind = ip_fd_kind(st.st_mode, st.st_rdev);
+	if (kind == IP_FD_SOCKET) {
 		int domain = 0, type = 0;
 		socklen_t len = sizeof(int);
 
 		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
 		len = sizeof(int);
 		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
-		c = rec_chan_new(sock_chan_type(domain, type));
+		c = rec_chan_new(ip_sock_chan_type(domain, type));
 		if (!c)
 			goto ignore;
 		rec_fd_bind(fd, c);
@@ -353,21 +345,15 @@ static struct rec_chan *classify(int fd)
 		log_endpoint(&ev, &ep, NULL);
 		return c;
 	}
-	if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode))) {
-		if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1) {
-			unsigned mi = minor(st.st_rdev);
-
-			if (mi == 8 || mi == 9) {
-				rec.fd[fd] = REC_FD_RANDOM;
-				return NULL;
-			}
-			if (mi == 3 || mi == 5 || mi == 7)
-				goto ignore; /* null, zero, full: nothing to replay */
-		}
-		c = rec_chan_new(S_ISFIFO(st.st_mode) ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER);
+	if (kind == IP_FD_RANDOM) {
+		rec.fd[fd] = REC_FD_RANDOM;
+		return NULL;
+	}
+	if (kind == IP_FD_PIPE || kind == IP_FD_CHAR) {
+		c = rec_chan_new(kind == IP_FD_PIPE ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER);
 		if (!c)
 			goto ignore;
-		if (S_ISFIFO(st.st_mode)) {
+		if (kind == IP_FD_PIPE) {
 			int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
 
 			c->dir = (fl & O_ACCMODE) == O_WRONLY ? 2 : (fl & O_ACCMODE) == O_RDONLY ? 1 : 0;
@@ -420,7 +406,7 @@ static void fd_fresh(int fd, void *ra)
 
 REC_EXPORT int socket(int domain, int type, int protocol)
 {
-	int r = REC_REAL(socket)(domain, type, protocol), e = errno;
+	int r = IP_REAL(socket)(domain, type, protocol), e = errno;
 	struct trace_endpoint ep;
 	struct trace_event ev;
 	struct rec_chan *c = NULL;
@@ -435,7 +421,7 @@ REC_EXPORT int socket(int domain, int type, int protocol)
 	ev.aux[1] = type;
 	if (r >= 0) {
 		fd_fresh(r, RA());
-		c = rec_chan_new(sock_chan_type(domain, type));
+		c = rec_chan_new(ip_sock_chan_type(domain, type));
 	}
 	if (c) {
 		rec_fd_bind(r, c);
@@ -493,7 +479,7 @@ static void log_pair(int r, int e, const int fds[2], uint8_t type, uint32_t call
 
 REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
-	int r = REC_REAL(socketpair)(domain, type, protocol, sv), e = errno;
+	int r = IP_REAL(socketpair)(domain, type, protocol, sv), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -528,12 +514,12 @@ REC_EXPORT int pipe(int fds[2])
 	int r, e;
 
 	if (rec_busy()) {
-		r = REC_REAL(pipe)(fds);
+		r = IP_REAL(pipe)(fds);
 		if (r == 0)
 			move_high(fds);
 		return r;
 	}
-	r = REC_REAL(pipe)(fds);
+	r = IP_REAL(pipe)(fds);
 	e = errno;
 
 	if (!rec_enter())
@@ -549,12 +535,12 @@ REC_EXPORT int pipe2(int fds[2], int flags)
 	int r, e;
 
 	if (rec_busy()) {
-		r = REC_REAL(pipe2)(fds, flags);
+		r = IP_REAL(pipe2)(fds, flags);
 		if (r == 0)
 			move_high(fds);
 		return r;
 	}
-	r = REC_REAL(pipe2)(fds, flags);
+	r = IP_REAL(pipe2)(fds, flags);
 	e = errno;
 
 	if (!rec_enter())
@@ -596,7 +582,7 @@ static void log_sock_op(int fd, int r, int e, uint32_t kind, uint32_t call,
 
 REC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	int r = REC_REAL(bind)(fd, addr, len), e = errno;
+	int r = IP_REAL(bind)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -626,7 +612,7 @@ REC_EXPORT int listen(int fd, int backlog)
 		}
 		rec_leave();
 	}
-	r = REC_REAL(listen)(fd, backlog);
+	r = IP_REAL(listen)(fd, backlog);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -638,7 +624,7 @@ REC_EXPORT int listen(int fd, int backlog)
 
 REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	int r = REC_REAL(connect)(fd, addr, len), e = errno;
+	int r = IP_REAL(connect)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -676,7 +662,7 @@ static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 
 REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-	int r = REC_REAL(accept)(fd, addr, len), e = errno;
+	int r = IP_REAL(accept)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -688,7 +674,7 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 
 REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	int r = REC_REAL(accept4)(fd, addr, len, flags), e = errno;
+	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -700,7 +686,7 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 
 REC_EXPORT int shutdown(int fd, int how)
 {
-	int r = REC_REAL(shutdown)(fd, how), e = errno;
+	int r = IP_REAL(shutdown)(fd, how), e = errno;
 	struct trace_event ev;
 	struct rec_chan *c;
 
@@ -727,7 +713,7 @@ REC_EXPORT int close(int fd)
 	 * as the kernel would have said for an open descriptor. */
 	if (rec_own_fd(fd))
 		return 0;
-	r = REC_REAL(close)(fd);
+	r = IP_REAL(close)(fd);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -742,19 +728,10 @@ REC_EXPORT int close(int fd)
 /* close_range and closefrom: close around the trace descriptor, then forget the range. */
 REC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int own = rec.w ? trace_writer_fd(rec.w) : -1, r, e;
+	int r = ip_close_range_except(first, last, flags, rec.w ? trace_writer_fd(rec.w) : -1);
+	int e = errno;
 	unsigned int fd;
 
-	if (own >= 0 && (unsigned)own >= first && (unsigned)own <= last) {
-		r = 0;
-		if ((unsigned)own > first)
-			r = REC_REAL(close_range)(first, (unsigned)own - 1, flags);
-		if (r == 0 && (unsigned)own < last)
-			r = REC_REAL(close_range)((unsigned)own + 1, last, flags);
-	} else {
-		r = REC_REAL(close_range)(first, last, flags);
-	}
-	e = errno;
 	if (r != 0 || (flags & CLOSE_RANGE_CLOEXEC) || !rec_enter())
 		return r;
 	for (fd = first; fd <= last && fd < REC_FD_MAX; fd++)
@@ -781,7 +758,7 @@ REC_EXPORT int fclose(FILE *f)
 
 	if (f)
 		rec_stdio_close(f, RA());
-	r = REC_REAL(fclose)(f);
+	r = IP_REAL(fclose)(f);
 	e = errno;
 	if (fd < 0 || !rec_enter())
 		return r;
@@ -816,17 +793,6 @@ static void log_dup(int oldfd, int r, int e, uint32_t call, void *ra)
 	rec_log(&ev, ra);
 }
 
-REC_EXPORT int dup(int fd)
-{
-	int r = REC_REAL(dup)(fd), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 static void own_fd_guard(int fd2)
 {
@@ -836,35 +802,7 @@ static void own_fd_guard(int fd2)
 	}
 }
 
-REC_EXPORT int dup2(int fd, int fd2)
-{
-	int r, e;
 
-	own_fd_guard(fd2);
-	r = REC_REAL(dup2)(fd, fd2);
-	e = errno;
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP2, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int dup3(int fd, int fd2, int flags)
-{
-	int r, e;
-
-	own_fd_guard(fd2);
-	r = REC_REAL(dup3)(fd, fd2, flags);
-	e = errno;
-	if (!rec_enter())
-		return r;
-	log_dup(fd, r, e, TRACE_CALL_DUP3, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg, void *ra)
 {
@@ -880,29 +818,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg, 
 	return r;
 }
 
-/* The third argument is an int, a long or a pointer depending on cmd: on the x86-64 and
- * aarch64 ABIs all travel in one integer register, so forwarding it as a pointer is exact. */
-REC_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(REC_REAL(fcntl), fd, cmd, arg, RA());
-}
-
-REC_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_common(REC_REAL(fcntl64), fd, cmd, arg, RA());
-}
 
 /* --- data --------------------------------------------------------------------------------- */
 
@@ -1197,7 +1113,7 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 
 /* The common shape of every data interposer: call, then log if the descriptor might be a
  * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
-#define DATA_BODY(dir, asked, flags, bytes_init, call, realcall) \
+#define DATA_BODY(fd, dir, asked, flags, bytes_init, call, realcall) \
 	ssize_t r = realcall; \
 	int e = errno; \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
@@ -1228,82 +1144,46 @@ static size_t msg_len(const struct msghdr *m)
 	return iov_len(msg_iov(m), msg_iovcnt(m));
 }
 
-REC_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SEND,
-	          REC_REAL(send)(fd, buf, n, flags));
-}
+/* The data shapes' handlers (interpose/calls.def): the wrappers generated from the rows of
+ * these shapes (rec_wrappers.h, by interpose/gen_wrappers.py) expand them here, next to the
+ * helpers they use.  `nm` and `wh` (the row's name) are the replayer's concern. */
+#define REC_SHAPE_BYTES_OUT(nm, wh, call, fd, b, cnt, fl, realcall) \
+	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_BYTES_OUT_TO(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
+	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_MSG_OUT(nm, wh, call, fd, m, fl, realcall) \
+	DATA_BODY(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
+	          realcall)
+#define REC_SHAPE_IOV_OUT(nm, wh, call, fd, v, vc, realcall) \
+	DATA_BODY(fd, REC_OUT, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
+#define REC_SHAPE_BYTES_IN(nm, wh, call, fd, b, cnt, fl, realcall) \
+	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_BYTES_IN_FROM(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
+	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
+#define REC_SHAPE_MSG_IN(nm, wh, call, fd, m, fl, realcall) \
+	DATA_BODY(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
+	          realcall)
+#define REC_SHAPE_IOV_IN(nm, wh, call, fd, v, vc, realcall) \
+	DATA_BODY(fd, REC_IN, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 
-REC_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
-                          const struct sockaddr *addr, socklen_t len)
-{
-	DATA_BODY(REC_OUT, n, flags, BUF(buf), TRACE_CALL_SENDTO,
-	          REC_REAL(sendto)(fd, buf, n, flags, addr, len));
-}
+/* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup, whose new
+ * descriptor cannot be the writer's. */
+#define REC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
+	int r_, e_; \
+	if (!(NOFD2)) \
+		own_fd_guard(FD2); \
+	r_ = realcall; \
+	e_ = errno; \
+	if (!rec_enter()) \
+		return r_; \
+	log_dup(FD, r_, e_, call, RA()); \
+	rec_leave(); \
+	errno = e_; \
+	return r_
 
-REC_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	DATA_BODY(REC_OUT, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
-	          TRACE_CALL_SENDMSG,
-	          REC_REAL(sendmsg)(fd, msg, flags));
-}
+/* The FCNTL shape's handler: fcntl and fcntl64 are generated too (the wrapper reads the
+ * third argument, ARG), REAL the real function. */
+#define REC_SHAPE_FCNTL(nm, wh, call, FD, CMD, ARG, REAL) \
+	return fcntl_common(REAL, FD, CMD, ARG, RA())
 
-REC_EXPORT ssize_t write(int fd, const void *buf, size_t n)
-{
-	DATA_BODY(REC_OUT, n, 0, BUF(buf), TRACE_CALL_WRITE, REC_REAL(write)(fd, buf, n));
-}
-
-REC_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	DATA_BODY(REC_OUT, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_WRITEV,
-	          REC_REAL(writev)(fd, iov, iovcnt));
-}
-
-REC_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV, REC_REAL(recv)(fd, buf, n, flags));
-}
-
-REC_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECV,
-	          REC_REAL(__recv_chk)(fd, buf, n, buflen, flags));
-}
-
-REC_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
-                            socklen_t *len)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
-	          REC_REAL(recvfrom)(fd, buf, n, flags, addr, len));
-}
-
-REC_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                                  struct sockaddr *addr, socklen_t *len)
-{
-	DATA_BODY(REC_IN, n, flags, BUF(buf), TRACE_CALL_RECVFROM,
-	          REC_REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, addr, len));
-}
-
-REC_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
-	DATA_BODY(REC_IN, r >= 0 ? msg_len(msg) : 0, flags, IOV(msg_iov(msg), msg_iovcnt(msg)),
-	          TRACE_CALL_RECVMSG,
-	          REC_REAL(recvmsg)(fd, msg, flags));
-}
-
-REC_EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ, REC_REAL(read)(fd, buf, n));
-}
-
-REC_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
-{
-	DATA_BODY(REC_IN, n, 0, BUF(buf), TRACE_CALL_READ,
-	          REC_REAL(__read_chk)(fd, buf, n, buflen));
-}
-
-REC_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	DATA_BODY(REC_IN, r >= 0 ? iov_len(iov, iovcnt) : 0, 0, IOV(iov, iovcnt), TRACE_CALL_READV,
-	          REC_REAL(readv)(fd, iov, iovcnt));
-}
+#include "rec_wrappers.h"

@@ -27,9 +27,6 @@
 
 #include "rec.h"
 
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
-#include "calls.def"
-
 struct rec_state rec;
 
 __thread int rec_depth __attribute__((tls_model("initial-exec")));
@@ -40,26 +37,12 @@ int rec_lockv;
 
 /* --- real functions --------------------------------------------------------------------- */
 
-void *rec_resolve(const char *name)
+/* Around dlsym (interpose/resolve.c): it may itself call malloc or other libc functions;
+ * the guard makes any call to an interposer from inside it pass straight through. */
+void ip_guard(int delta)
 {
-	/* dlsym may itself call malloc or other libc functions: the guard makes any call to an
-	 * interposer from inside it pass straight through. */
-	void *p;
-
-	rec_depth++;
-	rec_internal++;
-	p = dlsym(RTLD_NEXT, name);
-	rec_internal--;
-	rec_depth--;
-	return p;
-}
-
-void rec_resolve_all(void)
-{
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	if (!real_##name) \
-		real_##name = (ret(*) params)rec_resolve(#name);
-#include "calls.def"
+	rec_depth += delta;
+	rec_internal += delta;
 }
 
 /* --- guard and lock --------------------------------------------------------------------- */
@@ -158,268 +141,172 @@ void rec_own_fd_lost(void)
 }
 
 /* --- configuration: the one environment variable ----------------------------------------
- * ENCORE_RECORD=v=1;name=N;parent=P;sess=S;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;
- *               k=64;depth=4;max=0;ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
- *               dir=/abs/path
- * `dir` comes last and runs to the end (a path may hold ';').  `pid` is the process that
- * wrote the value for an exec; 0 from `encore record`.  Unknown keys are ignored; bad values
- * disable recording (the recorder trusts nothing in the environment beyond its variable). */
-
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 20)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int valid_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || n >= TRACE_NAME_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return 0;
-	return s[0] != '.';
-}
-
-/* Fields separated by ':' inside one list item. */
-static int split_u64(const char *s, size_t n, uint64_t *out, int want)
-{
-	int got = 0;
-	size_t start = 0, i;
-
-	for (i = 0; i <= n; i++) {
-		if (i == n || s[i] == ':') {
-			if (got >= want || parse_u64(s + start, i - start, &out[got]) != 0)
-				return -1;
-			got++;
-			start = i + 1;
-		}
-	}
-	return got == want ? 0 : -1;
-}
-
-static int parse_channels(const char *s, size_t n)
-{
-	size_t start = 0, i;
-	uint64_t v[10];
-
-	for (i = 0; i <= n; i++) {
-		if (i < n && s[i] != ',')
-			continue;
-		if (i > start) {
-			struct rec_chan *c;
-
-			if (split_u64(s + start, i - start, v, 10) != 0 || v[0] == 0 ||
-			    v[0] > UINT32_MAX)
-				return -1;
-			c = rec_chan_new((uint8_t)v[1]);
-			if (!c)
-				return -1;
-			c->id = (uint32_t)v[0];
-			c->external = v[2] != 0;
-			c->dir = (uint8_t)v[3];
-			c->bytes[0] = v[4];
-			c->bytes[1] = v[5];
-			c->hash[0] = (uint32_t)v[6];
-			c->hash[1] = (uint32_t)v[7];
-			c->since[0] = (uint32_t)v[8];
-			c->since[1] = (uint32_t)v[9];
-		}
-		start = i + 1;
-	}
-	return 0;
-}
+ * ENCORE_RECORD, encoded and decoded by interpose/env.c (the format is in interpose.h):
+ * here the decoded value is applied to `rec`, and `rec` is turned into list iterators. */
 
 static struct rec_chan *chan_by_id(uint32_t id)
 {
 	uint32_t i;
 
-	for (i = 0; i < REC_CHAN_MAX; i++)
+	for (i = 0; i < rec.chan_top; i++)
 		if (rec.chan[i].id == id)
 			return &rec.chan[i];
 	return NULL;
 }
 
-static int parse_fds(const char *s, size_t n)
+static int apply_channels(struct ip_env_slice l)
 {
-	size_t start = 0, i;
-	uint64_t v[2];
+	const char *p = l.p, *end = l.p + l.len;
+	uint64_t v[IP_REC_CH_FIELDS];
+	int r;
 
-	for (i = 0; i <= n; i++) {
-		if (i < n && s[i] != ',')
-			continue;
-		if (i > start) {
-			struct rec_chan *c;
+	while ((r = ip_env_list_next(&p, end, v, IP_REC_CH_FIELDS, 0)) > 0) {
+		struct rec_chan *c;
 
-			if (split_u64(s + start, i - start, v, 2) != 0 || v[0] >= REC_FD_MAX)
-				return -1;
-			c = chan_by_id((uint32_t)v[1]);
-			if (!c)
-				return -1;
-			rec_fd_bind((int)v[0], c);
-		}
-		start = i + 1;
+		if (v[0] == 0 || v[0] > UINT32_MAX)
+			return -1;
+		c = rec_chan_new((uint8_t)v[1]);
+		if (!c)
+			return -1;
+		c->id = (uint32_t)v[0];
+		c->external = v[2] != 0;
+		c->dir = (uint8_t)v[3];
+		c->bytes[0] = v[4];
+		c->bytes[1] = v[5];
+		c->hash[0] = (uint32_t)v[6];
+		c->hash[1] = (uint32_t)v[7];
+		c->since[0] = (uint32_t)v[8];
+		c->since[1] = (uint32_t)v[9];
 	}
-	return 0;
+	return r;
+}
+
+static int apply_fds(struct ip_env_slice l)
+{
+	const char *p = l.p, *end = l.p + l.len;
+	uint64_t v[IP_REC_FD_FIELDS];
+	int r;
+
+	while ((r = ip_env_list_next(&p, end, v, IP_REC_FD_FIELDS, 0)) > 0) {
+		struct rec_chan *c;
+
+		if (v[0] >= REC_FD_MAX)
+			return -1;
+		c = chan_by_id((uint32_t)v[1]);
+		if (!c)
+			return -1;
+		rec_fd_bind((int)v[0], c);
+	}
+	return r;
 }
 
 /* Returns 0 when the variable is valid.  *stale is set when it was written by another
- * process (a child started by posix_spawn or system(), which we did not see fork). */
+ * process (a child started by posix_spawn or system(), which we did not see fork): its
+ * channels and descriptors are not ours then. */
 static int env_parse(const char *s, int *stale)
 {
-	const char *p = s;
-	uint64_t v;
+	struct ip_rec_env e;
 
 	*stale = 0;
-	rec.hash_every = 64;
-	rec.depth = 4;
-	while (*p) {
-		const char *eq = strchr(p, '='), *end;
-		size_t klen, vlen;
-
-		if (!eq)
-			return -1;
-		klen = (size_t)(eq - p);
-		if (klen == 3 && memcmp(p, "dir", 3) == 0) {
-			if (eq[1] != '/' || strlen(eq + 1) >= sizeof(rec.dir))
-				return -1;
-			strcpy(rec.dir, eq + 1);
-			return rec.name[0] ? 0 : -1;
-		}
-		end = strchr(eq + 1, ';');
-		if (!end)
-			return -1;
-		vlen = (size_t)(end - eq - 1);
-#define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, klen) == 0)
-		if (KEY("name") || KEY("parent")) {
-			char *dst = KEY("name") ? rec.name : rec.parent;
-
-			if (vlen && !valid_name(eq + 1, vlen))
-				return -1;
-			memcpy(dst, eq + 1, vlen);
-			dst[vlen] = '\0';
-		} else if (KEY("sess")) {
-			if (vlen >= sizeof(rec.session) || !valid_name(eq + 1, vlen))
-				return -1;
-			memcpy(rec.session, eq + 1, vlen);
-			rec.session[vlen] = '\0';
-		} else if (KEY("ch")) {
-			if (!*stale && parse_channels(eq + 1, vlen) != 0)
-				return -1;
-		} else if (KEY("fd")) {
-			if (!*stale && parse_fds(eq + 1, vlen) != 0)
-				return -1;
-		} else if (KEY("v")) {
-			/* version 1 only so far */
-		} else {
-			if (parse_u64(eq + 1, vlen, &v) != 0)
-				return -1;
-			if (KEY("seg"))
-				rec.segment = (uint32_t)v;
-			else if (KEY("first"))
-				rec.first_index = v;
-			else if (KEY("fidx"))
-				rec.fork_index = v;
-			else if (KEY("forks"))
-				rec.forks = (uint32_t)v;
-			else if (KEY("nch"))
-				rec.next_chan = (uint32_t)v;
-			else if (KEY("k"))
-				rec.hash_every = v ? (uint32_t)v : 64;
-			else if (KEY("depth"))
-				rec.depth = v > 32 ? 32 : (uint32_t)v;
-			else if (KEY("max"))
-				rec.max_bytes = v;
-			else if (KEY("pid"))
-				*stale = v != 0 && (pid_t)v != (pid_t)syscall(SYS_getpid);
-		}
-#undef KEY
-		p = end + 1;
-	}
-	return -1;
-}
-
-/* Append printf-style text to buf at *pos; -1 when it does not fit. */
-static int put(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int put(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*pos >= cap)
+	if (ip_rec_env_decode(s, &e) != 0)
 		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *pos, cap - *pos, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= cap - *pos)
+	*stale = e.pid != 0 && (pid_t)e.pid != (pid_t)syscall(SYS_getpid);
+	memcpy(rec.name, e.name, sizeof(rec.name));
+	memcpy(rec.parent, e.parent, sizeof(rec.parent));
+	memcpy(rec.session, e.session, sizeof(rec.session));
+	rec.segment = e.seg;
+	rec.first_index = e.first;
+	rec.fork_index = e.fork_index;
+	rec.forks = e.forks;
+	rec.next_chan = e.next_chan;
+	rec.hash_every = e.hash_every;
+	rec.depth = e.depth;
+	rec.max_bytes = e.max_bytes;
+	snprintf(rec.dir, sizeof(rec.dir), "%s", e.dir);
+	if (!*stale && (apply_channels(e.ch) != 0 || apply_fds(e.fd) != 0))
 		return -1;
-	*pos += (size_t)n;
 	return 0;
 }
 
 static uint8_t live[REC_CHAN_MAX]; /* rec_env_format: channel slot survives the exec */
 
+/* Iterators over what survives the exec, for the encoder: the live channels, then the
+ * descriptors not marked close-on-exec. */
+static int next_chan_item(void *ctx, uint64_t *v)
+{
+	uint32_t *i = ctx;
+
+	for (; *i < rec.chan_top; (*i)++) {
+		struct rec_chan *c = &rec.chan[*i];
+
+		if (!c->id || !live[*i])
+			continue;
+		v[0] = c->id;
+		v[1] = c->type;
+		v[2] = c->external;
+		v[3] = c->dir;
+		v[4] = c->bytes[0];
+		v[5] = c->bytes[1];
+		v[6] = c->hash[0];
+		v[7] = c->hash[1];
+		v[8] = c->since[0];
+		v[9] = c->since[1];
+		(*i)++;
+		return 1;
+	}
+	return 0;
+}
+
+static int next_fd_item(void *ctx, uint64_t *v)
+{
+	int *fd = ctx;
+
+	for (; *fd < REC_FD_MAX; (*fd)++) {
+		int32_t slot = rec.fd[*fd];
+
+		if (slot <= 0 || rec_fd_cloexec(*fd))
+			continue;
+		v[0] = (uint64_t)*fd;
+		v[1] = rec.chan[slot - 1].id;
+		(*fd)++;
+		return 1;
+	}
+	return 0;
+}
+
 int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index)
 {
-	size_t pos = 0;
-	uint32_t i;
-	int fd, first;
+	struct ip_rec_env e;
+	uint32_t ci = 0;
+	int fd = 0;
+	struct ip_env_list ch = { next_chan_item, &ci, IP_REC_CH_FIELDS, 0 };
+	struct ip_env_list fds = { next_fd_item, &fd, IP_REC_FD_FIELDS, 0 };
 
-	if (put(buf, cap, &pos,
-	        REC_ENV "=v=1;name=%s;parent=%s;sess=%s;seg=%u;first=%llu;fidx=%llu;forks=%u;"
-	                "nch=%u;pid=%ld;k=%u;depth=%u;max=%llu;ch=",
-	        rec.name, rec.parent, rec.session, segment, (unsigned long long)first_index,
-	        (unsigned long long)rec.fork_index, rec.forks, rec.next_chan,
-	        (long)syscall(SYS_getpid), rec.hash_every, rec.depth,
-	        (unsigned long long)rec.max_bytes) != 0)
+	if (cap < sizeof(REC_ENV) + 1)
 		return -1;
+	memset(&e, 0, sizeof(e));
+	memcpy(e.name, rec.name, sizeof(e.name));
+	memcpy(e.parent, rec.parent, sizeof(e.parent));
+	memcpy(e.session, rec.session, sizeof(e.session));
+	e.seg = segment;
+	e.first = first_index;
+	e.fork_index = rec.fork_index;
+	e.forks = rec.forks;
+	e.next_chan = rec.next_chan;
+	e.pid = (int64_t)syscall(SYS_getpid);
+	e.hash_every = rec.hash_every;
+	e.depth = rec.depth;
+	e.max_bytes = rec.max_bytes;
+	e.dir = rec.dir;
 	/* Channels that survive the exec: those with a descriptor not marked close-on-exec
 	 * (one pass over the descriptors; the new image recounts its descriptors). */
-	memset(live, 0, sizeof(live));
+	memset(live, 0, rec.chan_top);
 	for (fd = 0; fd < REC_FD_MAX; fd++)
 		if (rec.fd[fd] > 0 && !rec_fd_cloexec(fd))
 			live[rec.fd[fd] - 1] = 1;
-	first = 1;
-	for (i = 0; i < REC_CHAN_MAX; i++) {
-		struct rec_chan *c = &rec.chan[i];
-
-		if (!c->id || !live[i])
-			continue;
-		if (put(buf, cap, &pos, "%s%u:%u:%u:%u:%llu:%llu:%u:%u:%u:%u", first ? "" : ",",
-		        c->id, c->type, c->external, c->dir, (unsigned long long)c->bytes[0],
-		        (unsigned long long)c->bytes[1], c->hash[0], c->hash[1], c->since[0],
-		        c->since[1]) != 0)
-			return -1;
-		first = 0;
-	}
-	if (put(buf, cap, &pos, ";fd=") != 0)
-		return -1;
-	first = 1;
-	for (fd = 0; fd < REC_FD_MAX; fd++) {
-		int32_t slot = rec.fd[fd];
-
-		if (slot <= 0 || rec_fd_cloexec(fd))
-			continue;
-		if (put(buf, cap, &pos, "%s%d:%u", first ? "" : ",", fd, rec.chan[slot - 1].id) != 0)
-			return -1;
-		first = 0;
-	}
-	return put(buf, cap, &pos, ";dir=%s", rec.dir);
+	fd = 0;
+	memcpy(buf, REC_ENV "=", sizeof(REC_ENV));
+	return ip_rec_env_encode(buf + sizeof(REC_ENV), cap - sizeof(REC_ENV), &e, &ch, &fds);
 }
 
 /* --- registry: which pids and TCP ports of this host belong to recorded processes -------
@@ -572,18 +459,6 @@ static void proc_fill_image(void)
 	proc.argv = argvbuf;
 }
 
-static int pick_min_fd(void)
-{
-	struct rlimit rl;
-
-	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
-	 * limit, or the kernel refuses the descriptor. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 1100)
-		return 1000;
-	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
-}
-
 int rec_open_trace(int64_t ppid)
 {
 	struct trace_writer_options opt;
@@ -667,7 +542,7 @@ __attribute__((constructor)) static void rec_init(void)
 	const char *env;
 	int stale = 0;
 
-	rec_resolve_all();
+	ip_resolve_all();
 	env = getenv(REC_ENV);
 	if (!env || !*env)
 		return;
@@ -689,7 +564,7 @@ __attribute__((constructor)) static void rec_init(void)
 		snprintf(base, sizeof(base), "%s", rec.name);
 		snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/pid.%lu", rec.dir, ppid);
 		read_small(path, base, sizeof(base));
-		if (!valid_name(base, strlen(base)))
+		if (!ip_valid_name(base, strlen(base), TRACE_NAME_MAX))
 			snprintf(base, sizeof(base), "%s", rec.name);
 		/* The k-th such child of a parent is PARENT.sK: stable when the parent starts
 		 * them one at a time, which is how system() and popen() are used. */
@@ -705,9 +580,11 @@ __attribute__((constructor)) static void rec_init(void)
 		rec.next_chan = 0;
 		for (i = 0; i < REC_FD_MAX; i++)
 			rec.fd[i] = REC_FD_UNKNOWN;
-		memset(rec.chan, 0, sizeof(rec.chan));
+		memset(rec.chan, 0, rec.chan_top * sizeof(rec.chan[0]));
+		rec.chan_top = 0;
+		rec.chan_hint = 0;
 	}
-	rec.min_fd = pick_min_fd();
+	rec.min_fd = ip_pick_min_fd();
 	rec.active = 1;
 	proc_fill_image();
 	if (rec_open_trace((int64_t)syscall(SYS_getppid)) != 0)

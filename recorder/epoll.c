@@ -83,7 +83,7 @@ int rec_epoll_fd(int epfd, uint64_t data)
 
 REC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-	int r = REC_REAL(epoll_ctl)(epfd, op, fd, ev), e = errno;
+	int r = IP_REAL(epoll_ctl)(epfd, op, fd, ev), e = errno;
 
 	if (r != 0 || epfd <= 0 || !rec_enter())
 		return r;

@@ -50,8 +50,8 @@ REC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1))
-		return REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-	r = REC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;
 	if (!rec_enter())
 		return r;
@@ -74,7 +74,7 @@ REC_EXPORT long syscall(long number, ...)
  * interposer.  A RANDOM event with the n bytes (result 0) or the error. */
 REC_EXPORT int getentropy(void *buf, size_t n)
 {
-	int r = REC_REAL(getentropy)(buf, n), e = errno;
+	int r = IP_REAL(getentropy)(buf, n), e = errno;
 	struct trace_event ev;
 
 	if (!rec_enter())
@@ -136,59 +136,16 @@ static void log_move(int in, int out, long r, int e, size_t asked, uint32_t call
 	errno = e;
 }
 
-REC_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
-{
-	ssize_t r = REC_REAL(sendfile)(out, in, off, n);
-	int e = errno;
 
-	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
-	return r;
-}
 
-REC_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
-{
-	ssize_t r = REC_REAL(sendfile64)(out, in, off, n);
-	int e = errno;
 
-	log_move(in, out, r, e, n, TRACE_CALL_SENDFILE, 0, RA());
-	return r;
-}
 
-REC_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                          unsigned int flags)
-{
-	ssize_t r = REC_REAL(splice)(in, off_in, out, off_out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_SPLICE, 0, RA());
-	return r;
-}
-
-/* tee copies without consuming: on the source it is a peek. */
-REC_EXPORT ssize_t tee(int in, int out, size_t n, unsigned int flags)
-{
-	ssize_t r = REC_REAL(tee)(in, out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_TEE, TRACE_FL_PEEK, RA());
-	return r;
-}
-
-REC_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                                   unsigned int flags)
-{
-	ssize_t r = REC_REAL(copy_file_range)(in, off_in, out, off_out, n, flags);
-	int e = errno;
-
-	log_move(in, out, r, e, n, TRACE_CALL_COPY_FILE_RANGE, 0, RA());
-	return r;
-}
 
 /* vmsplice: user pages into a pipe (a send), or, on the read end of a pipe, out of it
  * into user memory (a receive).  Logged as the other kernel moves (no content hash). */
 REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
 {
-	ssize_t r = REC_REAL(vmsplice)(fd, iov, cnt, flags);
+	ssize_t r = IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	int e = errno, fl;
 	size_t asked = 0, i;
 
@@ -196,10 +153,21 @@ REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigne
 		return r;
 	for (i = 0; r >= 0 && iov && i < cnt; i++)
 		asked += iov[i].iov_len;
-	fl = (int)REC_REAL(syscall)(SYS_fcntl, fd, F_GETFL);
+	fl = (int)IP_REAL(syscall)(SYS_fcntl, fd, F_GETFL);
 	log_side(fd, fl >= 0 && (fl & O_ACCMODE) == O_RDONLY ? REC_IN : REC_OUT, r, e, asked,
 	         TRACE_CALL_VMSPLICE, 0, RA());
 	rec_leave();
 	errno = e;
 	return r;
 }
+
+/* The KMOVE shape's handler (interpose/calls.def): sendfile, sendfile64, splice, tee and
+ * copy_file_range are generated (rec_wrappers.h, below).  tee leaves its source's bytes
+ * there: a peek. */
+#define REC_SHAPE_KMOVE(nm, wh, call, IN, OUT, OFF_IN, OFF_OUT, N, FL, realcall) \
+	ssize_t r = realcall; \
+	int e = errno; \
+	log_move(IN, OUT, r, e, N, call, (call) == TRACE_CALL_TEE ? TRACE_FL_PEEK : 0, RA()); \
+	return r
+
+#include "rec_wrappers.h"

@@ -98,55 +98,9 @@ static void log_poll(struct pollfd *fds, nfds_t n, int r, int e, uint32_t call, 
 	log_ready(call, r, e, revents_buf, r >= 0 ? m * sizeof(int16_t) : 0, &rc, ra);
 }
 
-REC_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
-{
-	int r = REC_REAL(poll)(fds, n, timeout), e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_poll(fds, n, r, e, TRACE_CALL_POLL, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
-REC_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
-{
-	int r = REC_REAL(__poll_chk)(fds, n, timeout, fdslen), e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_poll(fds, n, r, e, TRACE_CALL_POLL, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                     const sigset_t *mask)
-{
-	int r = REC_REAL(ppoll)(fds, n, timeout, mask), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_poll(fds, n, r, e, TRACE_CALL_PPOLL, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                           const sigset_t *mask, size_t fdslen)
-{
-	int r = REC_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_poll(fds, n, r, e, TRACE_CALL_PPOLL, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, uint32_t call,
                        void *ra)
@@ -170,30 +124,7 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 	log_ready(call, r, e, set_buf, r >= 0 ? 3 * k : 0, &rc, ra);
 }
 
-REC_EXPORT int select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeval *timeout)
-{
-	int r = REC_REAL(select)(n, rs, ws, es, timeout), e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_select(n, rs, ws, es, r, e, TRACE_CALL_SELECT, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int pselect(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct timespec *timeout,
-                       const sigset_t *mask)
-{
-	int r = REC_REAL(pselect)(n, rs, ws, es, timeout, mask), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_select(n, rs, ws, es, r, e, TRACE_CALL_PSELECT, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 #define REC_EPOLL_LOG 1024 /* events logged per result; more are cut (the result stays) */
 static uint8_t epoll_buf[REC_EPOLL_LOG * (sizeof(struct epoll_event) + sizeof(int32_t))];
@@ -217,71 +148,15 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 	log_ready(call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), &rc, ra);
 }
 
-REC_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
-{
-	int r = REC_REAL(epoll_wait)(epfd, ev, max, timeout), e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_epoll(epfd, ev, r, e, TRACE_CALL_EPOLL_WAIT, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
-                           const sigset_t *mask)
-{
-	int r = REC_REAL(epoll_pwait)(epfd, ev, max, timeout, mask), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_epoll(epfd, ev, r, e, TRACE_CALL_EPOLL_PWAIT, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 /* --- clocks --------------------------------------------------------------------------------- */
 
-REC_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
-{
-	int r = REC_REAL(clock_gettime)(clk, ts), e = errno;
-	struct trace_event ev;
 
-	if (!rec_enter())
-		return r;
-	rec_event_init(&ev, TRACE_EV_CLOCK, TRACE_CALL_CLOCK_GETTIME, -1);
-	ev.result = r;
-	ev.err = r < 0 ? e : 0;
-	ev.naux = 1;
-	ev.aux[0] = clk;
-	if (r == 0) {
-		ev.data = (const uint8_t *)ts;
-		ev.data_len = sizeof(*ts);
-	}
-	rec_log(&ev, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT int gettimeofday(struct timeval *tv, void *tz)
-{
-	int r = REC_REAL(gettimeofday)(tv, tz), e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_value(TRACE_EV_CLOCK, TRACE_CALL_GETTIMEOFDAY, r, e, r == 0 ? tv : NULL,
-	          sizeof(*tv), RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 REC_EXPORT time_t time(time_t *t)
 {
-	time_t r = REC_REAL(time)(t);
+	time_t r = IP_REAL(time)(t);
 	int e = errno;
 
 	if (!rec_enter())
@@ -296,7 +171,7 @@ REC_EXPORT time_t time(time_t *t)
 
 REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 {
-	ssize_t r = REC_REAL(getrandom)(buf, n, flags);
+	ssize_t r = IP_REAL(getrandom)(buf, n, flags);
 	int e = errno;
 
 	if (!rec_enter())
@@ -307,31 +182,7 @@ REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 	return r;
 }
 
-REC_EXPORT pid_t getpid(void)
-{
-	pid_t r = REC_REAL(getpid)();
-	int e = errno;
 
-	if (!rec_enter())
-		return r;
-	log_value(TRACE_EV_PID, TRACE_CALL_GETPID, r, 0, NULL, 0, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
-
-REC_EXPORT pid_t getppid(void)
-{
-	pid_t r = REC_REAL(getppid)();
-	int e = errno;
-
-	if (!rec_enter())
-		return r;
-	log_value(TRACE_EV_PID, TRACE_CALL_GETPPID, r, 0, NULL, 0, RA());
-	rec_leave();
-	errno = e;
-	return r;
-}
 
 /* --- marks ---------------------------------------------------------------------------------- */
 
@@ -354,3 +205,65 @@ REC_EXPORT void encore_mark(const char *key, long value)
 	rec_leave();
 	errno = e;
 }
+
+/* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
+ * select, pselect, epoll_wait and epoll_pwait are generated (rec_wrappers.h, below). */
+#define READY_BODY(realcall, logcall) \
+	int r_ = realcall, e_ = errno; \
+	if (!rec_enter()) \
+		return r_; \
+	logcall; \
+	rec_leave(); \
+	errno = e_; \
+	return r_
+#define REC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
+	READY_BODY(realcall, log_poll(FDS, N, r_, e_, call, RA()))
+#define REC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
+	READY_BODY(realcall, log_select(N, RS, WS, ES, r_, e_, call, RA()))
+#define REC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
+	READY_BODY(realcall, log_epoll(EPFD, EV, r_, e_, call, RA()))
+
+/* glibc declares the clocks' result pointer nonnull, but gettimeofday(NULL, tz) succeeds: the
+ * pointer is tested through this, which the nonnull attribute does not reach (the empty asm
+ * keeps the compiler from assuming it, and from folding the test away). */
+static inline const void *value_ptr(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+/* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too; the
+ * clock read is aux[0] (NOCLK: gettimeofday, none). */
+#define REC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
+	int r_ = realcall, e_ = errno; \
+	struct trace_event ev_; \
+	if (!rec_enter()) \
+		return r_; \
+	rec_event_init(&ev_, TRACE_EV_CLOCK, call, -1); \
+	ev_.result = r_; \
+	ev_.err = r_ < 0 ? e_ : 0; \
+	if (!(NOCLK)) { \
+		ev_.naux = 1; \
+		ev_.aux[0] = (CLK); \
+	} \
+	if (r_ == 0 && value_ptr(OUT)) { \
+		ev_.data = (const uint8_t *)(OUT); \
+		ev_.data_len = sizeof(*(OUT)); \
+	} \
+	rec_log(&ev_, RA()); \
+	rec_leave(); \
+	errno = e_; \
+	return r_
+
+/* The VALUE_PID shape's handler: getpid and getppid are generated too. */
+#define REC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
+	pid_t r = realcall; \
+	int e = errno; \
+	if (!rec_enter()) \
+		return r; \
+	log_value(TRACE_EV_PID, call, r, 0, NULL, 0, RA()); \
+	rec_leave(); \
+	errno = e; \
+	return r
+
+#include "rec_wrappers.h"

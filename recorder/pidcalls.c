@@ -2,88 +2,60 @@
  * pidcalls.c: the recorder's pass-through interposers for the calls that take or return a
  * process id (kill, sigqueue, tgkill, pidfd_open, the wait family) and that wait for a signal
  * (sigwait, sigwaitinfo, sigsuspend, pause).  They log nothing: a pid is an attribute, and a
- * wait is not an event.  They are in libtrace/calls.def because the replayer must see them: in
+ * wait is not an event.  They are in interpose/calls.def because the replayer must see them: in
  * replay, getpid, getppid and fork give back the recorded pids, and its interposers
  * translate those to the live ones and back (replayer/README.md); the list is one for both.
  */
 #include "rec.h"
 
-/* <sys/wait.h> is not included: it declares wait3, wait4 and waitid with struct rusage and
- * idtype_t, which calls.def writes as void * and int; the definitions here follow calls.def. */
+/* <sys/wait.h> is not included: it declares waitid with idtype_t, which calls.def writes as
+ * int; the declarations here follow calls.def. */
 int tgkill(pid_t tgid, pid_t tid, int sig);
 int pidfd_open(pid_t pid, unsigned int flags);
 pid_t waitpid(pid_t pid, int *status, int options);
 pid_t wait(int *status);
-pid_t wait3(int *status, int options, void *ru);
-pid_t wait4(pid_t pid, int *status, int options, void *ru);
+pid_t wait3(int *status, int options, struct rusage *ru);
+pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru);
 int waitid(int idtype, id_t id, siginfo_t *info, int options);
 
 REC_EXPORT int kill(pid_t pid, int sig)
 {
-	return REC_REAL(kill)(pid, sig);
+	return IP_REAL(kill)(pid, sig);
 }
 
 REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
-	return REC_REAL(sigqueue)(pid, sig, val);
+	return IP_REAL(sigqueue)(pid, sig, val);
 }
 
 REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	return REC_REAL(tgkill)(tgid, tid, sig);
+	return IP_REAL(tgkill)(tgid, tid, sig);
 }
 
 /* glibc 2.36 and later: without it, the call does not exist (ENOSYS, as a missing syscall). */
 REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 {
-	if (!REC_REAL(pidfd_open)) {
+	if (!IP_REAL(pidfd_open)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return REC_REAL(pidfd_open)(pid, flags);
+	return IP_REAL(pidfd_open)(pid, flags);
 }
 
-REC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
-{
-	return REC_REAL(waitpid)(pid, status, options);
-}
 
-REC_EXPORT pid_t wait(int *status)
-{
-	return REC_REAL(wait)(status);
-}
 
-REC_EXPORT pid_t wait3(int *status, int options, void *ru)
-{
-	return REC_REAL(wait3)(status, options, ru);
-}
 
-REC_EXPORT pid_t wait4(pid_t pid, int *status, int options, void *ru)
-{
-	return REC_REAL(wait4)(pid, status, options, ru);
-}
 
 REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
 {
-	return REC_REAL(waitid)(idtype, id, info, options);
+	return IP_REAL(waitid)(idtype, id, info, options);
 }
 
-REC_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	return REC_REAL(sigwait)(set, sig);
-}
+/* The SIGNAL_WAIT and WAIT shapes' handlers (interpose/calls.def): sigwait, sigwaitinfo,
+ * sigsuspend, pause, waitpid, wait, wait3 and wait4 are generated (rec_wrappers.h, below), and
+ * pass through. */
+#define REC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) return realcall
+#define REC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, realcall) return realcall
 
-REC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
-{
-	return REC_REAL(sigwaitinfo)(set, info);
-}
-
-REC_EXPORT int sigsuspend(const sigset_t *mask)
-{
-	return REC_REAL(sigsuspend)(mask);
-}
-
-REC_EXPORT int pause(void)
-{
-	return REC_REAL(pause)();
-}
+#include "rec_wrappers.h"

@@ -56,14 +56,14 @@ static pid_t do_fork(void *ra)
 	int e;
 
 	if (!rec_enter())
-		return REC_REAL(fork)();
+		return IP_REAL(fork)();
 	/* The guard and the lock are held across the fork: no other thread can be in the
 	 * writer, and the child starts with a known state (it releases its copy of the lock). */
 	k = ++rec.forks;
 	idx = rec_next_index();
 	self = (pid_t)syscall(SYS_getpid);
 	in_our_fork = 1;
-	r = REC_REAL(fork)();
+	r = IP_REAL(fork)();
 	e = errno;
 	in_our_fork = 0;
 	if (r == 0) {
@@ -248,8 +248,8 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 			trace_writer_seal(rec.w);
 		}
 		rec_leave();
-		r = search ? REC_REAL(execvpe)(file, argv, env ? env : envp)
-		           : REC_REAL(execve)(file, argv, env ? env : envp);
+		r = search ? IP_REAL(execvpe)(file, argv, env ? env : envp)
+		           : IP_REAL(execve)(file, argv, env ? env : envp);
 		e = errno;
 		if (env)
 			munmap(env, env_len);
@@ -263,7 +263,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 		errno = e;
 		return r;
 	}
-	return search ? REC_REAL(execvpe)(file, argv, envp) : REC_REAL(execve)(file, argv, envp);
+	return search ? IP_REAL(execvpe)(file, argv, envp) : IP_REAL(execve)(file, argv, envp);
 }
 
 REC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -359,13 +359,13 @@ static int do_spawn(int search, pid_t *pid, const char *file,
 	int r;
 
 	if (!rec_enter())
-		return search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
-		              : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
+		return search ? IP_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
+		              : IP_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	k = ++rec.forks;
 	idx = rec_next_index();
 	env = build_env(envp, &env_len, k, idx);
-	r = search ? REC_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp)
-	           : REC_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
+	r = search ? IP_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp)
+	           : IP_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
 	if (env)
 		munmap(env, env_len);
 	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
@@ -399,32 +399,14 @@ REC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 
 /* --- exit ----------------------------------------------------------------------------------- */
 
-REC_EXPORT void _exit(int status)
-{
-	if (rec_enter()) {
-		rec_finish(status, 0);
-		rec_leave();
-	}
-	REC_REAL(_exit)(status);
-	__builtin_unreachable();
-}
 
-REC_EXPORT void _Exit(int status)
-{
-	if (rec_enter()) {
-		rec_finish(status, 0);
-		rec_leave();
-	}
-	REC_REAL(_Exit)(status);
-	__builtin_unreachable();
-}
 
 /* --- threads -------------------------------------------------------------------------------- */
 
 REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
                               void *arg)
 {
-	int r = REC_REAL(pthread_create)(t, attr, fn, arg), e = errno;
+	int r = IP_REAL(pthread_create)(t, attr, fn, arg), e = errno;
 	struct trace_event ev;
 
 	if (!rec_enter())
@@ -466,7 +448,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	REC_REAL(sigaction)(sig, &sa, NULL);
+	IP_REAL(sigaction)(sig, &sa, NULL);
 	__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
 	/* The signal is blocked while we run: it is delivered, with the default action, as
 	 * soon as we return (a fault would also recur on the faulting instruction). */
@@ -482,7 +464,7 @@ static int install_ours(int sig, struct sigaction *old)
 	sa.sa_sigaction = fatal_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (REC_REAL(sigaction)(sig, &sa, old) != 0)
+	if (IP_REAL(sigaction)(sig, &sa, old) != 0)
 		return -1;
 	__atomic_fetch_or(&ours, 1ull << sig, __ATOMIC_RELAXED);
 	return 0;
@@ -505,7 +487,7 @@ void rec_signals_install(void)
 	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
 		struct sigaction cur;
 
-		if (REC_REAL(sigaction)(fatal_sigs[i], NULL, &cur) == 0 &&
+		if (IP_REAL(sigaction)(fatal_sigs[i], NULL, &cur) == 0 &&
 		    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
 			install_ours(fatal_sigs[i], NULL);
 	}
@@ -536,7 +518,7 @@ REC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		errno = e;
 		return r;
 	}
-	r = REC_REAL(sigaction)(sig, act, old);
+	r = IP_REAL(sigaction)(sig, act, old);
 	e = errno;
 	if (r == 0) {
 		if (old && was)
@@ -561,10 +543,22 @@ REC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 		return was ? SIG_DFL : ((old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
 		                                                  : old.sa_handler);
 	}
-	r = REC_REAL(signal)(sig, handler);
+	r = IP_REAL(signal)(sig, handler);
 	if (r != SIG_ERR && was) {
 		__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
 		r = SIG_DFL;
 	}
 	return r;
 }
+
+/* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
+ * (rec_wrappers.h, below): the EXIT event, then the real call. */
+#define REC_SHAPE_EXIT(nm, wh, call, STATUS, realcall) \
+	if (rec_enter()) { \
+		rec_finish(STATUS, 0); \
+		rec_leave(); \
+	} \
+	realcall; \
+	__builtin_unreachable()
+
+#include "rec_wrappers.h"

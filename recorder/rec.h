@@ -30,10 +30,11 @@
 #include <sys/uio.h>
 #include <time.h>
 
+#include "interpose.h"
 #include "trace.h"
 
-#define REC_HIDDEN __attribute__((visibility("hidden")))
-#define REC_EXPORT __attribute__((visibility("default")))
+#define REC_HIDDEN IP_HIDDEN
+#define REC_EXPORT IP_EXPORT
 
 /* Name of the one environment variable carrying the configuration and, across exec, the
  * state of the process (segment, event index, fork counter, descriptor map). */
@@ -41,35 +42,12 @@
 /* Where the registry of recorded pids and TCP ports lives inside the session directory. */
 #define REC_REGISTRY ".encore-registry"
 
-/* Fixed sizes: no malloc on hot paths.  Descriptors >= REC_FD_MAX and channels beyond
- * REC_CHAN_MAX live ones are not recorded (documented limit). */
-#define REC_FD_MAX 65536
-#define REC_CHAN_MAX 8192
+/* Fixed sizes (interpose.h): no malloc on hot paths.  Descriptors >= REC_FD_MAX and
+ * channels beyond REC_CHAN_MAX live ones are not recorded (documented limit). */
+#define REC_FD_MAX IP_FD_MAX
+#define REC_CHAN_MAX IP_CHAN_MAX
 
-/* The real functions: real_<name>, resolved with dlsym(RTLD_NEXT) at load time by the
- * constructor, and lazily by REC_REAL() for calls that arrive before it ran (another
- * library's constructor may call write or socket first). */
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	extern ret (*real_##name) params REC_HIDDEN;
-#include "calls.def"
-
-REC_HIDDEN void rec_resolve_all(void);
-REC_HIDDEN void *rec_resolve(const char *name);
-#define REC_REAL(name) \
-	(*({ \
-		if (__builtin_expect(real_##name == NULL, 0)) \
-			real_##name = (__typeof__(real_##name))rec_resolve(#name); \
-		&real_##name; \
-	}))
-
-/* _FORTIFY_SOURCE entry points glibc does not declare for us. */
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                       struct sockaddr *addr, socklen_t *len);
-int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
-int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                const sigset_t *mask, size_t fdslen);
+/* The real functions: IP_REAL(name) (interpose.h). */
 
 /* Per-direction state of a channel end in this process. */
 enum { REC_OUT = 0, REC_IN = 1 };
@@ -112,6 +90,7 @@ struct rec_state {
 	int min_fd;                 /* the writer's descriptor lives at or above this */
 	int threads;                /* pthread_create seen */
 	uint32_t chan_hint;         /* where to start looking for a free slot */
+	uint32_t chan_top;          /* slots from here on were never used: scans stop there */
 	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
 	struct rec_chan chan[REC_CHAN_MAX];
 	char dir[4096];             /* session directory (absolute) */

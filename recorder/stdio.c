@@ -227,7 +227,7 @@ static void uflow_forget(FILE *f)
 /* Inline putc_unlocked (echo's newline, uniq's lines) writes into the FILE's buffer with
  * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
  * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
- * flushed.  The accounting, shared with the replayer, is in libtrace/stdio_glibc.h. */
+ * flushed.  The accounting, shared with the replayer, is in interpose/stdio_glibc.h. */
 static int wacc_atexit;
 
 static void stdio_exit(void);
@@ -335,134 +335,47 @@ static void stdio_exit(void)
 
 /* --- input ----------------------------------------------------------------------------- */
 
-#define FREAD_BODY(realcall) \
-	int mixed_ = uflow_mixed(f); \
+/* The input shapes' handlers (interpose/calls.def): the wrappers generated from their rows
+ * (rec_wrappers.h, included at the end of this file) expand them.  F is the FILE (stdin for
+ * getchar); `nm`, `wh` and `call` are not needed here. */
+#define REC_SHAPE_FREAD(nm, wh, call, P, SZ, N, F, realcall) \
+	int mixed_ = uflow_mixed(F); \
 	size_t r = realcall; \
 	int e = errno; \
-	IN_LOG(f, r ? (long)(r * size) : none_result(f), size * n, p); \
+	IN_LOG(F, r ? (long)(r * (SZ)) : none_result(F), (SZ) * (N), P); \
 	return r
 
-REC_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY(REC_REAL(fread)(p, size, n, f));
-}
-
-REC_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY(REC_REAL(fread_unlocked)(p, size, n, f));
-}
-
-REC_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY(REC_REAL(__fread_chk)(p, plen, size, n, f));
-}
-
-REC_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY(REC_REAL(__fread_unlocked_chk)(p, plen, size, n, f));
-}
-
-#define FGETS_BODY(realcall) \
-	int mixed_ = uflow_mixed(f); \
+#define REC_SHAPE_FGETS(nm, wh, call, S, N, F, realcall) \
+	int mixed_ = uflow_mixed(F); \
 	char *r = realcall; \
 	int e = errno; \
-	IN_LOG(f, r ? (long)strlen(s) : none_result(f), n > 1 ? (size_t)n - 1 : 0, s); \
+	IN_LOG(F, r ? (long)strlen(S) : none_result(F), (N) > 1 ? (size_t)(N) - 1 : 0, S); \
 	return r
-
-REC_EXPORT char *fgets(char *s, int n, FILE *f)
-{
-	FGETS_BODY(REC_REAL(fgets)(s, n, f));
-}
-
-REC_EXPORT char *fgets_unlocked(char *s, int n, FILE *f)
-{
-	FGETS_BODY(REC_REAL(fgets_unlocked)(s, n, f));
-}
-
-REC_EXPORT char *__fgets_chk(char *s, size_t slen, int n, FILE *f)
-{
-	FGETS_BODY(REC_REAL(__fgets_chk)(s, slen, n, f));
-}
-
-REC_EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f)
-{
-	FGETS_BODY(REC_REAL(__fgets_unlocked_chk)(s, slen, n, f));
-}
 
 /* getline's request is "a line": the asked size is the buffer it may grow (logged as 1
  * so that a 0 result reads as the end of the stream). */
-#define GETDELIM_BODY(realcall) \
-	int mixed_ = uflow_mixed(f); \
+#define REC_SHAPE_GETDELIM(nm, wh, call, LINE, CAP, F, realcall) \
+	int mixed_ = uflow_mixed(F); \
 	ssize_t r = realcall; \
 	int e = errno; \
-	IN_LOG(f, r > 0 ? (long)r : none_result(f), 1, r > 0 ? *line : NULL); \
+	IN_LOG(F, r > 0 ? (long)r : none_result(F), 1, r > 0 ? *(LINE) : NULL); \
 	return r
 
-REC_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
-{
-	GETDELIM_BODY(REC_REAL(getline)(line, cap, f));
-}
-
-REC_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
-{
-	GETDELIM_BODY(REC_REAL(getdelim)(line, cap, delim, f));
-}
-
-REC_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
-{
-	GETDELIM_BODY(REC_REAL(__getdelim)(line, cap, delim, f));
-}
-
-#define GETC_BODY(file, realcall) \
-	FILE *f = (file); \
-	int mixed_ = uflow_mixed(f); \
-	int c = realcall; \
+#define REC_SHAPE_GETC(nm, wh, call, F, realcall) \
+	FILE *file_ = (F); \
+	int mixed_ = uflow_mixed(file_); \
+	int c_ = realcall; \
 	int e = errno; \
-	unsigned char b = (unsigned char)c; \
-	IN_LOG(f, c != EOF ? 1 : none_result(f), 1, &b); \
-	return c
-
-REC_EXPORT int fgetc(FILE *file)
-{
-	GETC_BODY(file, REC_REAL(fgetc)(f));
-}
-
-REC_EXPORT int getc(FILE *file)
-{
-	GETC_BODY(file, REC_REAL(getc)(f));
-}
-
-REC_EXPORT int _IO_getc(FILE *file)
-{
-	GETC_BODY(file, REC_REAL(_IO_getc)(f));
-}
-
-REC_EXPORT int fgetc_unlocked(FILE *file)
-{
-	GETC_BODY(file, REC_REAL(fgetc_unlocked)(f));
-}
-
-REC_EXPORT int getc_unlocked(FILE *file)
-{
-	GETC_BODY(file, REC_REAL(getc_unlocked)(f));
-}
-
-REC_EXPORT int getchar(void)
-{
-	GETC_BODY(stdin, REC_REAL(getchar)());
-}
-
-REC_EXPORT int getchar_unlocked(void)
-{
-	GETC_BODY(stdin, REC_REAL(getchar_unlocked)());
-}
+	unsigned char b = (unsigned char)c_; \
+	IN_LOG(file_, c_ != EOF ? 1 : none_result(file_), 1, &b); \
+	return c_
 
 /* --- input whose bytes are not known: a warning --------------------------------------- */
 
 REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
 REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = REC_REAL(vfscanf)(f, fmt, ap), e = errno;
+	int r = IP_REAL(vfscanf)(f, fmt, ap), e = errno;
 
 	WARN_LOG(f);
 	return r;
@@ -470,7 +383,7 @@ REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 
 REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = REC_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
+	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
 
 	WARN_LOG(f);
 	return r;
@@ -479,7 +392,7 @@ REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 REC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
 REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 {
-	int r = REC_REAL(vfscanf)(stdin, fmt, ap), e = errno;
+	int r = IP_REAL(vfscanf)(stdin, fmt, ap), e = errno;
 
 	WARN_LOG(stdin);
 	return r;
@@ -487,7 +400,7 @@ REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 
 REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 {
-	int r = REC_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
+	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
 
 	WARN_LOG(stdin);
 	return r;
@@ -497,7 +410,7 @@ REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 	va_list ap; \
 	int r, e; \
 	va_start(ap, fmt); \
-	r = REC_REAL(real)(file, fmt, ap); \
+	r = IP_REAL(real)(file, fmt, ap); \
 	e = errno; \
 	va_end(ap); \
 	WARN_LOG(file); \
@@ -527,7 +440,7 @@ REC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 
 REC_EXPORT int ungetc(int c, FILE *f)
 {
-	int r = REC_REAL(ungetc)(c, f), e = errno;
+	int r = IP_REAL(ungetc)(c, f), e = errno;
 
 	if (r != EOF)
 		WARN_LOG(f);
@@ -582,7 +495,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 
 REC_EXPORT int __uflow(FILE *f)
 {
-	int c = REC_REAL(__uflow)(f), e = errno, fd = file_fd(f);
+	int c = IP_REAL(__uflow)(f), e = errno, fd = file_fd(f);
 
 	if (in_candidate(fd) && rec_enter()) {
 		log_refill(f, fd, c, e, RA());
@@ -599,7 +512,7 @@ REC_EXPORT int __overflow(FILE *f, int c)
 	int r, e;
 
 	out_pre(f, RA());
-	r = REC_REAL(__overflow)(f, c);
+	r = IP_REAL(__overflow)(f, c);
 	e = errno;
 	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1);
 	out_post(f);
@@ -616,7 +529,7 @@ REC_EXPORT int fflush(FILE *f)
 		out_pre(f, RA());
 	else if (rec.w)
 		out_pre_all(RA());
-	r = REC_REAL(fflush)(f);
+	r = IP_REAL(fflush)(f);
 	e = errno;
 	if (f)
 		out_post(f);
@@ -626,98 +539,39 @@ REC_EXPORT int fflush(FILE *f)
 
 /* --- output ---------------------------------------------------------------------------- */
 
-#define FWRITE_BODY(realcall) \
+/* The output shapes' handlers, as the input ones above.  NL: puts adds a newline. */
+#define REC_SHAPE_FWRITE(nm, wh, call, P, SZ, N, F, realcall) \
 	size_t r; \
 	int e; \
-	out_pre(f, RA()); \
+	out_pre(F, RA()); \
 	r = realcall; \
 	e = errno; \
-	OUT_LOG(file_fd(f), (long)(r * size), size * n); \
-	out_post(f); \
+	OUT_LOG(file_fd(F), (long)(r * (SZ)), (SZ) * (N)); \
+	out_post(F); \
 	errno = e; \
 	return r
 
-REC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
-{
-	FWRITE_BODY(REC_REAL(fwrite)(p, size, n, f));
-}
-
-REC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
-{
-	FWRITE_BODY(REC_REAL(fwrite_unlocked)(p, size, n, f));
-}
-
-#define FPUTS_BODY(file, realcall, extra) \
-	FILE *f = (file); \
+#define REC_SHAPE_FPUTS(nm, wh, call, S, F, NL, realcall) \
+	FILE *file_ = (F); \
 	int r, e; \
-	out_pre(f, RA()); \
+	out_pre(file_, RA()); \
 	r = realcall; \
 	e = errno; \
-	OUT_LOG(file_fd(f), r >= 0 ? (long)(strlen(s) + (extra)) : -1, strlen(s) + (extra)); \
-	out_post(f); \
+	OUT_LOG(file_fd(file_), r >= 0 ? (long)(strlen(S) + (NL)) : -1, strlen(S) + (NL)); \
+	out_post(file_); \
 	errno = e; \
 	return r
 
-REC_EXPORT int fputs(const char *s, FILE *file)
-{
-	FPUTS_BODY(file, REC_REAL(fputs)(s, f), 0);
-}
-
-REC_EXPORT int fputs_unlocked(const char *s, FILE *file)
-{
-	FPUTS_BODY(file, REC_REAL(fputs_unlocked)(s, f), 0);
-}
-
-REC_EXPORT int puts(const char *s)
-{
-	FPUTS_BODY(stdout, REC_REAL(puts)(s), 1);
-}
-
-#define PUTC_BODY(file, realcall) \
-	FILE *f = (file); \
+#define REC_SHAPE_PUTC(nm, wh, call, C, F, realcall) \
+	FILE *file_ = (F); \
 	int r, e; \
-	out_pre(f, RA()); \
+	out_pre(file_, RA()); \
 	r = realcall; \
 	e = errno; \
-	OUT_LOG(file_fd(f), r != EOF ? 1 : -1, 1); \
-	out_post(f); \
+	OUT_LOG(file_fd(file_), r != EOF ? 1 : -1, 1); \
+	out_post(file_); \
 	errno = e; \
 	return r
-
-REC_EXPORT int fputc(int c, FILE *file)
-{
-	PUTC_BODY(file, REC_REAL(fputc)(c, f));
-}
-
-REC_EXPORT int putc(int c, FILE *file)
-{
-	PUTC_BODY(file, REC_REAL(putc)(c, f));
-}
-
-REC_EXPORT int _IO_putc(int c, FILE *file)
-{
-	PUTC_BODY(file, REC_REAL(_IO_putc)(c, f));
-}
-
-REC_EXPORT int fputc_unlocked(int c, FILE *file)
-{
-	PUTC_BODY(file, REC_REAL(fputc_unlocked)(c, f));
-}
-
-REC_EXPORT int putc_unlocked(int c, FILE *file)
-{
-	PUTC_BODY(file, REC_REAL(putc_unlocked)(c, f));
-}
-
-REC_EXPORT int putchar(int c)
-{
-	PUTC_BODY(stdout, REC_REAL(putchar)(c));
-}
-
-REC_EXPORT int putchar_unlocked(int c)
-{
-	PUTC_BODY(stdout, REC_REAL(putchar_unlocked)(c));
-}
 
 /* The printf family: the result is the byte count. */
 #define VPRINTF_BODY(file, fd, realcall) \
@@ -730,35 +584,24 @@ REC_EXPORT int putchar_unlocked(int c)
 	errno = e; \
 	return r
 
-REC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), REC_REAL(vfprintf)(f, fmt, ap));
-}
+/* The VPRINTF shape's handler: vfprintf, __vfprintf_chk, vdprintf and __vdprintf_chk are
+ * generated (F NULL and FD the descriptor for the dprintf ones, NOFD for the others). */
+#define REC_SHAPE_VPRINTF(nm, wh, call, F, FD, NOFD, realcall) \
+	VPRINTF_BODY(F, (NOFD) ? file_fd(F) : (FD), realcall)
+
 
 REC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
-REC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
-}
 
 REC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
-REC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(vdprintf)(fd, fmt, ap));
-}
 
-REC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
-}
 
 #define PRINTF_BODY(file, fd, last, realcall) \
 	va_list ap; \
@@ -775,30 +618,32 @@ REC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 
 REC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 REC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, IP_REAL(vfprintf)(f, fmt, ap));
 }
 
 REC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), fmt, REC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), fmt, IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 REC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), fmt, REC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), fmt, IP_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 REC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, IP_REAL(vdprintf)(fd, fmt, ap));
 }
 
 REC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, fmt, REC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, fmt, IP_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
+
+#include "rec_wrappers.h"

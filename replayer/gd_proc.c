@@ -20,12 +20,18 @@
 #include <unistd.h>
 
 #include "gd_internal.h"
+#include "interpose.h"
 
 /* The value of ENCORE_REPLAY for root p (proto.h): all its LC needs to find its trace,
  * the control socket and the board. */
 static void replay_env(const struct rep *r, const struct gd_proc *p, char *out, size_t cap)
 {
-	snprintf(out, cap, "v=1;name=%s;pid=0;seg=0;dir=%s", p->name, r->dir);
+	struct ip_rep_env e = { .dir = r->dir };
+
+	snprintf(e.name, sizeof(e.name), "%s", p->name);
+	/* cap (8 KiB) holds a name and a path: the encoding cannot fail for want of room */
+	if (ip_rep_env_encode(out, cap, &e, NULL, NULL) != 0)
+		out[0] = '\0';
 }
 
 /* In the forked child, before exec: environment, directory, group, death with the GD.  A

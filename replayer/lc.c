@@ -9,7 +9,7 @@
  *                GD, say HELLO, get the slot and the target; register an on_exit handler
  *                (run after the program's atexit handlers, as the recorder's is, so the
  *                EXIT event is the last one here too).
- *   each call    the interposers (lc_calls.c) enforce the next event.
+ *   each call    the interposers (lc_chan.c, lc_proc.c, lc_nondet.c...) enforce the next event.
  *   fork         the child becomes PARENT.k: loads its own trace, connects anew.
  *   exit         EXIT is checked and consumed, DONE goes to the GD.
  */
@@ -24,15 +24,11 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "lc.h"
-
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) ret (*real_##name) params;
-#include "calls.def"
 
 struct lc_state lc = { .ctl = -1, .target = REP_NO_TARGET };
 int32_t lc_fd[LC_FD_MAX];
@@ -54,22 +50,10 @@ long lc_sys_write(int fd, const void *buf, size_t n)
 	return syscall(SYS_write, fd, buf, n);
 }
 
-void *lc_resolve(const char *name)
+/* Around dlsym (interpose/resolve.c), which may call libc back: straight through. */
+void ip_guard(int delta)
 {
-	void *p;
-
-	lc_depth++;
-	p = dlsym(RTLD_NEXT, name);
-	lc_depth--;
-	return p;
-}
-
-static void resolve_all(void)
-{
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	if (!real_##name) \
-		real_##name = (ret(*) params)lc_resolve(#name);
-#include "calls.def"
+	lc_depth += delta;
 }
 
 int lc_internal(void)
@@ -120,16 +104,6 @@ static void ctl_recv(struct rep_msg *m)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		syscall(SYS_exit_group, 111);
-}
-
-static int pick_min_fd(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 1100)
-		return 1000;
-	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
 }
 
 /* Move an LC descriptor to a high number, out of the program's way. */
@@ -245,6 +219,53 @@ static void ctl_hello(void)
 
 /* --- loading the trace --------------------------------------------------------------------- */
 
+/* The function names of the call-site stacks the events name (lc.site_funcs), for
+ * in(FUNCTION) terms.  Returns 0, or -1 when out of memory. */
+static int load_sites(struct trace_reader *r, const struct lc_ev *evs, uint64_t n)
+{
+	for (uint32_t i = 0; i < lc.nsites; i++)
+		free(lc.site_funcs[i]);
+	free(lc.site_funcs);
+	lc.site_funcs = NULL;
+	lc.nsites = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		const struct trace_stack *st;
+		uint32_t site = evs[k].site;
+		size_t len = 1, pos = 0;
+		char *buf;
+
+		if (!site || site > 1u << 20 || (site < lc.nsites && lc.site_funcs[site]))
+			continue;
+		if (!(st = trace_reader_stack(r, site)))
+			continue;
+		if (site >= lc.nsites) {
+			uint32_t nn = site + 64;
+			char **ns = realloc(lc.site_funcs, nn * sizeof(*ns));
+
+			if (!ns)
+				return -1;
+			memset(ns + lc.nsites, 0, (nn - lc.nsites) * sizeof(*ns));
+			lc.site_funcs = ns;
+			lc.nsites = nn;
+		}
+		for (uint32_t f = 0; f < st->nframes; f++)
+			len += strlen(st->frames[f].function) + 1;
+		if (!(buf = malloc(len)))
+			return -1;
+		for (uint32_t f = 0; f < st->nframes; f++) {
+			size_t fl = strlen(st->frames[f].function);
+
+			if (!fl)
+				continue;
+			memcpy(buf + pos, st->frames[f].function, fl + 1);
+			pos += fl + 1;
+		}
+		buf[pos] = '\0';
+		lc.site_funcs[site] = buf;
+	}
+	return 0;
+}
+
 /* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
  * allocates.  Returns 0, or -1 with why[] filled. */
 static int load_trace(char *why, size_t cap)
@@ -336,49 +357,8 @@ static int load_trace(char *why, size_t cap)
 	            (n == 0 || (evs[n - 1].kind != TRACE_EV_EXIT && evs[n - 1].kind != TRACE_EV_SIGNAL &&
 	                        evs[n - 1].kind != TRACE_EV_EXEC));
 	/* The call-site stacks, for in(FUNCTION) terms. */
-	for (i = 0; i < lc.nsites; i++)
-		free(lc.site_funcs[i]);
-	free(lc.site_funcs);
-	lc.site_funcs = NULL;
-	lc.nsites = 0;
-	for (uint64_t k = 0; k < n; k++) {
-		const struct trace_stack *st;
-		uint32_t site = evs[k].site;
-
-		if (!site || site > 1u << 20 || (site < lc.nsites && lc.site_funcs[site]))
-			continue;
-		if (!(st = trace_reader_stack(r, site)))
-			continue;
-		if (site >= lc.nsites) {
-			uint32_t nn = site + 64;
-			char **ns = realloc(lc.site_funcs, nn * sizeof(*ns));
-
-			if (!ns)
-				goto nomem;
-			memset(ns + lc.nsites, 0, (nn - lc.nsites) * sizeof(*ns));
-			lc.site_funcs = ns;
-			lc.nsites = nn;
-		}
-		{
-			size_t len = 1, pos = 0;
-			char *buf;
-
-			for (uint32_t f = 0; f < st->nframes; f++)
-				len += strlen(st->frames[f].function) + 1;
-			if (!(buf = malloc(len)))
-				goto nomem;
-			for (uint32_t f = 0; f < st->nframes; f++) {
-				size_t fl = strlen(st->frames[f].function);
-
-				if (!fl)
-					continue;
-				memcpy(buf + pos, st->frames[f].function, fl + 1);
-				pos += fl + 1;
-			}
-			buf[pos] = '\0';
-			lc.site_funcs[site] = buf;
-		}
-	}
+	if (load_sites(r, evs, n) != 0)
+		goto nomem;
 	/* Events are numbered across images, consecutively (as the analyzer numbers them): an
 	 * image's first event follows the last one of the previous image, whatever its header
 	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */
@@ -703,26 +683,15 @@ void lc_commit(void)
 
 /* --- descriptors --------------------------------------------------------------------------- */
 
-/* What the descriptor is now, as the recorder's classify() saw it: 'S' a socket, 'P' a pipe
- * or a character device (a terminal...), 'R' /dev/urandom or /dev/random (1,9 and 1,8), 'N'
- * /dev/null, /dev/zero or /dev/full, 'F' anything else (a regular file...), 0 not open. */
+/* What the descriptor is now (enum ip_fd_kind, judged as the recorder's classify() judges
+ * it), -1 when it is not open. */
 static int fd_kind(int fd)
 {
 	struct stat st;
 
 	if (syscall(SYS_fstat, fd, &st) != 0)
-		return 0;
-	if (S_ISSOCK(st.st_mode))
-		return 'S';
-	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1) {
-		unsigned mi = minor(st.st_rdev);
-
-		if (mi == 8 || mi == 9)
-			return 'R';
-		if (mi == 3 || mi == 5 || mi == 7)
-			return 'N';
-	}
-	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? 'P' : 'F';
+		return -1;
+	return ip_fd_kind(st.st_mode, st.st_rdev);
 }
 
 int32_t lc_fd_class(int fd)
@@ -746,8 +715,9 @@ int32_t lc_fd_class(int fd)
 	k = fd_kind(fd);
 	ev = lc_peek();
 	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
-	    ((ev->kind == TRACE_EV_SOCKET && (k == 'S' || k == 0 || fd <= 2)) ||
-	     (ev->kind == TRACE_EV_PIPE && (k == 'P' || k == 0 || fd <= 2)))) {
+	    ((ev->kind == TRACE_EV_SOCKET && (k == IP_FD_SOCKET || k < 0 || fd <= 2)) ||
+	     (ev->kind == TRACE_EV_PIPE &&
+	      (k == IP_FD_PIPE || k == IP_FD_CHAR || k < 0 || fd <= 2)))) {
 		/* (not open now: inherited from outside the session when recorded; its bytes are
 		 * in the trace) */
 		if (lc.halt_check) {
@@ -759,9 +729,9 @@ int32_t lc_fd_class(int fd)
 		lc_commit();
 		return lc_fd[fd];
 	}
-	if (!k)
+	if (k < 0)
 		return LC_FD_IGNORED; /* not open: the call fails anyway; look again next time */
-	if (k == 'R')
+	if (k == IP_FD_RANDOM)
 		return lc_fd[fd] = LC_FD_RANDOM;
 	return lc_fd[fd] = LC_FD_IGNORED;
 }
@@ -871,61 +841,82 @@ static int cloexec(int fd)
 	return f < 0 || (f & FD_CLOEXEC);
 }
 
+/* Iterators over the state the new image keeps, for the encoder: the channels of the
+ * descriptors not marked close-on-exec (one item per such descriptor, as the decoder takes
+ * them), then those descriptors' classes.  *fd is the next descriptor to look at. */
+static int next_kept(int *fd, int chans)
+{
+	while (*fd < LC_FD_MAX) {
+		int32_t c = lc_fd[(*fd)++];
+
+		if (chans ? c > 0 && c < LC_CHAN_MAX : c != LC_FD_UNKNOWN && c != LC_FD_IGNORED)
+			if (!cloexec(*fd - 1))
+				return *fd - 1;
+	}
+	return -1;
+}
+
+static int next_chan_item(void *ctx, uint64_t *v)
+{
+	int fd = next_kept(ctx, 1);
+	const struct lc_chan *c;
+
+	if (fd < 0)
+		return 0;
+	c = &lc_chan[lc_fd[fd]];
+	v[0] = (uint64_t)lc_fd[fd];
+	v[1] = c->bytes[0];
+	v[2] = c->bytes[1];
+	v[3] = c->hash[0];
+	v[4] = c->hash[1];
+	v[5] = c->external;
+	return 1;
+}
+
+static int next_fd_item(void *ctx, uint64_t *v)
+{
+	int fd = next_kept(ctx, 0);
+
+	if (fd < 0)
+		return 0;
+	v[0] = (uint64_t)fd;
+	v[1] = (uint64_t)(int64_t)lc_fd[fd];
+	return 1;
+}
+
 /* Built in static storage: exec may follow fork in a program that cannot allocate.  With
  * state: the channels and descriptors the new image keeps (exec); without: a new process
  * (posix_spawn), whose recorder classified its descriptors anew. */
 static char **build_env(char *const envp[], const char *name, uint32_t seg, int state)
 {
-	static char buf[1 << 17], preload[8192];
+	static char buf[1 << 17], preload[8192], kids[16384];
 	static char *out[4096];
 	const char *so = self_so();
-	size_t pos = 0, n = 0, cap = sizeof(buf);
-	int have_preload = 0, first = 1;
+	size_t n = 0;
+	int have_preload = 0, chi = state ? 0 : LC_FD_MAX, fdi = state ? 0 : LC_FD_MAX;
+	struct ip_env_list ch = { next_chan_item, &chi, IP_REP_CH_FIELDS, 0 };
+	struct ip_env_list fds = { next_fd_item, &fdi, IP_REP_FD_FIELDS, 2 };
+	/* first: the index after the EXEC event */
+	struct ip_rep_env e = { .seg = seg, .has_first = 1,
+		                .first = state ? lc.pos + 1 : 0, .dir = lc.dir };
 
 	lc_depth++;
-#define PUT(...) \
-	do { \
-		int w_ = snprintf(buf + pos, cap - pos, __VA_ARGS__); \
-		if (w_ < 0 || (size_t)w_ >= cap - pos) \
-			goto fail; \
-		pos += (size_t)w_; \
-	} while (0)
-	PUT(REP_ENV "=v=1;name=%s;pid=0;seg=%u;first=%llu;ch=", name, seg,
-	    (unsigned long long)(state ? lc.pos + 1 : 0)); /* after the EXEC event */
-	for (int fd = 0; fd < LC_FD_MAX && state; fd++) {
-		int32_t id = lc_fd[fd];
-
-		if (id <= 0 || id >= LC_CHAN_MAX || cloexec(fd))
-			continue;
-		PUT("%s%d:%llu:%llu:%u:%u:%u", first ? "" : ",", id,
-		    (unsigned long long)lc_chan[id].bytes[0], (unsigned long long)lc_chan[id].bytes[1],
-		    lc_chan[id].hash[0], lc_chan[id].hash[1], lc_chan[id].external);
-		first = 0;
-	}
-	PUT(";fd=");
-	first = 1;
-	for (int fd = 0; fd < LC_FD_MAX && state; fd++) {
-		if (lc_fd[fd] == LC_FD_UNKNOWN || lc_fd[fd] == LC_FD_IGNORED || cloexec(fd))
-			continue;
-		PUT("%s%d:%d", first ? "" : ",", fd, lc_fd[fd]);
-		first = 0;
-	}
 	if (state) {
 		int64_t c[4];
 
 		lc_counters(c, 0);
-		PUT(";cnt=%lld:%lld:%lld:%lld", (long long)c[0], (long long)c[1], (long long)c[2],
-		    (long long)c[3]);
-		{
-			/* the children forked so far (the new image may wait for them) */
-			static char kids[16384];
-
-			if (lc_pids_text(kids, sizeof(kids)) > 0)
-				PUT(";kids=%s", kids);
-		}
+		memcpy(e.cnt, c, sizeof(c));
+		e.has_cnt = 1;
+		/* the children forked so far (the new image may wait for them) */
+		if (lc_pids_text(kids, sizeof(kids)) > 0)
+			e.kids_text = kids;
 	}
-	PUT(";dir=%s", lc.dir);
-#undef PUT
+	if (strlen(name) >= sizeof(e.name))
+		goto fail;
+	memcpy(e.name, name, strlen(name) + 1);
+	memcpy(buf, REP_ENV "=", sizeof(REP_ENV));
+	if (ip_rep_env_encode(buf + sizeof(REP_ENV), sizeof(buf) - sizeof(REP_ENV), &e, &ch, &fds))
+		goto fail;
 	out[n++] = buf;
 	for (size_t i = 0; envp && envp[i] && n < sizeof(out) / sizeof(out[0]) - 2; i++) {
 		if (strncmp(envp[i], REP_ENV "=", sizeof(REP_ENV)) == 0)
@@ -992,95 +983,50 @@ void lc_exec_failed(void)
 
 /* --- configuration ------------------------------------------------------------------------- */
 
-/* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session (dir last; after exec also ch=,
- * fd=, cnt=, kids=, first=: the state the new image continues).  pid is the process
- * that last wrote the variable (0 from the GD): another value means an image the LC did not
- * see start (exec, system(), posix_spawn), which is not replayed yet. */
+/* ENCORE_REPLAY, decoded by interpose/env.c (the format is in interpose.h): the state the
+ * new image continues (after exec: ch=, fd=, cnt=, kids=, first=) is applied here.  pid is
+ * the process that last wrote the variable (0 from the GD): another value means an image
+ * the LC did not see start (exec, system(), posix_spawn), which is not replayed yet. */
 static int env_parse(const char *s, uint32_t *seg, long *pid)
 {
-	const char *p = s;
+	struct ip_rep_env e;
+	uint64_t v[IP_REP_CH_FIELDS];
+	const char *p;
+	int r;
 
 	*seg = 0;
 	*pid = 0;
-	while (*p) {
-		const char *eq = strchr(p, '='), *end;
-		size_t klen, vlen;
-
-		if (!eq)
-			return -1;
-		klen = (size_t)(eq - p);
-		if (klen == 3 && memcmp(p, "dir", 3) == 0) {
-			if (eq[1] != '/' || strlen(eq + 1) >= sizeof(lc.dir))
-				return -1;
-			strcpy(lc.dir, eq + 1);
-			return lc.name[0] ? 0 : -1;
+	if (ip_rep_env_decode(s, &e) != 0)
+		return -1;
+	memcpy(lc.name, e.name, sizeof(lc.name));
+	snprintf(lc.dir, sizeof(lc.dir), "%s", e.dir);
+	*seg = e.seg;
+	*pid = (long)e.pid;
+	if (e.has_first)
+		lc.next_base = e.first;
+	/* ID:SENT:RECEIVED:HASH_OUT:HASH_IN:EXTERNAL,... (channels kept across exec) */
+	for (p = e.ch.p; (r = ip_env_list_next(&p, e.ch.p + e.ch.len, v, IP_REP_CH_FIELDS, 0)) > 0;) {
+		if (v[0] < LC_CHAN_MAX) {
+			lc_chan[v[0]].bytes[0] = v[1];
+			lc_chan[v[0]].bytes[1] = v[2];
+			lc_chan[v[0]].hash[0] = (uint32_t)v[3];
+			lc_chan[v[0]].hash[1] = (uint32_t)v[4];
+			lc_chan[v[0]].external = (uint8_t)v[5];
 		}
-		end = strchr(eq + 1, ';');
-		if (!end)
-			return -1;
-		vlen = (size_t)(end - eq - 1);
-		if (klen == 4 && memcmp(p, "name", 4) == 0) {
-			if (!vlen || vlen >= sizeof(lc.name))
-				return -1;
-			memcpy(lc.name, eq + 1, vlen);
-			lc.name[vlen] = '\0';
-		} else if (klen == 3 && memcmp(p, "seg", 3) == 0) {
-			*seg = (uint32_t)strtoul(eq + 1, NULL, 10);
-		} else if (klen == 3 && memcmp(p, "pid", 3) == 0) {
-			*pid = strtol(eq + 1, NULL, 10);
-		} else if (klen == 2 && memcmp(p, "ch", 2) == 0) {
-			/* ID:SENT:RECEIVED:HASH_OUT:HASH_IN:EXTERNAL,... (channels kept across exec) */
-			const char *q = eq + 1;
-
-			while (q < end) {
-				unsigned long long v[6];
-				int used = 0;
-
-				if (sscanf(q, "%llu:%llu:%llu:%llu:%llu:%llu%n", &v[0], &v[1], &v[2], &v[3],
-				           &v[4], &v[5], &used) != 6)
-					return -1;
-				if (v[0] < LC_CHAN_MAX) {
-					lc_chan[v[0]].bytes[0] = v[1];
-					lc_chan[v[0]].bytes[1] = v[2];
-					lc_chan[v[0]].hash[0] = (uint32_t)v[3];
-					lc_chan[v[0]].hash[1] = (uint32_t)v[4];
-					lc_chan[v[0]].external = (uint8_t)v[5];
-				}
-				q += used;
-				if (*q == ',')
-					q++;
-			}
-		} else if (klen == 4 && memcmp(p, "kids", 4) == 0) {
-			lc_pids_parse(eq + 1, end);
-		} else if (klen == 5 && memcmp(p, "first", 5) == 0) {
-			lc.next_base = strtoull(eq + 1, NULL, 10);
-		} else if (klen == 3 && memcmp(p, "cnt", 3) == 0) {
-			long long c[4];
-
-			if (sscanf(eq + 1, "%lld:%lld:%lld:%lld", &c[0], &c[1], &c[2], &c[3]) == 4) {
-				int64_t v[4] = { c[0], c[1], c[2], c[3] };
-
-				lc_counters(v, 1);
-			}
-		} else if (klen == 2 && memcmp(p, "fd", 2) == 0) {
-			const char *q = eq + 1;
-
-			while (q < end) {
-				int fd, used = 0;
-				long id;
-
-				if (sscanf(q, "%d:%ld%n", &fd, &id, &used) != 2)
-					return -1;
-				if (fd >= 0 && fd < LC_FD_MAX)
-					lc_fd[fd] = (int32_t)id;
-				q += used;
-				if (*q == ',')
-					q++;
-			}
-		}
-		p = end + 1;
 	}
-	return -1;
+	if (r < 0)
+		return -1;
+	/* FD:CLASS,... (a channel id, or LC_FD_RANDOM) */
+	for (p = e.fd.p; (r = ip_env_list_next(&p, e.fd.p + e.fd.len, v, IP_REP_FD_FIELDS, 2)) > 0;)
+		if (v[0] < LC_FD_MAX)
+			lc_fd[v[0]] = (int32_t)(int64_t)v[1];
+	if (r < 0)
+		return -1;
+	if (e.kids.p)
+		lc_pids_parse(e.kids.p, e.kids.p + e.kids.len);
+	if (e.has_cnt)
+		lc_counters(e.cnt, 1);
+	return 0;
 }
 
 __attribute__((constructor)) static void lc_init(void)
@@ -1090,13 +1036,13 @@ __attribute__((constructor)) static void lc_init(void)
 	uint32_t seg = 0;
 	long pid = 0;
 
-	resolve_all();
+	ip_resolve_all();
 	lc.slot = &dummy_slot;
 	env = getenv(REP_ENV);
 	if (!env || !*env)
 		return;
 	lc_depth++;
-	lc.min_fd = pick_min_fd();
+	lc.min_fd = ip_pick_min_fd();
 	if (env_parse(env, &seg, &pid) != 0)
 		goto out;
 	board_map();
@@ -1115,11 +1061,13 @@ __attribute__((constructor)) static void lc_init(void)
 	}
 	{
 		/* Stamp our pid: an image started later from this environment knows it is not us. */
-		static char buf[4096 + 256];
+		static char buf[IP_DIR_MAX + 256];
+		struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg,
+			                .dir = lc.dir };
 
-		snprintf(buf, sizeof(buf), "v=1;name=%s;pid=%ld;seg=%u;dir=%s", lc.name,
-		         (long)syscall(SYS_getpid), lc.seg, lc.dir);
-		setenv(REP_ENV, buf, 1);
+		memcpy(e.name, lc.name, sizeof(e.name));
+		if (ip_rep_env_encode(buf, sizeof(buf), &e, NULL, NULL) == 0)
+			setenv(REP_ENV, buf, 1);
 	}
 	if (load_trace(why, sizeof(why)) != 0) {
 		ctl_hello();

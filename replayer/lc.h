@@ -1,7 +1,7 @@
 /*
  * lc.h: what the files of libencore-replay.so (the local controller, LC) share.  Private
  * to replayer/, never installed; everything here is hidden (-fvisibility=hidden): the
- * library exports only the interposers of libtrace/calls.def and encore_mark.
+ * library exports only the interposers of interpose/calls.def and encore_mark.
  *
  * The model (replayer/README.md says more):
  *   - at load, the LC reads its own process's trace whole into memory (events and their
@@ -31,35 +31,19 @@
 #include <sys/uio.h>
 #include <time.h>
 
+#include "interpose.h"
 #include "proto.h"
 #include "trace.h"
 
-#define LC_HIDDEN __attribute__((visibility("hidden")))
-#define LC_EXPORT __attribute__((visibility("default")))
+#define LC_HIDDEN IP_HIDDEN
+#define LC_EXPORT IP_EXPORT
 
-#define LC_FD_MAX 65536
-#define LC_CHAN_MAX 65536
+/* Fixed sizes (interpose.h), the recorder's: descriptors below LC_FD_MAX, channel ids below
+ * LC_CHAN_MAX (the channel table is indexed by id). */
+#define LC_FD_MAX IP_FD_MAX
+#define LC_CHAN_MAX IP_CHAN_MAX
 
-/* The real functions, resolved with dlsym(RTLD_NEXT). */
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
-	extern ret (*real_##name) params LC_HIDDEN;
-#include "calls.def"
-
-LC_HIDDEN void *lc_resolve(const char *name);
-#define LC_REAL(name) \
-	(*({ \
-		if (__builtin_expect(real_##name == NULL, 0)) \
-			real_##name = (__typeof__(real_##name))lc_resolve(#name); \
-		&real_##name; \
-	}))
-
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                       struct sockaddr *addr, socklen_t *len);
-int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
-int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                const sigset_t *mask, size_t fdslen);
+/* The real functions: IP_REAL(name) (interpose.h). */
 
 /* One recorded event, compact; value bytes live in lc.data. */
 struct lc_ev {
@@ -152,6 +136,20 @@ LC_HIDDEN void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t miss
 LC_HIDDEN int32_t lc_fd_class(int fd);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
+/* A call that failed when recorded fails the same way now, without being made. */
+#define LC_RECORDED_FAILURE(ev) \
+	do { \
+		if ((ev)->result < 0) { \
+			int e_ = (ev)->err; \
+			lc_commit(); \
+			errno = e_; \
+			return -1; \
+		} \
+	} while (0)
+
+/* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
+ * through the listening socket lfd. */
+LC_HIDDEN int lc_stash_has_listener(int lfd);
 /* Our own descriptors, which the program may not close or dup2 over. */
 LC_HIDDEN int lc_own_fd(int fd);
 LC_HIDDEN void lc_own_fd_move(int fd);
@@ -194,7 +192,7 @@ LC_HIDDEN char **lc_exec_env(char *const envp[]);
 LC_HIDDEN void lc_exec_failed(void);
 LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
 
-/* Process life (lc.c, lc_calls.c). */
+/* Process life (lc.c, lc_proc.c). */
 LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);

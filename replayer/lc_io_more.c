@@ -41,7 +41,7 @@ LC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
-		return LC_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	{
 		const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, "syscall(SYS_getrandom)");
 		long r = (long)ev->result;
@@ -67,7 +67,7 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 	int r;
 
 	if (!lc_on())
-		return LC_REAL(getentropy)(buf, n);
+		return IP_REAL(getentropy)(buf, n);
 	ev = lc_expect(TRACE_EV_RANDOM, -1, "getentropy");
 	r = (int)ev->result;
 	if (r == 0 && n) {
@@ -85,8 +85,11 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 /* --- bytes moved by the kernel --------------------------------------------------------- */
 
 /* One transfer of at most n bytes: the real call with the caller's arguments. */
+/* Which call moves the bytes: named after the rows (KMOVE below pastes the row's name). */
+enum move_kind { MOVE_sendfile, MOVE_sendfile64, MOVE_splice, MOVE_tee, MOVE_copy_file_range };
+
 struct move {
-	int kind; /* 0 sendfile, 1 sendfile64, 2 splice, 3 tee, 4 copy_file_range */
+	enum move_kind kind;
 	int in, out;
 	void *off_in, *off_out;
 	unsigned int flags;
@@ -95,11 +98,11 @@ struct move {
 static long move_once(const struct move *m, size_t n)
 {
 	switch (m->kind) {
-	case 0: return LC_REAL(sendfile)(m->out, m->in, m->off_in, n);
-	case 1: return LC_REAL(sendfile64)(m->out, m->in, m->off_in, n);
-	case 2: return LC_REAL(splice)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
-	case 3: return LC_REAL(tee)(m->in, m->out, n, m->flags);
-	default: return LC_REAL(copy_file_range)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	case MOVE_sendfile: return IP_REAL(sendfile)(m->out, m->in, m->off_in, n);
+	case MOVE_sendfile64: return IP_REAL(sendfile64)(m->out, m->in, m->off_in, n);
+	case MOVE_splice: return IP_REAL(splice)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
+	case MOVE_tee: return IP_REAL(tee)(m->in, m->out, n, m->flags);
+	default: return IP_REAL(copy_file_range)(m->in, m->off_in, m->out, m->off_out, n, m->flags);
 	}
 }
 
@@ -142,7 +145,7 @@ static void move_exact(const struct move *m, size_t want, const char *what, uint
 /* Skip n bytes of the source, as a transfer to an absent outside peer would have. */
 static void skip_source(const struct move *m, size_t n)
 {
-	if (m->kind == 3)
+	if (m->kind == MOVE_tee)
 		return; /* tee consumes nothing */
 	if (m->off_in)
 		*(int64_t *)m->off_in += (int64_t)n;
@@ -218,57 +221,10 @@ static int lc_move(const struct move *m, size_t asked, const char *what, ssize_t
 	return 1;
 }
 
-LC_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
-{
-	struct move m = { 0, in, out, off, NULL, 0 };
-	ssize_t r;
 
-	if (lc_move(&m, n, "sendfile", &r))
-		return r;
-	return LC_REAL(sendfile)(out, in, off, n);
-}
 
-LC_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
-{
-	struct move m = { 1, in, out, off, NULL, 0 };
-	ssize_t r;
 
-	if (lc_move(&m, n, "sendfile", &r))
-		return r;
-	return LC_REAL(sendfile64)(out, in, off, n);
-}
 
-LC_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                         unsigned int flags)
-{
-	struct move m = { 2, in, out, off_in, off_out, flags };
-	ssize_t r;
-
-	if (lc_move(&m, n, "splice", &r))
-		return r;
-	return LC_REAL(splice)(in, off_in, out, off_out, n, flags);
-}
-
-LC_EXPORT ssize_t tee(int in, int out, size_t n, unsigned int flags)
-{
-	struct move m = { 3, in, out, NULL, NULL, flags };
-	ssize_t r;
-
-	if (lc_move(&m, n, "tee", &r))
-		return r;
-	return LC_REAL(tee)(in, out, n, flags);
-}
-
-LC_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out, size_t n,
-                                  unsigned int flags)
-{
-	struct move m = { 4, in, out, off_in, off_out, flags };
-	ssize_t r;
-
-	if (lc_move(&m, n, "copy_file_range", &r))
-		return r;
-	return LC_REAL(copy_file_range)(in, off_in, out, off_out, n, flags);
-}
 
 /* vmsplice on a pipe: the real call, repeated over the rest of the iovec until the recorded
  * size moved. */
@@ -282,10 +238,10 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	long r;
 
 	if (!lc_on())
-		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+		return IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	cls = lc_fd_class(fd);
 	if (cls <= 0)
-		return LC_REAL(vmsplice)(fd, iov, cnt, flags);
+		return IP_REAL(vmsplice)(fd, iov, cnt, flags);
 	fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
 	in = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
 	ev = lc_expect(in ? TRACE_EV_RECV : TRACE_EV_SEND, fd, "vmsplice");
@@ -314,7 +270,7 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 			skip = 0;
 			n++;
 		}
-		r = LC_REAL(vmsplice)(fd, win, n, flags);
+		r = IP_REAL(vmsplice)(fd, win, n, flags);
 		if (r > 0) {
 			got += (size_t)r;
 			continue;
@@ -337,3 +293,14 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	lc_commit();
 	return r;
 }
+
+/* The KMOVE shape's handler (interpose/calls.def): sendfile, sendfile64, splice, tee and
+ * copy_file_range are generated (lc_wrappers.h, below). */
+#define LC_SHAPE_KMOVE(nm, wh, call, IN, OUT, OFF_IN, OFF_OUT, N, FL, realcall) \
+	struct move m_ = { MOVE_##nm, IN, OUT, OFF_IN, OFF_OUT, FL }; \
+	ssize_t r_; \
+	if (lc_move(&m_, N, wh, &r_)) \
+		return r_; \
+	return realcall
+
+#include "lc_wrappers.h"

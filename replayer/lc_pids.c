@@ -142,7 +142,7 @@ static void wait_end(int options)
 		lc_wait_state(0, -1, 0, 0);
 }
 
-/* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_calls.c): a pid, or
+/* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_chan.c): a pid, or
  * -pgid, recorded -> live; 0 for none of the session (not set: kill's rule) or when not
  * translating (then the caller passes the value through). */
 pid_t lc_owner_live(pid_t rec, int *unknown)
@@ -172,12 +172,12 @@ LC_EXPORT int kill(pid_t pid, int sig)
 	pid_t live;
 
 	if (!on() || pid == 0 || pid == INT_MIN)
-		return LC_REAL(kill)(pid, sig);
+		return IP_REAL(kill)(pid, sig);
 	if (pid == -1)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
-	return LC_REAL(kill)(pid < 0 ? -live : live, sig);
+	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
 LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
@@ -185,10 +185,10 @@ LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 	pid_t live;
 
 	if (!on() || pid <= 0)
-		return LC_REAL(sigqueue)(pid, sig, val);
+		return IP_REAL(sigqueue)(pid, sig, val);
 	if (!(live = to_live(pid)))
 		return 0;
-	return LC_REAL(sigqueue)(live, sig, val);
+	return IP_REAL(sigqueue)(live, sig, val);
 }
 
 LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
@@ -196,11 +196,11 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	pid_t live;
 
 	if (!on() || tgid <= 0)
-		return LC_REAL(tgkill)(tgid, tid, sig);
+		return IP_REAL(tgkill)(tgid, tid, sig);
 	if (!(live = to_live(tgid)))
 		return 0;
 	/* single-threaded processes (the replayer's limit): the thread is the process */
-	return LC_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
+	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
 }
 
 int pidfd_open(pid_t pid, unsigned int flags);
@@ -211,72 +211,36 @@ LC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 {
 	pid_t live;
 
-	if (!LC_REAL(pidfd_open)) {
+	if (!IP_REAL(pidfd_open)) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (!on() || pid <= 0)
-		return LC_REAL(pidfd_open)(pid, flags);
+		return IP_REAL(pidfd_open)(pid, flags);
 	if (!(live = to_live(pid))) {
 		errno = ESRCH; /* no process of the session: none to name */
 		return -1;
 	}
-	return LC_REAL(pidfd_open)(live, flags);
+	return IP_REAL(pidfd_open)(live, flags);
 }
 
-LC_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
-{
-	pid_t r;
-	int e;
 
-	if (!on())
-		return LC_REAL(waitpid)(pid, status, options);
-	wait_begin(options, pid);
-	r = LC_REAL(waitpid)(wait_arg(pid), status, options);
-	e = errno;
-	wait_end(options);
-	errno = e;
-	return r > 0 ? to_rec(r) : r;
-}
 
-LC_EXPORT pid_t wait(int *status)
-{
-	return waitpid(-1, status, 0);
-}
 
-LC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
-{
-	pid_t r;
-	int e;
-
-	if (!on())
-		return LC_REAL(wait4)(pid, status, options, ru);
-	wait_begin(options, pid);
-	r = LC_REAL(wait4)(wait_arg(pid), status, options, ru);
-	e = errno;
-	wait_end(options);
-	errno = e;
-	return r > 0 ? to_rec(r) : r;
-}
-
-LC_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
-{
-	return wait4(-1, status, options, ru);
-}
 
 LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
 	int r, e;
 
 	if (!on())
-		return LC_REAL(waitid)((int)idtype, id, info, options);
+		return IP_REAL(waitid)((int)idtype, id, info, options);
 	if (idtype == P_PID || idtype == P_PGID) {
 		pid_t live = to_live((pid_t)id);
 
 		id = live ? (id_t)live : (id_t)INT_MAX;
 	}
 	wait_begin(options, idtype == P_ALL ? -1 : (pid_t)id);
-	r = LC_REAL(waitid)((int)idtype, id, info, options);
+	r = IP_REAL(waitid)((int)idtype, id, info, options);
 	e = errno;
 	wait_end(options);
 	if (r == 0 && info && info->si_pid > 0)
@@ -295,58 +259,36 @@ static void signal_wait_begin(void)
 		lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
 }
 
-LC_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	int r;
+/* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
+ * pause are generated (lc_wrappers.h, below).  INFO: the sender's pid, given back recorded. */
+#define LC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) \
+	int r_, e_; \
+	if (!on()) \
+		return realcall; \
+	signal_wait_begin(); \
+	r_ = realcall; \
+	e_ = errno; \
+	wait_end(0); \
+	if (r_ > 0 && (INFO) && (INFO)->si_pid > 0) \
+		(INFO)->si_pid = to_rec((INFO)->si_pid); \
+	errno = e_; \
+	return r_
 
-	if (!on())
-		return LC_REAL(sigwait)(set, sig);
-	signal_wait_begin();
-	r = LC_REAL(sigwait)(set, sig);
-	wait_end(0);
-	return r;
-}
+/* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  PIDP: the
+ * pid argument, translated recorded -> live (NULL for wait and wait3: any child); the pid
+ * returned goes back live -> recorded. */
+#define LC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, realcall) \
+	pid_t *pp_ = (PIDP), r_; \
+	int e_; \
+	if (!on()) \
+		return realcall; \
+	wait_begin(OPT, pp_ ? *pp_ : -1); \
+	if (pp_) \
+		*pp_ = wait_arg(*pp_); \
+	r_ = realcall; \
+	e_ = errno; \
+	wait_end(OPT); \
+	errno = e_; \
+	return r_ > 0 ? to_rec(r_) : r_
 
-LC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(sigwaitinfo)(set, info);
-	signal_wait_begin();
-	r = LC_REAL(sigwaitinfo)(set, info);
-	e = errno;
-	wait_end(0);
-	if (r > 0 && info && info->si_pid > 0)
-		info->si_pid = to_rec(info->si_pid);
-	errno = e;
-	return r;
-}
-
-LC_EXPORT int sigsuspend(const sigset_t *mask)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(sigsuspend)(mask);
-	signal_wait_begin();
-	r = LC_REAL(sigsuspend)(mask);
-	e = errno;
-	wait_end(0);
-	errno = e;
-	return r;
-}
-
-LC_EXPORT int pause(void)
-{
-	int r, e;
-
-	if (!on())
-		return LC_REAL(pause)();
-	signal_wait_begin();
-	r = LC_REAL(pause)();
-	e = errno;
-	wait_end(0);
-	errno = e;
-	return r;
-}
+#include "lc_wrappers.h"

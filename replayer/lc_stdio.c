@@ -210,79 +210,42 @@ static void in_real_done(const struct lc_ev *ev, size_t got, const char *what)
 
 /* --- input ----------------------------------------------------------------------------- */
 
-#define FREAD_BODY(what, realcall) \
+/* The input shapes' handlers (interpose/calls.def): the wrappers generated from their rows
+ * (lc_wrappers.h, included at the end of this file) expand them.  F is the FILE (stdin for
+ * getchar), `what` names the call in a divergence report. */
+#define LC_SHAPE_FREAD(nm, what, call, P, SZ, N, F, realcall) \
 	const struct lc_ev *ev; \
 	size_t r; \
-	switch (in_begin(f, what, &ev)) { \
+	switch (in_begin(F, what, &ev)) { \
 	case IN_FEED: \
-		r = feed(f, ev, p, size * n, what); \
-		return size ? r / size : 0; \
+		r = feed(F, ev, P, (SZ) * (N), what); \
+		return (SZ) ? r / (SZ) : 0; \
 	case IN_REAL: \
 		r = realcall; \
-		in_real_done(ev, r * size, what); \
+		in_real_done(ev, r * (SZ), what); \
 		return r; \
 	default: \
 		return realcall; \
 	}
 
-LC_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY("fread", LC_REAL(fread)(p, size, n, f));
-}
-
-LC_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY("fread_unlocked", LC_REAL(fread_unlocked)(p, size, n, f));
-}
-
-LC_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY("fread", LC_REAL(__fread_chk)(p, plen, size, n, f));
-}
-
-LC_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
-{
-	FREAD_BODY("fread_unlocked", LC_REAL(__fread_unlocked_chk)(p, plen, size, n, f));
-}
-
-#define FGETS_BODY(what, realcall) \
+#define LC_SHAPE_FGETS(nm, what, call, S, N, F, realcall) \
 	const struct lc_ev *ev; \
 	char *r; \
 	size_t k; \
-	switch (in_begin(f, what, &ev)) { \
+	switch (in_begin(F, what, &ev)) { \
 	case IN_FEED: \
-		k = feed(f, ev, s, n > 1 ? (size_t)n - 1 : 0, what); \
+		k = feed(F, ev, S, (N) > 1 ? (size_t)(N) - 1 : 0, what); \
 		if (!k) \
 			return NULL; \
-		s[k] = '\0'; \
-		return s; \
+		(S)[k] = '\0'; \
+		return S; \
 	case IN_REAL: \
 		r = realcall; \
-		in_real_done(ev, r ? strlen(s) : 0, what); \
+		in_real_done(ev, r ? strlen(S) : 0, what); \
 		return r; \
 	default: \
 		return realcall; \
 	}
-
-LC_EXPORT char *fgets(char *s, int n, FILE *f)
-{
-	FGETS_BODY("fgets", LC_REAL(fgets)(s, n, f));
-}
-
-LC_EXPORT char *fgets_unlocked(char *s, int n, FILE *f)
-{
-	FGETS_BODY("fgets_unlocked", LC_REAL(fgets_unlocked)(s, n, f));
-}
-
-LC_EXPORT char *__fgets_chk(char *s, size_t slen, int n, FILE *f)
-{
-	FGETS_BODY("fgets", LC_REAL(__fgets_chk)(s, slen, n, f));
-}
-
-LC_EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *f)
-{
-	FGETS_BODY("fgets_unlocked", LC_REAL(__fgets_unlocked_chk)(s, slen, n, f));
-}
 
 /* getline's buffer grows as the real one would (malloc/realloc: the program frees it). */
 static ssize_t feed_line(FILE *f, const struct lc_ev *ev, char **line, size_t *cap,
@@ -308,12 +271,12 @@ static ssize_t feed_line(FILE *f, const struct lc_ev *ev, char **line, size_t *c
 	return (ssize_t)n;
 }
 
-#define GETDELIM_BODY(what, realcall) \
+#define LC_SHAPE_GETDELIM(nm, what, call, LINE, CAP, F, realcall) \
 	const struct lc_ev *ev; \
 	ssize_t r; \
-	switch (in_begin(f, what, &ev)) { \
+	switch (in_begin(F, what, &ev)) { \
 	case IN_FEED: \
-		return feed_line(f, ev, line, cap, what); \
+		return feed_line(F, ev, LINE, CAP, what); \
 	case IN_REAL: \
 		r = realcall; \
 		in_real_done(ev, r > 0 ? (size_t)r : 0, what); \
@@ -322,71 +285,21 @@ static ssize_t feed_line(FILE *f, const struct lc_ev *ev, char **line, size_t *c
 		return realcall; \
 	}
 
-LC_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
-{
-	GETDELIM_BODY("getline", LC_REAL(getline)(line, cap, f));
-}
-
-LC_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
-{
-	GETDELIM_BODY("getdelim", LC_REAL(getdelim)(line, cap, delim, f));
-}
-
-LC_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
-{
-	GETDELIM_BODY("getdelim", LC_REAL(__getdelim)(line, cap, delim, f));
-}
-
-#define GETC_BODY(file, what, realcall) \
-	FILE *f = (file); \
+#define LC_SHAPE_GETC(nm, what, call, F, realcall) \
+	FILE *file_ = (F); \
 	const struct lc_ev *ev; \
 	unsigned char b; \
-	int c; \
-	switch (in_begin(f, what, &ev)) { \
+	int c_; \
+	switch (in_begin(file_, what, &ev)) { \
 	case IN_FEED: \
-		return feed(f, ev, &b, 1, what) ? (int)b : EOF; \
+		return feed(file_, ev, &b, 1, what) ? (int)b : EOF; \
 	case IN_REAL: \
-		c = realcall; \
-		in_real_done(ev, c != EOF ? 1 : 0, what); \
-		return c; \
+		c_ = realcall; \
+		in_real_done(ev, c_ != EOF ? 1 : 0, what); \
+		return c_; \
 	default: \
 		return realcall; \
 	}
-
-LC_EXPORT int fgetc(FILE *file)
-{
-	GETC_BODY(file, "fgetc", LC_REAL(fgetc)(f));
-}
-
-LC_EXPORT int getc(FILE *file)
-{
-	GETC_BODY(file, "getc", LC_REAL(getc)(f));
-}
-
-LC_EXPORT int _IO_getc(FILE *file)
-{
-	GETC_BODY(file, "getc", LC_REAL(_IO_getc)(f));
-}
-
-LC_EXPORT int fgetc_unlocked(FILE *file)
-{
-	GETC_BODY(file, "fgetc_unlocked", LC_REAL(fgetc_unlocked)(f));
-}
-
-LC_EXPORT int getc_unlocked(FILE *file)
-{
-	GETC_BODY(file, "getc_unlocked", LC_REAL(getc_unlocked)(f));
-}
-
-LC_EXPORT int getchar(void)
-{
-	GETC_BODY(stdin, "getchar", LC_REAL(getchar)());
-}
-
-LC_EXPORT int getchar_unlocked(void)
-{
-	GETC_BODY(stdin, "getchar_unlocked", LC_REAL(getchar_unlocked)());
-}
 
 /* --- scanf, ungetc: the recorder's warning --------------------------------------------- */
 
@@ -419,7 +332,7 @@ out:
 LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
 LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = LC_REAL(vfscanf)(f, fmt, ap);
+	int r = IP_REAL(vfscanf)(f, fmt, ap);
 
 	warn_consume(f);
 	return r;
@@ -427,7 +340,7 @@ LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 
 LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-	int r = LC_REAL(__isoc99_vfscanf)(f, fmt, ap);
+	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap);
 
 	warn_consume(f);
 	return r;
@@ -436,7 +349,7 @@ LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 LC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
 LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 {
-	int r = LC_REAL(vfscanf)(stdin, fmt, ap);
+	int r = IP_REAL(vfscanf)(stdin, fmt, ap);
 
 	warn_consume(stdin);
 	return r;
@@ -444,7 +357,7 @@ LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
 
 LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 {
-	int r = LC_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
+	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
 
 	warn_consume(stdin);
 	return r;
@@ -454,7 +367,7 @@ LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
 	va_list ap; \
 	int r; \
 	va_start(ap, fmt); \
-	r = LC_REAL(real)(file, fmt, ap); \
+	r = IP_REAL(real)(file, fmt, ap); \
 	va_end(ap); \
 	warn_consume(file); \
 	return r
@@ -483,7 +396,7 @@ LC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 
 LC_EXPORT int ungetc(int c, FILE *f)
 {
-	int r = LC_REAL(ungetc)(c, f);
+	int r = IP_REAL(ungetc)(c, f);
 
 	if (r != EOF)
 		warn_consume(f);
@@ -503,12 +416,12 @@ LC_EXPORT int __uflow(FILE *f)
 	size_t n, got = 0;
 
 	if (fd < 0 || !lc_on())
-		return LC_REAL(__uflow)(f);
+		return IP_REAL(__uflow)(f);
 	cls = lc_fd_class(fd);
 	if (cls == LC_FD_IGNORED)
-		return LC_REAL(__uflow)(f);
+		return IP_REAL(__uflow)(f);
 	if (cls == LC_FD_RANDOM) {
-		int r = LC_REAL(__uflow)(f);
+		int r = IP_REAL(__uflow)(f);
 
 		warn_consume(f);
 		return r;
@@ -693,97 +606,38 @@ static void out_done(const struct lc_ev *ev, long r, const char *what)
 	errno = e;
 }
 
-#define FWRITE_BODY(what, realcall) \
+/* The output shapes' handlers, as the input ones.  NL: puts adds a newline. */
+#define LC_SHAPE_FWRITE(nm, what, call, P, SZ, N, F, realcall) \
 	const struct lc_ev *ev; \
 	size_t r; \
-	out_pre(f); \
-	ev = out_begin(file_fd(f), what); \
+	out_pre(F); \
+	ev = out_begin(file_fd(F), what); \
 	r = realcall; \
-	out_done(ev, (long)(r * size), what); \
-	out_post(f); \
+	out_done(ev, (long)(r * (SZ)), what); \
+	out_post(F); \
 	return r
 
-LC_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
-{
-	FWRITE_BODY("fwrite", LC_REAL(fwrite)(p, size, n, f));
-}
-
-LC_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
-{
-	FWRITE_BODY("fwrite_unlocked", LC_REAL(fwrite_unlocked)(p, size, n, f));
-}
-
-#define FPUTS_BODY(file, what, realcall, extra) \
-	FILE *f = (file); \
+#define LC_SHAPE_FPUTS(nm, what, call, S, F, NL, realcall) \
+	FILE *file_ = (F); \
 	const struct lc_ev *ev; \
 	int r; \
-	out_pre(f); \
-	ev = out_begin(file_fd(f), what); \
+	out_pre(file_); \
+	ev = out_begin(file_fd(file_), what); \
 	r = realcall; \
-	out_done(ev, r >= 0 ? (long)(strlen(s) + (extra)) : -1, what); \
-	out_post(f); \
+	out_done(ev, r >= 0 ? (long)(strlen(S) + (NL)) : -1, what); \
+	out_post(file_); \
 	return r
 
-LC_EXPORT int fputs(const char *s, FILE *file)
-{
-	FPUTS_BODY(file, "fputs", LC_REAL(fputs)(s, f), 0);
-}
-
-LC_EXPORT int fputs_unlocked(const char *s, FILE *file)
-{
-	FPUTS_BODY(file, "fputs_unlocked", LC_REAL(fputs_unlocked)(s, f), 0);
-}
-
-LC_EXPORT int puts(const char *s)
-{
-	FPUTS_BODY(stdout, "puts", LC_REAL(puts)(s), 1);
-}
-
-#define PUTC_BODY(file, what, realcall) \
-	FILE *f = (file); \
+#define LC_SHAPE_PUTC(nm, what, call, C, F, realcall) \
+	FILE *file_ = (F); \
 	const struct lc_ev *ev; \
 	int r; \
-	out_pre(f); \
-	ev = out_begin(file_fd(f), what); \
+	out_pre(file_); \
+	ev = out_begin(file_fd(file_), what); \
 	r = realcall; \
 	out_done(ev, r != EOF ? 1 : -1, what); \
-	out_post(f); \
+	out_post(file_); \
 	return r
-
-LC_EXPORT int fputc(int c, FILE *file)
-{
-	PUTC_BODY(file, "fputc", LC_REAL(fputc)(c, f));
-}
-
-LC_EXPORT int putc(int c, FILE *file)
-{
-	PUTC_BODY(file, "putc", LC_REAL(putc)(c, f));
-}
-
-LC_EXPORT int _IO_putc(int c, FILE *file)
-{
-	PUTC_BODY(file, "putc", LC_REAL(_IO_putc)(c, f));
-}
-
-LC_EXPORT int fputc_unlocked(int c, FILE *file)
-{
-	PUTC_BODY(file, "fputc_unlocked", LC_REAL(fputc_unlocked)(c, f));
-}
-
-LC_EXPORT int putc_unlocked(int c, FILE *file)
-{
-	PUTC_BODY(file, "putc_unlocked", LC_REAL(putc_unlocked)(c, f));
-}
-
-LC_EXPORT int putchar(int c)
-{
-	PUTC_BODY(stdout, "putchar", LC_REAL(putchar)(c));
-}
-
-LC_EXPORT int putchar_unlocked(int c)
-{
-	PUTC_BODY(stdout, "putchar_unlocked", LC_REAL(putchar_unlocked)(c));
-}
 
 #define VPRINTF_BODY(file, fd, what, realcall) \
 	const struct lc_ev *ev; \
@@ -795,35 +649,24 @@ LC_EXPORT int putchar_unlocked(int c)
 	out_post(file); \
 	return r
 
-LC_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(vfprintf)(f, fmt, ap));
-}
+/* The VPRINTF shape's handler: vfprintf, __vfprintf_chk, vdprintf and __vdprintf_chk are
+ * generated (F NULL and FD the descriptor for the dprintf ones, NOFD for the others). */
+#define LC_SHAPE_VPRINTF(nm, wh, call, F, FD, NOFD, realcall) \
+	VPRINTF_BODY(F, (NOFD) ? file_fd(F) : (FD), wh, realcall)
+
 
 LC_EXPORT int vprintf(const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(vfprintf)(stdout, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
-LC_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY(f, file_fd(f), "vfprintf", LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
-}
 
 LC_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
-	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	VPRINTF_BODY(stdout, file_fd(stdout), "vprintf", IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
-LC_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(vdprintf)(fd, fmt, ap));
-}
 
-LC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
-{
-	VPRINTF_BODY((FILE *)NULL, fd, "vdprintf", LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
-}
 
 #define PRINTF_BODY(file, fd, what, last, realcall) \
 	const struct lc_ev *ev; \
@@ -840,32 +683,32 @@ LC_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 
 LC_EXPORT int printf(const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(vfprintf)(stdout, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, IP_REAL(vfprintf)(stdout, fmt, ap));
 }
 
 LC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(vfprintf)(f, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, IP_REAL(vfprintf)(f, fmt, ap));
 }
 
 LC_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, LC_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
+	PRINTF_BODY(stdout, file_fd(stdout), "printf", fmt, IP_REAL(__vfprintf_chk)(stdout, flag, fmt, ap));
 }
 
 LC_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, LC_REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	PRINTF_BODY(f, file_fd(f), "fprintf", fmt, IP_REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
 
 LC_EXPORT int dprintf(int fd, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(vdprintf)(fd, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, IP_REAL(vdprintf)(fd, fmt, ap));
 }
 
 LC_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 {
-	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, LC_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
+	PRINTF_BODY((FILE *)NULL, fd, "dprintf", fmt, IP_REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
 
 /* The flush of a full buffer behind inline putc_unlocked, and fflush: the bytes written
@@ -877,7 +720,7 @@ LC_EXPORT int __overflow(FILE *f, int c)
 
 	out_pre(f);
 	ev = out_begin(file_fd(f), "putc_unlocked");
-	r = LC_REAL(__overflow)(f, c);
+	r = IP_REAL(__overflow)(f, c);
 	out_done(ev, r != EOF ? 1 : -1, "putc_unlocked");
 	out_post(f);
 	return r;
@@ -891,8 +734,10 @@ LC_EXPORT int fflush(FILE *f)
 		out_pre(f);
 	else if (lc_on())
 		out_pre_all();
-	r = LC_REAL(fflush)(f);
+	r = IP_REAL(fflush)(f);
 	if (f)
 		out_post(f);
 	return r;
 }
+
+#include "lc_wrappers.h"

@@ -1,7 +1,8 @@
 /*
- * test_rec_calls.c: libtrace/calls.def is the one list of intercepted calls (DESIGN.md), so
- * check that it is well formed and that libencore-record.so interposes exactly what it
- * lists: each row is exported by the library, and the library's internals are not.
+ * test_rec_calls.c: interpose/calls.def is the one list of intercepted calls
+ * (interpose/README.md), so check that it is well formed and that libencore-record.so
+ * interposes exactly what it lists: each row is exported by the library, and the library's
+ * internals are not.
  */
 #include <dlfcn.h>
 #include <poll.h>
@@ -25,7 +26,7 @@ struct row {
 };
 
 static const struct row rows[] = {
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) \
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags, shape) \
 	{ #name, #params, kind, call, flags },
 #include "calls.def"
 };

@@ -1,7 +1,7 @@
 /*
  * test_rep_calls.c: libencore-replay.so, the local controller, interposes exactly the calls
- * of libtrace/calls.def (the list it shares with the recorder, DESIGN.md): each row is
- * exported by the library and resolves inside it, encore_mark too, and its internals (the
+ * of interpose/calls.def (the list it shares with the recorder, interpose/README.md): each
+ * row is exported by the library and resolves inside it, encore_mark too, and its internals (the
  * LC's state and helpers, libtrace, the real_* pointers) are not exported.  Loading it
  * without ENCORE_REPLAY leaves it inactive: the calls pass through.
  */
@@ -23,7 +23,7 @@
 #include "unit.h"
 
 static const char *const names[] = {
-#define ENCORE_CALL(name, ret, params, args, kind, call, flags) #name,
+#define ENCORE_CALL(name, ret, params, args, kind, call, flags, shape) #name,
 #include "calls.def"
 };
 

@@ -1,0 +1,67 @@
+/*
+ * fdclass.c: how a descriptor is judged, from what fstat(2) says of it.  The recorder
+ * classifies a descriptor it did not see made at its first use (recorder/chan.c), and the
+ * replayer must judge it the same way at the same point (replayer/lc.c), so the decision is
+ * this one pure function; each side does its own fstat.  Also where each library puts its
+ * own descriptors, and the shape names of calls.def.
+ */
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "interpose.h"
+
+int ip_fd_kind(mode_t mode, dev_t rdev)
+{
+	if (S_ISSOCK(mode))
+		return IP_FD_SOCKET;
+	if (S_ISFIFO(mode))
+		return IP_FD_PIPE;
+	if (!S_ISCHR(mode))
+		return IP_FD_FILE;
+	if (major(rdev) == 1) {
+		unsigned mi = minor(rdev);
+
+		if (mi == 8 || mi == 9)
+			return IP_FD_RANDOM;
+		if (mi == 3 || mi == 5 || mi == 7)
+			return IP_FD_NULL;
+	}
+	return IP_FD_CHAR;
+}
+
+uint8_t ip_sock_chan_type(int domain, int type)
+{
+	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (domain == AF_INET || domain == AF_INET6)
+		return type == SOCK_STREAM ? TRACE_CHAN_TCP :
+		       type == SOCK_DGRAM ? TRACE_CHAN_UDP : TRACE_CHAN_OTHER;
+	if (domain == AF_UNIX)
+		return type == SOCK_STREAM ? TRACE_CHAN_UNIX : TRACE_CHAN_OTHER;
+	return TRACE_CHAN_OTHER;
+}
+
+const char *ip_shape_name(int shape)
+{
+	static const char *const names[IP_SHAPE_COUNT] = {
+		"IRREGULAR", "BYTES_OUT", "BYTES_OUT_TO", "MSG_OUT", "IOV_OUT", "BYTES_IN",
+		"BYTES_IN_FROM", "MSG_IN", "IOV_IN", "FREAD", "FGETS", "GETDELIM", "GETC",
+		"FWRITE", "FPUTS", "PUTC", "VPRINTF", "KMOVE", "SIGNAL_WAIT", "WAIT", "EXIT",
+		"VALUE_PID",
+		"READY_POLL", "READY_SELECT", "READY_EPOLL", "DUP", "FCNTL", "VALUE_CLOCK",
+	};
+
+	return shape >= 0 && shape < IP_SHAPE_COUNT ? names[shape] : NULL;
+}
+
+int ip_pick_min_fd(void)
+{
+	struct rlimit rl;
+
+	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
+	 * limit, or the kernel refuses the descriptor. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1100)
+		return 1000;
+	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
+}

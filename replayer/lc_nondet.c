@@ -1,0 +1,435 @@
+/*
+ * lc_nondet.c: the local controller's interposers for the values a re-execution cannot
+ * regenerate, the twins of recorder/nondet.c and recorder/epoll.c: readiness (poll, select,
+ * epoll), clocks, randomness, pids, and encore_mark.  The recorded value is given back,
+ * without touching the outside world (a readiness result only once the data behind it is
+ * really there).
+ */
+#undef _FILE_OFFSET_BITS
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ENCORE_NO_MARK_MACRO
+#include "encore.h"
+#include "lc.h"
+
+/* --- values: readiness, clocks, randomness, pids, marks --------------------------------------- */
+
+#define VALUE_EVENT(kind, what) \
+	const struct lc_ev *ev = lc_expect(kind, -1, what); \
+	const uint8_t *val = lc.data + ev->data_off; \
+	(void)val
+
+/* Readiness results are given back as recorded, but only once the data behind them has
+ * really arrived (issue #6): for every descriptor the recorded result says ready, on a
+ * channel between recorded processes, the LC first waits until the kernel says so too
+ * (readable: bytes there or the writer gone; a listening socket: a connection pending or one
+ * kept aside for a later accept; writable: room in the buffer).  A program that trusts the
+ * result (a non-blocking read, FIONREAD) then finds what it found when recorded.  Files,
+ * peers outside the session and descriptors not classified yet are not waited for.  While
+ * it waits the board says so (wait_kind READY); the GD releases the wait at a halt when no
+ * running process is left to send the data (replayer/README.md), else reports a stall. */
+#define LC_READY_MAX 256
+
+struct ready_set {
+	struct pollfd p[LC_READY_MAX + 1]; /* + the control connection */
+	size_t n;
+};
+
+/* A listening socket said readable: is the connection behind it one no running process
+ * makes?  The next accept through that listening channel (ACCEPT events name it in aux[0])
+ * tells: a client outside the session (its bytes are INPUT: accept gives a stand-in) or a
+ * failed accept (another process took the connection) is nothing to wait for, and neither is
+ * a readiness no accept of ours follows (a pre-forked sibling accepts it). */
+static int ready_accept_outside(int32_t lch)
+{
+	for (uint64_t i = lc.pos; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->kind != TRACE_EV_ACCEPT || !ev->naux || ev->aux[0] != lch)
+			continue;
+		return ev->result < 0 || !ev->channel ||
+		       (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external);
+	}
+	return 1;
+}
+
+static void ready_add(struct ready_set *s, int fd, int in, int out)
+{
+	int32_t ch;
+	short want = 0;
+	int listening = 0;
+	socklen_t sl = sizeof(listening);
+
+	if (fd < 0 || fd >= LC_FD_MAX || s->n == LC_READY_MAX)
+		return;
+	ch = lc_fd[fd];
+	if (ch <= 0 || ch >= LC_CHAN_MAX || lc_chan[ch].external)
+		return;
+	if (in && lc_stash_has_listener(fd))
+		in = 0; /* a connection came through it already, kept for its accept */
+	if (in && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening &&
+	    ready_accept_outside(ch))
+		in = 0; /* the client is not replayed (curl hitting a recorded server) */
+	if (in)
+		want |= POLLIN;
+	if (out)
+		want |= POLLOUT;
+	if (!want)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].fd == fd) {
+			s->p[i].events |= want;
+			return;
+		}
+	s->p[s->n].fd = fd;
+	s->p[s->n].events = want;
+	s->n++;
+}
+
+static void ready_wait(struct ready_set *s)
+{
+	size_t n = s->n, left = n;
+	int ctl = lc_ctl_fd(), waiting = 0;
+
+	s->p[n].fd = ctl;
+	s->p[n].events = POLLIN;
+	while (left) {
+		long r;
+
+		for (size_t i = 0; i <= n; i++)
+			s->p[i].revents = 0;
+		r = syscall(SYS_poll, s->p, n + (ctl >= 0), waiting ? -1 : 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (s->p[i].fd >= 0 && s->p[i].revents) {
+				s->p[i].fd = -1; /* there: poll ignores it from now on */
+				left--;
+			}
+		if (!left)
+			break;
+		if (ctl >= 0 && s->p[n].revents && lc_ctl_release())
+			break;
+		if (!waiting && lc.online) {
+			/* online (Manabe & Imase 3.2): ask as for a receive.  The GD pulls the sender
+			 * of the data behind the result where the analyzer orders the readiness event
+			 * after a send (a halt marker stops us here); where it does not, pulling would
+			 * put the halt past the analyzer's Inf(P): it only answers, and releases the
+			 * wait at the halt if nobody sends. */
+			lc_request(lc.pos + 1);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (s->p[i].fd >= 0) {
+				lc_wait_state(TRACE_EV_READY, s->p[i].fd, (uint32_t)lc_fd[s->p[i].fd], left);
+				break;
+			}
+		waiting = 1;
+	}
+	if (waiting)
+		lc_wait_state(0, -1, 0, 0);
+}
+
+#define POLL_IN_BITS (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLHUP | POLLRDHUP)
+#define POLL_OUT_BITS (POLLOUT | POLLWRNORM | POLLWRBAND)
+
+static int ready_poll(struct pollfd *fds, nfds_t n)
+{
+	VALUE_EVENT(TRACE_EV_READY, "poll");
+	int r = (int)ev->result;
+	struct ready_set set;
+
+	set.n = 0;
+	for (nfds_t i = 0; r > 0 && i < n && (i + 1) * sizeof(int16_t) <= ev->data_len; i++) {
+		int16_t re;
+
+		memcpy(&re, val + i * sizeof(int16_t), sizeof(re));
+		ready_add(&set, fds[i].fd, (re & POLL_IN_BITS) != 0, (re & POLL_OUT_BITS) != 0);
+	}
+	ready_wait(&set);
+	if (r >= 0)
+		for (nfds_t i = 0; i < n && (i + 1) * sizeof(int16_t) <= ev->data_len; i++) {
+			int16_t re;
+
+			memcpy(&re, val + i * sizeof(int16_t), sizeof(re));
+			fds[i].revents = re;
+		}
+	if (r < 0)
+		errno = ev->err;
+	lc_commit();
+	return r;
+}
+
+
+
+
+
+static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
+{
+	VALUE_EVENT(TRACE_EV_READY, "select");
+	size_t k = ev->data_len / 3;
+	int r = (int)ev->result;
+	struct ready_set set;
+
+	set.n = 0;
+	for (size_t fd = 0; r > 0 && fd < 8 * k; fd++) {
+		int in = (val[fd / 8] >> (fd % 8)) & 1, out = (val[k + fd / 8] >> (fd % 8)) & 1;
+
+		if (in || out)
+			ready_add(&set, (int)fd, in, out);
+	}
+	ready_wait(&set);
+	if (r >= 0 && k) {
+		if (rs)
+			memcpy(rs, val, k);
+		if (ws)
+			memcpy(ws, val + k, k);
+		if (es)
+			memcpy(es, val + 2 * k, k);
+	}
+	if (r < 0)
+		errno = ev->err;
+	lc_commit();
+	return r;
+}
+
+
+
+/* The descriptors behind recorded epoll events, and the data the replayed program registered
+ * for them.  The recorder logs each event's descriptor after the events (nondet.c, from the
+ * registrations it keeps: -1 unknown); the replayed program's registrations are listed in
+ * /proc/self/fdinfo/EPFD ("tfd: FD events: HEX data: HEX ...").  An event whose descriptor is
+ * known gets that descriptor's live data (a program that registers pointers, nginx or
+ * libevent, gets its own pointers back, not the recorded run's); one whose descriptor is not
+ * is matched by its recorded data (none or several matches: not waited for, data kept). */
+static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *recfd, size_t nrec,
+                            struct ready_set *set)
+{
+	char path[64], buf[4096];
+	int tfd_of[LC_READY_MAX], count[LC_READY_MAX], live[LC_READY_MAX];
+	uint64_t live_data[LC_READY_MAX];
+	size_t have = 0;
+	int fd;
+
+	if (nrec > LC_READY_MAX)
+		nrec = LC_READY_MAX;
+	memset(count, 0, sizeof(count));
+	memset(live, 0, sizeof(live));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", epfd);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		long r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', (size_t)(buf + have - line)))) {
+			char *d;
+
+			*nl = '\0';
+			if (strncmp(line, "tfd:", 4) == 0 && (d = strstr(line, "data:"))) {
+				int tfd = (int)strtol(line + 4, NULL, 10);
+				unsigned long long data = strtoull(d + 5, NULL, 16);
+
+				for (size_t k = 0; k < nrec; k++) {
+					if (recfd && recfd[k] >= 0) {
+						if (recfd[k] == tfd) {
+							live[k] = 1;
+							live_data[k] = data;
+						}
+					} else if (rec[k].data.u64 == data) {
+						tfd_of[k] = tfd;
+						count[k]++;
+					}
+				}
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer: not one of ours */
+	}
+	syscall(SYS_close, fd);
+	for (size_t k = 0; k < nrec; k++) {
+		int t = -1;
+
+		if (live[k]) {
+			rec[k].data.u64 = live_data[k];
+			t = recfd[k];
+		} else if (!(recfd && recfd[k] >= 0) && count[k] == 1) {
+			t = tfd_of[k];
+		}
+		if (t >= 0)
+			ready_add(set, t,
+			          (rec[k].events & (EPOLLIN | EPOLLPRI | EPOLLHUP | EPOLLRDHUP)) != 0,
+			          (rec[k].events & EPOLLOUT) != 0);
+	}
+}
+
+static int ready_epoll(int epfd, struct epoll_event *out, int max)
+{
+	VALUE_EVENT(TRACE_EV_READY, "epoll_wait");
+	int r = (int)ev->result;
+	struct ready_set set;
+	struct epoll_event rec[LC_READY_MAX];
+	int32_t recfd[LC_READY_MAX];
+	size_t nrec = 0, sz = sizeof(*out);
+	int withfd = 0;
+
+	set.n = 0;
+	if (r > 0) {
+		/* the events, then (recorders since the descriptor list) one int32 each */
+		nrec = ev->data_len / sz < (size_t)r ? ev->data_len / sz : (size_t)r;
+		withfd = ev->data_len >= (size_t)r * (sz + sizeof(int32_t));
+		if (withfd)
+			nrec = (size_t)r;
+		if (nrec > LC_READY_MAX)
+			nrec = LC_READY_MAX;
+		memcpy(rec, val, nrec * sz);
+		if (withfd)
+			memcpy(recfd, val + (size_t)r * sz, nrec * sizeof(int32_t));
+		ready_epoll_fds(epfd, rec, withfd ? recfd : NULL, nrec, &set);
+		ready_wait(&set);
+	}
+	if (r > 0) {
+		size_t n = (size_t)r < (size_t)max ? (size_t)r : (size_t)max;
+
+		if (n > nrec)
+			n = nrec;
+		memcpy(out, rec, n * sz);
+	}
+	if (r < 0)
+		errno = ev->err;
+	lc_commit();
+	return r;
+}
+
+/* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds). */
+LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	return IP_REAL(epoll_ctl)(epfd, op, fd, ev);
+}
+
+
+
+
+
+LC_EXPORT time_t time(time_t *t)
+{
+	if (!lc_on())
+		return IP_REAL(time)(t);
+	{
+		VALUE_EVENT(TRACE_EV_CLOCK, "time");
+		time_t r = (time_t)ev->result;
+
+		if (t)
+			*t = r;
+		lc_commit();
+		return r;
+	}
+}
+
+LC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+	if (!lc_on())
+		return IP_REAL(getrandom)(buf, n, flags);
+	{
+		VALUE_EVENT(TRACE_EV_RANDOM, "getrandom");
+		ssize_t r = (ssize_t)ev->result;
+
+		if (r > 0) {
+			if ((size_t)r > n || (size_t)r > ev->data_len)
+				lc_diverge("getrandom: %zd bytes recorded, the process asked for %zu", r, n);
+			memcpy(buf, val, (size_t)r);
+		}
+		if (r < 0)
+			errno = ev->err;
+		lc_commit();
+		return r;
+	}
+}
+
+static pid_t pid_event(const char *what)
+{
+	VALUE_EVENT(TRACE_EV_PID, what);
+	pid_t r = (pid_t)ev->result;
+
+	lc_commit();
+	return r;
+}
+
+
+
+LC_EXPORT void encore_mark(const char *key, long value)
+{
+	int e = errno;
+
+	if (lc_on()) {
+		VALUE_EVENT(TRACE_EV_MARK, "encore_mark");
+		size_t klen = key ? strnlen(key, 256) : 0;
+
+		if (klen != ev->data_len || memcmp(key, val, klen) != 0 || value != ev->aux[0])
+			lc_diverge("encore_mark(\"%.64s\", %ld), but the recorded mark was \"%.*s\" = %lld",
+			           key ? key : "", value, (int)(ev->data_len > 64 ? 64 : ev->data_len),
+			           (const char *)val, (long long)ev->aux[0]);
+		lc_commit();
+	}
+	errno = e;
+}
+
+/* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
+ * select, pselect, epoll_wait and epoll_pwait are generated (lc_wrappers.h, below). */
+#define LC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_poll(FDS, N)
+#define LC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_select(RS, WS, ES)
+#define LC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return ready_epoll(EPFD, EV, MAX)
+
+/* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too. */
+#define LC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	{ \
+		VALUE_EVENT(TRACE_EV_CLOCK, wh); \
+		int r_ = (int)ev->result; \
+		if (r_ == 0 && ev->data_len >= sizeof(*(OUT))) \
+			memcpy(OUT, val, sizeof(*(OUT))); \
+		if (r_ < 0) \
+			errno = ev->err; \
+		lc_commit(); \
+		return r_; \
+	}
+
+/* The VALUE_PID shape's handler: getpid and getppid are generated too. */
+#define LC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
+	if (!lc_on()) \
+		return realcall; \
+	return pid_event(wh)
+
+#include "lc_wrappers.h"

@@ -1,0 +1,294 @@
+/*
+ * lc_proc.c: the local controller's process-life interposers, the twins of recorder/proc.c:
+ * fork, exec, posix_spawn, exit, threads and the signal calls the replayer must see.  A fork
+ * gives the child the recorded name PARENT.k and its own trace; an exec continues the
+ * process in the next segment of its trace (the state in ENCORE_REPLAY, lc.c).
+ */
+#undef _FILE_OFFSET_BITS
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ENCORE_NO_MARK_MACRO
+#include "encore.h"
+#include "lc.h"
+
+/* --- process life ---------------------------------------------------------------------------- */
+
+/* Set around the real fork of our interposer: the atfork handlers below then know the fork
+ * is taken care of. */
+static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
+
+/* Forks made inside libc (daemon() forks past our interposer) still run the atfork handlers;
+ * the recorder logged them the same way: a FORK event (result 0) in the parent, and the
+ * child as PARENT.k. */
+static void atfork_parent(void)
+{
+	if (in_our_fork || !lc_on())
+		return;
+	lc_expect(TRACE_EV_FORK, -1, "fork (inside libc)");
+	lc_commit();
+}
+
+static void atfork_child(void)
+{
+	const struct lc_ev *ev;
+
+	if (in_our_fork || !lc_on())
+		return;
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_FORK)
+		lc_diverge("a fork inside libc the recorded run did not make");
+	lc_child_start(ev->naux ? (uint32_t)ev->aux[0] : 0);
+}
+
+void lc_atfork_install(void)
+{
+	pthread_atfork(NULL, atfork_parent, atfork_child);
+}
+
+static pid_t do_fork(void)
+{
+	const struct lc_ev *ev;
+	uint32_t k;
+	pid_t r;
+
+	if (!lc_on())
+		return IP_REAL(fork)();
+	ev = lc_expect(TRACE_EV_FORK, -1, "fork");
+	LC_RECORDED_FAILURE(ev);
+	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
+	in_our_fork = 1;
+	r = IP_REAL(fork)();
+	in_our_fork = 0;
+	if (r == 0) {
+		lc_child_start(k);
+		return 0;
+	}
+	if (r < 0)
+		lc_diverge("fork failed: %s (it succeeded when recorded)", strerror(errno));
+	/* The recorded child pid, as the child's getpid says; kill and the wait family
+	 * translate it (lc_pids.c). */
+	lc_pid_child((pid_t)ev->result, r);
+	if (ev->result > 0)
+		r = (pid_t)ev->result;
+	lc_commit();
+	return r;
+}
+
+LC_EXPORT pid_t fork(void)
+{
+	return do_fork();
+}
+
+LC_EXPORT pid_t vfork(void)
+{
+	return do_fork(); /* as the recorder does: a fork is a correct vfork */
+}
+
+/* exec (the recorder: an EXEC event ends the image's trace; the new image continues the
+ * logical name as the next segment, NAME@s.trace; a failed exec continues in a segment whose
+ * first event is a second EXEC with the error).  The new image's LC gets our channels and
+ * descriptors in ENCORE_REPLAY. */
+static int do_exec(int search, const char *path, char *const argv[], char *const envp[])
+{
+	const struct lc_ev *ev;
+	char **env;
+	int r, e;
+
+	if (!lc_on())
+		return search ? IP_REAL(execvpe)(path, argv, envp) : IP_REAL(execve)(path, argv, envp);
+	lc_expect(TRACE_EV_EXEC, -1, "exec");
+	env = lc_exec_env(envp);
+	if (!env)
+		lc_diverge("exec: the replay state does not fit in the new image's environment");
+	lc_commit();
+	lc.slot->index = lc.pos;
+	r = search ? IP_REAL(execvpe)(path, argv, env) : IP_REAL(execve)(path, argv, env);
+	e = errno;
+	/* The failure is the next event: in this image's trace, or first in the next segment
+	 * (recorders before the segment numbering fix closed the image at every exec). */
+	ev = lc_peek();
+	if (!ev || ev->kind != TRACE_EV_EXEC)
+		lc_exec_failed();
+	ev = lc_expect(TRACE_EV_EXEC, -1, "exec");
+	if (ev->result >= 0)
+		lc_diverge("exec of %s failed: %s (it succeeded when recorded)", path, strerror(e));
+	e = ev->err;
+	lc_commit();
+	errno = e;
+	return r;
+}
+
+LC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_exec(0, path, argv, envp);
+}
+
+LC_EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_exec(0, path, argv, environ);
+}
+
+LC_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_exec(1, file, argv, environ);
+}
+
+LC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_exec(1, file, argv, envp);
+}
+
+/* posix_spawn: a FORK event in the parent (aux[0] = k); the child is PARENT.k from its start. */
+static int do_spawn(int search, pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	const struct lc_ev *ev;
+	char **env;
+	int r;
+
+	static int (*real_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	                         const posix_spawnattr_t *, char *const[], char *const[]);
+	static int (*real_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	                          const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	            const posix_spawnattr_t *, char *const[], char *const[]);
+
+	if (!real_spawn)
+		real_spawn = (__typeof__(real_spawn))ip_resolve("posix_spawn");
+	if (!real_spawnp)
+		real_spawnp = (__typeof__(real_spawnp))ip_resolve("posix_spawnp");
+	real = search ? real_spawnp : real_spawn;
+	if (!lc_on())
+		return real(pid, file, fa, attr, argv, envp);
+	ev = lc_expect(TRACE_EV_FORK, -1, "posix_spawn");
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		return e ? e : EAGAIN;
+	}
+	env = lc_spawn_env(envp, ev->naux ? (uint32_t)ev->aux[0] : 0);
+	r = real(pid, file, fa, attr, argv, env ? env : envp);
+	if (r != 0)
+		lc_diverge("posix_spawn of %s failed: %s (it succeeded when recorded)", file,
+		           strerror(r));
+	if (pid && ev->result > 0) {
+		lc_pid_child((pid_t)ev->result, *pid);
+		*pid = (pid_t)ev->result;
+	}
+	lc_commit();
+	return 0;
+}
+
+LC_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(0, pid, path, fa, attr, argv, envp);
+}
+
+LC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(1, pid, file, fa, attr, argv, envp);
+}
+
+/* Variadic execs: collect the arguments (at most 1024) and go through execve. */
+static int execl_common(const char *path, const char *arg, va_list ap, int with_env, int search)
+{
+	char *argv[1024];
+	char *const *envp = environ;
+	int n = 0;
+
+	argv[n++] = (char *)arg;
+	while (arg && n < 1023) {
+		arg = va_arg(ap, const char *);
+		argv[n++] = (char *)arg;
+	}
+	argv[n] = NULL;
+	if (with_env)
+		envp = va_arg(ap, char *const *);
+	return do_exec(search, path, argv, envp);
+}
+
+LC_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, arg);
+	r = execl_common(path, arg, ap, 0, 0);
+	va_end(ap);
+	return r;
+}
+
+LC_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, arg);
+	r = execl_common(file, arg, ap, 0, 1);
+	va_end(ap);
+	return r;
+}
+
+LC_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, arg);
+	r = execl_common(path, arg, ap, 1, 0);
+	va_end(ap);
+	return r;
+}
+
+LC_EXPORT void exit(int status)
+{
+	IP_REAL(exit)(status); /* EXIT is consumed by the on_exit handler, after atexit ones */
+	__builtin_unreachable();
+}
+
+
+
+LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+                             void *arg)
+{
+	if (lc_on()) {
+		lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
+		lc_commit();
+	}
+	return IP_REAL(pthread_create)(t, attr, fn, arg);
+}
+
+LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return IP_REAL(sigaction)(sig, act, old);
+}
+
+LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	return IP_REAL(signal)(sig, handler);
+}
+
+/* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
+ * (lc_wrappers.h, below): the recorded EXIT event, then the real call. */
+#define LC_SHAPE_EXIT(nm, wh, call, STATUS, realcall) \
+	if (lc_on()) \
+		lc_exit_event(STATUS); \
+	realcall; \
+	__builtin_unreachable()
+
+#include "lc_wrappers.h"
