@@ -7,7 +7,8 @@
 #   links: symbolic links planted at every name encore creates in a session
 #          (.encore-session, .encore-registry, .encore-replay, .encore-replay/ctl and
 #          status, .encore.db) pointing at a file and a directory the test owns elsewhere:
-#          encore refuses or works around, and the file's content and mode and the
+#          encore refuses or works around (another user's .encore-replay is refused too, as
+#          root), and the file's content and mode and the
 #          directory's content stay as they were; everything encore created is 0600 or
 #          0700 (under umask 000, so the modes are encore's), the replay's files checked
 #          while it is halted (its report read from a FIFO, no sleep).
@@ -134,6 +135,16 @@ ln -s "$tmp/target" "$tmp/s/.encore-replay"
 expect_refused ".encore-replay: is a symbolic link" "$encore" replay -q --then kill "$tmp/s"
 untouched ".encore-replay"
 rm "$tmp/s/.encore-replay"
+
+# ... as another user's directory (root only: chown): refused
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir "$tmp/s/.encore-replay"
+    chown 65534 "$tmp/s/.encore-replay"
+    expect_refused ".encore-replay: is not your directory (owner uid 65534)" \
+        "$encore" replay -q --then kill "$tmp/s"
+    [ -z "$(ls -A "$tmp/s/.encore-replay")" ] || fail "files made in another user's .encore-replay"
+    rmdir "$tmp/s/.encore-replay"
+fi
 
 # ctl and status as links in a directory of ours (left by a replay that died, 0755): the
 # names are replaced, never what they point at; the directory becomes 0700
