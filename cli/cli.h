@@ -52,6 +52,17 @@ int cli_find_lib(const char *name, const char *env, const char *build_path, char
 int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, void *arg),
                          void *arg);
 
+/* Whether the session directory `dir` is the user's own: owned by the effective user, not
+ * writable by group or others (docs/security.md).  1 with the reason in `why` ("DIR is
+ * owned by uid 1001, not you", "DIR is writable by others (mode 0777)") when it is not;
+ * 0 when it is, or when there is no directory to judge (missing, a file: the command says
+ * so itself).  A symbolic link given on the command line is followed, as the user typed it. */
+int cli_session_why(const char *dir, char *why, size_t cap);
+/* For the commands that execute a session or write into it: 0 when the session is the
+ * user's own or `trust` (--trust) says the user vouches for it; otherwise prints "encore
+ * CMD: WHY; pass --trust to VERB it anyway" and returns -1. */
+int cli_session_trusted(const char *cmd, const char *dir, int trust);
+
 /* JSON string output with escaping. */
 void cli_json_string(FILE *out, const char *s);
 

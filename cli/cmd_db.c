@@ -28,7 +28,8 @@ static void usage(FILE *out)
 	        "    external inputs, message races, and the views edge, message_race,\n"
 	        "    external_input and process_summary (schemas/sql.md documents every column).\n"
 	        "    The file is built beside FILE.db under a temporary name and renamed only\n"
-	        "    when whole, so FILE.db is never left half written.\n\n"
+	        "    when whole, so FILE.db is never left half written; it is created with mode\n"
+	        "    0600 (it holds the recorded input bytes).\n\n"
 	        "    The causality functions hb(a, b), concurrent(a, b), causal_past(id) and\n"
 	        "    causal_future(id) are available in `encore sql FILE.db`, or in the sqlite3\n"
 	        "    shell after `.load LIBDIR/encore/encore_sql` (the extension is installed\n"
@@ -36,6 +37,8 @@ static void usage(FILE *out)
 	        "OPTIONS\n"
 	        "    -o, --output FILE.db  where to write (replaced if it exists)\n"
 	        "    -q, --quiet           no progress on stderr\n"
+	        "    --trust               load DIR even if another user owns it or others may\n"
+	        "                          write into it (refused by default; docs/security.md)\n"
 	        "    -h, --help            this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 written; 1 the session cannot be loaded or the file cannot be written;\n"
@@ -48,6 +51,7 @@ int cmd_db(int argc, char **argv)
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"trust", no_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -55,13 +59,14 @@ int cmd_db(int argc, char **argv)
 	struct ana_db_progress dp;
 	struct trace_diag d;
 	const char *out = NULL, *dir;
-	int c, quiet = 0, rc;
+	int c, quiet = 0, trust = 0, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'T': trust = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
@@ -71,6 +76,8 @@ int cmd_db(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	dir = argv[optind];
+	if (cli_session_trusted("db", dir, trust))
+		return CLI_FAIL;
 	cli_progress_start(&pr, "db", dir, quiet);
 	dp.fn = cli_progress_fn;
 	dp.ctx = &pr;

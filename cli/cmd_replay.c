@@ -41,7 +41,8 @@ static void usage(FILE *out)
 	        "    channel, size, or content than the trace says) stops the replay with a\n"
 	        "    report naming the process, the event, and the difference.\n\n"
 	        "    A session whose traces are damaged, or whose executables changed (another\n"
-	        "    ELF build-id), is refused before anything starts.\n\n"
+	        "    ELF build-id), is refused before anything starts; so is a directory that\n"
+	        "    another user owns or that group or others may write (see --trust).\n\n"
 	        "    With --stop or --cut, every process halts before the first event outside\n"
 	        "    the cut, blocked inside its controller, and the global state is printed:\n"
 	        "    per process its logical name, pid, state index, last and next event, a\n"
@@ -76,14 +77,19 @@ static void usage(FILE *out)
 	        "                        Default: stop on a terminal, kill otherwise\n"
 	        "    --stall-timeout S   a replay that makes no progress for S seconds stops and\n"
 	        "                        says which process waits for what (default 10)\n"
+	        "    --trust             replay DIR even if another user owns it or others may\n"
+	        "                        write into it.  Replay runs the recorded commands with\n"
+	        "                        your privileges, so by default such a session is\n"
+	        "                        refused (docs/security.md)\n"
 	        "    -q, --quiet         no summary line\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
 	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
 	        "                        install, or the build tree's when run from there)\n\n"
 	        "FILES\n"
-	        "    DIR/.encore-replay/ the control socket (0600) and status board of a running\n"
-	        "                        replay; removed when it ends\n\n"
+	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
+	        "                        replay, in a directory of mode 0700 created without\n"
+	        "                        following symbolic links; removed when it ends\n\n"
 	        "EXIT STATUS\n"
 	        "    0 replayed to the end, or halted; 1 divergence, refusal, stall or a replay\n"
 	        "    that ended early; 2 usage error; 130 SIGINT (Ctrl-C), 143 SIGTERM, 129\n"
@@ -308,7 +314,7 @@ static void note_truncated(const char *dir)
 /* What the command line asked for. */
 struct replay_args {
 	const char *stop, *cutfile, *then, *dir;
-	int json, quiet, online;
+	int json, quiet, online, trust;
 	const char *steps[64];
 	size_t nsteps, stepped;
 	double stall;
@@ -325,6 +331,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "step", required_argument, NULL, 'S' },
 		{ "then", required_argument, NULL, 't' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
+		{ "trust", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -355,6 +362,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 				return CLI_USAGE;
 			}
 			break;
+		case 'U': a->trust = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
@@ -595,6 +603,9 @@ int cmd_replay(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a)) >= 0)
 		return ret;
+	/* replay runs the recorded commands with our privileges: only sessions of our own */
+	if (cli_session_trusted("replay", a.dir, a.trust))
+		return CLI_FAIL;
 #ifndef ENCORE_REPLAY_SO_BUILD
 #define ENCORE_REPLAY_SO_BUILD NULL
 #endif

@@ -102,7 +102,9 @@ static void usage(FILE *out)
 	        "    by ';'.  The database is cached in DIR/.encore.db and rebuilt when the traces\n"
 	        "    change (their names, sizes or modification times); when DIR is not writable it\n"
 	        "    is built in memory.  It is always opened read-only: a query never changes\n"
-	        "    the trace.  FILE.db, a database written by `encore db`, is queried as is.\n\n"
+	        "    the trace.  The cache is created with mode 0600 (it holds the recorded\n"
+	        "    input bytes) without following symbolic links.  FILE.db, a database\n"
+	        "    written by `encore db`, is queried as is.\n\n"
 	        "    Tables: process, event, channel, message, connection, dependency, stack,\n"
 	        "    frame, mark, input, race, warning, meta, site_node, pre_set, post_set.\n"
 	        "    Views: edge, message_race, external_input, process_summary.\n"
@@ -118,6 +120,10 @@ static void usage(FILE *out)
 	        "    --csv       comma-separated values with a header row (RFC 4180 quoting)\n"
 	        "    --json      one JSON array of objects per statement\n"
 	        "    --rebuild   rebuild the cached database even if it looks current\n"
+	        "    --trust     query DIR even if another user owns it or others may write\n"
+	        "                into it (refused by default: its cache could be anyone's\n"
+	        "                database; docs/security.md).  Such a session is built in\n"
+	        "                memory, never cached in DIR\n"
 	        "    -q, --quiet no progress on stderr while loading\n"
 	        "    -h, --help  this text\n\n"
 	        "    The default output is aligned columns with a header; numbers are right\n"
@@ -505,6 +511,7 @@ int cmd_sql(int argc, char **argv)
 		{"csv", no_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"rebuild", no_argument, NULL, 'r'},
+		{"trust", no_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -514,7 +521,7 @@ int cmd_sql(int argc, char **argv)
 	sqlite3 *db = NULL;
 	const char *target;
 	struct stat sb;
-	int c, rebuild = 0, quiet = 0, rc, damaged;
+	int c, rebuild = 0, quiet = 0, trust = 0, rc, damaged;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -522,6 +529,7 @@ int cmd_sql(int argc, char **argv)
 		case 'c': mode = MODE_CSV; break;
 		case 'j': mode = MODE_JSON; break;
 		case 'r': rebuild = 1; break;
+		case 'T': trust = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
@@ -541,6 +549,8 @@ int cmd_sql(int argc, char **argv)
 		struct cli_progress pr;
 		struct ana_db_progress dp = {cli_progress_fn, &pr};
 
+		if (cli_session_trusted("sql", target, trust))
+			return CLI_FAIL;
 		if (rebuild) {
 			char path[4096];
 

@@ -1,13 +1,14 @@
 /*
  * util.c: small helpers shared by the subcommands: error lines, JSON strings, where the
  * encore executable lives and which preload libraries it uses, damage among the analyzer's
- * warnings.
+ * warnings, and whether a session directory is the user's own.
  */
 #include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -102,6 +103,42 @@ int cli_find_lib(const char *name, const char *env, const char *build_path, char
 	if (access(path, R_OK) == 0 && realpath(path, out))
 		return 0;
 	snprintf(out, cap, "%s", path);
+	return -1;
+}
+
+int cli_session_why(const char *dir, char *why, size_t cap)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (st.st_uid != geteuid()) {
+		snprintf(why, cap, "%s is owned by uid %lu, not you", dir, (unsigned long)st.st_uid);
+		return 1;
+	}
+	if (st.st_mode & 022) {
+		snprintf(why, cap, "%s is writable by %s (mode %04o)", dir,
+		         st.st_mode & 002 ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+		return 1;
+	}
+	return 0;
+}
+
+int cli_session_trusted(const char *cmd, const char *dir, int trust)
+{
+	/* what the command would do with the session, for the message */
+	static const char *const verbs[][2] = {
+		{ "replay", "replay" }, { "sql", "query" }, { "db", "load" },
+	};
+	const char *verb = "use";
+	char why[PATH_MAX + 128];
+
+	if (trust || !cli_session_why(dir, why, sizeof(why)))
+		return 0;
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(cmd, verbs[i][0]) == 0)
+			verb = verbs[i][1];
+	cli_error(cmd, "%s; pass --trust to %s it anyway", why, verb);
 	return -1;
 }
 

@@ -315,6 +315,45 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
  * local port P).  The analyzer does not use them: they only let a recorder decide at record
  * time whether the bytes it receives come from a recorded peer (see README.md). */
 
+/* The registry is used only as a directory of ours that nobody else may write, in a session
+ * directory that is ours and closed to others (docs/security.md): a link planted at its name
+ * would put these files wherever it points, so a link there is removed (the name, never its
+ * target) and the directory made.  Anything else leaves the registry unused: recorded peers
+ * then look external and their bytes are recorded, which replays too.  Checked once per
+ * image (a forked child shares the answer); 1 when usable. */
+static int registry_state; /* 0 not checked yet, 1 usable, -1 not */
+
+static void registry_check(int dirfd)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		syscall(SYS_unlinkat, dirfd, REC_REGISTRY, 0);
+	mkdirat(dirfd, REC_REGISTRY, 0700);
+	registry_state = fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	                 S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022)
+	                     ? 1
+	                     : -1;
+}
+
+static int registry_ready(void)
+{
+	struct stat st;
+	int dirfd;
+
+	if (registry_state)
+		return registry_state > 0;
+	registry_state = -1;
+	dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
+	                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return 0;
+	if (fstat(dirfd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022))
+		registry_check(dirfd);
+	syscall(SYS_close, dirfd);
+	return registry_state > 0;
+}
+
 /* Create DIR/.encore-registry/KIND.KEY[.SUB] holding `content` (may be NULL).  With excl, an
  * existing file is a failure (used to claim a number).  Returns 0 or -1. */
 static int registry_put(const char *kind, unsigned long key, long sub, const char *content,
@@ -322,6 +361,9 @@ static int registry_put(const char *kind, unsigned long key, long sub, const cha
 {
 	char path[4096 + 64];
 	int fd, n;
+
+	if (!registry_ready())
+		return -1;
 
 	n = sub >= 0 ? snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu.%ld", rec.dir, kind,
 	                        key, sub)
@@ -365,7 +407,7 @@ int rec_registry_has(const char *kind, unsigned long key, long sub)
 	char path[4096 + 64];
 	struct stat st;
 
-	if (registry_path(path, sizeof(path), kind, key, sub) != 0)
+	if (!registry_ready() || registry_path(path, sizeof(path), kind, key, sub) != 0)
 		return 0;
 	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
@@ -492,7 +534,7 @@ int rec_open_trace(int64_t ppid)
 		syscall(SYS_close, dirfd);
 		return -1;
 	}
-	mkdirat(dirfd, REC_REGISTRY, 0700);
+	registry_check(dirfd);
 	memset(&opt, 0, sizeof(opt));
 	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
@@ -568,7 +610,7 @@ __attribute__((constructor)) static void rec_init(void)
 			snprintf(base, sizeof(base), "%s", rec.name);
 		/* The k-th such child of a parent is PARENT.sK: stable when the parent starts
 		 * them one at a time, which is how system() and popen() are used. */
-		for (k = 1; k < 100000; k++)
+		for (k = 1; k < 100000 && registry_ready(); k++)
 			if (registry_put("spawn", ppid, k, NULL, 1) == 0)
 				break;
 		snprintf(rec.parent, sizeof(rec.parent), "%s", base);

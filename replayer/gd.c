@@ -156,6 +156,7 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 	if (!(r = calloc(1, sizeof(*r))))
 		return TRACE_ENOMEM;
 	r->lfd = -1;
+	r->cdir = -1;
 	r->opt = *opt;
 	if (!r->opt.stall_ms)
 		r->opt.stall_ms = 10000;
@@ -232,8 +233,6 @@ static void free_proc(struct gd_proc *p, size_t nsteps)
 
 void rep_close(struct rep *r)
 {
-	char path[4096 + 64];
-
 	if (!r)
 		return;
 	rep_kill(r);
@@ -242,14 +241,19 @@ void rep_close(struct rep *r)
 	for (size_t i = 0; i < r->npending; i++)
 		close(r->pending[i]);
 	free(r->procs);
-	if (r->lfd >= 0) {
+	if (r->lfd >= 0)
 		close(r->lfd);
-		snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/" REP_SUBDIR, r->dir);
-		rmdir(path);
+	if (r->cdir >= 0) {
+		/* names only, inside the directory checked when it was made */
+		int dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		unlinkat(r->cdir, REP_CTL, 0);
+		unlinkat(r->cdir, REP_STATUS, 0);
+		close(r->cdir);
+		if (dfd >= 0) {
+			unlinkat(dfd, REP_SUBDIR, AT_REMOVEDIR);
+			close(dfd);
+		}
 	}
 	if (r->board)
 		munmap(r->board, REP_SLOTS_MAX * sizeof(struct rep_slot));
@@ -290,22 +294,119 @@ int rep_set_target(struct rep *r, size_t i, uint64_t state)
 	return 0;
 }
 
-int rep__make_control(struct rep *r, struct trace_diag *d)
+/* DIR/.encore-replay: made 0700, or an existing one reused, only when it is a directory of
+ * ours (never through a link: a link planted there would put the socket and the board
+ * wherever it points).  Its descriptor in r->cdir; everything in it is made relative to
+ * that descriptor (docs/security.md). */
+static int control_dir(struct rep *r, struct trace_diag *d)
 {
 	char path[4096 + 64];
-	struct sockaddr_un sa;
-	int fd;
+	struct stat st;
+	int dfd, fd = -1, e;
 
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR, r->dir);
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s",
+	dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		rep__diag_set(d, TRACE_EIO, r->dir, "cannot open the session directory: %s",
 		              strerror(errno));
 		return TRACE_EIO;
 	}
+	if (mkdirat(dfd, REP_SUBDIR, 0700) != 0 && errno != EEXIST) {
+		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s",
+		              strerror(errno));
+		goto fail;
+	}
+	fd = openat(dfd, REP_SUBDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP || e == ENOTDIR)
+			rep__diag_set(d, TRACE_EIO, path, "is a symbolic link or not a directory, not "
+			              "the directory encore makes there: remove it and replay again");
+		else
+			rep__diag_set(d, TRACE_EIO, path, "cannot open the replay directory: %s",
+			              strerror(e));
+		goto fail;
+	}
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+		rep__diag_set(d, TRACE_EIO, path, "is not your directory (owner uid %lu): remove it "
+		              "and replay again", (unsigned long)st.st_uid);
+		goto fail;
+	}
+	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
+		rep__diag_set(d, TRACE_EIO, path, "cannot make the replay directory private: %s",
+		              strerror(errno));
+		goto fail;
+	}
+	close(dfd);
+	r->cdir = fd;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	return TRACE_EIO;
+}
+
+/* The control socket, bound inside r->cdir: through /proc/self/fd (the checked directory
+ * itself, whatever its path now names), or by its path where /proc is not mounted (the
+ * directory is ours and closed to others, so the path cannot be redirected). */
+static int control_socket(struct rep *r, const char *path, struct trace_diag *d)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd;
+
+	unlinkat(r->cdir, REP_CTL, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		goto fail;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/" REP_CTL, r->cdir);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (errno != ENOENT)
+			goto fail;
+		if (strlen(path) >= sizeof(sa.sun_path)) /* checked by the caller */
+			goto fail;
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			goto fail;
+	}
+	if (fchmodat(r->cdir, REP_CTL, 0600, 0) != 0 || listen(fd, 128) != 0)
+		goto fail;
+	if (fstatat(r->cdir, REP_CTL, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		goto fail;
+	}
+	r->lfd = fd;
+	return 0;
+fail:
+	rep__diag_set(d, TRACE_EIO, path, "cannot make the control socket: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return TRACE_EIO;
+}
+
+int rep__make_control(struct rep *r, struct trace_diag *d)
+{
+	char path[4096 + 64];
+	int fd, rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir) >=
+	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		/* the LCs connect by this path */
+		rep__diag_set(d, TRACE_EINVAL, r->dir, "the session directory's path is too long for a "
+		              "Unix socket (%zu bytes at most): move or link it to a shorter path",
+		              sizeof(((struct sockaddr_un *)0)->sun_path) -
+		                  sizeof("/" REP_SUBDIR "/" REP_CTL));
+		return TRACE_EINVAL;
+	}
+	if ((rc = control_dir(r, d)) != 0)
+		return rc;
 	/* The board: one slot per process, written by the LCs with plain stores. */
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	unlinkat(r->cdir, REP_STATUS, 0);
+	fd = openat(r->cdir, REP_STATUS, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, REP_SLOTS_MAX * sizeof(struct rep_slot)) != 0) {
 		rep__diag_set(d, TRACE_EIO, path, "cannot create the status board: %s", strerror(errno));
 		if (fd >= 0)
@@ -323,27 +424,8 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	/* The recorded pids, for the LCs' pid translation (getpid gives the recorded one). */
 	for (size_t i = 0; i < r->nprocs && i < REP_SLOTS_MAX - 1; i++)
 		r->board[i].rec_pid = (int32_t)r->procs[i].rec_pid;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
-	                     r->dir) >= sizeof(sa.sun_path)) {
-		rep__diag_set(d, TRACE_EINVAL, r->dir, "the session directory's path is too long for a "
-		              "Unix socket (%zu bytes at most): move or link it to a shorter path",
-		              sizeof(sa.sun_path) - sizeof("/" REP_SUBDIR "/" REP_CTL));
-		return TRACE_EINVAL;
-	}
-	unlink(sa.sun_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    chmod(sa.sun_path, 0600) != 0 || listen(fd, 128) != 0) {
-		rep__diag_set(d, TRACE_EIO, sa.sun_path, "cannot make the control socket: %s",
-		              strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return TRACE_EIO;
-	}
-	r->lfd = fd;
-	return 0;
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
+	return control_socket(r, path, d);
 }
 
 struct gd_proc *rep__by_name(struct rep *r, const char *name)

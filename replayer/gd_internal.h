@@ -75,6 +75,7 @@ struct rep {
 	size_t nprocs;
 	struct ana_session *ana;
 	int lfd;                /* listening control socket */
+	int cdir;               /* DIR/.encore-replay, checked ours (gd.c), or -1 */
 	struct rep_slot *board;
 	long pgid;
 	int started;

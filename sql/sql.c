@@ -1353,26 +1353,59 @@ out:
 	return rc;
 }
 
-/* Build into a temporary file beside `path`, then rename it over `path`. */
+/* Build into a temporary file beside `path`, then rename it over `path`.  The temporary
+ * file is made first by us, relative to the directory's descriptor, exclusively, without
+ * following a link and with mode 0600 (the database holds the recorded input bytes), and
+ * SQLite fills that file; the rename stays inside the same descriptor (docs/security.md). */
 static int write_file(const char *dir, const char *path, const char *stamp,
                       const struct ana_db_progress *progress, struct trace_diag *diag)
 {
 	size_t len = strlen(path);
-	char *tmp = malloc(len + 32);
-	int rc;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *tmp = malloc(len + 32), *parent = NULL;
+	int rc = 0, pfd = -1, fd;
 
 	if (!tmp)
 		return TRACE_ENOMEM;
 	snprintf(tmp, len + 32, "%s.tmp.%ld", path, (long)getpid());
-	unlink(tmp);
+	if (!*base || !(parent = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+	                               : strdup("."))) {
+		rc = *base ? TRACE_ENOMEM : TRACE_EINVAL;
+		if (rc == TRACE_EINVAL)
+			ana__diag(diag, rc, "%s: not a file name", path);
+		goto out;
+	}
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		ana__diag(diag, TRACE_EIO, "%s: cannot open the directory: %s", parent,
+		          strerror(errno));
+		rc = TRACE_EIO;
+		goto out;
+	}
+	/* a stale temporary file of ours (same pid), or a link someone planted: the name goes,
+	 * never what a link points at */
+	unlinkat(pfd, tmp + (base - path), 0);
+	fd = openat(pfd, tmp + (base - path), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	            0600);
+	if (fd < 0) {
+		ana__diag(diag, TRACE_EIO, "%s: cannot create the database: %s", tmp, strerror(errno));
+		rc = TRACE_EIO;
+		goto out;
+	}
+	close(fd);
 	rc = build(dir, tmp, NULL, stamp, progress, diag);
-	if (!rc && rename(tmp, path)) {
+	if (!rc && renameat(pfd, tmp + (base - path), pfd, base)) {
 		ana__diag(diag, TRACE_EIO, "%s: cannot rename the finished database into place: %s",
 		          path, strerror(errno));
 		rc = TRACE_EIO;
 	}
 	if (rc)
-		unlink(tmp);
+		unlinkat(pfd, tmp + (base - path), 0);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	free(parent);
 	free(tmp);
 	return rc;
 }
@@ -1392,14 +1425,34 @@ int ana_db_write(const char *dir, const char *path, const struct ana_db_progress
 	return write_file(dir, path, stamp, progress, diag);
 }
 
-/* 1 if the database at path has our schema version and the stamp, else 0. */
+/* The session's cache lives in DIR only when DIR is ours and closed to others: anyone else
+ * who may write there could plant a link where the cache goes, or a database of their own
+ * for us to open (docs/security.md).  Otherwise it is built in memory. */
+static int dir_private(const char *dir)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022) &&
+	     faccessat(fd, ".", W_OK, AT_EACCESS) == 0;
+	close(fd);
+	return ok;
+}
+
+/* 1 if the database at path (in a private directory) is a regular file of ours, closed to
+ * others, with our schema version and the stamp; else 0.  An older cache made with wider
+ * permissions is stale, so it is rebuilt 0600. */
 static int cache_fresh(const char *path, const char *stamp)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	struct stat sb;
 	int fresh = 0;
 
-	if (access(path, R_OK))
+	if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 077) || access(path, R_OK))
 		return 0;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		goto out;
@@ -1424,7 +1477,7 @@ int ana_db_open(const char *dir, struct sqlite3 **out, int *rebuilt,
 {
 	char stamp[32], path[4096];
 	sqlite3 *db = NULL;
-	int rc, made = 0;
+	int rc, made = 0, priv;
 
 	if (!dir || !out)
 		return TRACE_EINVAL;
@@ -1439,13 +1492,15 @@ int ana_db_open(const char *dir, struct sqlite3 **out, int *rebuilt,
 		ana__diag(diag, rc, "%s: directory name too long", dir);
 		return rc;
 	}
-	if (!cache_fresh(path, stamp)) {
-		if (access(dir, W_OK) == 0) {
+	priv = dir_private(dir);
+	if (!priv || !cache_fresh(path, stamp)) {
+		if (priv) {
 			if ((rc = write_file(dir, path, stamp, progress, diag)))
 				return rc;
 			made = 1;
 		} else {
-			/* a session we may not write to (another user's, read-only media) */
+			/* a session we may not write to, or should not (another user's, one others
+			 * may write into, read-only media) */
 			if ((rc = build(dir, ":memory:", &db, stamp, progress, diag)))
 				return rc;
 			made = 2;

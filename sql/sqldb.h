@@ -45,7 +45,8 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
                 const struct ana_db_progress *progress, struct trace_diag *diag);
 
 /* Load the session `dir` and write it as a standalone database at `path`: built in a
- * temporary file beside it and renamed over `path` only when whole. */
+ * temporary file beside it (created exclusively, mode 0600, never through a link) and
+ * renamed over `path` only when whole. */
 int ana_db_write(const char *dir, const char *path, const struct ana_db_progress *progress,
                  struct trace_diag *diag);
 
@@ -59,7 +60,9 @@ int ana_db_cache_path(const char *dir, char *out, size_t cap);
 
 /* Open the session's cached database read-only, (re)building it first when it is missing,
  * of another schema version, or stamped for other traces.  *rebuilt (may be NULL) says 1
- * when it was rebuilt, 2 when the directory could not hold it and it was built in memory.
+ * when it was rebuilt, 2 when it was built in memory: the cache is kept only in a directory
+ * we own, may write, and nobody else may write (docs/security.md); it is a regular file of
+ * mode 0600, and anything else found at its name (a link, wider permissions) is replaced.
  * The causality functions are registered on the connection.  Close with sqlite3_close. */
 int ana_db_open(const char *dir, struct sqlite3 **db, int *rebuilt,
                 const struct ana_db_progress *progress, struct trace_diag *diag);
