@@ -60,12 +60,16 @@ if [ "$(id -u)" -eq 0 ]; then
 	AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 fi
 
-WORK=$(mktemp -d /tmp/encore-soak.XXXXXX)
+WORK=$(mktemp -d "${ENCORE_TEST_TMPDIR:-${TMPDIR:-/tmp}}/encore-soak.XXXXXX")
 chmod 755 "$WORK"
 LIVE=()  # pids this script started and has not reaped
 cleanup() {
 	local p
-	for p in "${LIVE[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${LIVE[@]}"; do
+		[ -n "$p" ] || continue
+		# under encore record, the server is its child: that first
+		kill -KILL $(cat "/proc/$p/task/$p/children" 2>/dev/null) "$p" 2>/dev/null
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -209,7 +213,7 @@ load() {
 	redis|redis-p16)
 		local pipe=1
 		[ $srv = redis-p16 ] && pipe=16
-		if [ $CHECK = 1 ]; then n=20000; else n=$((SECS * (pipe == 1 ? 2500 : 15000))); fi
+		if [ $CHECK = 1 ]; then n=50000; else n=$((SECS * (pipe == 1 ? 15000 : 100000))); fi
 		LOADN=$n
 		timeout $((SECS * 20 + 120)) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$n" \
 			-P "$pipe" -t set,get --csv ;;
