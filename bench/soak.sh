@@ -9,14 +9,18 @@
 # signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request.
 #
 #   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install] [SERVER...]
-#   soak.sh --check [--encore PATH] [SERVER...]
+#   soak.sh --check [--encore PATH] [--keep DIR [--perf]] [SERVER...]
 #
 # SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all).  --quick: 3 s per
 # run and 2 pairs.  --install: apt-get install each server's Debian packages first; a server
 # whose packages cannot be installed is skipped, saying so.  --check (the CI test
 # tests/e2e/soak_short.sh): each server recorded once under a bounded number of requests;
 # exit 1 on any crash or client-visible error, never on timing; 77 when no server is
-# installed.  Servers that refuse to run as root (postgres, memcached) run as nobody.
+# installed; --keep DIR keeps each recorded session as DIR/SERVER (and the number of requests
+# in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
+# profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
+# same load in DIR/SERVER.bare.perf.  Servers that refuse to
+# run as root (postgres, memcached) run as nobody.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,8 @@ PAIRS=3
 SECS=20
 CHECK=0
 INSTALL=0
+KEEP=
+PERF=()
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
 
@@ -37,6 +43,8 @@ while [ $# -gt 0 ]; do
 	--quick) SECS=3; PAIRS=2 ;;
 	--check) CHECK=1 ;;
 	--install) INSTALL=1 ;;
+	--keep) KEEP=$2; shift ;;
+	--perf) PERF=(perf record -q -F 9999 -o) ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) SERVERS+=("$1") ;;
@@ -52,6 +60,14 @@ done
 case "$PAIRS$SECS" in *[!0-9]*) echo "soak.sh: --pairs and --seconds take whole numbers" >&2; exit 2 ;; esac
 [ -x "$ENCORE" ] || { echo "soak.sh: no encore at $ENCORE; build first or pass --encore PATH" >&2; exit 2; }
 ENCORE=$(cd "$(dirname "$ENCORE")" && pwd)/$(basename "$ENCORE")
+if [ -n "$KEEP" ]; then
+	mkdir -p "$KEEP" || exit 2
+	KEEP=$(cd "$KEEP" && pwd)
+fi
+if [ ${#PERF[@]} -gt 0 ]; then
+	[ -n "$KEEP" ] && [ $CHECK = 1 ] || { echo "soak.sh: --perf goes with --check --keep DIR" >&2; exit 2; }
+	command -v perf >/dev/null || { echo "soak.sh: --perf needs perf (Debian: linux-perf)" >&2; exit 2; }
+fi
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 # The throwaway user for servers that refuse root (postgres) or drop privileges (memcached).
@@ -283,6 +299,9 @@ parse() {
 	REQS=${REQS:-0} RPS=${RPS:-0} ERRS=${ERRS:-0}
 }
 
+# child PID: the first child of PID (none: empty).
+child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/null; }
+
 # run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES.
 run_one() {
 	local srv=$1 mode=$2 dir port pid spid status=0 lrc i
@@ -292,10 +311,12 @@ run_one() {
 	setup "$srv" "$dir" "$port"
 	CRASH=0 WHY= BYTES=0
 	if [ "$mode" = rec ]; then
-		"${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
+		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
 			>>"$dir/server.out" 2>&1 </dev/null &
 	else
-		"${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
+		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
+		"${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
 	fi
 	pid=$!
 	LIVE+=("$pid")
@@ -308,9 +329,12 @@ run_one() {
 		tail -5 "$dir/server.out" "$dir/server.log" 2>/dev/null | sed 's/^/    /'
 		return
 	fi
-	if [ "$mode" = rec ]; then  # the server is encore record's child
+	# the server is encore record's child (and encore perf's under --perf)
+	if [ "$mode" = rec ] || [ ${#PERF[@]} -gt 0 ]; then
 		for i in $(seq 1 100); do
-			spid=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{ print $1 }')
+			spid=$pid
+			[ "$mode" = bare ] || spid=$(child "$spid")
+			[ ${#PERF[@]} -eq 0 ] || spid=$(child "$spid")
 			[ -n "$spid" ] && break
 			sleep 0.05
 		done
@@ -343,6 +367,11 @@ run_one() {
 	fi
 	if [ "$mode" = rec ] && [ -d "$dir/session" ]; then
 		BYTES=$(du -sb "$dir/session" | awk '{ print $1 }')
+		if [ -n "$KEEP" ]; then
+			rm -rf "${KEEP:?}/$srv"
+			mv "$dir/session" "$KEEP/$srv" && chown -R "$(id -u):$(id -g)" "$KEEP/$srv"
+			echo "$REQS" >"$KEEP/$srv.requests"
+		fi
 	fi
 	if [ $CRASH = 1 ] || [ "$ERRS" != 0 ]; then
 		tail -3 "$dir/load.out" | sed 's/^/    load: /' >&2
@@ -380,6 +409,8 @@ for srv in "${SERVERS[@]}"; do
 	fi
 	RAN=$((RAN + 1))
 	if [ $CHECK = 1 ]; then
+		# --perf: a bare run too, the baseline of the profile
+		[ ${#PERF[@]} -eq 0 ] || { run_one "$srv" bare; echo "$REQS" >"$KEEP/$srv.bare.requests"; }
 		run_one "$srv" rec
 		if [ $CRASH = 1 ] || [ "$ERRS" != 0 ] || [ "$REQS" = 0 ]; then
 			say "== $(label "$srv") recorded: FAIL: $REQS requests, $ERRS errors${WHY:+, crash: $WHY}"
