@@ -299,17 +299,32 @@ parse() {
 	REQS=${REQS:-0} RPS=${RPS:-0} ERRS=${ERRS:-0}
 }
 
+# cputicks PID: CPU time (clock ticks) of PID and every descendant, alive or reaped (a
+# reaped child's time is in its parent's cutime/cstime: postgres's backends end with their
+# client).  Unlike throughput, the CPU a server spends per request hardly moves with the
+# machine's other load.
+cputicks() {
+	local p=$1 t c
+	t=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }')
+	t=${t:-0}
+	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+		t=$((t + $(cputicks "$c")))
+	done
+	echo "$t"
+}
+
 # child PID: the first child of PID (none: empty).
 child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/null; }
 
-# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES.
+# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
+# server's CPU microseconds per request).
 run_one() {
 	local srv=$1 mode=$2 dir port pid spid status=0 lrc i
 	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
 	chmod 755 "$dir"
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
-	CRASH=0 WHY= BYTES=0
+	CRASH=0 WHY= BYTES=0 CPU=0
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
 		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
@@ -348,6 +363,8 @@ run_one() {
 		[ $lrc -eq 124 ] && ERRS=$((ERRS + 1)) && echo "    the load tool timed out" >&2
 	fi
 	if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
+		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
+			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
 		kill -TERM "$spid"
 		wait "$pid"; status=$?
 		# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
@@ -421,27 +438,30 @@ for srv in "${SERVERS[@]}"; do
 		continue
 	fi
 	say "== $(label "$srv"): $PAIRS pairs, bare and recorded alternating, ${SECS}s each"
-	ratios=() bares=() recs=() bpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
+	ratios=() cratios=() cpub=() cpur=() bares=() recs=() bpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
 	for p in $(seq 1 "$PAIRS"); do
 		for mode in bare rec; do
 			run_one "$srv" "$mode"
-			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes")"
+			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes")"
 			if [ $mode = bare ]; then
-				b_rps=$RPS b_crash=$CRASH
+				b_rps=$RPS b_crash=$CRASH b_cpu=$CPU
+				[ $CRASH = 0 ] && cpub+=("$CPU")
 				crash_b=$((crash_b + CRASH)); err_b=$((err_b + ERRS))
 				[ $CRASH = 0 ] && bares+=("$RPS")
 			else
 				crash_r=$((crash_r + CRASH)); err_r=$((err_r + ERRS))
-				[ $CRASH = 0 ] && recs+=("$RPS")
+				[ $CRASH = 0 ] && recs+=("$RPS") && cpur+=("$CPU")
 				[ "$REQS" -gt 0 ] && bpr+=("$(awk -v b="$BYTES" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
 				if [ $CRASH = 0 ] && [ "$b_crash" = 0 ] && [ "$b_rps" != 0 ]; then
 					ratios+=("$(awk -v r="$RPS" -v b="$b_rps" 'BEGIN { printf "%.3f", r / b }')")
+					[ "$CPU" = 0 ] || cratios+=("$(awk -v r="$CPU" -v b="$b_cpu" 'BEGIN { printf "%.3f", b / r }')")
 				fi
 			fi
 		done
 	done
-	ROWS+=("$(printf '%-12s %10s %10s %6s %9s %9s %11s %8s' "$(label "$srv")" \
+	ROWS+=("$(printf '%-12s %10s %10s %6s %8s %8s %6s %9s %9s %11s %8s' "$(label "$srv")" \
 		"$(median "${bares[@]}")" "$(median "${recs[@]}")" "$(median "${ratios[@]}")" \
+		"$(median "${cpub[@]}")" "$(median "${cpur[@]}")" "$(median "${cratios[@]}")" \
 		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median "${bpr[@]}")")")
 	FAILED=$((FAILED + crash_b + crash_r + (err_b + err_r > 0)))
 done
@@ -453,7 +473,11 @@ if [ $CHECK = 1 ]; then
 fi
 say ""
 say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-12s %10s %10s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio "crash b" "crash r" "errors b/r" "B/req"
+printf '%-12s %10s %10s %6s %8s %8s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
+	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
 printf '%s\n' "${ROWS[@]}"
-say "(req/s: medians of the runs; ratio: median of the pair ratios recorded/bare, pairs with a crash left out; B/req: trace bytes per request)"
+say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"
+say " pairs with a crash left out; us/req: the server's CPU time per request, b bare, r recorded;"
+say " cpu: median of the pair ratios bare/recorded CPU per request, what the throughput ratio"
+say " would be if the server were CPU-bound; B/req: trace bytes per request)"
 [ $FAILED -eq 0 ]
