@@ -65,7 +65,7 @@ if [ -n "$KEEP" ]; then
 	KEEP=$(cd "$KEEP" && pwd)
 fi
 if [ ${#PERF[@]} -gt 0 ]; then
-	[ -n "$KEEP" ] && [ $CHECK = 1 ] || { echo "soak.sh: --perf goes with --check --keep DIR" >&2; exit 2; }
+	{ [ -n "$KEEP" ] && [ $CHECK = 1 ]; } || { echo "soak.sh: --perf goes with --check --keep DIR" >&2; exit 2; }
 	command -v perf >/dev/null || { echo "soak.sh: --perf needs perf (Debian: linux-perf)" >&2; exit 2; }
 fi
 
@@ -84,6 +84,7 @@ cleanup() {
 	for p in "${LIVE[@]}"; do
 		[ -n "$p" ] || continue
 		# under encore record, the server is its child: that first
+		# shellcheck disable=SC2046 # a list of pids
 		kill -KILL $(cat "/proc/$p/task/$p/children" 2>/dev/null) "$p" 2>/dev/null
 	done
 	rm -rf "$WORK"
@@ -185,7 +186,7 @@ setup() {
 # template that every run copies, so that neither is part of a measured run).
 prepare() {
 	[ "$1" = postgres ] || return 0
-	local t=$WORK/pgtemplate port pid ok=0 i
+	local t=$WORK/pgtemplate port pid ok=0
 	mkdir -p "$t" "$WORK/pgsock" && chmod 700 "$t"
 	[ ${#AS_USER[@]} -eq 0 ] || chown 65534:65534 "$t" "$WORK/pgsock"
 	"${AS_USER[@]}" "$PGBIN/initdb" -D "$t" -A trust -U postgres --no-sync >"$WORK/initdb.log" 2>&1 ||
@@ -194,7 +195,7 @@ prepare() {
 	"${AS_USER[@]}" "$PGBIN/postgres" -D "$t" -p "$port" -k "$WORK/pgsock" -c listen_addresses=127.0.0.1 \
 		-c fsync=off >"$WORK/pginit.log" 2>&1 &
 	pid=$!
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$port" && { ok=1; break; }
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
@@ -208,8 +209,7 @@ prepare() {
 
 # ready SERVER PORT PID: wait until the server accepts (polling, up to 30 s); 1 if it died.
 ready() {
-	local i
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		kill -0 "$3" 2>/dev/null || return 1
 		if [ "$1" = postgres ]; then
 			"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$2" && return 0
@@ -228,7 +228,7 @@ load() {
 	case $srv in
 	redis|redis-p16)
 		local pipe=1
-		[ $srv = redis-p16 ] && pipe=16
+		[ "$srv" = redis-p16 ] && pipe=16
 		if [ $CHECK = 1 ]; then n=50000; else n=$((SECS * (pipe == 1 ? 15000 : 100000))); fi
 		LOADN=$n
 		timeout $((SECS * 20 + 120)) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$n" \
@@ -319,12 +319,12 @@ child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/n
 # run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
 # server's CPU microseconds per request).
 run_one() {
-	local srv=$1 mode=$2 dir port pid spid status=0 lrc i
+	local srv=$1 mode=$2 dir port pid spid status=0 lrc
 	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
 	chmod 755 "$dir"
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
-	CRASH=0 WHY= BYTES=0 CPU=0
+	CRASH=0 WHY='' BYTES=0 CPU=0
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
 		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
@@ -346,7 +346,7 @@ run_one() {
 	fi
 	# the server is encore record's child (and encore perf's under --perf)
 	if [ "$mode" = rec ] || [ ${#PERF[@]} -gt 0 ]; then
-		for i in $(seq 1 100); do
+		for _ in $(seq 1 100); do
 			spid=$pid
 			[ "$mode" = bare ] || spid=$(child "$spid")
 			[ ${#PERF[@]} -eq 0 ] || spid=$(child "$spid")
