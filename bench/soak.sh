@@ -398,8 +398,13 @@ run_one() {
 	rm -rf "$dir"
 }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-	if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# median FORMAT VALUE...: the median, printed with printf's FORMAT ("n/a" when none).
+median() {
+	local f=$1; shift
+	[ $# -gt 0 ] || { echo n/a; return; }
+	printf '%s\n' "$@" | sort -g | awk -v f="$f" '{ a[NR] = $1 } END {
+		printf f "\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 
 label() { case $1 in redis) echo "redis -P 1" ;; redis-p16) echo "redis -P 16" ;; *) echo "$1" ;; esac; }
 
@@ -459,10 +464,10 @@ for srv in "${SERVERS[@]}"; do
 			fi
 		done
 	done
-	ROWS+=("$(printf '%-12s %10s %10s %6s %8s %8s %6s %9s %9s %11s %8s' "$(label "$srv")" \
-		"$(median "${bares[@]}")" "$(median "${recs[@]}")" "$(median "${ratios[@]}")" \
-		"$(median "${cpub[@]}")" "$(median "${cpur[@]}")" "$(median "${cratios[@]}")" \
-		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median "${bpr[@]}")")")
+	ROWS+=("$(printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
+		"$(median %.0f "${bares[@]}")" "$(median %.0f "${recs[@]}")" "$(median %.3f "${ratios[@]}")" \
+		"$(median %.2f "${cpub[@]}")" "$(median %.2f "${cpur[@]}")" "$(median %.3f "${cratios[@]}")" \
+		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${bpr[@]}")")")
 	FAILED=$((FAILED + crash_b + crash_r + (err_b + err_r > 0)))
 done
 
@@ -473,7 +478,7 @@ if [ $CHECK = 1 ]; then
 fi
 say ""
 say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-12s %10s %10s %6s %8s %8s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
+printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
 	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
 printf '%s\n' "${ROWS[@]}"
 say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"
