@@ -119,12 +119,25 @@ have() {
 	esac >/dev/null 2>&1
 }
 
+# missing SERVER: its Debian packages not installed.
+missing() {
+	local p
+	for p in $(packages "$1"); do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+	done
+}
+
+UPDATED=0
+# install_for PACKAGE...: apt-get install them (apt-get update first, once per run).
 install_for() {
 	local sudo=()
 	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-	# shellcheck disable=SC2046
+	if [ $UPDATED = 0 ]; then
+		"${sudo[@]}" apt-get update -qq >"$WORK/apt.log" 2>&1
+		UPDATED=1
+	fi
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-		$(packages "$1") >"$WORK/apt.log" 2>&1
+		"$@" >"$WORK/apt.log" 2>&1
 }
 
 free_port() {
@@ -414,9 +427,11 @@ ROWS=()
 FAILED=0
 RAN=0
 for srv in "${SERVERS[@]}"; do
-	if ! have "$srv" && [ $INSTALL = 1 ]; then
-		say "== $(label "$srv"): installing $(packages "$srv")"
-		install_for "$srv" || say "   apt-get install failed: $(tail -1 "$WORK/apt.log")"
+	if [ $INSTALL = 1 ] && command -v dpkg-query >/dev/null && [ -n "$(missing "$srv")" ]; then
+		# shellcheck disable=SC2046 # a list of package names
+		set -- $(missing "$srv")
+		say "== $(label "$srv"): installing $*"
+		install_for "$@" || say "   apt-get install failed: $(tail -1 "$WORK/apt.log")"
 		PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 	fi
 	if ! have "$srv"; then
