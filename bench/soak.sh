@@ -392,7 +392,7 @@ run_one() {
 	# a crashed worker or backend, restarted by its master
 	if grep -Eqi 'exited on signal|terminated by signal|crashed by signal|Segmentation fault' \
 		"$dir/server.out" "$dir/server.log" 2>/dev/null; then
-		CRASH=1 WHY="${WHY:+$WHY; }a worker crashed: $(grep -Ehi -m1 'signal|Segmentation' \
+		CRASH=1 WHY="${WHY:+$WHY; }the server logged a crash: $(grep -Ehi -m1 'signal|Segmentation' \
 			"$dir/server.out" "$dir/server.log" 2>/dev/null | head -1 | cut -c1-100)"
 	fi
 	if [ "$mode" = rec ] && [ -d "$dir/session" ]; then
