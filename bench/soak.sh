@@ -19,8 +19,8 @@
 # installed; --keep DIR keeps each recorded session as DIR/SERVER (and the number of requests
 # in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
 # profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
-# same load in DIR/SERVER.bare.perf.  Servers that refuse to
-# run as root (postgres, memcached) run as nobody.
+# same load in DIR/SERVER.bare.perf.  Servers that refuse to run as root (postgres,
+# memcached) run as nobody.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +34,7 @@ PERF=()
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--encore) ENCORE=$2; shift ;;
@@ -96,7 +96,8 @@ say() { printf '%s\n' "$*"; }
 
 # ---- what each server needs -----------------------------------------------------------------
 
-# packages_SERVER: the Debian packages; have_SERVER: true when it can run here.
+# packages SERVER: its Debian packages and its load tool's; have SERVER: true when both run
+# here (under --check the HTTP servers need ab, which takes a request count).
 packages() {
 	local http=wrk
 	[ $CHECK = 1 ] && http=apache2-utils
@@ -111,8 +112,8 @@ packages() {
 have() {
 	case $1 in
 	redis|redis-p16) command -v redis-server && command -v redis-benchmark ;;
-	nginx) command -v nginx && { command -v wrk || command -v ab; } ;;
-	lighttpd) command -v lighttpd && { command -v wrk || command -v ab; } ;;
+	nginx|lighttpd) command -v "$1" && command -v ab ||
+		{ [ $CHECK = 0 ] && command -v "$1" && command -v wrk; } ;;
 	memcached) command -v memcached && { command -v memcaslap || command -v memaslap; } ;;
 	postgres) [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] &&
 		{ [ ${#AS_USER[@]} -eq 0 ] || command -v setpriv; } ;;
