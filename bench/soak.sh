@@ -380,9 +380,21 @@ run_one() {
 		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
 			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
 		kill -TERM "$spid"
+		# a server that does not end within 30 s of SIGTERM hangs: killed, and counted
+		for _ in $(seq 1 300); do
+			kill -0 "$spid" 2>/dev/null &&
+				[ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ] || break
+			sleep 0.1
+		done
+		if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
+			kill -KILL "$spid" "$pid" 2>/dev/null
+			WHY="still running 30 s after SIGTERM"
+		fi
 		wait "$pid"; status=$?
 		# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
-		if [ $status -ne 0 ] && [ $status -ne 143 ]; then
+		if [ -n "$WHY" ]; then
+			CRASH=1
+		elif [ $status -ne 0 ] && [ $status -ne 143 ]; then
 			CRASH=1 WHY="exit status $status after SIGTERM"
 		fi
 	else
