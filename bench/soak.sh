@@ -114,10 +114,19 @@ have() {
 	redis|redis-p16) command -v redis-server && command -v redis-benchmark ;;
 	nginx|lighttpd) command -v "$1" && command -v ab ||
 		{ [ $CHECK = 0 ] && command -v "$1" && command -v wrk; } ;;
-	memcached) command -v memcached && { command -v memcaslap || command -v memaslap; } ;;
-	postgres) [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] &&
-		{ [ ${#AS_USER[@]} -eq 0 ] || command -v setpriv; } ;;
+	memcached) command -v memcached && { command -v memcaslap || command -v memaslap; } &&
+		as_user_ok ;;
+	postgres) [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && as_user_ok ;;
 	esac >/dev/null 2>&1
+}
+# as_user_ok: not root, or nobody can run encore, read the recorder and write under WORK (a
+# build tree under a private home directory is out of its reach).
+as_user_ok() {
+	[ ${#AS_USER[@]} -eq 0 ] && return 0
+	command -v setpriv >/dev/null &&
+		"${AS_USER[@]}" "$ENCORE" --help >/dev/null 2>&1 &&
+		"${AS_USER[@]}" test -r "${ENCORE_RECORD_LIB:-$ENCORE}" &&
+		"${AS_USER[@]}" test -x "$WORK"
 }
 
 # missing SERVER: its Debian packages not installed.
@@ -447,6 +456,12 @@ for srv in "${SERVERS[@]}"; do
 		install_for "$@" || say "   apt-get install failed: $(tail -1 "$WORK/apt.log")"
 		PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 	fi
+	if ! have "$srv" && [ ${#AS_USER[@]} -gt 0 ] && [ -z "$(missing "$srv" 2>/dev/null)" ] &&
+		! as_user_ok; then
+		say "== $(label "$srv"): SKIP, it runs as nobody, who cannot run $ENCORE or use $WORK"
+		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: nobody cannot run encore")")
+		continue
+	fi
 	if ! have "$srv"; then
 		say "== $(label "$srv"): SKIP, not installed (Debian packages: $(packages "$srv"))"
 		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: not installed")")
@@ -500,7 +515,7 @@ for srv in "${SERVERS[@]}"; do
 done
 
 if [ $CHECK = 1 ]; then
-	[ $RAN -gt 0 ] || { say "soak: no server installed; nothing to check"; exit 77; }
+	[ $RAN -gt 0 ] || { say "soak: no server could run here (see the SKIP lines); nothing to check"; exit 77; }
 	[ $FAILED -eq 0 ] || { say "soak: $FAILED of $RAN servers crashed or saw errors"; exit 1; }
 	exit 0
 fi
