@@ -9,6 +9,8 @@
 #                     with warnings as errors, then the unit tests again under ASan+UBSan,
 #                     then a short libFuzzer run of the trace reader
 #   ./run.sh build    set up and build only
+#   ./run.sh soak     set up, build, install real servers and their load tools, and run the
+#                     soak benchmark (bench/soak.sh; options after `soak` are passed on)
 #
 # Build directories: build/ (normal), build-asan/ (sanitizers), build-fuzz/ (clang, libFuzzer).
 set -euo pipefail
@@ -19,6 +21,9 @@ cd "$(dirname "$0")"
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
           check python3 clang libclang-rt-14-dev iproute2 strace gdb
           perl socat make scdoc)
+# Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
+# skipped when missing; none starts a daemon in a container; the test uses its own ports).
+PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -172,8 +177,9 @@ case "${1:-}" in
 	demo) demo ;;
 	test) run_tests ;;
 	build) build ;;
+	soak) build; shift; exec bench/soak.sh --install --encore build/cli/encore "$@" ;;
 	-h|--help|"")
-		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 		[ -n "${1:-}" ] ;;
-	*) echo "run.sh: unknown command '$1' (demo, test, build)" >&2; exit 2 ;;
+	*) echo "run.sh: unknown command '$1' (demo, test, build, soak)" >&2; exit 2 ;;
 esac

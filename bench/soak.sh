@@ -1,0 +1,531 @@
+#!/usr/bin/env bash
+# soak.sh: real servers under load, bare and recorded alternating in one run (see
+# bench/README.md).  For each server installed: redis-server under redis-benchmark (-P 1 and
+# -P 16), nginx and lighttpd under wrk (ab when wrk is missing), memcached under memaslap,
+# PostgreSQL under pgbench.  Each server runs on loopback on a free port from a temp dir,
+# started and stopped by pid; only the server is recorded (`encore record -o DIR -- SERVER`),
+# never the load tool.  Printed per server: throughput bare and recorded, the median of the
+# pair ratios recorded/bare, crashes (the server died before it was stopped, ended by a
+# signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request.
+#
+#   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install] [SERVER...]
+#   soak.sh --check [--encore PATH] [--keep DIR [--perf]] [SERVER...]
+#
+# SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all).  --quick: 3 s per
+# run and 2 pairs.  --install: apt-get install each server's Debian packages first; a server
+# whose packages cannot be installed is skipped, saying so.  --check (the CI test
+# tests/e2e/soak_short.sh): each server recorded once under a bounded number of requests;
+# exit 1 on any crash or client-visible error, never on timing; 77 when no server is
+# installed; --keep DIR keeps each recorded session as DIR/SERVER (and the number of requests
+# in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
+# profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
+# same load in DIR/SERVER.bare.perf.  Servers that refuse to run as root (postgres,
+# memcached) run as nobody.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+ENCORE=${ENCORE:-$here/../build/cli/encore}
+PAIRS=3
+SECS=20
+CHECK=0
+INSTALL=0
+KEEP=
+PERF=()
+SERVERS=()
+ALL=(redis redis-p16 nginx lighttpd memcached postgres)
+
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--encore) ENCORE=$2; shift ;;
+	--pairs) PAIRS=$2; shift ;;
+	--seconds) SECS=$2; shift ;;
+	--quick) SECS=3; PAIRS=2 ;;
+	--check) CHECK=1 ;;
+	--install) INSTALL=1 ;;
+	--keep) KEEP=$2; shift ;;
+	--perf) PERF=(perf record -q -F 9999 -o) ;;
+	-h|--help) usage; exit 0 ;;
+	-*) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) SERVERS+=("$1") ;;
+	esac
+	shift
+done
+[ ${#SERVERS[@]} -gt 0 ] || SERVERS=("${ALL[@]}")
+for s in "${SERVERS[@]}"; do
+	case " ${ALL[*]} " in *" $s "*) ;; *)
+		echo "soak.sh: unknown server '$s' (one of: ${ALL[*]})" >&2; exit 2 ;;
+	esac
+done
+case "$PAIRS$SECS" in *[!0-9]*) echo "soak.sh: --pairs and --seconds take whole numbers" >&2; exit 2 ;; esac
+[ -x "$ENCORE" ] || { echo "soak.sh: no encore at $ENCORE; build first or pass --encore PATH" >&2; exit 2; }
+ENCORE=$(cd "$(dirname "$ENCORE")" && pwd)/$(basename "$ENCORE")
+if [ -n "$KEEP" ]; then
+	mkdir -p "$KEEP" || exit 2
+	KEEP=$(cd "$KEEP" && pwd)
+fi
+if [ ${#PERF[@]} -gt 0 ]; then
+	{ [ -n "$KEEP" ] && [ $CHECK = 1 ]; } || { echo "soak.sh: --perf goes with --check --keep DIR" >&2; exit 2; }
+	command -v perf >/dev/null || { echo "soak.sh: --perf needs perf (Debian: linux-perf)" >&2; exit 2; }
+fi
+
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+# The throwaway user for servers that refuse root (postgres) or drop privileges (memcached).
+AS_USER=()
+if [ "$(id -u)" -eq 0 ]; then
+	AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+fi
+
+WORK=$(mktemp -d "${ENCORE_TEST_TMPDIR:-${TMPDIR:-/tmp}}/encore-soak.XXXXXX")
+chmod 755 "$WORK"
+LIVE=()  # pids this script started and has not reaped
+cleanup() {
+	local p
+	for p in "${LIVE[@]}"; do
+		[ -n "$p" ] || continue
+		# under encore record, the server is its child: that first
+		# shellcheck disable=SC2046 # a list of pids
+		kill -KILL $(cat "/proc/$p/task/$p/children" 2>/dev/null) "$p" 2>/dev/null
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf '%s\n' "$*"; }
+
+# ---- what each server needs -----------------------------------------------------------------
+
+# packages SERVER: its Debian packages and its load tool's; have SERVER: true when both run
+# here (under --check the HTTP servers need ab, which takes a request count).
+packages() {
+	local http=wrk
+	[ $CHECK = 1 ] && http=apache2-utils
+	case $1 in
+	redis|redis-p16) echo redis-server redis-tools ;;
+	nginx) echo nginx $http ;;
+	lighttpd) echo lighttpd $http ;;
+	memcached) echo memcached libmemcached-tools ;;
+	postgres) echo postgresql ;;
+	esac
+}
+have() {
+	case $1 in
+	redis|redis-p16) command -v redis-server && command -v redis-benchmark ;;
+	nginx|lighttpd) command -v "$1" && command -v ab ||
+		{ [ $CHECK = 0 ] && command -v "$1" && command -v wrk; } ;;
+	memcached) command -v memcached && { command -v memcaslap || command -v memaslap; } &&
+		as_user_ok ;;
+	postgres) [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && as_user_ok ;;
+	esac >/dev/null 2>&1
+}
+# as_user_ok: not root, or nobody can run encore, read the recorder and write under WORK (a
+# build tree under a private home directory is out of its reach).
+as_user_ok() {
+	[ ${#AS_USER[@]} -eq 0 ] && return 0
+	command -v setpriv >/dev/null &&
+		"${AS_USER[@]}" "$ENCORE" --help >/dev/null 2>&1 &&
+		"${AS_USER[@]}" test -r "${ENCORE_RECORD_LIB:-$ENCORE}" &&
+		"${AS_USER[@]}" test -x "$WORK"
+}
+
+# missing SERVER: its Debian packages not installed.
+missing() {
+	local p
+	for p in $(packages "$1"); do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+	done
+}
+
+UPDATED=0
+# install_for PACKAGE...: apt-get install them (apt-get update first, once per run).
+install_for() {
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	if [ $UPDATED = 0 ]; then
+		"${sudo[@]}" apt-get update -qq >"$WORK/apt.log" 2>&1
+		UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+		"$@" >"$WORK/apt.log" 2>&1
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# setup SERVER DIR PORT: write the server's files into DIR; sets CMD (the server's command
+# line, in the foreground) and RUNAS (a prefix that drops root, or empty).
+setup() {
+	local srv=$1 dir=$2 port=$3
+	RUNAS=()
+	case $srv in
+	redis|redis-p16)
+		CMD=(redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no
+		     --daemonize no --dir "$dir" --logfile "$dir/server.log") ;;
+	nginx)
+		mkdir -p "$dir/www" "$dir/tmp"
+		head -c 612 /dev/zero | tr '\0' x >"$dir/www/index.html"
+		cat >"$dir/nginx.conf" <<-EOF
+		daemon off;
+		master_process on;
+		worker_processes 1;
+		pid $dir/nginx.pid;
+		error_log $dir/server.log;
+		events { worker_connections 256; }
+		http {
+		    access_log off;
+		    client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp;
+		    fastcgi_temp_path $dir/tmp; uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
+		    server { listen 127.0.0.1:$port; root $dir/www; }
+		}
+		EOF
+		CMD=(nginx -c "$dir/nginx.conf" -e "$dir/server.log") ;;
+	lighttpd)
+		mkdir -p "$dir/www"
+		head -c 612 /dev/zero | tr '\0' x >"$dir/www/index.html"
+		cat >"$dir/lighttpd.conf" <<-EOF
+		server.document-root = "$dir/www"
+		server.bind = "127.0.0.1"
+		server.port = $port
+		server.errorlog = "$dir/server.log"
+		index-file.names = ("index.html")
+		EOF
+		CMD=(lighttpd -D -f "$dir/lighttpd.conf") ;;
+	memcached)
+		CMD=(memcached -l 127.0.0.1 -p "$port" -U 0 -t 1)
+		RUNAS=("${AS_USER[@]}") ;;
+	postgres)
+		cp -a "$WORK/pgtemplate" "$dir/pg"
+		CMD=("$PGBIN/postgres" -D "$dir/pg" -p "$port" -k "$dir"
+		     -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off
+		     -c full_page_writes=off -c max_connections=20)
+		RUNAS=("${AS_USER[@]}") ;;
+	esac
+	[ ${#RUNAS[@]} -eq 0 ] || chown -R 65534:65534 "$dir"
+}
+
+# prepare SERVER: once per server before its runs (postgres: initdb and pgbench -i into a
+# template that every run copies, so that neither is part of a measured run).
+prepare() {
+	[ "$1" = postgres ] || return 0
+	local t=$WORK/pgtemplate port pid ok=0
+	mkdir -p "$t" "$WORK/pgsock" && chmod 700 "$t"
+	[ ${#AS_USER[@]} -eq 0 ] || chown 65534:65534 "$t" "$WORK/pgsock"
+	"${AS_USER[@]}" "$PGBIN/initdb" -D "$t" -A trust -U postgres --no-sync >"$WORK/initdb.log" 2>&1 ||
+		{ tail -5 "$WORK/initdb.log"; return 1; }
+	port=$(free_port)
+	"${AS_USER[@]}" "$PGBIN/postgres" -D "$t" -p "$port" -k "$WORK/pgsock" -c listen_addresses=127.0.0.1 \
+		-c fsync=off >"$WORK/pginit.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 300); do
+		"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$port" && { ok=1; break; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ $ok = 1 ] && "$PGBIN/pgbench" -i -q -s 4 -h 127.0.0.1 -p "$port" -U postgres postgres \
+		>>"$WORK/pginit.log" 2>&1 || ok=0
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	[ $ok = 1 ] || { tail -5 "$WORK/pginit.log"; return 1; }
+}
+
+# ready SERVER PORT PID: wait until the server accepts (polling, up to 30 s); 1 if it died.
+ready() {
+	for _ in $(seq 1 300); do
+		kill -0 "$3" 2>/dev/null || return 1
+		if [ "$1" = postgres ]; then
+			"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$2" && return 0
+		elif timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$2" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# load SERVER PORT OUT: drive the server (8 clients); the tool's output goes to OUT.
+# Bounded by time in a benchmark, by request count under --check.
+load() {
+	local srv=$1 port=$2 n
+	case $srv in
+	redis|redis-p16)
+		local pipe=1
+		[ "$srv" = redis-p16 ] && pipe=16
+		if [ $CHECK = 1 ]; then n=50000; else n=$((SECS * (pipe == 1 ? 15000 : 100000))); fi
+		LOADN=$n
+		timeout $((SECS * 20 + 120)) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$n" \
+			-P "$pipe" -t set,get --csv ;;
+	nginx|lighttpd)
+		if [ $CHECK = 0 ] && command -v wrk >/dev/null; then
+			timeout $((SECS + 60)) wrk -t 2 -c 8 -d "${SECS}s" "http://127.0.0.1:$port/index.html"
+		elif [ $CHECK = 1 ]; then
+			timeout 300 ab -k -c 8 -n 20000 "http://127.0.0.1:$port/index.html"
+		else
+			timeout $((SECS + 60)) ab -k -c 8 -t "$SECS" -n 100000000 \
+				"http://127.0.0.1:$port/index.html"
+		fi ;;
+	memcached)
+		local slap=memcaslap
+		command -v memcaslap >/dev/null || slap=memaslap
+		if [ $CHECK = 1 ]; then
+			timeout 300 $slap -s "127.0.0.1:$port" -T 2 -c 8 -x 20000
+		else
+			timeout $((SECS + 60)) $slap -s "127.0.0.1:$port" -T 2 -c 8 -t "${SECS}s"
+		fi ;;
+	postgres)
+		if [ $CHECK = 1 ]; then
+			timeout 300 "$PGBIN/pgbench" -h 127.0.0.1 -p "$port" -U postgres -c 8 -j 2 -t 100 postgres
+		else
+			timeout $((SECS + 60)) "$PGBIN/pgbench" -h 127.0.0.1 -p "$port" -U postgres -c 8 -j 2 \
+				-T "$SECS" postgres
+		fi ;;
+	esac >"$3" 2>&1
+}
+
+# parse SERVER OUT: sets REQS (requests done), RPS (their throughput) and ERRS (errors the
+# load tool reported) from its output.
+parse() {
+	local out=$2
+	REQS=0 RPS=0 ERRS=0
+	case $1 in
+	redis|redis-p16)
+		# --csv: "SET","rps",...: the same N requests per test, so the combined throughput
+		# is the harmonic mean of the tests'.
+		read -r REQS RPS < <(awk -F'"' -v n="$LOADN" '
+			/^"[A-Z]/ && $4 > 0 { t += 1 / $4; k++ }
+			END { if (k) printf "%d %.0f\n", n * k, k / t; else print "0 0" }' "$out")
+		ERRS=$(grep -Eic 'error|refused|reset|closed' "$out") ;;
+	nginx|lighttpd)
+		if grep -q '^Requests/sec' "$out"; then  # wrk
+			REQS=$(awk '/requests in/ { print $1 }' "$out")
+			RPS=$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$out")
+			ERRS=$(awk '/Socket errors/ { gsub(/,/, ""); s += $4 + $6 + $8 + $10 }
+			            /Non-2xx/ { s += $NF } END { print s + 0 }' "$out")
+		else  # ab
+			REQS=$(awk '/^Complete requests/ { print $3 }' "$out")
+			RPS=$(awk '/^Requests per second/ { printf "%.0f", $4 }' "$out")
+			ERRS=$(awk '/^Failed requests/ || /^Non-2xx/ || /^Write errors/ { s += $3 }
+			            END { print s + 0 }' "$out")
+		fi ;;
+	memcached)
+		REQS=$(awk '/^Run time:/ { print $5 }' "$out" | tail -1)
+		RPS=$(awk '/^Run time:/ { print $7 }' "$out" | tail -1)
+		ERRS=$(grep -Eic 'error|fail|refused|reset' "$out") ;;
+	postgres)
+		REQS=$(awk -F': ' '/actually processed/ { split($2, a, "/"); print a[1] }' "$out")
+		RPS=$(awk '/^tps =/ { printf "%.0f", $3 }' "$out" | tail -1)
+		ERRS=$(awk -F': ' '/number of failed transactions/ { split($2, a, " "); s += a[1] }
+		                   END { print s + 0 }' "$out")
+		ERRS=$((ERRS + $(grep -Ec 'ERROR|FATAL|error:' "$out"))) ;;
+	esac
+	REQS=${REQS:-0} RPS=${RPS:-0} ERRS=${ERRS:-0}
+}
+
+# cputicks PID: CPU time (clock ticks) of PID and every descendant, alive or reaped (a
+# reaped child's time is in its parent's cutime/cstime: postgres's backends end with their
+# client).  Unlike throughput, the CPU a server spends per request hardly moves with the
+# machine's other load.
+cputicks() {
+	local p=$1 t c
+	t=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }')
+	t=${t:-0}
+	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+		t=$((t + $(cputicks "$c")))
+	done
+	echo "$t"
+}
+
+# child PID: the first child of PID (none: empty).
+child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/null; }
+
+# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
+# server's CPU microseconds per request).
+run_one() {
+	local srv=$1 mode=$2 dir port pid spid status=0 lrc
+	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
+	chmod 755 "$dir"
+	port=$(free_port)
+	setup "$srv" "$dir" "$port"
+	CRASH=0 WHY='' BYTES=0 CPU=0
+	if [ "$mode" = rec ]; then
+		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
+		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+			>>"$dir/server.out" 2>&1 </dev/null &
+	else
+		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
+		"${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
+	fi
+	pid=$!
+	LIVE+=("$pid")
+	spid=$pid
+	if ! ready "$srv" "$port" "$pid"; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid"; status=$?
+		CRASH=1 WHY="never accepted connections (status $status)"
+		REQS=0 RPS=0 ERRS=1
+		tail -5 "$dir/server.out" "$dir/server.log" 2>/dev/null | sed 's/^/    /'
+		return
+	fi
+	# the server is encore record's child (and encore perf's under --perf)
+	if [ "$mode" = rec ] || [ ${#PERF[@]} -gt 0 ]; then
+		for _ in $(seq 1 100); do
+			spid=$pid
+			[ "$mode" = bare ] || spid=$(child "$spid")
+			[ ${#PERF[@]} -eq 0 ] || spid=$(child "$spid")
+			[ -n "$spid" ] && break
+			sleep 0.05
+		done
+		[ -n "$spid" ] || spid=$pid
+	fi
+	load "$srv" "$port" "$dir/load.out"
+	lrc=$?
+	parse "$srv" "$dir/load.out"
+	if [ $lrc -ne 0 ]; then
+		ERRS=$((ERRS + 1))
+		[ $lrc -eq 124 ] && ERRS=$((ERRS + 1)) && echo "    the load tool timed out" >&2
+	fi
+	if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
+		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
+			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
+		kill -TERM "$spid"
+		# a server that does not end within 30 s of SIGTERM hangs: killed, and counted
+		for _ in $(seq 1 300); do
+			kill -0 "$spid" 2>/dev/null &&
+				[ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ] || break
+			sleep 0.1
+		done
+		if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
+			kill -KILL "$spid" "$pid" 2>/dev/null
+			WHY="still running 30 s after SIGTERM"
+		fi
+		wait "$pid"; status=$?
+		# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
+		if [ -n "$WHY" ]; then
+			CRASH=1
+		elif [ $status -ne 0 ] && [ $status -ne 143 ]; then
+			CRASH=1 WHY="exit status $status after SIGTERM"
+		fi
+	else
+		wait "$pid"; status=$?
+		CRASH=1 WHY="died under load (status $status$([ $status -gt 128 ] && echo ", signal $((status - 128))"))"
+	fi
+	LIVE=("${LIVE[@]/$pid}")
+	# a crashed worker or backend, restarted by its master
+	if grep -Eqi 'exited on signal|terminated by signal|crashed by signal|Segmentation fault' \
+		"$dir/server.out" "$dir/server.log" 2>/dev/null; then
+		CRASH=1 WHY="${WHY:+$WHY; }the server logged a crash: $(grep -Ehi -m1 'signal|Segmentation' \
+			"$dir/server.out" "$dir/server.log" 2>/dev/null | head -1 | cut -c1-100)"
+	fi
+	if [ "$mode" = rec ] && [ -d "$dir/session" ]; then
+		BYTES=$(du -sb "$dir/session" | awk '{ print $1 }')
+		if [ -n "$KEEP" ]; then
+			rm -rf "${KEEP:?}/$srv"
+			mv "$dir/session" "$KEEP/$srv" && chown -R "$(id -u):$(id -g)" "$KEEP/$srv"
+			echo "$REQS" >"$KEEP/$srv.requests"
+		fi
+	fi
+	if [ $CRASH = 1 ] || [ "$ERRS" != 0 ]; then
+		tail -3 "$dir/load.out" | sed 's/^/    load: /' >&2
+		grep -Ehi -m3 'signal|crash|error' "$dir/server.out" "$dir/server.log" 2>/dev/null |
+			head -3 | sed 's/^/    server: /' >&2
+	fi
+	rm -rf "$dir"
+}
+
+# median FORMAT VALUE...: the median, printed with printf's FORMAT ("n/a" when none).
+median() {
+	local f=$1; shift
+	[ $# -gt 0 ] || { echo n/a; return; }
+	printf '%s\n' "$@" | sort -g | awk -v f="$f" '{ a[NR] = $1 } END {
+		printf f "\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+label() { case $1 in redis) echo "redis -P 1" ;; redis-p16) echo "redis -P 16" ;; *) echo "$1" ;; esac; }
+
+# ---- the runs -------------------------------------------------------------------------------
+
+ROWS=()
+FAILED=0
+RAN=0
+for srv in "${SERVERS[@]}"; do
+	if [ $INSTALL = 1 ] && command -v dpkg-query >/dev/null && [ -n "$(missing "$srv")" ]; then
+		# shellcheck disable=SC2046 # a list of package names
+		set -- $(missing "$srv")
+		say "== $(label "$srv"): installing $*"
+		install_for "$@" || say "   apt-get install failed: $(tail -1 "$WORK/apt.log")"
+		PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	fi
+	if ! have "$srv" && [ ${#AS_USER[@]} -gt 0 ] && [ -z "$(missing "$srv" 2>/dev/null)" ] &&
+		! as_user_ok; then
+		say "== $(label "$srv"): SKIP, it runs as nobody, who cannot run $ENCORE or use $WORK"
+		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: nobody cannot run encore")")
+		continue
+	fi
+	if ! have "$srv"; then
+		say "== $(label "$srv"): SKIP, not installed (Debian packages: $(packages "$srv"))"
+		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: not installed")")
+		continue
+	fi
+	if ! prepare "$srv"; then
+		say "== $(label "$srv"): SKIP, could not prepare its data (initdb/pgbench -i failed)"
+		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: setup failed")")
+		continue
+	fi
+	RAN=$((RAN + 1))
+	if [ $CHECK = 1 ]; then
+		# --perf: a bare run too, the baseline of the profile
+		[ ${#PERF[@]} -eq 0 ] || { run_one "$srv" bare; echo "$REQS" >"$KEEP/$srv.bare.requests"; }
+		run_one "$srv" rec
+		if [ $CRASH = 1 ] || [ "$ERRS" != 0 ] || [ "$REQS" = 0 ]; then
+			say "== $(label "$srv") recorded: FAIL: $REQS requests, $ERRS errors${WHY:+, crash: $WHY}"
+			FAILED=$((FAILED + 1))
+		else
+			say "== $(label "$srv") recorded: ok, $REQS requests, no error, no crash"
+		fi
+		continue
+	fi
+	say "== $(label "$srv"): $PAIRS pairs, bare and recorded alternating, ${SECS}s each"
+	ratios=() cratios=() cpub=() cpur=() bares=() recs=() bpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
+	for p in $(seq 1 "$PAIRS"); do
+		for mode in bare rec; do
+			run_one "$srv" "$mode"
+			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes")"
+			if [ $mode = bare ]; then
+				b_rps=$RPS b_crash=$CRASH b_cpu=$CPU
+				[ $CRASH = 0 ] && cpub+=("$CPU")
+				crash_b=$((crash_b + CRASH)); err_b=$((err_b + ERRS))
+				[ $CRASH = 0 ] && bares+=("$RPS")
+			else
+				crash_r=$((crash_r + CRASH)); err_r=$((err_r + ERRS))
+				[ $CRASH = 0 ] && recs+=("$RPS") && cpur+=("$CPU")
+				[ "$REQS" -gt 0 ] && bpr+=("$(awk -v b="$BYTES" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
+				if [ $CRASH = 0 ] && [ "$b_crash" = 0 ] && [ "$b_rps" != 0 ]; then
+					ratios+=("$(awk -v r="$RPS" -v b="$b_rps" 'BEGIN { printf "%.3f", r / b }')")
+					[ "$CPU" = 0 ] || cratios+=("$(awk -v r="$CPU" -v b="$b_cpu" 'BEGIN { printf "%.3f", b / r }')")
+				fi
+			fi
+		done
+	done
+	ROWS+=("$(printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
+		"$(median %.0f "${bares[@]}")" "$(median %.0f "${recs[@]}")" "$(median %.3f "${ratios[@]}")" \
+		"$(median %.2f "${cpub[@]}")" "$(median %.2f "${cpur[@]}")" "$(median %.3f "${cratios[@]}")" \
+		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${bpr[@]}")")")
+	FAILED=$((FAILED + crash_b + crash_r + (err_b + err_r > 0)))
+done
+
+if [ $CHECK = 1 ]; then
+	[ $RAN -gt 0 ] || { say "soak: no server could run here (see the SKIP lines); nothing to check"; exit 77; }
+	[ $FAILED -eq 0 ] || { say "soak: $FAILED of $RAN servers crashed or saw errors"; exit 1; }
+	exit 0
+fi
+say ""
+say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
+	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
+printf '%s\n' "${ROWS[@]}"
+say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"
+say " pairs with a crash left out; us/req: the server's CPU time per request, b bare, r recorded;"
+say " cpu: median of the pair ratios bare/recorded CPU per request, what the throughput ratio"
+say " would be if the server were CPU-bound; B/req: trace bytes per request)"
+[ $FAILED -eq 0 ]
