@@ -34,10 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
- * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
- * themselves. */
-
 #include "rec.h"
 #include "stdio_glibc.h"
 
@@ -372,71 +368,16 @@ static void stdio_exit(void)
 
 /* --- input whose bytes are not known: a warning --------------------------------------- */
 
-REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
-REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(f, fmt, ap), e = errno;
-
-	WARN_LOG(f);
-	return r;
-}
-
-REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
-
-	WARN_LOG(f);
-	return r;
-}
-
-REC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
-REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(stdin, fmt, ap), e = errno;
-
-	WARN_LOG(stdin);
-	return r;
-}
-
-REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
-
-	WARN_LOG(stdin);
-	return r;
-}
-
-#define SCANF_BODY(file, real, fmt) \
-	va_list ap; \
-	int r, e; \
-	va_start(ap, fmt); \
-	r = IP_REAL(real)(file, fmt, ap); \
-	e = errno; \
-	va_end(ap); \
-	WARN_LOG(file); \
-	return r
-
-REC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
-REC_EXPORT int plain_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, vfscanf, fmt);
-}
-
-REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, vfscanf, fmt);
-}
-
-REC_EXPORT int __isoc99_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
-}
-
-REC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, __isoc99_vfscanf, fmt);
-}
+/* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
+ * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
+ * F with AP; the handler is an expression, the call's result, errno as the call left it. */
+#define REC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
+	({ \
+		FILE *file_ = (F); \
+		int r_ = (REALV)(file_, FMT, AP), e = errno; \
+		WARN_LOG(file_); \
+		r_; \
+	})
 
 REC_EXPORT int ungetc(int c, FILE *f)
 {

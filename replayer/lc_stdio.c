@@ -28,10 +28,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
- * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
- * themselves. */
-
 #include "lc.h"
 #include "stdio_glibc.h"
 
@@ -329,70 +325,16 @@ out:
 	errno = e;
 }
 
-LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
-LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(f, fmt, ap);
-
-	warn_consume(f);
-	return r;
-}
-
-LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap);
-
-	warn_consume(f);
-	return r;
-}
-
-LC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
-LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(stdin, fmt, ap);
-
-	warn_consume(stdin);
-	return r;
-}
-
-LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
-
-	warn_consume(stdin);
-	return r;
-}
-
-#define SCANF_BODY(file, real, fmt) \
-	va_list ap; \
-	int r; \
-	va_start(ap, fmt); \
-	r = IP_REAL(real)(file, fmt, ap); \
-	va_end(ap); \
-	warn_consume(file); \
-	return r
-
-LC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
-LC_EXPORT int plain_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, vfscanf, fmt);
-}
-
-LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, vfscanf, fmt);
-}
-
-LC_EXPORT int __isoc99_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
-}
-
-LC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, __isoc99_vfscanf, fmt);
-}
+/* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
+ * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
+ * F with AP; the handler is an expression, the call's result (warn_consume keeps errno). */
+#define LC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
+	({ \
+		FILE *file_ = (F); \
+		int r_ = (REALV)(file_, FMT, AP); \
+		warn_consume(file_); \
+		r_; \
+	})
 
 LC_EXPORT int ungetc(int c, FILE *f)
 {
