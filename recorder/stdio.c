@@ -162,46 +162,23 @@ struct uflow_file {
 	FILE *f;
 	char *end;
 };
-static struct uflow_file uflow_files[64];
-static unsigned nuflow;
-
-static struct uflow_file *uflow_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < nuflow; i++)
-		if (uflow_files[i].f == f)
-			return &uflow_files[i];
-	if (!add)
-		return NULL;
-	for (i = 0; i < nuflow; i++)
-		if (!uflow_files[i].end)
-			break;
-	if (i == nuflow) {
-		if (nuflow == 64)
-			i = (unsigned)((uintptr_t)f >> 4) % 64; /* full: reuse one (a stale entry) */
-		else
-			nuflow++;
-	}
-	uflow_files[i].f = f;
-	uflow_files[i].end = NULL;
-	return &uflow_files[i];
-}
+static struct uflow_file uflow_slots[64];
+static struct stdio_files uflows = STDIO_FILES_INIT(uflow_slots, end);
 
 /* Before an API-level input call: 1 when f's buffer still holds bytes logged at a refill. */
 static inline int uflow_mixed(FILE *f)
 {
 	struct uflow_file *u;
 
-	if (__builtin_expect(nuflow == 0, 1) || !f)
+	if (__builtin_expect(uflows.n == 0, 1) || !f)
 		return 0;
-	u = uflow_find(f, 0);
+	u = stdio_files_find(&uflows, f, 0);
 	return u && u->end && u->end == f->_IO_read_end && f->_IO_read_ptr < f->_IO_read_end;
 }
 
 static void uflow_forget(FILE *f)
 {
-	struct uflow_file *u = nuflow ? uflow_find(f, 0) : NULL;
+	struct uflow_file *u = uflows.n ? stdio_files_find(&uflows, f, 0) : NULL;
 
 	if (u)
 		u->end = NULL;
@@ -264,7 +241,7 @@ static void out_post(FILE *f)
 
 	if (!out_candidate(file_fd(f)) || !rec_enter())
 		return;
-	if ((w = stdio_wacc_find(f, 1)))
+	if ((w = stdio_files_find(&stdio_waccs, f, 1)))
 		w->wptr = f->_IO_write_ptr;
 	rec_leave();
 }
@@ -276,14 +253,10 @@ void rec_stdio_close(FILE *f, void *ra)
 
 	out_pre(f, ra);
 	if (rec_enter()) {
-		if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
-			w->f = NULL;
-			w->wptr = NULL;
-		}
-		if (nuflow && (u = uflow_find(f, 0))) {
-			u->f = NULL;
-			u->end = NULL;
-		}
+		if (stdio_waccs.n && (w = stdio_files_find(&stdio_waccs, f, 0)))
+			stdio_files_drop(&stdio_waccs, w);
+		if (uflows.n && (u = stdio_files_find(&uflows, f, 0)))
+			stdio_files_drop(&uflows, u);
 		rec_leave();
 	}
 }
@@ -428,7 +401,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 			ev.data_len = (uint32_t)n;
 		}
 		ch->bytes[REC_IN] += (uint64_t)n;
-		if ((u = uflow_find(f, 1)))
+		if ((u = stdio_files_find(&uflows, f, 1)))
 			u->end = f->_IO_read_end;
 	}
 	rec_log(&ev, ra);

@@ -41,41 +41,17 @@ struct lc_uflow {
 	size_t cap;
 	char *end;
 };
-static struct lc_uflow lc_uflows[64];
-static unsigned lc_nuflow;
-
-static struct lc_uflow *uflow_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < lc_nuflow; i++)
-		if (lc_uflows[i].f == f)
-			return &lc_uflows[i];
-	if (!add)
-		return NULL;
-	for (i = 0; i < lc_nuflow; i++)
-		if (!lc_uflows[i].end)
-			break;
-	if (i == lc_nuflow) {
-		if (lc_nuflow == 64)
-			i = (unsigned)((uintptr_t)f >> 4) % 64;
-		else
-			lc_nuflow++;
-	}
-	if (lc_uflows[i].f != f)
-		lc_uflows[i].end = NULL; /* the buffer itself is kept for the next FILE */
-	lc_uflows[i].f = f;
-	return &lc_uflows[i];
-}
+static struct lc_uflow lc_uflow_slots[64];
+static struct stdio_files lc_uflows = STDIO_FILES_INIT(lc_uflow_slots, end);
 
 /* Bytes of our refill still unread in f's buffer (0 when none, or not ours any more). */
 static size_t uflow_rem(FILE *f)
 {
 	struct lc_uflow *u;
 
-	if (__builtin_expect(lc_nuflow == 0, 1) || !f)
+	if (__builtin_expect(lc_uflows.n == 0, 1) || !f)
 		return 0;
-	u = uflow_find(f, 0);
+	u = stdio_files_find(&lc_uflows, f, 0);
 	if (!u || !u->end || u->end != f->_IO_read_end || f->_IO_read_ptr >= f->_IO_read_end)
 		return 0;
 	return (size_t)(f->_IO_read_end - f->_IO_read_ptr);
@@ -110,8 +86,8 @@ static int in_begin(FILE *f, const char *what, const struct lc_ev **out)
 			warn_consume(f);
 			f->_IO_read_ptr = f->_IO_read_end;
 		}
-		if (lc_nuflow) {
-			struct lc_uflow *u = uflow_find(f, 0);
+		if (lc_uflows.n) {
+			struct lc_uflow *u = stdio_files_find(&lc_uflows, f, 0);
 
 			if (u)
 				u->end = NULL;
@@ -377,7 +353,7 @@ LC_EXPORT int __uflow(FILE *f)
 		return EOF;
 	}
 	n = (size_t)ev->result;
-	u = uflow_find(f, 1);
+	u = stdio_files_find(&lc_uflows, f, 1);
 	if (!u)
 		lc_diverge("getc: no room to replay a refill");
 	if (n > u->cap) {
@@ -480,7 +456,7 @@ static void out_post(FILE *f)
 {
 	struct stdio_wacc *w;
 
-	if (known_chan(file_fd(f)) && lc_on() && (w = stdio_wacc_find(f, 1)))
+	if (known_chan(file_fd(f)) && lc_on() && (w = stdio_files_find(&stdio_waccs, f, 1)))
 		w->wptr = f->_IO_write_ptr;
 }
 
@@ -490,17 +466,14 @@ void lc_stdio_close(FILE *f)
 	struct lc_uflow *u;
 
 	out_pre(f);
-	if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
-		w->f = NULL;
-		w->wptr = NULL;
-	}
-	if (lc_nuflow && (u = uflow_find(f, 0))) {
+	if (stdio_waccs.n && (w = stdio_files_find(&stdio_waccs, f, 0)))
+		stdio_files_drop(&stdio_waccs, w);
+	if (lc_uflows.n && (u = stdio_files_find(&lc_uflows, f, 0))) {
 		if (f->_IO_read_base >= u->buf && f->_IO_read_base < u->buf + u->cap) {
 			/* our memory: glibc must not look at it after the close */
 			f->_IO_read_base = f->_IO_read_ptr = f->_IO_read_end = NULL;
 		}
-		u->f = NULL;
-		u->end = NULL;
+		stdio_files_drop(&lc_uflows, u);
 	}
 }
 
