@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 /* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
@@ -118,11 +119,21 @@ struct stdio_wacc {
 static struct stdio_wacc stdio_wacc_slots[64];
 static struct stdio_files stdio_waccs = STDIO_FILES_INIT(stdio_wacc_slots, wptr);
 
-/* Bytes in f's buffer written since the last accounted call (glibc's FILE fields). */
-static long stdio_inline_pending(FILE *f)
+static int stdio_wacc_atexit;
+
+/* Bytes in f's buffer written since the last accounted call (glibc's FILE fields).  The
+ * first call registers at_exit, the side's accounting of every FILE at exit (bytes written
+ * inline and never followed by an output call go out when libc flushes the buffers after
+ * the exit handlers). */
+static long stdio_inline_pending(FILE *f, void (*at_exit)(void))
 {
 	struct stdio_wacc *w = stdio_files_find(&stdio_waccs, f, 0);
 	char *a = w ? w->wptr : NULL;
+
+	if (!stdio_wacc_atexit) {
+		stdio_wacc_atexit = 1;
+		atexit(at_exit);
+	}
 
 	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
 		return 0;

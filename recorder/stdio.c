@@ -201,8 +201,6 @@ static void uflow_forget(FILE *f)
  * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
  * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
  * flushed.  The accounting, shared with the replayer, is in interpose/stdio_glibc.h. */
-static int wacc_atexit;
-
 static void stdio_exit(void);
 
 /* Before an output call on f: log the bytes written inline since the last logged call. */
@@ -215,11 +213,7 @@ static void out_pre(FILE *f, void *ra)
 
 	if (!out_candidate(fd) || !rec_enter())
 		return;
-	if (!wacc_atexit) {
-		wacc_atexit = 1;
-		atexit(stdio_exit);
-	}
-	n = stdio_inline_pending(f);
+	n = stdio_inline_pending(f, stdio_exit);
 	if (n > 0) {
 		c = &rec.chan[rec.fd[fd] - 1];
 		rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);

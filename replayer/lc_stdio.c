@@ -415,8 +415,6 @@ LC_EXPORT int __uflow(FILE *f)
 /* Bytes written with inline putc_unlocked: the recorder logs them as one send (aux[1] = 2)
  * before the next output call on the FILE, or at exit; the same accounting here finds the
  * same count (the program writes the same bytes now) and consumes that send. */
-static int lc_wacc_atexit;
-
 static void stdio_exit(void);
 
 static int known_chan(int fd)
@@ -432,11 +430,7 @@ static void out_pre(FILE *f)
 
 	if (!known_chan(fd) || !lc_on())
 		return;
-	if (!lc_wacc_atexit) {
-		lc_wacc_atexit = 1;
-		atexit(stdio_exit);
-	}
-	n = stdio_inline_pending(f);
+	n = stdio_inline_pending(f, stdio_exit);
 	ev = n > 0 ? lc_peek() : NULL;
 	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd ||
 	    ev->naux < 2 || ev->aux[1] != 2)
