@@ -183,6 +183,29 @@ static void put_list(struct out *o, const struct ip_env_list *l)
 	}
 }
 
+/* KEY=LIST; (an empty list when l is NULL) */
+static void put_key_list(struct out *o, const char *key, const struct ip_env_list *l)
+{
+	put_str(o, key);
+	if (l)
+		put_list(o, l);
+	put_str(o, ";");
+}
+
+/* Both values open with the version and the name, and end with dir=, running to the end. */
+static void put_head(struct out *o, const char *name)
+{
+	put_key_str(o, "v=", "1");
+	put_key_str(o, "name=", name);
+}
+
+static int put_dir(struct out *o, const char *dir)
+{
+	put_str(o, "dir=");
+	put_str(o, dir ? dir : "");
+	return o->bad ? -1 : 0;
+}
+
 /* The next KEY=VALUE of s at *p: key and its length, the value and its length (up to ';', or
  * to the end for `dir`).  Returns 1, 0 at the end of s, -1 when malformed. */
 static int next_pair(const char **p, const char **key, size_t *klen, const char **val,
@@ -320,8 +343,7 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_key_str(&o, "v=", "1");
-	put_key_str(&o, "name=", e->name);
+	put_head(&o, e->name);
 	put_key_str(&o, "parent=", e->parent);
 	put_key_str(&o, "sess=", e->session);
 	put_key_u64(&o, "seg=", e->seg);
@@ -333,15 +355,9 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 	put_key_u64(&o, "k=", e->hash_every);
 	put_key_u64(&o, "depth=", e->depth);
 	put_key_u64(&o, "max=", e->max_bytes);
-	put_str(&o, "ch=");
-	if (ch)
-		put_list(&o, ch);
-	put_str(&o, ";fd=");
-	if (fd)
-		put_list(&o, fd);
-	put_str(&o, ";dir=");
-	put_str(&o, e->dir ? e->dir : "");
-	return o.bad ? -1 : 0;
+	put_key_list(&o, "ch=", ch);
+	put_key_list(&o, "fd=", fd);
+	return put_dir(&o, e->dir);
 }
 
 /* --- ENCORE_REPLAY ------------------------------------------------------------------------ */
@@ -397,22 +413,15 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_key_str(&o, "v=", "1");
-	put_key_str(&o, "name=", e->name);
+	put_head(&o, e->name);
 	put_key_i64(&o, "pid=", e->pid);
 	put_key_u64(&o, "seg=", e->seg);
 	if (e->has_first)
 		put_key_u64(&o, "first=", e->first);
-	if (ch) {
-		put_str(&o, "ch=");
-		put_list(&o, ch);
-		put_str(&o, ";");
-	}
-	if (fd) {
-		put_str(&o, "fd=");
-		put_list(&o, fd);
-		put_str(&o, ";");
-	}
+	if (ch)
+		put_key_list(&o, "ch=", ch);
+	if (fd)
+		put_key_list(&o, "fd=", fd);
 	if (e->has_cnt) {
 		put_str(&o, "cnt=");
 		for (int i = 0; i < 4; i++) {
@@ -424,7 +433,5 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 	}
 	if (e->kids_text && e->kids_text[0])
 		put_key_str(&o, "kids=", e->kids_text);
-	put_str(&o, "dir=");
-	put_str(&o, e->dir ? e->dir : "");
-	return o.bad ? -1 : 0;
+	return put_dir(&o, e->dir);
 }
