@@ -183,6 +183,29 @@ static void put_list(struct out *o, const struct ip_env_list *l)
 	}
 }
 
+/* KEY=LIST; (an empty list when l is NULL) */
+static void put_key_list(struct out *o, const char *key, const struct ip_env_list *l)
+{
+	put_str(o, key);
+	if (l)
+		put_list(o, l);
+	put_str(o, ";");
+}
+
+/* Both values open with the version and the name, and end with dir=, running to the end. */
+static void put_head(struct out *o, const char *name)
+{
+	put_key_str(o, "v=", "1");
+	put_key_str(o, "name=", name);
+}
+
+static int put_dir(struct out *o, const char *dir)
+{
+	put_str(o, "dir=");
+	put_str(o, dir ? dir : "");
+	return o->bad ? -1 : 0;
+}
+
 /* The next KEY=VALUE of s at *p: key and its length, the value and its length (up to ';', or
  * to the end for `dir`).  Returns 1, 0 at the end of s, -1 when malformed. */
 static int next_pair(const char **p, const char **key, size_t *klen, const char **val,
@@ -218,69 +241,101 @@ static int dir_ok(const char *v, size_t n)
 	return v[0] == '/' && n < IP_DIR_MAX;
 }
 
-/* --- ENCORE_RECORD ------------------------------------------------------------------------ */
+/* --- decoding ---------------------------------------------------------------------------- */
 
-int ip_rec_env_decode(const char *s, struct ip_rec_env *e)
+/* What both variables hold alike: the lists ch= and fd= (kept as slices) and dir=, last. */
+struct shared {
+	const char *name;              /* the decoded name so far: must not be empty at dir= */
+	struct ip_env_slice *ch, *fd;
+	const char **dir;
+};
+
+/* One KEY=VALUE of one format's own keys: 0, or -1 when the value is invalid. */
+typedef int (*key_fn)(void *e, const char *key, size_t klen, const char *val, size_t vlen);
+
+/* Decode s: the shared keys into sh, every other pair to own(e, ...).  0 when s ends with a
+ * valid dir= after a name, else -1. */
+static int decode(const char *s, const struct shared *sh, key_fn own, void *e)
 {
 	const char *p = s, *key, *val;
 	size_t klen, vlen;
+
+	while (next_pair(&p, &key, &klen, &val, &vlen) > 0) {
+		if (KEY("dir")) {
+			if (!dir_ok(val, vlen))
+				return -1;
+			*sh->dir = val;
+			return sh->name[0] ? 0 : -1;
+		}
+		if (KEY("ch")) {
+			sh->ch->p = val;
+			sh->ch->len = vlen;
+		} else if (KEY("fd")) {
+			sh->fd->p = val;
+			sh->fd->len = vlen;
+		} else if (own(e, key, klen, val, vlen) != 0) {
+			return -1;
+		}
+	}
+	return -1; /* no dir: cut short */
+}
+
+/* --- ENCORE_RECORD ------------------------------------------------------------------------ */
+
+static int rec_key(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct ip_rec_env *e = arg;
 	uint64_t v;
-	int r;
+
+	if (KEY("name") || KEY("parent")) {
+		char *dst = KEY("name") ? e->name : e->parent;
+
+		if (vlen && !ip_valid_name(val, vlen, TRACE_NAME_MAX))
+			return -1;
+		memcpy(dst, val, vlen);
+		dst[vlen] = '\0';
+		return 0;
+	}
+	if (KEY("sess")) {
+		if (!ip_valid_name(val, vlen, IP_SESSION_MAX))
+			return -1;
+		memcpy(e->session, val, vlen);
+		e->session[vlen] = '\0';
+		return 0;
+	}
+	if (KEY("v"))
+		return 0; /* version 1 only so far */
+	if (parse_u64(val, vlen, &v) != 0)
+		return -1;
+	if (KEY("seg"))
+		e->seg = (uint32_t)v;
+	else if (KEY("first"))
+		e->first = v;
+	else if (KEY("fidx"))
+		e->fork_index = v;
+	else if (KEY("forks"))
+		e->forks = (uint32_t)v;
+	else if (KEY("nch"))
+		e->next_chan = (uint32_t)v;
+	else if (KEY("k"))
+		e->hash_every = v ? (uint32_t)v : 64;
+	else if (KEY("depth"))
+		e->depth = v > 32 ? 32 : (uint32_t)v;
+	else if (KEY("max"))
+		e->max_bytes = v;
+	else if (KEY("pid"))
+		e->pid = (int64_t)v;
+	return 0;
+}
+
+int ip_rec_env_decode(const char *s, struct ip_rec_env *e)
+{
+	const struct shared sh = { e->name, &e->ch, &e->fd, &e->dir };
 
 	memset(e, 0, sizeof(*e));
 	e->hash_every = 64;
 	e->depth = 4;
-	while ((r = next_pair(&p, &key, &klen, &val, &vlen)) > 0) {
-		if (KEY("dir")) {
-			if (!dir_ok(val, vlen))
-				return -1;
-			e->dir = val;
-			return e->name[0] ? 0 : -1;
-		}
-		if (KEY("name") || KEY("parent")) {
-			char *dst = KEY("name") ? e->name : e->parent;
-
-			if (vlen && !ip_valid_name(val, vlen, TRACE_NAME_MAX))
-				return -1;
-			memcpy(dst, val, vlen);
-			dst[vlen] = '\0';
-		} else if (KEY("sess")) {
-			if (!ip_valid_name(val, vlen, IP_SESSION_MAX))
-				return -1;
-			memcpy(e->session, val, vlen);
-			e->session[vlen] = '\0';
-		} else if (KEY("ch")) {
-			e->ch.p = val;
-			e->ch.len = vlen;
-		} else if (KEY("fd")) {
-			e->fd.p = val;
-			e->fd.len = vlen;
-		} else if (KEY("v")) {
-			/* version 1 only so far */
-		} else {
-			if (parse_u64(val, vlen, &v) != 0)
-				return -1;
-			if (KEY("seg"))
-				e->seg = (uint32_t)v;
-			else if (KEY("first"))
-				e->first = v;
-			else if (KEY("fidx"))
-				e->fork_index = v;
-			else if (KEY("forks"))
-				e->forks = (uint32_t)v;
-			else if (KEY("nch"))
-				e->next_chan = (uint32_t)v;
-			else if (KEY("k"))
-				e->hash_every = v ? (uint32_t)v : 64;
-			else if (KEY("depth"))
-				e->depth = v > 32 ? 32 : (uint32_t)v;
-			else if (KEY("max"))
-				e->max_bytes = v;
-			else if (KEY("pid"))
-				e->pid = (int64_t)v;
-		}
-	}
-	return -1; /* no dir: cut short */
+	return decode(s, &sh, rec_key, e);
 }
 
 int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
@@ -288,8 +343,7 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_key_str(&o, "v=", "1");
-	put_key_str(&o, "name=", e->name);
+	put_head(&o, e->name);
 	put_key_str(&o, "parent=", e->parent);
 	put_key_str(&o, "sess=", e->session);
 	put_key_u64(&o, "seg=", e->seg);
@@ -301,72 +355,57 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 	put_key_u64(&o, "k=", e->hash_every);
 	put_key_u64(&o, "depth=", e->depth);
 	put_key_u64(&o, "max=", e->max_bytes);
-	put_str(&o, "ch=");
-	if (ch)
-		put_list(&o, ch);
-	put_str(&o, ";fd=");
-	if (fd)
-		put_list(&o, fd);
-	put_str(&o, ";dir=");
-	put_str(&o, e->dir ? e->dir : "");
-	return o.bad ? -1 : 0;
+	put_key_list(&o, "ch=", ch);
+	put_key_list(&o, "fd=", fd);
+	return put_dir(&o, e->dir);
 }
 
 /* --- ENCORE_REPLAY ------------------------------------------------------------------------ */
 
+static int rep_key(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct ip_rep_env *e = arg;
+	uint64_t v;
+
+	if (KEY("name")) {
+		if (!vlen || vlen >= sizeof(e->name))
+			return -1;
+		memcpy(e->name, val, vlen);
+		e->name[vlen] = '\0';
+	} else if (KEY("seg")) {
+		if (parse_u64(val, vlen, &v) != 0)
+			return -1;
+		e->seg = (uint32_t)v;
+	} else if (KEY("pid")) {
+		if (parse_i64(val, vlen, &v) != 0)
+			return -1;
+		e->pid = (int64_t)v;
+	} else if (KEY("first")) {
+		if (parse_u64(val, vlen, &e->first) != 0)
+			return -1;
+		e->has_first = 1;
+	} else if (KEY("cnt")) {
+		const char *q = val;
+		uint64_t c[4];
+
+		if (ip_env_list_next(&q, val + vlen, c, 4, 0xf) == 1 && q == val + vlen) {
+			for (int i = 0; i < 4; i++)
+				e->cnt[i] = (int64_t)c[i];
+			e->has_cnt = 1;
+		}
+	} else if (KEY("kids")) {
+		e->kids.p = val;
+		e->kids.len = vlen;
+	}
+	return 0; /* unknown keys are ignored */
+}
+
 int ip_rep_env_decode(const char *s, struct ip_rep_env *e)
 {
-	const char *p = s, *key, *val;
-	size_t klen, vlen;
-	uint64_t v;
-	int r;
+	const struct shared sh = { e->name, &e->ch, &e->fd, &e->dir };
 
 	memset(e, 0, sizeof(*e));
-	while ((r = next_pair(&p, &key, &klen, &val, &vlen)) > 0) {
-		if (KEY("dir")) {
-			if (!dir_ok(val, vlen))
-				return -1;
-			e->dir = val;
-			return e->name[0] ? 0 : -1;
-		}
-		if (KEY("name")) {
-			if (!vlen || vlen >= sizeof(e->name))
-				return -1;
-			memcpy(e->name, val, vlen);
-			e->name[vlen] = '\0';
-		} else if (KEY("seg")) {
-			if (parse_u64(val, vlen, &v) != 0)
-				return -1;
-			e->seg = (uint32_t)v;
-		} else if (KEY("pid")) {
-			if (parse_i64(val, vlen, &v) != 0)
-				return -1;
-			e->pid = (int64_t)v;
-		} else if (KEY("first")) {
-			if (parse_u64(val, vlen, &e->first) != 0)
-				return -1;
-			e->has_first = 1;
-		} else if (KEY("cnt")) {
-			const char *q = val;
-			uint64_t c[4];
-
-			if (ip_env_list_next(&q, val + vlen, c, 4, 0xf) == 1 && q == val + vlen) {
-				for (int i = 0; i < 4; i++)
-					e->cnt[i] = (int64_t)c[i];
-				e->has_cnt = 1;
-			}
-		} else if (KEY("ch")) {
-			e->ch.p = val;
-			e->ch.len = vlen;
-		} else if (KEY("fd")) {
-			e->fd.p = val;
-			e->fd.len = vlen;
-		} else if (KEY("kids")) {
-			e->kids.p = val;
-			e->kids.len = vlen;
-		}
-	}
-	return -1;
+	return decode(s, &sh, rep_key, e);
 }
 
 int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
@@ -374,22 +413,15 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 {
 	struct out o = { buf, cap, 0, cap == 0 };
 
-	put_key_str(&o, "v=", "1");
-	put_key_str(&o, "name=", e->name);
+	put_head(&o, e->name);
 	put_key_i64(&o, "pid=", e->pid);
 	put_key_u64(&o, "seg=", e->seg);
 	if (e->has_first)
 		put_key_u64(&o, "first=", e->first);
-	if (ch) {
-		put_str(&o, "ch=");
-		put_list(&o, ch);
-		put_str(&o, ";");
-	}
-	if (fd) {
-		put_str(&o, "fd=");
-		put_list(&o, fd);
-		put_str(&o, ";");
-	}
+	if (ch)
+		put_key_list(&o, "ch=", ch);
+	if (fd)
+		put_key_list(&o, "fd=", fd);
 	if (e->has_cnt) {
 		put_str(&o, "cnt=");
 		for (int i = 0; i < 4; i++) {
@@ -401,7 +433,5 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 	}
 	if (e->kids_text && e->kids_text[0])
 		put_key_str(&o, "kids=", e->kids_text);
-	put_str(&o, "dir=");
-	put_str(&o, e->dir ? e->dir : "");
-	return o.bad ? -1 : 0;
+	return put_dir(&o, e->dir);
 }

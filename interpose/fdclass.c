@@ -49,6 +49,7 @@ const char *ip_shape_name(int shape)
 		"FWRITE", "FPUTS", "PUTC", "VPRINTF", "KMOVE", "SIGNAL_WAIT", "WAIT", "EXIT",
 		"VALUE_PID",
 		"READY_POLL", "READY_SELECT", "READY_EPOLL", "DUP", "FCNTL", "VALUE_CLOCK",
+		"SCANF",
 	};
 
 	return shape >= 0 && shape < IP_SHAPE_COUNT ? names[shape] : NULL;

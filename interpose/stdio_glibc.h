@@ -9,14 +9,16 @@
  * (replayer/lc_stdio.c finds the same count and consumes that send).  Both must count alike,
  * so the accounting is written once.  The write pointer each accounted call left is kept per
  * FILE; bytes between it and the current write pointer were written inline.  Static: each
- * preloaded library has its own table (64 FILEs; more share slots).
+ * preloaded library has its own tables (64 FILEs each; more share entries).
  */
 #ifndef ENCORE_STDIO_GLIBC_H
 #define ENCORE_STDIO_GLIBC_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 /* <bits/stdio.h> (optimised builds) makes some of these names macros: the interposers
@@ -61,37 +63,77 @@ static inline int file_fd(FILE *f)
 	return f ? f->_fileno : -1;
 }
 
-#define STDIO_WACC_MAX 64
+/* Per-FILE state (the accounting below, each side's refill bookkeeping): a small table of
+ * entries of one struct type, each starting with its FILE (member f) and holding a pointer
+ * whose NULL says nothing is kept for that FILE (the entry may then serve another).  Found
+ * by a linear scan: a program has few FILEs on channels.  When full, a new FILE takes the
+ * entry its address picks (what the FILE there kept is lost: counted as not kept). */
+struct stdio_files {
+	void *slot;    /* max entries of `size` bytes, each starting with FILE *f */
+	size_t size;
+	size_t kept;   /* offset of the pointer that is NULL when the entry keeps nothing */
+	unsigned max;
+	unsigned n;    /* entries used so far */
+};
 
+#define STDIO_FILES_INIT(array, member) \
+	{ (array), sizeof((array)[0]), offsetof(__typeof__((array)[0]), member), \
+	  sizeof(array) / sizeof((array)[0]), 0 }
+
+/* f's entry (f not NULL); with add, when f has none, a new one (its f set, its kept pointer
+ * NULL, the rest as the entry's previous FILE left it), else NULL. */
+static void *stdio_files_find(struct stdio_files *t, FILE *f, int add)
+{
+	char *e = t->slot;
+	unsigned i;
+
+	for (i = 0; i < t->n; i++, e += t->size)
+		if (*(FILE **)e == f)
+			return e;
+	if (!add)
+		return NULL;
+	for (i = 0, e = t->slot; i < t->n; i++, e += t->size)
+		if (!*(void **)(e + t->kept))
+			break;
+	if (i == t->n)
+		i = t->n < t->max ? t->n++ : (unsigned)((uintptr_t)f >> 4) % t->max;
+	e = (char *)t->slot + (size_t)i * t->size;
+	*(FILE **)e = f;
+	*(void **)(e + t->kept) = NULL;
+	return e;
+}
+
+/* Forget entry e (a FILE closed): free for another FILE. */
+static inline void stdio_files_drop(struct stdio_files *t, void *e)
+{
+	*(FILE **)e = NULL;
+	*(void **)((char *)e + t->kept) = NULL;
+}
+
+/* The write pointer each accounted call left, per FILE (NULL: the start of the buffer). */
 struct stdio_wacc {
 	FILE *f;
 	char *wptr;
 };
 
-static struct stdio_wacc stdio_waccs[STDIO_WACC_MAX];
-static unsigned stdio_nwacc;
+static struct stdio_wacc stdio_wacc_slots[64];
+static struct stdio_files stdio_waccs = STDIO_FILES_INIT(stdio_wacc_slots, wptr);
 
-static struct stdio_wacc *stdio_wacc_find(FILE *f, int add)
+static int stdio_wacc_atexit;
+
+/* Bytes in f's buffer written since the last accounted call (glibc's FILE fields).  The
+ * first call registers at_exit, the side's accounting of every FILE at exit (bytes written
+ * inline and never followed by an output call go out when libc flushes the buffers after
+ * the exit handlers). */
+static long stdio_inline_pending(FILE *f, void (*at_exit)(void))
 {
-	unsigned i;
-
-	for (i = 0; i < stdio_nwacc; i++)
-		if (stdio_waccs[i].f == f)
-			return &stdio_waccs[i];
-	if (!add)
-		return NULL;
-	i = stdio_nwacc < STDIO_WACC_MAX ? stdio_nwacc++
-	                                 : (unsigned)((uintptr_t)f >> 4) % STDIO_WACC_MAX;
-	stdio_waccs[i].f = f;
-	stdio_waccs[i].wptr = NULL;
-	return &stdio_waccs[i];
-}
-
-/* Bytes in f's buffer written since the last accounted call (glibc's FILE fields). */
-static long stdio_inline_pending(FILE *f)
-{
-	struct stdio_wacc *w = stdio_wacc_find(f, 0);
+	struct stdio_wacc *w = stdio_files_find(&stdio_waccs, f, 0);
 	char *a = w ? w->wptr : NULL;
+
+	if (!stdio_wacc_atexit) {
+		stdio_wacc_atexit = 1;
+		atexit(at_exit);
+	}
 
 	if (!f->_IO_write_base || f->_IO_write_ptr <= f->_IO_write_base)
 		return 0;

@@ -34,10 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
- * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
- * themselves. */
-
 #include "rec.h"
 #include "stdio_glibc.h"
 
@@ -166,46 +162,23 @@ struct uflow_file {
 	FILE *f;
 	char *end;
 };
-static struct uflow_file uflow_files[64];
-static unsigned nuflow;
-
-static struct uflow_file *uflow_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < nuflow; i++)
-		if (uflow_files[i].f == f)
-			return &uflow_files[i];
-	if (!add)
-		return NULL;
-	for (i = 0; i < nuflow; i++)
-		if (!uflow_files[i].end)
-			break;
-	if (i == nuflow) {
-		if (nuflow == 64)
-			i = (unsigned)((uintptr_t)f >> 4) % 64; /* full: reuse one (a stale entry) */
-		else
-			nuflow++;
-	}
-	uflow_files[i].f = f;
-	uflow_files[i].end = NULL;
-	return &uflow_files[i];
-}
+static struct uflow_file uflow_slots[64];
+static struct stdio_files uflows = STDIO_FILES_INIT(uflow_slots, end);
 
 /* Before an API-level input call: 1 when f's buffer still holds bytes logged at a refill. */
 static inline int uflow_mixed(FILE *f)
 {
 	struct uflow_file *u;
 
-	if (__builtin_expect(nuflow == 0, 1) || !f)
+	if (__builtin_expect(uflows.n == 0, 1) || !f)
 		return 0;
-	u = uflow_find(f, 0);
+	u = stdio_files_find(&uflows, f, 0);
 	return u && u->end && u->end == f->_IO_read_end && f->_IO_read_ptr < f->_IO_read_end;
 }
 
 static void uflow_forget(FILE *f)
 {
-	struct uflow_file *u = nuflow ? uflow_find(f, 0) : NULL;
+	struct uflow_file *u = uflows.n ? stdio_files_find(&uflows, f, 0) : NULL;
 
 	if (u)
 		u->end = NULL;
@@ -228,8 +201,6 @@ static void uflow_forget(FILE *f)
  * no call: those bytes are logged as one send (aux[1] = 2) at the next output call on the
  * FILE, before it (fwrite..., __overflow, fflush), or at exit before the buffers are
  * flushed.  The accounting, shared with the replayer, is in interpose/stdio_glibc.h. */
-static int wacc_atexit;
-
 static void stdio_exit(void);
 
 /* Before an output call on f: log the bytes written inline since the last logged call. */
@@ -242,11 +213,7 @@ static void out_pre(FILE *f, void *ra)
 
 	if (!out_candidate(fd) || !rec_enter())
 		return;
-	if (!wacc_atexit) {
-		wacc_atexit = 1;
-		atexit(stdio_exit);
-	}
-	n = stdio_inline_pending(f);
+	n = stdio_inline_pending(f, stdio_exit);
 	if (n > 0) {
 		c = &rec.chan[rec.fd[fd] - 1];
 		rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);
@@ -268,7 +235,7 @@ static void out_post(FILE *f)
 
 	if (!out_candidate(file_fd(f)) || !rec_enter())
 		return;
-	if ((w = stdio_wacc_find(f, 1)))
+	if ((w = stdio_files_find(&stdio_waccs, f, 1)))
 		w->wptr = f->_IO_write_ptr;
 	rec_leave();
 }
@@ -280,14 +247,10 @@ void rec_stdio_close(FILE *f, void *ra)
 
 	out_pre(f, ra);
 	if (rec_enter()) {
-		if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
-			w->f = NULL;
-			w->wptr = NULL;
-		}
-		if (nuflow && (u = uflow_find(f, 0))) {
-			u->f = NULL;
-			u->end = NULL;
-		}
+		if (stdio_waccs.n && (w = stdio_files_find(&stdio_waccs, f, 0)))
+			stdio_files_drop(&stdio_waccs, w);
+		if (uflows.n && (u = stdio_files_find(&uflows, f, 0)))
+			stdio_files_drop(&uflows, u);
 		rec_leave();
 	}
 }
@@ -372,71 +335,16 @@ static void stdio_exit(void)
 
 /* --- input whose bytes are not known: a warning --------------------------------------- */
 
-REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
-REC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(f, fmt, ap), e = errno;
-
-	WARN_LOG(f);
-	return r;
-}
-
-REC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap), e = errno;
-
-	WARN_LOG(f);
-	return r;
-}
-
-REC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
-REC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(stdin, fmt, ap), e = errno;
-
-	WARN_LOG(stdin);
-	return r;
-}
-
-REC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap), e = errno;
-
-	WARN_LOG(stdin);
-	return r;
-}
-
-#define SCANF_BODY(file, real, fmt) \
-	va_list ap; \
-	int r, e; \
-	va_start(ap, fmt); \
-	r = IP_REAL(real)(file, fmt, ap); \
-	e = errno; \
-	va_end(ap); \
-	WARN_LOG(file); \
-	return r
-
-REC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
-REC_EXPORT int plain_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, vfscanf, fmt);
-}
-
-REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-REC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, vfscanf, fmt);
-}
-
-REC_EXPORT int __isoc99_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
-}
-
-REC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, __isoc99_vfscanf, fmt);
-}
+/* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
+ * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
+ * F with AP; the handler is an expression, the call's result, errno as the call left it. */
+#define REC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
+	({ \
+		FILE *file_ = (F); \
+		int r_ = (REALV)(file_, FMT, AP), e = errno; \
+		WARN_LOG(file_); \
+		r_; \
+	})
 
 REC_EXPORT int ungetc(int c, FILE *f)
 {
@@ -487,7 +395,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 			ev.data_len = (uint32_t)n;
 		}
 		ch->bytes[REC_IN] += (uint64_t)n;
-		if ((u = uflow_find(f, 1)))
+		if ((u = stdio_files_find(&uflows, f, 1)))
 			u->end = f->_IO_read_end;
 	}
 	rec_log(&ev, ra);

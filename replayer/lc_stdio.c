@@ -28,10 +28,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* With _GNU_SOURCE, <stdio.h> renames scanf, fscanf, vscanf and vfscanf to their __isoc99_
- * forms: the plain names are defined through asm labels (plain_*), the __isoc99_ ones as
- * themselves. */
-
 #include "lc.h"
 #include "stdio_glibc.h"
 
@@ -45,41 +41,17 @@ struct lc_uflow {
 	size_t cap;
 	char *end;
 };
-static struct lc_uflow lc_uflows[64];
-static unsigned lc_nuflow;
-
-static struct lc_uflow *uflow_find(FILE *f, int add)
-{
-	unsigned i;
-
-	for (i = 0; i < lc_nuflow; i++)
-		if (lc_uflows[i].f == f)
-			return &lc_uflows[i];
-	if (!add)
-		return NULL;
-	for (i = 0; i < lc_nuflow; i++)
-		if (!lc_uflows[i].end)
-			break;
-	if (i == lc_nuflow) {
-		if (lc_nuflow == 64)
-			i = (unsigned)((uintptr_t)f >> 4) % 64;
-		else
-			lc_nuflow++;
-	}
-	if (lc_uflows[i].f != f)
-		lc_uflows[i].end = NULL; /* the buffer itself is kept for the next FILE */
-	lc_uflows[i].f = f;
-	return &lc_uflows[i];
-}
+static struct lc_uflow lc_uflow_slots[64];
+static struct stdio_files lc_uflows = STDIO_FILES_INIT(lc_uflow_slots, end);
 
 /* Bytes of our refill still unread in f's buffer (0 when none, or not ours any more). */
 static size_t uflow_rem(FILE *f)
 {
 	struct lc_uflow *u;
 
-	if (__builtin_expect(lc_nuflow == 0, 1) || !f)
+	if (__builtin_expect(lc_uflows.n == 0, 1) || !f)
 		return 0;
-	u = uflow_find(f, 0);
+	u = stdio_files_find(&lc_uflows, f, 0);
 	if (!u || !u->end || u->end != f->_IO_read_end || f->_IO_read_ptr >= f->_IO_read_end)
 		return 0;
 	return (size_t)(f->_IO_read_end - f->_IO_read_ptr);
@@ -114,8 +86,8 @@ static int in_begin(FILE *f, const char *what, const struct lc_ev **out)
 			warn_consume(f);
 			f->_IO_read_ptr = f->_IO_read_end;
 		}
-		if (lc_nuflow) {
-			struct lc_uflow *u = uflow_find(f, 0);
+		if (lc_uflows.n) {
+			struct lc_uflow *u = stdio_files_find(&lc_uflows, f, 0);
 
 			if (u)
 				u->end = NULL;
@@ -329,70 +301,16 @@ out:
 	errno = e;
 }
 
-LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
-LC_EXPORT int plain_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(f, fmt, ap);
-
-	warn_consume(f);
-	return r;
-}
-
-LC_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(f, fmt, ap);
-
-	warn_consume(f);
-	return r;
-}
-
-LC_EXPORT int plain_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
-LC_EXPORT int plain_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(vfscanf)(stdin, fmt, ap);
-
-	warn_consume(stdin);
-	return r;
-}
-
-LC_EXPORT int __isoc99_vscanf(const char *fmt, va_list ap)
-{
-	int r = IP_REAL(__isoc99_vfscanf)(stdin, fmt, ap);
-
-	warn_consume(stdin);
-	return r;
-}
-
-#define SCANF_BODY(file, real, fmt) \
-	va_list ap; \
-	int r; \
-	va_start(ap, fmt); \
-	r = IP_REAL(real)(file, fmt, ap); \
-	va_end(ap); \
-	warn_consume(file); \
-	return r
-
-LC_EXPORT int plain_scanf(const char *fmt, ...) __asm__("scanf");
-LC_EXPORT int plain_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, vfscanf, fmt);
-}
-
-LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-LC_EXPORT int plain_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, vfscanf, fmt);
-}
-
-LC_EXPORT int __isoc99_scanf(const char *fmt, ...)
-{
-	SCANF_BODY(stdin, __isoc99_vfscanf, fmt);
-}
-
-LC_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCANF_BODY(f, __isoc99_vfscanf, fmt);
-}
+/* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
+ * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
+ * F with AP; the handler is an expression, the call's result (warn_consume keeps errno). */
+#define LC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
+	({ \
+		FILE *file_ = (F); \
+		int r_ = (REALV)(file_, FMT, AP); \
+		warn_consume(file_); \
+		r_; \
+	})
 
 LC_EXPORT int ungetc(int c, FILE *f)
 {
@@ -435,7 +353,7 @@ LC_EXPORT int __uflow(FILE *f)
 		return EOF;
 	}
 	n = (size_t)ev->result;
-	u = uflow_find(f, 1);
+	u = stdio_files_find(&lc_uflows, f, 1);
 	if (!u)
 		lc_diverge("getc: no room to replay a refill");
 	if (n > u->cap) {
@@ -497,8 +415,6 @@ LC_EXPORT int __uflow(FILE *f)
 /* Bytes written with inline putc_unlocked: the recorder logs them as one send (aux[1] = 2)
  * before the next output call on the FILE, or at exit; the same accounting here finds the
  * same count (the program writes the same bytes now) and consumes that send. */
-static int lc_wacc_atexit;
-
 static void stdio_exit(void);
 
 static int known_chan(int fd)
@@ -514,11 +430,7 @@ static void out_pre(FILE *f)
 
 	if (!known_chan(fd) || !lc_on())
 		return;
-	if (!lc_wacc_atexit) {
-		lc_wacc_atexit = 1;
-		atexit(stdio_exit);
-	}
-	n = stdio_inline_pending(f);
+	n = stdio_inline_pending(f, stdio_exit);
 	ev = n > 0 ? lc_peek() : NULL;
 	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd ||
 	    ev->naux < 2 || ev->aux[1] != 2)
@@ -538,7 +450,7 @@ static void out_post(FILE *f)
 {
 	struct stdio_wacc *w;
 
-	if (known_chan(file_fd(f)) && lc_on() && (w = stdio_wacc_find(f, 1)))
+	if (known_chan(file_fd(f)) && lc_on() && (w = stdio_files_find(&stdio_waccs, f, 1)))
 		w->wptr = f->_IO_write_ptr;
 }
 
@@ -548,17 +460,14 @@ void lc_stdio_close(FILE *f)
 	struct lc_uflow *u;
 
 	out_pre(f);
-	if (stdio_nwacc && (w = stdio_wacc_find(f, 0))) {
-		w->f = NULL;
-		w->wptr = NULL;
-	}
-	if (lc_nuflow && (u = uflow_find(f, 0))) {
+	if (stdio_waccs.n && (w = stdio_files_find(&stdio_waccs, f, 0)))
+		stdio_files_drop(&stdio_waccs, w);
+	if (lc_uflows.n && (u = stdio_files_find(&lc_uflows, f, 0))) {
 		if (f->_IO_read_base >= u->buf && f->_IO_read_base < u->buf + u->cap) {
 			/* our memory: glibc must not look at it after the close */
 			f->_IO_read_base = f->_IO_read_ptr = f->_IO_read_end = NULL;
 		}
-		u->f = NULL;
-		u->end = NULL;
+		stdio_files_drop(&lc_uflows, u);
 	}
 }
 

@@ -39,9 +39,10 @@ START_TEST(every_shape_is_named_and_used)
 
 	for (i = 0; i < NROWS; i++) {
 		ck_assert_msg(ip_shape_name(rows[i].shape) != NULL, "%s: bad shape", rows[i].name);
-		ck_assert_msg(rows[i].shape == IP_SHAPE_IRREGULAR ||
+		/* variadic: IRREGULAR, FCNTL (always variadic) or SCANF (either) */
+		ck_assert_msg(rows[i].shape == IP_SHAPE_IRREGULAR || rows[i].shape == IP_SHAPE_SCANF ||
 		                  (rows[i].shape == IP_SHAPE_FCNTL) == !!strstr(rows[i].params, "..."),
-		              "%s: variadic calls are IRREGULAR or FCNTL", rows[i].name);
+		              "%s: variadic calls are IRREGULAR, FCNTL or SCANF", rows[i].name);
 		used[rows[i].shape]++;
 	}
 	for (s = 0; s < IP_SHAPE_COUNT; s++)
@@ -71,7 +72,8 @@ START_TEST(shapes_agree_with_the_event_kind)
 		{ IP_SHAPE_WAIT, TRACE_EV_NONE },        { IP_SHAPE_EXIT, TRACE_EV_EXIT },
 		{ IP_SHAPE_VALUE_PID, TRACE_EV_PID },    { IP_SHAPE_READY_POLL, TRACE_EV_READY },
 		{ IP_SHAPE_READY_SELECT, TRACE_EV_READY }, { IP_SHAPE_READY_EPOLL, TRACE_EV_READY },
-		{ IP_SHAPE_DUP, TRACE_EV_DUP },          { IP_SHAPE_FCNTL, TRACE_EV_DUP },          { IP_SHAPE_VALUE_CLOCK, TRACE_EV_CLOCK },
+		{ IP_SHAPE_DUP, TRACE_EV_DUP },          { IP_SHAPE_FCNTL, TRACE_EV_DUP },
+		{ IP_SHAPE_VALUE_CLOCK, TRACE_EV_CLOCK }, { IP_SHAPE_SCANF, TRACE_EV_MARK },
 	};
 	size_t i, k;
 
