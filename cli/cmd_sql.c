@@ -201,6 +201,113 @@ static size_t width(const char *s)
 }
 
 /* Run one prepared statement and print its rows.  Returns 0 or -1 (message printed). */
+/* One row as CSV (RFC 4180 quoting). */
+static void print_csv_row(sqlite3_stmt *st, int ncol)
+{
+	for (int i = 0; i < ncol; i++) {
+		char *s = cell_text(st, i, sqlite3_column_type(st, i), MODE_CSV);
+
+		if (i)
+			putchar(',');
+		csv_field(s);
+		free(s);
+	}
+	putchar('\n');
+}
+
+/* One row as a JSON object, after a comma unless it is the first. */
+static void print_json_row(sqlite3_stmt *st, int ncol, int first)
+{
+	printf(first ? "{" : ",\n{");
+	for (int i = 0; i < ncol; i++) {
+		int t = sqlite3_column_type(st, i);
+		char *s = cell_text(st, i, t, MODE_JSON);
+
+		if (i)
+			putchar(',');
+		cli_json_string(stdout, sqlite3_column_name(st, i));
+		putchar(':');
+		if (!s)
+			fputs("null", stdout);
+		else if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+			fputs(s, stdout);
+		else
+			cli_json_string(stdout, s);
+		free(s);
+	}
+	putchar('}');
+}
+
+/* One line of the aligned table: the cells right-aligned where right[i], the last column
+ * unpadded. */
+static void print_table_line(const char *const *text, const size_t *w, const int *right,
+                             int ncol)
+{
+	for (int i = 0; i < ncol; i++) {
+		size_t pad = w[i] - width(text[i]);
+
+		if (i)
+			fputs("  ", stdout);
+		if (right[i])
+			printf("%*s%s", (int)pad, "", text[i]);
+		else
+			printf("%s%*s", text[i], i == ncol - 1 ? 0 : (int)pad, "");
+	}
+	putchar('\n');
+}
+
+/* The rows held in cells, aligned under a header: numbers (and NULL) right-aligned.
+ * 0, or -1 out of memory. */
+static int print_table(sqlite3_stmt *st, const struct cell *cells, size_t nrows, int ncol)
+{
+	size_t *w = calloc((size_t)ncol, sizeof(*w));
+	int *right = calloc((size_t)ncol, sizeof(*right));
+	const char **text = calloc((size_t)ncol, sizeof(*text));
+	int rc = -1;
+
+	if (!w || !right || !text)
+		goto out;
+	for (int i = 0; i < ncol; i++) {
+		w[i] = width(sqlite3_column_name(st, i));
+		right[i] = nrows > 0;
+	}
+	for (size_t r = 0; r < nrows; r++)
+		for (int i = 0; i < ncol; i++) {
+			const struct cell *c = &cells[r * (size_t)ncol + (size_t)i];
+			size_t cw = c->text ? width(c->text) : 4;
+
+			if (cw > w[i])
+				w[i] = cw;
+			if (c->type != SQLITE_INTEGER && c->type != SQLITE_FLOAT &&
+			    c->type != SQLITE_NULL)
+				right[i] = 0;
+		}
+	for (int i = 0; i < ncol; i++)
+		text[i] = sqlite3_column_name(st, i);
+	print_table_line(text, w, right, ncol);
+	for (int i = 0; i < ncol; i++) {
+		if (i)
+			fputs("  ", stdout);
+		for (size_t k = 0; k < w[i]; k++)
+			putchar('-');
+	}
+	putchar('\n');
+	for (size_t r = 0; r < nrows; r++) {
+		for (int i = 0; i < ncol; i++) {
+			const struct cell *c = &cells[r * (size_t)ncol + (size_t)i];
+
+			text[i] = c->text ? c->text : "NULL";
+		}
+		print_table_line(text, w, right, ncol);
+	}
+	rc = 0;
+out:
+	free(w);
+	free(right);
+	free(text);
+	return rc;
+}
+
 static int print_result(sqlite3 *db, sqlite3_stmt *st, enum mode mode)
 {
 	int ncol = sqlite3_column_count(st), rc;
@@ -225,39 +332,12 @@ static int print_result(sqlite3 *db, sqlite3_stmt *st, enum mode mode)
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (mode == MODE_CSV) {
-			for (int i = 0; i < ncol; i++) {
-				int t = sqlite3_column_type(st, i);
-				char *s;
-
-				if (i)
-					putchar(',');
-				s = cell_text(st, i, t, mode);
-				csv_field(s);
-				free(s);
-			}
-			putchar('\n');
+			print_csv_row(st, ncol);
 			continue;
 		}
 		if (mode == MODE_JSON) {
-			printf(first ? "{" : ",\n{");
+			print_json_row(st, ncol, first);
 			first = 0;
-			for (int i = 0; i < ncol; i++) {
-				int t = sqlite3_column_type(st, i);
-				char *s = cell_text(st, i, t, mode);
-
-				if (i)
-					putchar(',');
-				cli_json_string(stdout, sqlite3_column_name(st, i));
-				putchar(':');
-				if (!s)
-					fputs("null", stdout);
-				else if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
-					fputs(s, stdout);
-				else
-					cli_json_string(stdout, s);
-				free(s);
-			}
-			putchar('}');
 			continue;
 		}
 		if (nrows == cap) {
@@ -282,68 +362,9 @@ static int print_result(sqlite3 *db, sqlite3_stmt *st, enum mode mode)
 	}
 	if (mode == MODE_JSON)
 		printf("]\n");
-	if (mode == MODE_TABLE && rc == SQLITE_DONE) {
-		size_t *w = calloc((size_t)ncol, sizeof(*w));
-		int *right = calloc((size_t)ncol, sizeof(*right));
-
-		if (!w || !right) {
-			free(w);
-			free(right);
-			cli_error("sql", "out of memory holding the result");
-			rc = SQLITE_NOMEM;
-			goto done;
-		}
-		for (int i = 0; i < ncol; i++) {
-			w[i] = width(sqlite3_column_name(st, i));
-			right[i] = nrows > 0;
-		}
-		for (size_t r = 0; r < nrows; r++)
-			for (int i = 0; i < ncol; i++) {
-				const struct cell *c = &cells[r * (size_t)ncol + (size_t)i];
-				size_t cw = c->text ? width(c->text) : 4;
-
-				if (cw > w[i])
-					w[i] = cw;
-				if (c->type != SQLITE_INTEGER && c->type != SQLITE_FLOAT &&
-				    c->type != SQLITE_NULL)
-					right[i] = 0;
-			}
-		for (int i = 0; i < ncol; i++) {
-			const char *h = sqlite3_column_name(st, i);
-			size_t pad = w[i] - width(h);
-
-			if (i)
-				fputs("  ", stdout);
-			if (right[i])
-				printf("%*s%s", (int)pad, "", h);
-			else
-				printf("%s%*s", h, i == ncol - 1 ? 0 : (int)pad, "");
-		}
-		putchar('\n');
-		for (int i = 0; i < ncol; i++) {
-			if (i)
-				fputs("  ", stdout);
-			for (size_t k = 0; k < w[i]; k++)
-				putchar('-');
-		}
-		putchar('\n');
-		for (size_t r = 0; r < nrows; r++) {
-			for (int i = 0; i < ncol; i++) {
-				const struct cell *c = &cells[r * (size_t)ncol + (size_t)i];
-				const char *s = c->text ? c->text : "NULL";
-				size_t pad = w[i] - width(s);
-
-				if (i)
-					fputs("  ", stdout);
-				if (right[i])
-					printf("%*s%s", (int)pad, "", s);
-				else
-					printf("%s%*s", s, i == ncol - 1 ? 0 : (int)pad, "");
-			}
-			putchar('\n');
-		}
-		free(w);
-		free(right);
+	if (mode == MODE_TABLE && rc == SQLITE_DONE && print_table(st, cells, nrows, ncol) != 0) {
+		cli_error("sql", "out of memory holding the result");
+		rc = SQLITE_NOMEM;
 	}
 done:
 	for (size_t k = 0; k < nrows * (size_t)ncol; k++)
