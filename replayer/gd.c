@@ -237,6 +237,12 @@ void rep_close(struct rep *r)
 	if (!r)
 		return;
 	rep_kill(r);
+	for (size_t i = 0; r->opt.roots_output && i < r->nprocs; i++) {
+		char out[4096 + 512];
+
+		if (rep_output_path(r, i, out, sizeof(out)) == 0)
+			unlink(out);
+	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		free_proc(&r->procs[i], r->lp_n);
 	for (size_t i = 0; i < r->npending; i++)
