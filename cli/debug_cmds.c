@@ -535,12 +535,31 @@ static void cmd_output(struct dbg *g, char *args)
 	free(text);
 }
 
-/* gdb on the halted process i: batch with `-ex CMD` (output captured into *out), or
- * interactive (out NULL).  The exit status of gdb, 127 when it cannot run. */
-static int run_gdb(struct dbg *g, int i, const char *cmd, char **out)
+/* The program's innermost frame as gdb selects it ("frame function NAME"), from the first
+ * line of the halt's backtrace ("#0 ADDR NAME+OFF ..."), which starts below the controller's
+ * own frames; "" when unknown. */
+static const char *program_frame(const struct rep_proc_info *in, char *buf, size_t cap)
+{
+	const char *p = in->backtrace, *e;
+
+	buf[0] = '\0';
+	if (!p || !(p = strchr(p, ' ')) || !(p = strchr(p + 1, ' ')))
+		return buf;
+	p++;
+	for (e = p; *e && *e != '+' && *e != ' ' && *e != '\n' && *e != '('; e++)
+		;
+	if (e > p && (size_t)(e - p) + 16 < cap)
+		snprintf(buf, cap, "frame function %.*s", (int)(e - p), p);
+	return buf;
+}
+
+/* gdb on the halted process i: batch, selecting `frame` first when not "", printing expr
+ * (output captured into *out); or interactive (out NULL).  The exit status of gdb, 127 when
+ * it cannot run. */
+static int run_gdb(struct dbg *g, int i, const char *frame, const char *expr, char **out)
 {
 	struct rep_proc_info in;
-	char pid[32];
+	char pid[32], cmd[4096];
 	int fds[2] = { -1, -1 }, st = 0;
 	pid_t c;
 
@@ -557,8 +576,9 @@ static int run_gdb(struct dbg *g, int i, const char *cmd, char **out)
 			dup2(fds[1], 1);
 			dup2(fds[1], 2);
 			close(fds[0]);
+			snprintf(cmd, sizeof(cmd), "print %s", expr);
 			execlp("gdb", "gdb", "-q", "-nx", "-batch", "-p", pid, "-ex", "set pagination off",
-			       "-ex", cmd, (char *)NULL);
+			       "-ex", frame && *frame ? frame : "echo", "-ex", cmd, (char *)NULL);
 		} else {
 			execlp("gdb", "gdb", "-q", "-p", pid, (char *)NULL);
 		}
@@ -601,14 +621,17 @@ static const char *gdb_value(char *text)
 			*nl = '\0';
 		return v + 5;
 	}
+	/* gdb's complaint about the expression, not its attach and detach notes */
 	for (l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
-		last = l;
-	return last ? last : "";
+		if (strstr(l, "No symbol") || strstr(l, "rror") || strstr(l, "annot") ||
+		    (!last && l[0] != '[' && strncmp(l, "0x", 2) && strncmp(l, "Detaching", 9)))
+			last = l;
+	return last ? last : "no value";
 }
 
 static void cmd_print(struct dbg *g, char *args)
 {
-	char *name = word(&args), *expr = rest(args), cmd[4096], *out = NULL;
+	char *name = word(&args), *expr = rest(args), fn[512], *out = NULL;
 	struct rep_proc_info in;
 	int i = proc_arg(g, "print", name), rc;
 	const char *v;
@@ -624,8 +647,7 @@ static void cmd_print(struct dbg *g, char *args)
 		dbg_error(g, "%s is not halted: print reads a halted process", name);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "print %s", expr);
-	rc = run_gdb(g, i, cmd, &out);
+	rc = run_gdb(g, i, program_frame(&in, fn, sizeof(fn)), expr, &out);
 	if (rc == 127 || !out) {
 		dbg_error(g, "print needs gdb, which cannot run here: install it (apt install gdb)");
 		free(out);
@@ -663,7 +685,7 @@ static void cmd_gdb(struct dbg *g, char *args)
 	}
 	if (!g->json)
 		printf("gdb on %s (pid %ld); detach or quit gdb to come back here.\n", in.name, in.pid);
-	rc = run_gdb(g, i, NULL, NULL);
+	rc = run_gdb(g, i, NULL, NULL, NULL);
 	if (rc == 127)
 		dbg_error(g, "gdb cannot run here: install it (apt install gdb)");
 	else if (g->json)

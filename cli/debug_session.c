@@ -35,9 +35,18 @@ void dbg_from_ana(struct dbg *g, const uint64_t *acut, uint64_t *cut)
  * processes are ended then). */
 static int run(struct dbg *g, char *err, size_t cap)
 {
-	int rc = rep_run(g->r);
+	int rc = rep_run(g->r), at_end = 1;
 
 	g->live = 0;
+	if (rc == REP_HALTED) {
+		rep_current_cut(g->r, g->cur);
+		for (size_t i = 0; i < g->n; i++)
+			if (g->cur[i] < rep_proc_nevents(g->r, i))
+				at_end = 0;
+		/* every process at its end: let them end (exit flushes their output) */
+		if (at_end && rep_continue(g->r) == 0)
+			rc = rep_run(g->r);
+	}
 	switch (rc) {
 	case REP_HALTED:
 		g->live = 1;
