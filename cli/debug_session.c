@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 #include "debug.h"
@@ -31,6 +32,31 @@ void dbg_from_ana(struct dbg *g, const uint64_t *acut, uint64_t *cut)
 		cut[i] = g->amap[i] >= 0 ? acut[g->amap[i]] : 0;
 }
 
+/* A process that ended before the end of its trace (killed while halted, a crash): 1 and
+ * err says which and how; the GD counts it as ended, the replay cannot go on. */
+static int ended_early(struct dbg *g, char *err, size_t cap)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		struct rep_proc_info in;
+
+		rep_proc_info(g->r, i, &in);
+		/* (a trace that ends in a signal ends one event early: that event is the death) */
+		if (in.state != REP_P_EXITED || in.index + 1 >= in.nevents)
+			continue;
+		if (in.wait_status >= 0 && WIFSIGNALED(in.wait_status))
+			snprintf(err, cap, "process %s ended at state %llu of %llu, killed by signal %d "
+			         "(%s)", in.name, (unsigned long long)in.index,
+			         (unsigned long long)in.nevents, WTERMSIG(in.wait_status),
+			         strsignal(WTERMSIG(in.wait_status)));
+		else
+			snprintf(err, cap, "process %s ended at state %llu of %llu, before the end of "
+			         "its trace", in.name, (unsigned long long)in.index,
+			         (unsigned long long)in.nevents);
+		return 1;
+	}
+	return 0;
+}
+
 /* Run to the targets set.  0 when halted or at the end, -1 with err otherwise (the
  * processes are ended then). */
 static int run(struct dbg *g, char *err, size_t cap)
@@ -47,7 +73,11 @@ static int run(struct dbg *g, char *err, size_t cap)
 		if (at_end && rep_continue(g->r) == 0)
 			rc = rep_run(g->r);
 	}
+	if ((rc == REP_HALTED || rc == REP_END) && ended_early(g, err, cap))
+		rc = REP_FAILED;
 	switch (rc) {
+	case REP_FAILED:
+		break;
 	case REP_HALTED:
 		g->live = 1;
 		/* fall through */
