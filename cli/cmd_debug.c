@@ -43,7 +43,7 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore debug - an interactive global debugger over a replay\n\n"
 	        "SYNOPSIS\n"
-	        "    encore debug [--json] DIR\n\n"
+	        "    encore debug [--json] [--stall-timeout S] DIR\n\n"
 	        "DESCRIPTION\n"
 	        "    Replays the recorded session DIR as `encore replay` does, with every process\n"
 	        "    halted before its first event, and reads commands: one per line from stdin\n"
@@ -116,8 +116,18 @@ static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
 	int i;
 
 	*stall = 10;
+	int dashdash = 0;
+
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
+		if (!dashdash && strcmp(argv[i], "--") == 0) {
+			dashdash = 1;
+		} else if (dashdash) {
+			if (g->dir) {
+				cli_error("debug", "expected one session directory, e.g. encore debug /tmp/ring");
+				return CLI_USAGE;
+			}
+			g->dir = argv[i];
+		} else if (strcmp(argv[i], "--json") == 0) {
 			g->json = 1;
 		} else if (strcmp(argv[i], "--stall-timeout") == 0 && i + 1 < argc) {
 			*stall = strtod(argv[++i], NULL);
