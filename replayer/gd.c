@@ -515,6 +515,15 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	              p->halted ? REP_P_HALTED : REP_P_RUNNING;
 	rep__describe_event(r, p, info->index, info->last, sizeof(info->last));
 	rep__describe_event(r, p, info->index + 1, info->next, sizeof(info->next));
+	if (p->halted && p->backtrace && !p->bt_resolved) {
+		char *bt = rep__symbolize(p->pid, p->backtrace);
+
+		if (bt) {
+			free(p->backtrace);
+			p->backtrace = bt;
+		}
+		p->bt_resolved = 1;
+	}
 	info->backtrace = p->halted ? p->backtrace : NULL;
 	info->terms = p->halted && p->terms && p->terms[0] ? p->terms : NULL;
 	return 0;

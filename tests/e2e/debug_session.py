@@ -17,6 +17,7 @@
 # Usage: debug_session.py ENCORE PROG
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -111,6 +112,26 @@ if len(a) == 9:
     if cut_of(a[7]) != start:
         fail("back after restart+continue gave %s, not the start" % cut_of(a[7]))
     print("ok: continue x3 %s %s %s, restart, back" % (c1, c2, c3))
+
+# --- backtraces: files and lines as addr2line gives them --------------------------------------
+if shutil.which("addr2line"):
+    p, a = debug(["stop pp.1: mark.ack == 3", "continue", "bt pp", "bt pp.1"])
+    checked = 0
+    for ans in a[2:]:
+        for frame in ans.get("backtrace", "").splitlines():
+            m = re.match(r"#\d+ 0x[0-9a-f]+ (\S+) \((.*):(\d+)\) in (\S+)\+0x([0-9a-f]+)$", frame)
+            if not m or m.group(4) != os.path.basename(prog):
+                continue
+            out = subprocess.run(["addr2line", "-e", prog, "%x" % (int(m.group(5), 16) - 1)],
+                                 capture_output=True, text=True).stdout.strip()
+            want_file, want_line = out.rsplit(":", 1)
+            if (os.path.basename(want_file) != os.path.basename(m.group(2)) or
+                    want_line.split()[0] != m.group(3)):
+                fail("backtrace frame %s: addr2line says %s" % (frame, out))
+            checked += 1
+    if not checked:
+        fail("no backtrace frame with a file and line: %s" % a[2:])
+    print("ok: %d backtrace lines match addr2line" % checked)
 
 # --- step, next, back, goto ------------------------------------------------------------------
 goto = os.path.join(tmp, "cut.json")
