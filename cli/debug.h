@@ -40,6 +40,7 @@ struct dbg {
 	struct rep_options ro;
 	struct rep *r;
 	int live;                   /* the processes are halted at cur (not ended, not failed) */
+	int fresh;                  /* r is opened and not started yet */
 	size_t n;                   /* processes, rep order */
 	int *amap;                  /* rep order -> analyzer order (-1: none) */
 	uint64_t *cur, *prev;       /* the state shown now and the one before */

@@ -100,11 +100,11 @@ static int execute(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 {
 	struct trace_diag d;
 
-	rep_close(g->r);
-	g->r = NULL;
 	g->live = 0;
 	memset(&d, 0, sizeof(d));
-	if (rep_open(g->dir, &g->ro, &g->r, &d) != 0) {
+	if (g->fresh) { /* opened and not started yet: the first execution */
+		g->fresh = 0;
+	} else if (rep_close(g->r), g->r = NULL, rep_open(g->dir, &g->ro, &g->r, &d) != 0) {
 		snprintf(err, cap, "%s%s%s", d.file[0] ? d.file : "", d.file[0] ? ": " : "", d.msg);
 		return -1;
 	}
@@ -142,6 +142,7 @@ int dbg_open(struct dbg *g)
 	}
 	for (size_t i = 0; i < g->n; i++)
 		g->amap[i] = ana_proc_find(a, rep_proc_name(g->r, i));
+	g->fresh = 1;
 	if (execute(g, NULL, err, sizeof(err)) != 0) {
 		cli_error("debug", "%s", err);
 		return CLI_FAIL;
