@@ -41,6 +41,8 @@ struct dbg {
 	struct rep *r;
 	int live;                   /* the processes are halted at cur (not ended, not failed) */
 	int fresh;                  /* r is opened and not started yet */
+	int failed;                 /* the execution stopped (divergence, crash...): cur is not
+	                               a state of it */
 	size_t n;                   /* processes, rep order */
 	int *amap;                  /* rep order -> analyzer order (-1: none) */
 	uint64_t *cur, *prev;       /* the state shown now and the one before */

@@ -107,7 +107,7 @@ static void move_show(struct dbg *g, const char *cmd, const uint64_t *cut, const
 {
 	uint64_t *from = malloc((g->n ? g->n : 1) * sizeof(*from));
 	char err[8192];
-	int forward = 1;
+	int forward = g->live; /* trace points are reported on moves forward in one execution */
 
 	if (!from) {
 		dbg_error(g, "out of memory");
@@ -328,7 +328,8 @@ static void cmd_step(struct dbg *g, char *args, int to_message)
 		return;
 	}
 	if (!g->live) {
-		dbg_error(g, "the replay is not halted (it ended): `restart` or `back` first");
+		dbg_error(g, "the replay is not halted (it ran to the end, or stopped): `restart` or "
+		          "`back` first");
 		return;
 	}
 	to = g->cur[i] + n;
@@ -688,9 +689,11 @@ static void cmd_gdb(struct dbg *g, char *args)
 	rc = run_gdb(g, i, NULL, NULL, NULL);
 	if (rc == 127)
 		dbg_error(g, "gdb cannot run here: install it (apt install gdb)");
-	else if (g->json)
-		printf("{\"ok\":true,\"command\":\"gdb\",\"process\":\"%s\",\"status\":%d}\n", in.name,
-		       rc);
+	else if (g->json) {
+		printf("{\"ok\":true,\"command\":\"gdb\",\"process\":");
+		cli_json_string(stdout, in.name);
+		printf(",\"status\":%d}\n", rc);
+	}
 	fflush(stdout);
 }
 

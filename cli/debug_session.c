@@ -90,6 +90,7 @@ static int run(struct dbg *g, char *err, size_t cap)
 	default:
 		snprintf(err, cap, "%s", rc < 0 ? trace_strerror(rc) : rep_message(g->r));
 	}
+	g->failed = 1;
 	rep_kill(g->r);
 	rep_current_cut(g->r, g->cur);
 	return -1;
@@ -101,6 +102,7 @@ static int execute(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	struct trace_diag d;
 
 	g->live = 0;
+	g->failed = 0;
 	memset(&d, 0, sizeof(d));
 	if (g->fresh) { /* opened and not started yet: the first execution */
 		g->fresh = 0;
@@ -181,7 +183,7 @@ int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 		if (cut[i] != g->cur[i])
 			same = 0;
 	}
-	if (same && g->live)
+	if (same && (g->live || !g->failed)) /* there already (at the end: nothing runs) */
 		return 0;
 	memcpy(g->prev, g->cur, g->n * sizeof(*g->cur));
 	g->have_prev = 1;
