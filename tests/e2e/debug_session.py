@@ -12,8 +12,9 @@
 #   - `trace C print E` reports exactly the states where C became true, with E's value, as
 #     `encore sql` finds them;
 #   - bad input answers {"ok":false} and the console goes on;
-#   - no replayed process is left after the end of input, SIGTERM, or a replayed process
-#     killed under the debugger.
+#   - `output PROC` is the recorded run's output, and nothing of it reaches the console;
+#   - no replayed process is left after the end of input, SIGTERM, SIGINT, or a replayed
+#     process killed under the debugger.
 # Usage: debug_session.py ENCORE PROG
 import json
 import os
@@ -83,8 +84,8 @@ def pids_alive(answers):
     return alive
 
 
-subprocess.run([encore, "record", "-q", "-o", sess, "--name", "pp", "--", prog, "3", "8"],
-               check=True, capture_output=True, timeout=120)
+recorded = subprocess.run([encore, "record", "-q", "-o", sess, "--name", "pp", "--", prog, "3",
+                           "8"], check=True, capture_output=True, text=True, timeout=120).stdout
 
 # --- continue, continue again, restart, back -------------------------------------------------
 P = "pp: mark.got >= 4 && pp.2: sent >= 2"
@@ -168,8 +169,14 @@ if len(a) == len(cmds):
 
 # --- trace against encore sql ----------------------------------------------------------------
 # pp: last(recv) becomes true at each receive that follows another kind of event
-p, a = debug(["trace pp: last(recv) print received", "stop pp: mark.got >= 100000", "continue"])
-if len(a) == 3:
+p, a = debug(["trace pp: last(recv) print received", "stop pp: mark.got >= 100000", "continue",
+              "output pp", "continue"])
+if len(a) == 5:
+    # the programs' output is collected apart, whole, and is the recorded run's
+    if a[3].get("output") != recorded or p.stdout.count(recorded.splitlines()[0]) != 1:
+        fail("output pp is not the recorded run's output: %r" % a[3])
+    if a[4].get("end") is not True or a[4].get("traced"):
+        fail("continue at the end: %s" % a[4])
     got = [(t["state"], t["value"]) for t in a[2]["traced"] if t["process"] == "pp"]
     rows = json.loads(run("sql", "--json", sess,
                           "SELECT e.idx AS k, (SELECT count(*) FROM event r WHERE r.proc = e.proc "
@@ -207,17 +214,18 @@ if len(a) == len(cmds):
 p, a = debug(["stop pp.1: mark.ack >= 3", "continue"])
 if pids_alive(a):
     fail("processes left after the end of input: %s" % pids_alive(a))
-for how in ("term", "crash"):
+for how in ("term", "int", "crash"):
     d = subprocess.Popen([encore, "debug", "--json", sess], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     d.stdin.write("stop pp.1: mark.ack >= 3\ncontinue\n")
     d.stdin.flush()
     answers = [json.loads(d.stdout.readline()), json.loads(d.stdout.readline())]
-    if how == "term":
-        d.send_signal(signal.SIGTERM)
+    if how in ("term", "int"):
+        sig = signal.SIGTERM if how == "term" else signal.SIGINT
+        d.send_signal(sig)
         rc = d.wait(timeout=60)
-        if rc != 128 + signal.SIGTERM:
-            fail("SIGTERM: exit status %d" % rc)
+        if rc != 128 + sig:
+            fail("%s: exit status %d" % (sig.name, rc))
     else:
         victim = next(pr["pid"] for pr in answers[1]["processes"] if pr["name"] == "pp.2")
         os.kill(victim, signal.SIGKILL)
@@ -233,7 +241,7 @@ for how in ("term", "crash"):
         d.wait(timeout=60)
     if pids_alive(answers):
         fail("processes left after %s: %s" % (how, pids_alive(answers)))
-print("ok: no process left (end of input, SIGTERM, crash)")
+print("ok: no process left (end of input, SIGTERM, SIGINT, crash)")
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)
