@@ -132,7 +132,6 @@ static void cmd_stop(struct dbg *g, char *args)
 	const struct trace_pred_sp *const *sps;
 	struct trace_pred *pred = NULL;
 	struct trace_diag d;
-	enum trace_pred_shape shape;
 	size_t nsp;
 
 	if (!*args) {
@@ -153,12 +152,9 @@ static void cmd_stop(struct dbg *g, char *args)
 			trace_pred_free(pred);
 			return;
 		}
-	shape = trace_pred_shape(pred);
-	if (trace_pred_uses_var(pred) ||
-	    (shape != TRACE_PRED_CONJUNCTIVE && shape != TRACE_PRED_DISJUNCTIVE)) {
-		dbg_error(g, "encore debug halts on conjunctive and disjunctive predicates over the "
-		          "trace; %s needs `encore replay --stop`", trace_pred_uses_var(pred) ?
-		          "a var. term" : "a linked or general predicate");
+	if (trace_pred_uses_var(pred)) {
+		dbg_error(g, "encore debug halts on predicates over the trace; a var. term reads "
+		          "the program's memory live: `encore replay --stop` takes it");
 		trace_pred_free(pred);
 		return;
 	}
@@ -209,6 +205,38 @@ static void cmd_delete(struct dbg *g, char *args)
 	dbg_error(g, "no halting predicate %ld (info lists them)", id);
 }
 
+/* Linked and general predicates: the analyzer gives their minimal cuts only (Inf(P)); the
+ * first of them at or after the current state, other than it.  1 and cut[], 0, -1 (said). */
+static int next_minimal(struct dbg *g, struct dbg_bp *b, uint64_t *cut, const uint64_t *acur)
+{
+	struct ana_session *a = rep_analysis(g->r);
+	size_t na = ana_nprocs(a);
+	struct ana_cuts cuts;
+	struct trace_diag d;
+	int rc, found = 0;
+
+	memset(&d, 0, sizeof(d));
+	if ((rc = ana_inf(a, b->pred, &cuts, &d)) != 0) {
+		dbg_error(g, "predicate %d: %s", b->id, d.msg[0] ? d.msg : trace_strerror(rc));
+		return -1;
+	}
+	for (size_t c = 0; c < cuts.ncuts && !found; c++) {
+		const uint64_t *x = cuts.cuts + c * na;
+		int above = 1, same = 1;
+
+		for (size_t q = 0; q < na; q++) {
+			above &= x[q] >= acur[q];
+			same &= x[q] == acur[q];
+		}
+		if (above && !same) {
+			dbg_from_ana(g, x, cut);
+			found = 1;
+		}
+	}
+	ana_cuts_free(&cuts);
+	return found;
+}
+
 /* The next state where breakpoint b holds, at or after the current one and not it: 1 and
  * cut[] (rep order), 0 none, -1 error (said). */
 static int next_for(struct dbg *g, struct dbg_bp *b, uint64_t *cut, uint64_t *acur,
@@ -222,6 +250,9 @@ static int next_for(struct dbg *g, struct dbg_bp *b, uint64_t *cut, uint64_t *ac
 	memset(acur, 0, na * sizeof(*acur));
 	dbg_to_ana(g, g->cur, acur);
 	memset(&d, 0, sizeof(d));
+	if (trace_pred_shape(b->pred) == TRACE_PRED_LINKED ||
+	    trace_pred_shape(b->pred) == TRACE_PRED_GENERAL)
+		return next_minimal(g, b, cut, acur);
 	rc = ana_inf_next(a, b->pred, acur, 0, acut, &d);
 	if (rc == 1 && memcmp(acut, acur, na * sizeof(*acur)) == 0)
 		rc = ana_inf_next(a, b->pred, acur, 1, acut, &d);

@@ -114,6 +114,12 @@ if len(a) == 9:
         fail("back after restart+continue gave %s, not the start" % cut_of(a[7]))
     print("ok: continue x3 %s %s %s, restart, back" % (c1, c2, c3))
 
+# linked predicates: continue goes to their Inf(P) (Miller & Choi 3.4)
+L = "pp.1: mark.ack >= 2 -> pp.2: mark.ack >= 1"
+p, a = debug(["stop " + L, "continue"])
+if len(a) == 2 and cut_of(a[1]) != inf_cut(L):
+    fail("continue with a linked predicate: %s, encore inf %s" % (cut_of(a[1]), inf_cut(L)))
+
 # --- backtraces: files and lines as addr2line gives them --------------------------------------
 if shutil.which("addr2line"):
     p, a = debug(["stop pp.1: mark.ack == 3", "continue", "bt pp", "bt pp.1"])
