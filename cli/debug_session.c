@@ -39,9 +39,15 @@ static int ended_early(struct dbg *g, char *err, size_t cap)
 	for (size_t i = 0; i < g->n; i++) {
 		struct rep_proc_info in;
 
+		struct ana_event last;
+
 		rep_proc_info(g->r, i, &in);
-		/* (a trace that ends in a signal ends one event early: that event is the death) */
-		if (in.state != REP_P_EXITED || in.index + 1 >= in.nevents)
+		if (in.state != REP_P_EXITED || in.index >= in.nevents)
+			continue;
+		/* a trace that ends in death by a signal: that event is the death itself */
+		if (in.index + 1 == in.nevents && g->amap[i] >= 0 &&
+		    ana_event_get(rep_analysis(g->r), (size_t)g->amap[i], in.nevents, &last) == 0 &&
+		    last.kind == TRACE_EV_SIGNAL)
 			continue;
 		if (in.wait_status >= 0 && WIFSIGNALED(in.wait_status))
 			snprintf(err, cap, "process %s ended at state %llu of %llu, killed by signal %d "
