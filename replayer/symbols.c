@@ -10,7 +10,9 @@
  * debug file (.gnu_debuglink, /usr/lib/debug/.build-id), and its DWARF line table:
  * "#N PC FUNCTION (FILE:LINE) in OBJECT+0xREL", or "#N PC FUNCTION+OFF in OBJECT+0xREL"
  * without line information; REL is the PC in the file's own addresses, as addr2line takes
- * it.  Without libdw at build time the lines stay as the LC sent them.
+ * it.  Functions the compiler inlined at the PC come first, each a frame of its own at the
+ * line it is at (the DWARF inlined_subroutine scopes, their call_file and call_line), as
+ * gdb shows them.  Without libdw at build time the lines stay as the LC sent them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "gd_internal.h"
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 static char *debuginfo_path;
@@ -29,18 +32,42 @@ static const Dwfl_Callbacks proc_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-/* One frame at pc: appended to out. */
-static size_t frame_text(Dwfl *d, int depth, unsigned long long pc, char *out, size_t cap)
+/* The name of a function's DIE (through its abstract origin for an inlined one). */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+
+	return n ? n : dwarf_diename(die);
+}
+
+/* The source file number `idx` of the CU of die, NULL when unknown. */
+static const char *call_file(Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t n;
+
+	if (dwarf_getsrcfiles(cu, &files, &n) != 0 || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* The frames at pc: first the functions inlined there, innermost first (as gdb shows them),
+ * each with the line it is at, then the function that holds the code.  Appended to out;
+ * *depth counts the frames.  0 when pc is in no module. */
+static size_t frame_text(Dwfl *d, int *depth, unsigned long long pc, char *out, size_t cap)
 {
 	/* a return address: the call is the byte before it (not for a signal frame, rare) */
-	Dwarf_Addr a = pc ? pc - 1 : pc, bias = 0;
+	Dwarf_Addr a = pc ? pc - 1 : pc, bias = 0, cubias = 0;
 	Dwfl_Module *m = dwfl_addrmodule(d, a);
 	const char *mod, *fn, *src = NULL, *slash;
+	Dwarf_Die *cu, *scopes = NULL;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	Dwfl_Line *l;
 	char name[256];
-	int line = 0;
+	int line = 0, nscopes = 0;
+	size_t pos = 0;
 
 	if (!m)
 		return 0;
@@ -56,13 +83,39 @@ static size_t frame_text(Dwfl *d, int depth, unsigned long long pc, char *out, s
 	}
 	slash = mod ? strrchr(mod, '/') : NULL;
 	mod = slash ? slash + 1 : mod ? mod : "?";
+	if (src && line > 0 && (cu = dwfl_module_addrdie(m, a, &cubias)))
+		nscopes = dwarf_getscopes(cu, a - cubias, &scopes);
+	/* each inlined call: its function at the current line, then the line of the call */
+	for (int i = 0; i < nscopes && pos + 512 < cap; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word cl = 0, cf = 0;
+		const char *f;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		pos += (size_t)snprintf(out + pos, cap - pos, "#%d 0x%llx %s (%s:%d) in %s+0x%llx\n",
+		                        (*depth)++, pc, die_name(&scopes[i]) ? die_name(&scopes[i]) : "??",
+		                        src, line, mod, (unsigned long long)(pc - bias));
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &cl) == 0 &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &cf) == 0 &&
+		    (f = call_file(cu, cf))) {
+			src = f;
+			line = (int)cl;
+		}
+	}
+	free(scopes);
+	if (pos + 512 >= cap)
+		return pos;
 	if (src && line > 0)
-		return (size_t)snprintf(out, cap, "#%d 0x%llx %s (%s:%d) in %s+0x%llx\n", depth, pc,
-		                        fn ? fn : "??", src, line, mod,
+		pos += (size_t)snprintf(out + pos, cap - pos, "#%d 0x%llx %s (%s:%d) in %s+0x%llx\n",
+		                        (*depth)++, pc, fn ? fn : "??", src, line, mod,
 		                        (unsigned long long)(pc - bias));
-	return (size_t)snprintf(out, cap, "#%d 0x%llx %s+0x%llx in %s+0x%llx\n", depth, pc,
-	                        fn ? fn : "??", (unsigned long long)(fn ? off + 1 : 0), mod,
-	                        (unsigned long long)(pc - bias));
+	else
+		pos += (size_t)snprintf(out + pos, cap - pos, "#%d 0x%llx %s+0x%llx in %s+0x%llx\n",
+		                        (*depth)++, pc, fn ? fn : "??",
+		                        (unsigned long long)(fn ? off + 1 : 0), mod,
+		                        (unsigned long long)(pc - bias));
+	return pos;
 }
 
 char *rep__symbolize(long pid, const char *raw)
@@ -71,6 +124,7 @@ char *rep__symbolize(long pid, const char *raw)
 	char *out = malloc(cap);
 	Dwfl *d = dwfl_begin(&proc_callbacks);
 	const char *p = raw;
+	int depth = 0;
 
 	if (!out || !d || pid <= 0) {
 		free(out);
@@ -88,10 +142,10 @@ char *rep__symbolize(long pid, const char *raw)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p), n = 0;
 		unsigned long long pc;
-		int depth;
+		int lc_depth;
 
-		if (sscanf(p, "#%d 0x%llx", &depth, &pc) == 2)
-			n = frame_text(d, depth, pc, out + pos, cap - pos - 1);
+		if (sscanf(p, "#%d 0x%llx", &lc_depth, &pc) == 2)
+			n = frame_text(d, &depth, pc, out + pos, cap - pos - 1);
 		if (!n) /* not a frame line, or no module there: as the LC wrote it */
 			n = (size_t)snprintf(out + pos, cap - pos, "%.*s\n", (int)len, p);
 		pos += n < cap - pos ? n : cap - pos - 1;

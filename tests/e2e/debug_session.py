@@ -129,17 +129,28 @@ if shutil.which("addr2line"):
     p, a = debug(["stop pp.1: mark.ack == 3", "continue", "bt pp", "bt pp.1"])
     checked = 0
     for ans in a[2:]:
+        # frames of the program grouped by PC: the functions inlined there, then the holder,
+        # as `addr2line -i -f` lists them
+        groups = []
         for frame in ans.get("backtrace", "").splitlines():
             m = re.match(r"#\d+ 0x[0-9a-f]+ (\S+) \((.*):(\d+)\) in (\S+)\+0x([0-9a-f]+)$", frame)
             if not m or m.group(4) != os.path.basename(prog):
                 continue
-            out = subprocess.run(["addr2line", "-e", prog, "%x" % (int(m.group(5), 16) - 1)],
-                                 capture_output=True, text=True).stdout.strip()
-            want_file, want_line = out.rsplit(":", 1)
-            if (os.path.basename(want_file) != os.path.basename(m.group(2)) or
-                    want_line.split()[0] != m.group(3)):
-                fail("backtrace frame %s: addr2line says %s" % (frame, out))
-            checked += 1
+            entry = (m.group(1), os.path.basename(m.group(2)), m.group(3))
+            if groups and groups[-1][0] == m.group(5):
+                groups[-1][1].append(entry)
+            else:
+                groups.append((m.group(5), [entry]))
+        for rel, entries in groups:
+            out = subprocess.run(["addr2line", "-i", "-f", "-e", prog, "%x" % (int(rel, 16) - 1)],
+                                 capture_output=True, text=True).stdout.splitlines()
+            out = [l.split(" (discriminator")[0].strip() for l in out]
+            want = [(out[i], os.path.basename(out[i + 1].rsplit(":", 1)[0]),
+                     out[i + 1].rsplit(":", 1)[1]) for i in range(0, len(out) - 1, 2)]
+            if entries != want:
+                fail("backtrace at %s+0x%s: %s, addr2line -i says %s" % (
+                    os.path.basename(prog), rel, entries, want))
+            checked += len(entries)
     if not checked:
         fail("no backtrace frame with a file and line: %s" % a[2:])
     print("ok: %d backtrace lines match addr2line" % checked)
