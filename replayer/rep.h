@@ -143,6 +143,12 @@ int rep_current_cut(struct rep *r, uint64_t *cut);
  * rep_close and rep_open again, Manabe & Imase 5.2); then rep_run to reach it.  After a halt
  * at a precomputed cut or at the start (every target 0). */
 int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d);
+/* The global integer variable `name` (1, 2, 4 or 8 bytes, signed, as var.SYMBOL reads it)
+ * of halted process i, found in the symbol tables of the files it maps (libdw) and read
+ * from its memory.  0, TRACE_ENOENT (no such symbol), TRACE_EINVAL (not halted, not an
+ * integer's size, encore built without libdw) or TRACE_EIO, with diag. */
+int rep_read_global(struct rep *r, size_t i, const char *name, int64_t *value,
+                    struct trace_diag *d);
 /* With roots_output: the file collecting process i's output (its root's); 0, or
  * TRACE_ENOENT without roots_output. */
 int rep_output_path(const struct rep *r, size_t i, char *buf, size_t cap);

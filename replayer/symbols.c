@@ -13,10 +13,16 @@
  * it.  Functions the compiler inlined at the PC come first, each a frame of its own at the
  * line it is at (the DWARF inlined_subroutine scopes, their call_file and call_line), as
  * gdb shows them.  Without libdw at build time the lines stay as the LC sent them.
+ *
+ * rep_read_global reads a global integer of a halted process by its symbol, as var.SYMBOL
+ * does in the LC (replayer/README.md), but from outside: for `encore debug`'s print.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gd_internal.h"
 
@@ -155,7 +161,97 @@ char *rep__symbolize(long pid, const char *raw)
 	dwfl_end(d);
 	return out;
 }
+
+/* rep_read_global: the data symbol `name` of halted process i, from the symbol tables of
+ * the files it maps (the program first, then its libraries), read from /proc/PID/mem. */
+struct global_find {
+	const char *name;
+	Dwarf_Addr addr;
+	GElf_Xword size;
+	int found;
+};
+
+static int find_global(Dwfl_Module *m, void **userdata, const char *mname, Dwarf_Addr start,
+                       void *arg)
+{
+	struct global_find *f = arg;
+	int n = dwfl_module_getsymtab(m);
+
+	(void)userdata;
+	(void)mname;
+	(void)start;
+	for (int i = 1; i < n && !f->found; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (nm && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
+		    strcmp(nm, f->name) == 0) {
+			f->addr = addr;
+			f->size = sym.st_size;
+			f->found = 1;
+		}
+	}
+	return f->found ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+int rep_read_global(struct rep *r, size_t i, const char *name, int64_t *value,
+                    struct trace_diag *d)
+{
+	struct global_find f = { name, 0, 0, 0 };
+	struct gd_proc *p;
+	char path[64];
+	Dwfl *dw;
+	int fd;
+
+	if (i >= r->nprocs || !r->procs[i].halted || r->procs[i].pid <= 0) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "the process is not halted");
+		return TRACE_EINVAL;
+	}
+	p = &r->procs[i];
+	if (!(dw = dwfl_begin(&proc_callbacks)))
+		return TRACE_ENOMEM;
+	dwfl_report_begin(dw);
+	if (dwfl_linux_proc_report(dw, (pid_t)p->pid) == 0 && dwfl_report_end(dw, NULL, NULL) == 0)
+		dwfl_getmodules(dw, find_global, &f, 0);
+	dwfl_end(dw);
+	if (!f.found) {
+		rep__diag_set(d, TRACE_ENOENT, NULL, "no global variable %s in %s's symbol tables",
+		              name, p->name);
+		return TRACE_ENOENT;
+	}
+	if (f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "%s is %llu bytes, not an integer", name,
+		              (unsigned long long)f.size);
+		return TRACE_EINVAL;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/mem", p->pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		union { int8_t b; int16_t h; int32_t w; int64_t q; } u;
+		ssize_t n = pread(fd, &u, (size_t)f.size, (off_t)f.addr);
+
+		close(fd);
+		if (n == (ssize_t)f.size) {
+			*value = f.size == 1 ? u.b : f.size == 2 ? u.h : f.size == 4 ? u.w : u.q;
+			return 0;
+		}
+	}
+	rep__diag_set(d, TRACE_EIO, path, "cannot read %s of %s: %s", name, p->name,
+	              strerror(errno));
+	return TRACE_EIO;
+}
 #else
+int rep_read_global(struct rep *r, size_t i, const char *name, int64_t *value,
+                    struct trace_diag *d)
+{
+	(void)r;
+	(void)i;
+	(void)name;
+	(void)value;
+	rep__diag_set(d, TRACE_EINVAL, NULL, "encore was built without libdw: no symbol reads");
+	return TRACE_EINVAL;
+}
+
 char *rep__symbolize(long pid, const char *raw)
 {
 	(void)pid;

@@ -114,6 +114,24 @@ if len(a) == 9:
         fail("back after restart+continue gave %s, not the start" % cut_of(a[7]))
     print("ok: continue x3 %s %s %s, restart, back" % (c1, c2, c3))
 
+# print: a global by its symbol (var.NAME) and through gdb; pp_got is always the last "got"
+# mark of pp (progs/replay_pp.c)
+p, a = debug(["stop " + P, "continue", "print pp var.pp_got", "print pp pp_got",
+              "print pp var.no_such_symbol"])
+if len(a) == 5:
+    k = cut_of(a[1])["pp"]
+    got = json.loads(run("sql", "--json", sess, "SELECT m.value AS v FROM mark m JOIN process p "
+                         "ON p.id = m.proc WHERE p.name = 'pp' AND m.key = 'got' AND m.idx <= %d "
+                         "ORDER BY m.idx DESC LIMIT 1" % k))
+    want = str(got[0]["v"]) if got else "0"
+    if a[2].get("value") != want:
+        fail("print pp var.pp_got at state %d: %s, the marks say %s" % (k, a[2], want))
+    if shutil.which("gdb") and a[3].get("value") != want:
+        fail("print pp pp_got (gdb) at state %d: %s, the marks say %s" % (k, a[3], want))
+    if a[4].get("ok") is not False or "no_such_symbol" not in a[4].get("error", ""):
+        fail("print of an unknown symbol: %s" % a[4])
+    print("ok: print pp_got = %s" % want)
+
 # linked predicates: continue goes to their Inf(P) (Miller & Choi 3.4)
 L = "pp.1: mark.ack >= 2 -> pp.2: mark.ack >= 1"
 p, a = debug(["stop " + L, "continue"])
