@@ -50,6 +50,7 @@ struct dbg {
 	struct dbg_bp bps[DBG_MAX_BP];
 	size_t nbp;
 	int next_bp;
+	struct dbg_bp *hit;         /* while continue shows its state: the predicate that holds */
 	struct dbg_trace trs[DBG_MAX_TRACE];
 	size_t ntr;
 	int next_tr;

@@ -78,6 +78,97 @@ static int proc_arg(struct dbg *g, const char *cmd, const char *name)
 	return i;
 }
 
+/* A term's name as predicates write it (schemas/predicates.md). */
+static void term_name(const struct trace_pred_term *t, char *buf, size_t cap)
+{
+	static const char *const plain[] = {
+		[TRACE_TERM_EVENTS] = "events", [TRACE_TERM_SENT] = "sent",
+		[TRACE_TERM_RECEIVED] = "received", [TRACE_TERM_BYTES_SENT] = "bytes_sent",
+		[TRACE_TERM_BYTES_RECEIVED] = "bytes_received", [TRACE_TERM_EXITED] = "exited",
+	};
+
+	switch (t->kind) {
+	case TRACE_TERM_SENT_TO: snprintf(buf, cap, "sent(%s)", t->arg); break;
+	case TRACE_TERM_RECEIVED_FROM: snprintf(buf, cap, "received(%s)", t->arg); break;
+	case TRACE_TERM_MARK: snprintf(buf, cap, "mark.%s", t->arg); break;
+	case TRACE_TERM_LAST: snprintf(buf, cap, "last(%s)", trace_kind_name(t->ev_kind)); break;
+	default:
+		snprintf(buf, cap, "%s", t->kind < sizeof(plain) / sizeof(plain[0]) && plain[t->kind] ?
+		         plain[t->kind] : "?");
+	}
+}
+
+/* The values, at the current state, of the terms predicate `pred` names on process i, as
+ * `encore replay` reports them (evaluated from the trace): JSON members of a map, or text
+ * "NAME = VALUE, ...".  Returns how many. */
+static int print_terms(struct dbg *g, const struct trace_pred *pred, size_t i)
+{
+	const struct trace_pred_sp *const *sps;
+	size_t nsp = trace_pred_all_sps(pred, &sps);
+	int n = 0;
+
+	for (size_t k = 0; k < nsp; k++) {
+		const struct trace_pred_term *const *terms;
+		size_t nt;
+
+		if (strcmp(trace_pred_sp_proc(sps[k]), rep_proc_name(g->r, i)) != 0 || g->amap[i] < 0)
+			continue;
+		nt = trace_pred_sp_terms(sps[k], &terms);
+		for (size_t t = 0; t < nt; t++) {
+			char name[256];
+			int64_t v;
+
+			if (ana_term_at(rep_analysis(g->r), (size_t)g->amap[i], g->cur[i], terms[t], &v))
+				continue;
+			term_name(terms[t], name, sizeof(name));
+			if (g->json) {
+				printf("%s", n ? "," : "");
+				cli_json_string(stdout, name);
+				printf(":%lld", (long long)v);
+			} else {
+				printf("%s%s = %lld", n ? ", " : "", name, (long long)v);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The terms of `pred` per process: a JSON member "terms" ({"PROC": {"TERM": V}}), or text
+ * lines. */
+static void show_terms(struct dbg *g, const struct trace_pred *pred)
+{
+	int any = 0;
+
+	if (g->json)
+		printf(",\"terms\":{");
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->json) {
+			/* only processes the predicate names */
+			const struct trace_pred_sp *const *sps;
+			size_t nsp = trace_pred_all_sps(pred, &sps), k;
+
+			for (k = 0; k < nsp; k++)
+				if (strcmp(trace_pred_sp_proc(sps[k]), rep_proc_name(g->r, i)) == 0)
+					break;
+			if (k == nsp)
+				continue;
+			printf("%s", any++ ? "," : "");
+			cli_json_string(stdout, rep_proc_name(g->r, i));
+			printf(":{");
+			print_terms(g, pred, i);
+			printf("}");
+		} else {
+			printf("  %-16s ", rep_proc_name(g->r, i));
+			if (!print_terms(g, pred, i))
+				printf("-");
+			printf("\n");
+		}
+	}
+	if (g->json)
+		printf("}");
+}
+
 /* Print the state reached (or kept), with `extra` JSON members or a text line first. */
 static void show_state(struct dbg *g, const char *cmd, const char *json_extra,
                        const char *text_line, const uint64_t *from, int moved)
@@ -86,6 +177,8 @@ static void show_state(struct dbg *g, const char *cmd, const char *json_extra,
 		printf("{\"ok\":true,\"command\":\"%s\",\"halted\":%s%s,", cmd,
 		       g->live ? "true" : "false", json_extra ? json_extra : "");
 		dbg_print_state_json(g);
+		if (g->hit)
+			show_terms(g, g->hit->pred);
 		if (from)
 			dbg_print_traced(g, from, g->cur);
 		else if (moved)
@@ -97,6 +190,10 @@ static void show_state(struct dbg *g, const char *cmd, const char *json_extra,
 		if (text_line)
 			printf("%s\n", text_line);
 		dbg_print_state_text(g);
+		if (g->hit) {
+			printf("Its terms:\n");
+			show_terms(g, g->hit->pred);
+		}
 	}
 	fflush(stdout);
 }
@@ -312,7 +409,9 @@ static void cmd_continue(struct dbg *g)
 			fclose(f);
 		}
 		snprintf(line, sizeof(line), "Predicate %d holds: %s", hit->id, hit->text);
+		g->hit = hit;
 		move_show(g, "continue", best, extra, line);
+		g->hit = NULL;
 	} else {
 		for (size_t i = 0; i < g->n; i++)
 			best[i] = rep_proc_nevents(g->r, i);

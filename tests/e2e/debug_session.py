@@ -108,6 +108,12 @@ if len(a) == 9:
             fail("continue gave an inconsistent cut %s" % nxt)
     if a[2].get("breakpoint") != 1 or a[2].get("predicate") != P:
         fail("continue does not say which predicate holds: %s" % a[2])
+    # its terms, from the trace, are those replay --stop reads in the halted processes
+    rp = json.loads(run("replay", "--json", "--then", "kill", "--stop", P, sess,
+                        stdin=subprocess.DEVNULL).splitlines()[-1])
+    want = {pr["name"]: pr["terms"] for pr in rp["processes"] if pr["terms"]}
+    if a[2].get("terms") != want:
+        fail("continue's terms %s, replay --stop's %s" % (a[2].get("terms"), want))
     if cut_of(a[6]) != c1:
         fail("restart then continue gave %s, not %s" % (cut_of(a[6]), c1))
     if cut_of(a[7]) != start:
