@@ -373,8 +373,9 @@ static uint64_t cut_total(const uint64_t *cut, size_t n)
 
 static void cmd_continue(struct dbg *g)
 {
-	size_t na = ana_nprocs(rep_analysis(g->r)), k = g->n + na + 1;
-	uint64_t *buf = calloc(3 * k, sizeof(*buf)), *best = buf, *cut = buf + k, *tmp = cut + k;
+	size_t na = ana_nprocs(rep_analysis(g->r)) + 1, np = g->n + 1;
+	uint64_t *buf = calloc(2 * np + 2 * na, sizeof(*buf)), *best = buf, *cut = buf + np;
+	uint64_t *acur = cut + np, *acut = acur + na;
 	struct dbg_bp *hit = NULL;
 	char extra[4096], line[4096];
 
@@ -389,7 +390,7 @@ static void cmd_continue(struct dbg *g)
 		return;
 	}
 	for (size_t i = 0; i < g->nbp; i++) {
-		int rc = next_for(g, &g->bps[i], cut, tmp, tmp + na);
+		int rc = next_for(g, &g->bps[i], cut, acur, acut);
 
 		if (rc < 0) {
 			free(buf);
