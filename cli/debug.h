@@ -16,6 +16,7 @@
 
 #define DBG_MAX_BP 64
 #define DBG_MAX_TRACE 32
+#define DBG_MAX_HIST 256            /* states back remembers */
 
 struct dbg_bp {                 /* stop P: a halting predicate */
 	int id;
@@ -45,8 +46,10 @@ struct dbg {
 	                               a state of it */
 	size_t n;                   /* processes, rep order */
 	int *amap;                  /* rep order -> analyzer order (-1: none) */
-	uint64_t *cur, *prev;       /* the state shown now and the one before */
-	int have_prev;
+	uint64_t *cur;              /* the state shown now */
+	uint64_t *hist;             /* the states shown before it, the latest last (for back) */
+	size_t nhist;
+	int moving_back;            /* back is moving: the state left is not kept */
 	struct dbg_bp bps[DBG_MAX_BP];
 	size_t nbp;
 	int next_bp;

@@ -500,14 +500,16 @@ static void cmd_back(struct dbg *g, int restart)
 		return;
 	}
 	if (!restart) {
-		if (!g->have_prev) {
+		if (!g->nhist) {
 			dbg_error(g, "no previous state: this is the first one shown");
 			free(cut);
 			return;
 		}
-		memcpy(cut, g->prev, g->n * sizeof(*cut));
+		memcpy(cut, g->hist + --g->nhist * g->n, g->n * sizeof(*cut));
+		g->moving_back = 1;
 	}
 	move_show(g, restart ? "restart" : "back", cut, NULL, NULL);
+	g->moving_back = 0;
 	free(cut);
 }
 
@@ -931,7 +933,8 @@ static const char help_text[] =
 	"output PROC           what PROC's root process wrote so far (stdout and stderr)\n"
 	"trace C print E       at each state where C (PROC: LOCAL) becomes true, print term E\n"
 	"untrace [N]           remove trace point N (all without N)\n"
-	"back                  the state shown before this one (re-executes when behind)\n"
+	"back                  the state shown before this one, and before that... (re-executes\n"
+	"                      when behind)\n"
 	"restart               every process at its start again (re-executes)\n"
 	"goto CUT.json         any consistent cut (encore inf --json prints them)\n"
 	"races                 message races among the receives of this state\n"

@@ -143,8 +143,8 @@ int dbg_open(struct dbg *g)
 	a = rep_analysis(g->r);
 	g->amap = calloc(g->n ? g->n : 1, sizeof(*g->amap));
 	g->cur = calloc(g->n ? g->n : 1, sizeof(*g->cur));
-	g->prev = calloc(g->n ? g->n : 1, sizeof(*g->prev));
-	if (!g->amap || !g->cur || !g->prev) {
+	g->hist = calloc((g->n ? g->n : 1) * DBG_MAX_HIST, sizeof(*g->hist));
+	if (!g->amap || !g->cur || !g->hist) {
 		cli_error("debug", "out of memory");
 		return CLI_FAIL;
 	}
@@ -175,7 +175,7 @@ void dbg_free(struct dbg *g)
 	}
 	free(g->amap);
 	free(g->cur);
-	free(g->prev);
+	free(g->hist);
 }
 
 int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
@@ -191,8 +191,13 @@ int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	}
 	if (same && (g->live || !g->failed)) /* there already (at the end: nothing runs) */
 		return 0;
-	memcpy(g->prev, g->cur, g->n * sizeof(*g->cur));
-	g->have_prev = 1;
+	if (!g->moving_back) { /* remember the state left, the oldest forgotten when full */
+		if (g->nhist == DBG_MAX_HIST) {
+			memmove(g->hist, g->hist + g->n, (DBG_MAX_HIST - 1) * g->n * sizeof(*g->hist));
+			g->nhist--;
+		}
+		memcpy(g->hist + g->nhist++ * g->n, g->cur, g->n * sizeof(*g->cur));
+	}
 	if (forward) {
 		memset(&d, 0, sizeof(d));
 		if (rep_goto(g->r, cut, &d) != 0) {

@@ -184,7 +184,7 @@ goto = os.path.join(tmp, "cut.json")
 with open(goto, "w") as f:
     f.write(run("inf", "--json", sess, "pp.3: mark.ack >= 5"))
 cmds = ["step pp", "step pp 5", "step pp.1", "next pp.1", "next pp", "step pp.2 3", "back",
-        "goto " + goto]
+        "goto " + goto, "back", "back", "back"]
 p, a = debug(cmds)
 if len(a) == len(cmds):
     prev = {q: 0 for q in cut_of(a[0])}
@@ -210,6 +210,10 @@ if len(a) == len(cmds):
         fail("back gave %s, not %s" % (cut_of(a[6]), cut_of(a[4])))
     if cut_of(a[7]) != inf_cut("pp.3: mark.ack >= 5"):
         fail("goto gave %s, not the cut of the file" % cut_of(a[7]))
+    # back again and again: the states shown before, latest first
+    for i, want in ((8, a[6]), (9, a[3]), (10, a[2])):
+        if cut_of(a[i]) != cut_of(want):
+            fail("back #%d gave %s, not %s" % (i - 7, cut_of(a[i]), cut_of(want)))
     print("ok: step, next, back, goto")
 
 # --- trace against encore sql ----------------------------------------------------------------
