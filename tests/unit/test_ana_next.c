@@ -115,7 +115,7 @@ START_TEST(next_against_twin)
 
 	for (int seed = 0; seed < 400; seed++) {
 		struct exec x;
-		int cur[NP], want[2][NP], ncp, strict, wcut[NP], tmp[NP], found = 0;
+		int cur[NP], want[2][NP], ncp, strict, wcut[NP] = {0}, tmp[NP], found = 0;
 		uint64_t acur[NP], got[NP];
 		char text[256], *t = text;
 		struct trace_pred *pred = NULL;
@@ -149,9 +149,9 @@ START_TEST(next_against_twin)
 		}
 		for (int c = 0; c < ncp; c++)
 			if (twin_cp(&x, cur, want[c], strict, tmp)) {
-				int tot = tmp[0] + tmp[1] + tmp[2], btot = wcut[0] + wcut[1] + wcut[2];
+				int tot = tmp[0] + tmp[1] + tmp[2];
 
-				if (!found || tot < btot)
+				if (!found || tot < wcut[0] + wcut[1] + wcut[2])
 					memcpy(wcut, tmp, sizeof(tmp));
 				found = 1;
 			}
