@@ -81,8 +81,19 @@ void dbg_print_traced(struct dbg *g, const uint64_t *from, const uint64_t *to);
 void dbg_trace_add(struct dbg *g, char *args);
 void dbg_trace_del(struct dbg *g, char *args);
 
+/* debug_inspect.c */
+void dbg_cmd_bt(struct dbg *g, char *args);
+void dbg_cmd_output(struct dbg *g, char *args);
+void dbg_cmd_print(struct dbg *g, char *args);
+void dbg_cmd_gdb(struct dbg *g, char *args);
+void dbg_cmd_races(struct dbg *g);
+
 /* debug_cmds.c */
 void dbg_command(struct dbg *g, char *line);
 void dbg_error(struct dbg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *dbg_word(char **s);       /* the next word of *s, NUL-terminated in place; NULL: none */
+char *dbg_rest(char *s);        /* s without its leading and trailing blanks */
+/* A process of the session by name; says so and returns -1 when it is not one. */
+int dbg_proc_arg(struct dbg *g, const char *cmd, const char *name);
 
 #endif
