@@ -11,7 +11,8 @@
  * DIR/.encore-replay/ (rep_options.roots_output) and is shown by `output`, so that it never
  * interleaves with the console's.  With --json every command answers exactly one JSON line
  * (schemas/json.md).  Whatever ends the console (quit, end of input, a signal) ends every
- * replayed process (rep_close).  The commands are in debug_cmds.c.
+ * replayed process (rep_close).  The commands are in debug_cmds.c and the files debug.h
+ * lists.
  */
 #include <errno.h>
 #include <limits.h>

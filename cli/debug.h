@@ -1,7 +1,8 @@
 /*
  * debug.h: what the files of `encore debug` share (cmd_debug.c: options and the input loop;
- * debug_session.c: the replay, moving between cuts, printing states; debug_cmds.c: the
- * commands).  Private to cli/.
+ * debug_session.c: the replay, moving between cuts, printing states; debug_cmds.c: reading
+ * the commands, predicates, moves; debug_inspect.c: bt, print, gdb, output, races;
+ * debug_trace.c: trace points).  Private to cli/.
  */
 #ifndef ENCORE_CLI_DEBUG_H
 #define ENCORE_CLI_DEBUG_H
