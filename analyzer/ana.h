@@ -342,6 +342,23 @@ struct ana_race {
 /* All races, in receiver order; *races is freed by the caller. */
 int ana_races(struct ana_session *s, struct ana_race **races, size_t *n);
 
+/* ---------------------------------------------------------------------------------------
+ * The next state where a predicate holds (analyzer/next.c), for a debugger halted at cur[].
+ */
+
+/* The least consistent cut at or after the consistent cut cur[] (each process at least at
+ * cur[p]) where the conjunctive or disjunctive P holds; with strict, every process P names
+ * must be past cur[p].  A disjunctive P gives the cut of its conjunct with the fewest events.
+ * 1 and cut[] (nprocs entries), 0 when there is none, or a negative code (TRACE_EINVAL with
+ * diag for linked or general P, var. terms, or an inconsistent cur). */
+int ana_inf_next(const struct ana_session *s, const struct trace_pred *p, const uint64_t *cur,
+                 int strict, uint64_t *cut, struct trace_diag *diag);
+/* The value of term t (predicate.h) in process p's state k, as predicates see it (0/1 for
+ * exited and last(KIND)).  0, TRACE_ENOENT for sent(P)/received(P) naming no process, or
+ * TRACE_EINVAL for var.SYMBOL and in(FUNCTION) (not values of the trace). */
+int ana_term_at(const struct ana_session *s, size_t p, uint64_t k,
+                const struct trace_pred_term *t, int64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

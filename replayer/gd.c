@@ -236,6 +236,12 @@ void rep_close(struct rep *r)
 	if (!r)
 		return;
 	rep_kill(r);
+	for (size_t i = 0; r->opt.roots_output && i < r->nprocs; i++) {
+		char out[4096 + 512];
+
+		if (rep_output_path(r, i, out, sizeof(out)) == 0)
+			unlink(out);
+	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		free_proc(&r->procs[i], r->lp_n);
 	for (size_t i = 0; i < r->npending; i++)
@@ -591,6 +597,15 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	              p->halted ? REP_P_HALTED : REP_P_RUNNING;
 	rep__describe_event(r, p, info->index, info->last, sizeof(info->last));
 	rep__describe_event(r, p, info->index + 1, info->next, sizeof(info->next));
+	if (p->halted && p->backtrace && !p->bt_resolved) {
+		char *bt = rep__symbolize(p->pid, p->backtrace);
+
+		if (bt) {
+			free(p->backtrace);
+			p->backtrace = bt;
+		}
+		p->bt_resolved = 1;
+	}
 	info->backtrace = p->halted ? p->backtrace : NULL;
 	info->terms = p->halted && p->terms && p->terms[0] ? p->terms : NULL;
 	return 0;

@@ -38,6 +38,7 @@ struct gd_proc {
 	uint64_t index;         /* last state reported */
 	int wait_status;
 	char *backtrace;
+	int bt_resolved;        /* backtrace resolved by rep__symbolize since the halt */
 	char *terms;            /* at a halt: "TERM = VALUE" lines of its simple predicate */
 	/* online protocol */
 	char sp_text[1024];     /* its simple predicate, "" for a passive process */
@@ -125,6 +126,10 @@ void rep__release_ready(struct rep *r);
 int rep__all_halted(struct rep *r);
 int rep__online_outcome(struct rep *r);
 int rep__lp_advance(struct rep *r);             /* -1: go on; else an outcome */
+
+/* symbols.c: the LC's backtrace text of halted process pid with functions, files and lines
+ * (libdw); NULL when it cannot (keep the LC's). */
+char *rep__symbolize(long pid, const char *raw);
 
 /* gd_stall.c */
 uint64_t rep__board_sum(struct rep *r);

@@ -173,6 +173,7 @@ static void on_halted_msg(struct rep *r, struct gd_proc *p, struct rep_msg *m)
 	if (sep)
 		*sep = '\0';
 	p->backtrace = strdup(m->text);
+	p->bt_resolved = 0;
 	if (r->mode != GD_OFFLINE)
 		rep__on_halted(r, p);
 }

@@ -46,6 +46,18 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (r->opt.roots_stdout > 0 && r->opt.roots_stdout != STDOUT_FILENO)
 		dup2(r->opt.roots_stdout, STDOUT_FILENO);
+	if (r->opt.roots_output) { /* encore debug: the console keeps the terminal */
+		char out[4096 + 512];
+		int fd;
+
+		snprintf(out, sizeof(out), "%s/" REP_SUBDIR "/%s.out", r->dir, p->name);
+		if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600)) >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			dup2(fd, STDIN_FILENO);
+	}
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);

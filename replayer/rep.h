@@ -33,6 +33,10 @@ struct rep_options {
 	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT/SIGTERM handler */
 	int roots_stdout;         /* > 0: this descriptor becomes the roots' stdout (so that the
 	                             caller's stdout carries only its report); 0: inherited */
+	int roots_output;         /* 1: each root's stdout and stderr go to the file
+	                             DIR/.encore-replay/NAME.out (0600; its forked children write
+	                             there too, rep_output_path), its stdin is /dev/null;
+	                             rep_close removes them */
 };
 
 /* Open a recorded session for replay: every trace is read through (a damaged one is refused,
@@ -128,6 +132,26 @@ void rep_kill(struct rep *r);
 /* The analyzer's view of the session (for evaluating predicate terms at a halt). */
 struct ana_session;
 struct ana_session *rep_analysis(struct rep *r);
+
+/* --- for `encore debug` (gd_debug.c) --- */
+
+/* The state index of every process now (rep_nprocs entries, in rep_proc_name order): at a
+ * halt, the global state; an ended process is at the end of its trace, one not started at 0. */
+int rep_current_cut(struct rep *r, uint64_t *cut);
+/* Leave the halt for the consistent cut cut[] (rep_nprocs entries), every process at or
+ * after its state now (TRACE_EINVAL with diag otherwise: going back needs a new execution,
+ * rep_close and rep_open again, Manabe & Imase 5.2); then rep_run to reach it.  After a halt
+ * at a precomputed cut or at the start (every target 0). */
+int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d);
+/* The global integer variable `name` (1, 2, 4 or 8 bytes, signed, as var.SYMBOL reads it)
+ * of halted process i, found in the symbol tables of the files it maps (libdw) and read
+ * from its memory.  0, TRACE_ENOENT (no such symbol), TRACE_EINVAL (not halted, not an
+ * integer's size, encore built without libdw) or TRACE_EIO, with diag. */
+int rep_read_global(struct rep *r, size_t i, const char *name, int64_t *value,
+                    struct trace_diag *d);
+/* With roots_output: the file collecting process i's output (its root's); 0, or
+ * TRACE_ENOENT without roots_output. */
+int rep_output_path(const struct rep *r, size_t i, char *buf, size_t cap);
 
 /* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
  * negative code (TRACE_EIO cannot read, TRACE_EINVAL not ELF). */
