@@ -370,8 +370,9 @@ static void warn_stopped(const char *path)
 	if (trace_reader_open(path, &r, &d) != 0)
 		return;
 	if ((e = trace_reader_stopped(r, &last)) != 0)
-		fprintf(stderr, "encore record: trace %s truncated after event %llu: %s\n", path,
-		        (unsigned long long)last, strerror(e));
+		fprintf(stderr, "encore record: trace %s truncated after event %llu: %s; process %s "
+		        "ran on unrecorded\n", path, (unsigned long long)last, trace_stop_reason(e),
+		        trace_reader_process(r)->name);
 	trace_reader_close(r);
 }
 
@@ -393,8 +394,27 @@ static int warn_notrace(const char *file, int err, void *arg)
 	if (!is_ours(name, a->root))
 		return 0;
 	fprintf(stderr, "encore record: trace %s/%s truncated after event 0: %s (it could "
-	        "not be created; the process ran unrecorded)\n", a->dir, file, strerror(err));
+	        "not be created; the process ran unrecorded)\n", a->dir, file,
+	        trace_stop_reason(err));
 	return 1;
+}
+
+/* A fork or exec whose child or new image has no trace (privileges dropped, a set-user-ID
+ * program...), found in the traces of this recording's processes. */
+static void warn_unrecorded(const struct cli_unrecorded *u, void *arg)
+{
+	const struct notrace_arg *a = arg;
+
+	if (!is_ours(u->parent, a->root))
+		return;
+	if (u->exec)
+		fprintf(stderr, "encore record: warning: image %u of process %s (exec at event %llu) "
+		        "was not recorded: %s\n", u->segment, u->parent,
+		        (unsigned long long)u->index, cli_unrecorded_reason(u));
+	else
+		fprintf(stderr, "encore record: warning: process %s (forked at event %llu of %s) "
+		        "was not recorded: %s\n", u->child, (unsigned long long)u->index, u->parent,
+		        cli_unrecorded_reason(u));
 }
 
 static void report(const char *dir, const char *root, int quiet)
@@ -434,6 +454,7 @@ static void report(const char *dir, const char *root, int quiet)
 		}
 	}
 	trace_session_close(s);
+	cli_for_each_unrecorded(dir, warn_unrecorded, &na);
 	if (!found_root)
 		fprintf(stderr,
 		        "encore record: warning: %s was not recorded (the recorder could not start "

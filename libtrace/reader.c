@@ -753,6 +753,23 @@ int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index)
 	return r->stop_errno;
 }
 
+const char *trace_stop_reason(int code)
+{
+	switch (code) {
+	case TRACE_STOP_SECCOMP:
+		return "a seccomp filter was installed (the recorder's own system calls could be "
+		       "forbidden): recording stopped";
+	case TRACE_STOP_PRIVDROP:
+		return "privileges dropped: the session directory is not writable by the new user";
+	case TRACE_STOP_SETUID:
+		return "exec of a set-user-ID, set-group-ID or file-capability program (the loader "
+		       "ignores LD_PRELOAD there)";
+	case TRACE_STOP_FDTAKEN:
+		return "the program took the trace's descriptor and no other descriptor was free";
+	}
+	return strerror(code);
+}
+
 int trace_reader_closed(const struct trace_reader *r)
 {
 	return r->closed;

@@ -129,17 +129,6 @@ int rec_own_fd(int fd)
 	return rec.w && fd >= 0 && fd == trace_writer_fd(rec.w);
 }
 
-void rec_own_fd_lost(void)
-{
-	/* The program asked for our descriptor's number explicitly (dup2/dup3 onto it).  The
-	 * writer cannot be moved to another descriptor through its API, so we finish the trace
-	 * here rather than let it write into the program's file. */
-	if (!rec.w)
-		return;
-	trace_writer_close(rec.w);
-	rec.w = NULL;
-}
-
 /* --- configuration: the one environment variable ----------------------------------------
  * ENCORE_RECORD, encoded and decoded by interpose/env.c (the format is in interpose.h):
  * here the decoded value is applied to `rec`, and `rec` is turned into list iterators. */
@@ -534,6 +523,7 @@ int rec_open_trace(int64_t ppid)
 		syscall(SYS_close, dirfd);
 		return -1;
 	}
+	rec.owner = st.st_uid;
 	registry_check(dirfd);
 	memset(&opt, 0, sizeof(opt));
 	memset(&diag, 0, sizeof(diag));
