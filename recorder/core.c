@@ -496,8 +496,9 @@ int rec_open_trace(int64_t ppid)
 	struct trace_diag diag;
 	struct timespec ts;
 	struct stat st;
+	struct rlimit nofile;
 	char file[TRACE_NAME_MAX + 32];
-	int dirfd, rc;
+	int dirfd, rc, raised = 0;
 
 	snprintf(proc.name, sizeof(proc.name), "%s", rec.name);
 	snprintf(proc.parent, sizeof(proc.parent), "%s", rec.parent);
@@ -517,10 +518,18 @@ int rec_open_trace(int64_t ppid)
 	 * where nobody else can plant a file or a link. */
 	dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
 	                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0)
-		return -1;
-	if (fstat(dirfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		syscall(SYS_close, dirfd);
+	if (dirfd < 0 && errno == EMFILE) {
+		/* The program holds every descriptor it may have (a child of one that dup2'd onto
+		 * all of them): ours go above its limit, which is put back at once. */
+		raised = rec_nofile_raise(&nofile, 4);
+		dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
+		                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (dirfd < 0 || fstat(dirfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		if (dirfd >= 0)
+			syscall(SYS_close, dirfd);
+		if (raised)
+			rec_nofile_restore(&nofile);
 		return -1;
 	}
 	rec.owner = st.st_uid;
@@ -529,6 +538,8 @@ int rec_open_trace(int64_t ppid)
 	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
+	if (raised)
+		rec_nofile_restore(&nofile);
 	if (rc != 0) {
 		/* No trace (the writer removed what it began): say why in the session, for
 		 * `encore record` and `encore check`, as an empty file's name (a full disk still

@@ -128,24 +128,36 @@ REC_EXPORT int seccomp(unsigned int op, unsigned int flags, void *args)
 
 /* --- the trace's descriptor ------------------------------------------------------------- */
 
-/* A duplicate of fd at the soft limit, made by raising the limit for the moment (the limit
- * is put back at once; a descriptor above it stays valid): for a program that holds every
- * descriptor it may have.  -1 when the limit cannot be raised. */
-static int dup_past_limit(int fd)
+int rec_nofile_raise(struct rlimit *saved, unsigned int extra)
 {
-	struct rlimit rl, up;
-	int nfd;
+	struct rlimit up;
 
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return -1;
-	up = rl;
-	up.rlim_cur = rl.rlim_cur + 1;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, saved) != 0 ||
+	    saved->rlim_cur == RLIM_INFINITY)
+		return 0;
+	up = *saved;
+	up.rlim_cur = saved->rlim_cur + extra;
 	if (up.rlim_max < up.rlim_cur)
 		up.rlim_max = up.rlim_cur; /* allowed to a privileged process only */
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) != 0)
+	return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0;
+}
+
+void rec_nofile_restore(const struct rlimit *saved)
+{
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, saved, NULL);
+}
+
+/* A duplicate of fd at the soft limit, for a program that holds every descriptor it may
+ * have.  -1 when the limit cannot be raised. */
+static int dup_past_limit(int fd)
+{
+	struct rlimit rl;
+	int nfd;
+
+	if (!rec_nofile_raise(&rl, 1))
 		return -1;
 	nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
-	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+	rec_nofile_restore(&rl);
 	return nfd;
 }
 

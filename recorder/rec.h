@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -230,6 +231,11 @@ static inline int rec_syscall_guard(long nr, const long *a, long *r)
 		return 0;
 	return rec_syscall_special(nr, a, r);
 }
+/* Raise the soft RLIMIT_NOFILE by `extra` for a moment (*saved: the limit to put back): the
+ * recorder's own descriptors in a program that holds every one it may have.  A descriptor
+ * above the limit stays valid once it is restored (rec_nofile_restore).  1 when raised. */
+REC_HIDDEN int rec_nofile_raise(struct rlimit *saved, unsigned int extra);
+REC_HIDDEN void rec_nofile_restore(const struct rlimit *saved);
 /* Why a child forked now, or the image an exec of `file` starts (search: execvp's PATH
  * lookup), will not be recorded: a trace_stop_code for its FORK or EXEC event, 0 if it will. */
 REC_HIDDEN int rec_unrecorded_child(void);
