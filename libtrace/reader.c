@@ -757,15 +757,15 @@ const char *trace_stop_reason(int code)
 {
 	switch (code) {
 	case TRACE_STOP_SECCOMP:
-		return "a seccomp filter was installed (the recorder's own system calls could be "
-		       "forbidden): recording stopped";
+		return "seccomp filter installed, which may forbid the recorder's own calls: "
+		       "recording stopped";
 	case TRACE_STOP_PRIVDROP:
-		return "privileges dropped: the session directory is not writable by the new user";
+		return "privileges dropped: the session directory is not the new user's to write";
 	case TRACE_STOP_SETUID:
-		return "exec of a set-user-ID, set-group-ID or file-capability program (the loader "
-		       "ignores LD_PRELOAD there)";
+		return "exec of a set-user-ID, set-group-ID or file-capability program, whose "
+		       "loader ignores LD_PRELOAD";
 	case TRACE_STOP_FDTAKEN:
-		return "the program took the trace's descriptor and no other descriptor was free";
+		return "the program took the trace's descriptor and no other was free";
 	}
 	return strerror(code);
 }

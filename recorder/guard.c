@@ -200,7 +200,7 @@ int rec_syscall_special(long nr, const long *a, long *r)
 		return 0;
 	case SYS_dup2:
 	case SYS_dup3:
-		if (a[0] != a[1] && rec_own_fd((int)a[1]) && rec_enter()) {
+		if ((int)a[0] != (int)a[1] && rec_own_fd((int)a[1]) && rec_enter()) {
 			rec_own_fd_lost();
 			rec_leave();
 		}
@@ -210,9 +210,7 @@ int rec_syscall_special(long nr, const long *a, long *r)
 			return 0;
 		*r = 0; /* as close() does: the program may not close the trace */
 		return 1;
-	case SYS_close_range:
-		if (a[0] < 0 || a[1] < 0)
-			return 0;
+	case SYS_close_range: /* the kernel takes unsigned ints */
 		*r = ip_close_range_except((unsigned)a[0], (unsigned)a[1], (int)a[2],
 		                           trace_writer_fd(rec.w));
 		return 1;

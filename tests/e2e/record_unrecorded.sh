@@ -68,10 +68,10 @@ seccomp-prctl|seccomp-syscall)
     run seccomp "${mode#seccomp-}"
     [ "$rec_rc" = 3 ] || fail "status $rec_rc"
     grep -q 'after the filter: 2000 round trips' "$tmp/rec.out" || fail "the program did not go on"
-    grep -q "encore record: trace $sess/unrec.trace truncated after event [1-9][0-9]*: a seccomp filter was installed.*process unrec ran on unrecorded" \
+    grep -q "encore record: trace $sess/unrec.trace truncated after event [1-9][0-9]*: seccomp filter installed.*process unrec ran on unrecorded" \
         "$tmp/rec.err" || fail "no seccomp line from record"
     [ "$check_rc" != 0 ] || fail "check exited 0"
-    grep -q 'unrec.trace: .*TRUNCATED after event [1-9][0-9]*: a seccomp filter' "$tmp/check.out" ||
+    grep -q 'unrec.trace: .*TRUNCATED after event [1-9][0-9]*: seccomp filter installed' "$tmp/check.out" ||
         fail "check does not say the trace stopped at the filter"
     # the stop is just before the filter: the last event is the read of "before"
     last=$("$encore" dump "$sess/unrec.trace" | grep -E '^ +[0-9]+ ' | tail -1)
@@ -143,12 +143,12 @@ sshd)
     wait "$rec_pid" || true
     sshd_pid=
     [ "$out" = hi ] || fail "the login through the recorded sshd failed: $(cat "$tmp/ssh.err")"
-    grep -q "encore record: trace .* truncated after event [0-9]*: a seccomp filter was installed.*process sshd\.[0-9.]* ran on unrecorded" \
+    grep -q "encore record: trace .* truncated after event [0-9]*: seccomp filter installed.*process sshd\.[0-9.]* ran on unrecorded" \
         "$tmp/rec.err" || fail "record does not name the sandboxed process"
     check_rc=0
     "$encore" check "$sess" > "$tmp/check.out" 2>&1 || check_rc=$?
     [ "$check_rc" != 0 ] || fail "check exited 0"
-    grep -q 'TRUNCATED after event [0-9]*: a seccomp filter' "$tmp/check.out" ||
+    grep -q 'TRUNCATED after event [0-9]*: seccomp filter installed' "$tmp/check.out" ||
         fail "check does not say which trace stopped"
     ;;
 *)
