@@ -2,7 +2,8 @@
  * proc.c: process life.  fork (the child gets its own trace, NAME.k), the exec family (the
  * new image continues the logical name as the next segment, its state carried in
  * ENCORE_RECORD), _exit, threads, and fatal signals (recorded, then re-raised with the
- * default disposition so the process dies exactly as it would have).
+ * default disposition so the process dies exactly as it would have).  A child or image
+ * that will not be recorded (guard.c says why) is noted in the FORK or EXEC event.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -23,8 +24,6 @@
  * fork is already taken care of. */
 static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
 
-/* In a new child (the guard held): forget the parent's writer copy without touching the
- * parent's file and shared tail, and start the trace of PARENT.k. */
 /* The FORK event's aux: the child's number k, then, when the child will not be recorded,
  * why (a trace_stop_code: the parent's event is the only note the session can get). */
 static void fork_aux(struct trace_event *ev, uint32_t k, int why)
@@ -35,6 +34,9 @@ static void fork_aux(struct trace_event *ev, uint32_t k, int why)
 		ev->aux[ev->naux++] = why;
 }
 
+/* In a new child (the guard held): forget the parent's writer copy without touching the
+ * parent's file and shared tail, and start the trace of PARENT.k, unless the parent knew it
+ * could not be made (why != 0). */
 static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int why)
 {
 	struct trace_writer *old = rec.w;
