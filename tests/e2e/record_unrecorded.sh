@@ -7,7 +7,8 @@
 #   seccomp-prctl, seccomp-syscall
 #                 a program installs a seccomp filter that kills it on the recorder's own calls
 #                 and keeps working: output and status are the bare run's; record and check
-#                 say the trace stopped after the event before the filter, naming seccomp
+#                 say the trace stopped after the event before the filter, naming seccomp;
+#                 replay follows it up to there and lets the process run free, saying so
 #   dup2          a program dup2s onto every descriptor from 5 to 1023 (the trace's among
 #                 them, under a soft limit of 1024): output as bare, the trace whole (check ok)
 #   setuid-exec   (root) a program executes a set-user-ID copy of itself owned by 65534: the
@@ -79,6 +80,15 @@ seccomp-prctl|seccomp-syscall)
     *"recv "*"read "*) ;;
     *) fail "the last event before the filter is not the program's read: $last" ;;
     esac
+    # replay follows the trace up to the filter, then lets the process run free, saying so
+    if [ -n "${ENCORE_REPLAY_LIB:-}" ]; then
+        "$encore" replay "$sess" > "$tmp/replay.out" 2>&1 ||
+            { cp "$tmp/replay.out" "$tmp/check.out"; fail "replay failed"; }
+        grep -q 'replayed to the end, every recorded event reproduced' "$tmp/replay.out" ||
+            { cp "$tmp/replay.out" "$tmp/check.out"; fail "replay did not reach the end"; }
+        grep -q 'truncated after event [0-9]* (seccomp filter installed.*then runs free' \
+            "$tmp/replay.out" || { cp "$tmp/replay.out" "$tmp/check.out"; fail "replay does not say it"; }
+    fi
     ;;
 dup2)
     ulimit -Sn 1024
