@@ -96,7 +96,6 @@ static void sandbox_before(int strict)
 		return;
 	if (!rec_enter())
 		return;
-	(void)rec_self_so(); /* resolved now: env_disarm runs after the stop */
 	trace_writer_stop(rec.w, TRACE_STOP_SECCOMP);
 	rec.w = NULL;
 	rec_signals_uninstall();
@@ -190,12 +189,13 @@ int rec_syscall_special(long nr, const long *a, long *r)
 	if (rec_busy() || !rec.w)
 		return 0;
 	switch (nr) {
-	case SYS_seccomp:
-		if (a[0] == SECCOMP_SET_MODE_STRICT || a[0] == SECCOMP_SET_MODE_FILTER)
-			sandbox_before(a[0] == SECCOMP_SET_MODE_STRICT);
+	case SYS_seccomp: /* (unsigned int op, ...) and prctl(int option, unsigned long...) */
+		if ((unsigned)a[0] == SECCOMP_SET_MODE_STRICT || (unsigned)a[0] == SECCOMP_SET_MODE_FILTER)
+			sandbox_before((unsigned)a[0] == SECCOMP_SET_MODE_STRICT);
 		return 0;
 	case SYS_prctl:
-		if (a[0] == PR_SET_SECCOMP && (a[1] == SECCOMP_MODE_STRICT || a[1] == SECCOMP_MODE_FILTER))
+		if ((int)a[0] == PR_SET_SECCOMP &&
+		    ((unsigned long)a[1] == SECCOMP_MODE_STRICT || (unsigned long)a[1] == SECCOMP_MODE_FILTER))
 			sandbox_before(a[1] == SECCOMP_MODE_STRICT);
 		return 0;
 	case SYS_dup2:
