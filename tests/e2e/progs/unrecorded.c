@@ -10,8 +10,7 @@
  *   dup2            dup2 a pipe's write end onto every descriptor from 5 to 1023 (the
  *                   trace's included), write through some, read everything back, fork a
  *                   child that writes too, close them all with close_range
- *   exec PATH       execv PATH hello (a set-user-ID copy of this program)
- *   hello           print the effective uid
+ *   exec PATH ARG.. execv PATH with PATH ARG... (a set-user-ID program)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -169,14 +168,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "dup2") == 0)
 		return dup2_mode();
 	if (argc >= 3 && strcmp(argv[1], "exec") == 0) {
-		execl(argv[2], argv[2], "hello", (char *)NULL);
+		execv(argv[2], argv + 2);
 		perror("exec");
 		return 1;
 	}
-	if (argc >= 2 && strcmp(argv[1], "hello") == 0) {
-		printf("hello from euid %d\n", (int)geteuid());
-		return 0;
-	}
-	fprintf(stderr, "usage: unrecorded privdrop|seccomp prctl|seccomp syscall|dup2|exec PATH|hello\n");
+	fprintf(stderr, "usage: unrecorded privdrop|seccomp prctl|seccomp syscall|dup2|exec PATH ARG...\n");
 	return 2;
 }
