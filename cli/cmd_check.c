@@ -137,7 +137,7 @@ static int has_file_or_note(const char *dir, const char *file)
 /* One trace file: its FORK events (aux[0] = the child's number k, aux[1] = why the recorder
  * knew the child would go unrecorded) and a final EXEC (aux[0] = why), each checked against
  * the files of the session (recorder/README.md, "Limits"). */
-static int scan_file(const char *dir, const char *path, const char *name, uint32_t segment,
+static int scan_file(const char *dir, const char *path, const char *name,
                      void (*fn)(const struct cli_unrecorded *u, void *arg), void *arg)
 {
 	struct cli_unrecorded u;
@@ -145,10 +145,12 @@ static int scan_file(const char *dir, const char *path, const char *name, uint32
 	struct trace_diag d;
 	struct trace_event ev, last;
 	char file[TRACE_NAME_MAX + 32];
+	uint32_t segment;
 	int n = 0, any = 0;
 
 	if (trace_reader_open(path, &r, &d) != 0)
 		return 0;
+	segment = trace_reader_process(r)->segment;
 	memset(&last, 0, sizeof(last));
 	while (trace_reader_next(r, &ev) > 0) {
 		any = 1;
@@ -200,16 +202,8 @@ int cli_for_each_unrecorded(const char *dir, void (*fn)(const struct cli_unrecor
 		const char *const *paths;
 		size_t nf = trace_session_files(s, i, &paths);
 
-		for (j = 0; j < nf; j++) {
-			struct trace_reader *r;
-			uint32_t seg;
-
-			if (trace_reader_open(paths[j], &r, &d) != 0)
-				continue;
-			seg = trace_reader_process(r)->segment;
-			trace_reader_close(r);
-			n += scan_file(dir, paths[j], trace_session_name(s, i), seg, fn, arg);
-		}
+		for (j = 0; j < nf; j++)
+			n += scan_file(dir, paths[j], trace_session_name(s, i), fn, arg);
 	}
 	trace_session_close(s);
 	return n;
