@@ -130,22 +130,30 @@ sshd)
     ssh-keygen -q -t ed25519 -N '' -f "$tmp/userkey"
     cp "$tmp/userkey.pub" "$tmp/authkeys"
     chmod 755 "$tmp"
-    # a free port: the listener's registry entry names it (tcp.PORT)
+    # sshd says on stderr when it listens: read through a FIFO (a blocking read, no sleep),
+    # then drained into rec.err with encore record's own lines
     port=$(( 20000 + $$ % 20000 ))
+    mkfifo "$tmp/err.fifo"
     "$encore" record -o "$sess" --name sshd -- "$sshd" -D -e -p "$port" -h "$tmp/hostkey" \
         -o ListenAddress=127.0.0.1 -o "AuthorizedKeysFile=$tmp/authkeys" \
         -o PermitRootLogin=prohibit-password -o StrictModes=no -o UsePAM=no \
-        -o "PidFile=$tmp/sshd.pid" > "$tmp/rec.out" 2> "$tmp/rec.err" &
+        -o "PidFile=$tmp/sshd.pid" > "$tmp/rec.out" 2> "$tmp/err.fifo" &
     rec_pid=$!
-    i=0
-    while [ ! -e "$sess/.encore-registry/tcp.$port" ]; do
-        i=$((i + 1))
-        if [ $i -gt 300 ] || ! kill -0 "$rec_pid" 2>/dev/null; then
-            grep -q 'Address already in use' "$tmp/rec.err" && { echo "SKIP: port $port taken"; exit 77; }
-            fail "sshd did not start"
-        fi
-        sleep 0.1 # waiting for a server to listen (not synchronising the test itself)
+    exec 3< "$tmp/err.fifo"
+    listening=
+    while IFS= read -r line <&3; do
+        printf '%s\n' "$line" >> "$tmp/rec.err"
+        case $line in *"Server listening"*) listening=1; break ;; esac
     done
+    cat <&3 >> "$tmp/rec.err" &
+    drain_pid=$!
+    exec 3<&-
+    if [ -z "$listening" ]; then
+        wait "$rec_pid" || true
+        wait "$drain_pid" || true
+        grep -q 'Address already in use' "$tmp/rec.err" && { echo "SKIP: port $port taken"; exit 77; }
+        fail "sshd did not start"
+    fi
     out=$(ssh -p "$port" -i "$tmp/userkey" -o StrictHostKeyChecking=no \
         -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=20 \
         root@127.0.0.1 echo hi 2> "$tmp/ssh.err") || true
@@ -153,6 +161,7 @@ sshd)
     [ -n "$sshd_pid" ] || sshd_pid=$(ls "$sess/.encore-registry" | sed -n 's/^pid\.//p' | head -1)
     kill "$sshd_pid" 2>/dev/null || true
     wait "$rec_pid" || true
+    wait "$drain_pid" || true
     sshd_pid=
     [ "$out" = hi ] || fail "the login through the recorded sshd failed: $(cat "$tmp/ssh.err")"
     grep -q "encore record: trace .* truncated after event [0-9]*: seccomp filter installed.*process sshd\.[0-9.]* ran on unrecorded" \
