@@ -52,6 +52,24 @@ int cli_find_lib(const char *name, const char *env, const char *build_path, char
 int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, void *arg),
                          void *arg);
 
+/* A fork or exec of session DIR whose child or new image has no trace (cmd_check.c). */
+struct cli_unrecorded {
+	const char *path;              /* the trace of the process that forked or executed */
+	const char *parent;            /* its logical name */
+	uint64_t index;                /* the FORK or EXEC event */
+	int exec;                      /* 1 exec (child is the next image of parent), 0 fork */
+	char child[TRACE_NAME_MAX];    /* the child's name (fork) */
+	uint32_t segment;              /* the new image (exec) */
+	int why;                       /* the recorder's reason (trace_stop_reason), 0 none */
+};
+/* Calls fn for each such fork or exec, except those a notrace note already reports
+ * (cli_for_each_notrace); returns how many it called fn for, or -1 when the session cannot
+ * be read (said by the session loader's own diagnostics elsewhere). */
+int cli_for_each_unrecorded(const char *dir, void (*fn)(const struct cli_unrecorded *u, void *arg),
+                            void *arg);
+/* The text after "... was not recorded: " for u. */
+const char *cli_unrecorded_reason(const struct cli_unrecorded *u);
+
 /* Whether the session directory `dir` is the user's own: owned by the effective user, not
  * writable by group or others (docs/security.md).  1 with the reason in `why` ("DIR is
  * owned by uid 1001, not you", "DIR is writable by others (mode 0777)") when it is not;

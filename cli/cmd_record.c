@@ -51,7 +51,12 @@ static void usage(FILE *out)
 	        "    recorder/README.md for how the recorder decides who is recorded.\n\n"
 	        "    The exit status is CMD's (128+N when it was killed by signal N).  After the\n"
 	        "    run, a warning names each recorded process that started threads: its replay\n"
-	        "    is not guaranteed.  Static binaries are refused before running.\n\n"
+	        "    is not guaranteed; a line names each trace the recorder stopped while its\n"
+	        "    process ran on (\"trace T truncated after event N: REASON\": a full disk, a\n"
+	        "    seccomp filter the program installed...), and a warning each process that\n"
+	        "    went unrecorded (forked after a privilege drop, a set-user-ID program\n"
+	        "    executed...), with the event that started it.  Static binaries are refused\n"
+	        "    before running.\n\n"
 	        "    encore's options come before CMD: the first argument that is not one of\n"
 	        "    them, or every argument after --, is CMD, and the options after it are\n"
 	        "    CMD's own.\n\n"
@@ -370,8 +375,9 @@ static void warn_stopped(const char *path)
 	if (trace_reader_open(path, &r, &d) != 0)
 		return;
 	if ((e = trace_reader_stopped(r, &last)) != 0)
-		fprintf(stderr, "encore record: trace %s truncated after event %llu: %s\n", path,
-		        (unsigned long long)last, strerror(e));
+		fprintf(stderr, "encore record: trace %s truncated after event %llu: %s; process %s "
+		        "ran on unrecorded\n", path, (unsigned long long)last, trace_stop_reason(e),
+		        trace_reader_process(r)->name);
 	trace_reader_close(r);
 }
 
@@ -393,8 +399,27 @@ static int warn_notrace(const char *file, int err, void *arg)
 	if (!is_ours(name, a->root))
 		return 0;
 	fprintf(stderr, "encore record: trace %s/%s truncated after event 0: %s (it could "
-	        "not be created; the process ran unrecorded)\n", a->dir, file, strerror(err));
+	        "not be created; the process ran unrecorded)\n", a->dir, file,
+	        trace_stop_reason(err));
 	return 1;
+}
+
+/* A fork or exec whose child or new image has no trace (privileges dropped, a set-user-ID
+ * program...), found in the traces of this recording's processes. */
+static void warn_unrecorded(const struct cli_unrecorded *u, void *arg)
+{
+	const struct notrace_arg *a = arg;
+
+	if (!is_ours(u->parent, a->root))
+		return;
+	if (u->exec)
+		fprintf(stderr, "encore record: warning: image %u of process %s (exec at event %llu) "
+		        "was not recorded: %s\n", u->segment, u->parent,
+		        (unsigned long long)u->index, cli_unrecorded_reason(u));
+	else
+		fprintf(stderr, "encore record: warning: process %s (forked at event %llu of %s) "
+		        "was not recorded: %s\n", u->child, (unsigned long long)u->index, u->parent,
+		        cli_unrecorded_reason(u));
 }
 
 static void report(const char *dir, const char *root, int quiet)
@@ -434,6 +459,7 @@ static void report(const char *dir, const char *root, int quiet)
 		}
 	}
 	trace_session_close(s);
+	cli_for_each_unrecorded(dir, warn_unrecorded, &na);
 	if (!found_root)
 		fprintf(stderr,
 		        "encore record: warning: %s was not recorded (the recorder could not start "

@@ -303,8 +303,8 @@ static void note_truncated(const char *dir)
 				continue;
 			if ((e = trace_reader_stopped(tr, &last)) != 0)
 				fprintf(stderr, "encore replay: trace %s was truncated after event %llu (%s): "
-				        "process %s is replayed up to there only\n", paths[j],
-				        (unsigned long long)last, strerror(e), trace_session_name(s, i));
+				        "process %s is replayed up to there only, then runs free\n", paths[j],
+				        (unsigned long long)last, trace_stop_reason(e), trace_session_name(s, i));
 			trace_reader_close(tr);
 		}
 	}

@@ -753,6 +753,23 @@ int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index)
 	return r->stop_errno;
 }
 
+const char *trace_stop_reason(int code)
+{
+	switch (code) {
+	case TRACE_STOP_SECCOMP:
+		return "seccomp filter installed, which may forbid the recorder's own calls: "
+		       "recording stopped";
+	case TRACE_STOP_PRIVDROP:
+		return "privileges dropped: the session directory is not the new user's to write";
+	case TRACE_STOP_SETUID:
+		return "exec of a set-user-ID, set-group-ID or file-capability program, whose "
+		       "loader ignores LD_PRELOAD";
+	case TRACE_STOP_FDTAKEN:
+		return "the program took the trace's descriptor and no other was free";
+	}
+	return strerror(code);
+}
+
 int trace_reader_closed(const struct trace_reader *r)
 {
 	return r->closed;

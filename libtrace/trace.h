@@ -313,6 +313,25 @@ int trace_writer_close(struct trace_writer *w);
 /* Forget the writer without touching the file (a forked child holding its parent's writer
  * calls this: the file and the shared tail belong to the parent).  NULL is fine. */
 void trace_writer_abandon(struct trace_writer *w);
+/* Why a recorder stopped writing a trace while its program ran on: an errno (ENOSPC, EDQUOT,
+ * EIO...) of the writer's own failed call, or one of these codes, above every errno, for what
+ * the program did (schemas/trace-format.md, "Truncation").  The same codes name the reason in
+ * a session's notrace.CODE.FILE notes. */
+enum trace_stop_code {
+	TRACE_STOP_SECCOMP = 0x10001,   /* the program installed a seccomp filter */
+	TRACE_STOP_PRIVDROP = 0x10002,  /* it dropped privileges: the session is not its to write */
+	TRACE_STOP_SETUID = 0x10003,    /* exec of a set-user/group-ID or file-capability program:
+	                                   the loader ignores LD_PRELOAD there */
+	TRACE_STOP_FDTAKEN = 0x10004,   /* it took the trace's descriptor and no other was free */
+};
+/* Stop for good on `reason` (a trace_stop_code or an errno): every event so far is written
+ * out, the stop is marked in the file as a failed write would mark it, and the writer is
+ * closed and freed.  Returns 0 or the code of a write that failed on the way. */
+int trace_writer_stop(struct trace_writer *w, int reason);
+/* The writer writes through `fd` from now on (a duplicate of its descriptor, made by a
+ * recorder moving it out of the program's way); returns the descriptor it used until now,
+ * which the caller closes. */
+int trace_writer_move_fd(struct trace_writer *w, int fd);
 
 /* ---------------------------------------------------------------------------------------
  * Reader.  Streams the events of one trace file.  A file cut short or damaged yields every
@@ -348,6 +367,9 @@ int trace_reader_closed(const struct trace_reader *r);
  * program running on unrecorded; 0 if it never did.  *last_index (may be NULL) gets the index
  * of the last event it kept.  Valid from open. */
 int trace_reader_stopped(const struct trace_reader *r, uint64_t *last_index);
+/* One line saying why a trace stopped or could not be made, for a stop code or an errno
+ * (trace_reader_stopped, notrace notes): strerror's text for an errno.  Never NULL. */
+const char *trace_stop_reason(int code);
 /* Events recovered from the unflushed tail (0 for a closed file). Valid after the end. */
 uint64_t trace_reader_tail_events(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);

@@ -647,6 +647,35 @@ int trace_writer_close(struct trace_writer *w)
 	return rc;
 }
 
+int trace_writer_stop(struct trace_writer *w, int reason)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	if (w->broken) { /* stopped before: that reason stands */
+		rc = w->broken;
+		trace_writer_abandon(w);
+		return rc;
+	}
+	/* The events of a chunk that cannot be written stay in the tail, and the caller's
+	 * reason is the one to tell (the program's own limits, RLIMIT_FSIZE 0 in a sandbox,
+	 * may be what failed the write). */
+	rc = flush_chunk(w);
+	w->broken = 0;
+	stop(w, reason);
+	trace_writer_abandon(w);
+	return rc;
+}
+
+int trace_writer_move_fd(struct trace_writer *w, int fd)
+{
+	int old = w->fd;
+
+	w->fd = fd;
+	return old;
+}
+
 void trace_writer_abandon(struct trace_writer *w)
 {
 	if (!w)

@@ -129,17 +129,6 @@ int rec_own_fd(int fd)
 	return rec.w && fd >= 0 && fd == trace_writer_fd(rec.w);
 }
 
-void rec_own_fd_lost(void)
-{
-	/* The program asked for our descriptor's number explicitly (dup2/dup3 onto it).  The
-	 * writer cannot be moved to another descriptor through its API, so we finish the trace
-	 * here rather than let it write into the program's file. */
-	if (!rec.w)
-		return;
-	trace_writer_close(rec.w);
-	rec.w = NULL;
-}
-
 /* --- configuration: the one environment variable ----------------------------------------
  * ENCORE_RECORD, encoded and decoded by interpose/env.c (the format is in interpose.h):
  * here the decoded value is applied to `rec`, and `rec` is turned into list iterators. */
@@ -507,8 +496,9 @@ int rec_open_trace(int64_t ppid)
 	struct trace_diag diag;
 	struct timespec ts;
 	struct stat st;
+	struct rlimit nofile;
 	char file[TRACE_NAME_MAX + 32];
-	int dirfd, rc;
+	int dirfd, rc, raised = 0;
 
 	snprintf(proc.name, sizeof(proc.name), "%s", rec.name);
 	snprintf(proc.parent, sizeof(proc.parent), "%s", rec.parent);
@@ -528,17 +518,28 @@ int rec_open_trace(int64_t ppid)
 	 * where nobody else can plant a file or a link. */
 	dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
 	                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0)
-		return -1;
-	if (fstat(dirfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		syscall(SYS_close, dirfd);
+	if (dirfd < 0 && errno == EMFILE) {
+		/* The program holds every descriptor it may have (a child of one that dup2'd onto
+		 * all of them): ours go above its limit, which is put back at once. */
+		raised = rec_nofile_raise(&nofile, 4);
+		dirfd = (int)syscall(SYS_openat, AT_FDCWD, rec.dir,
+		                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (dirfd < 0 || fstat(dirfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		if (dirfd >= 0)
+			syscall(SYS_close, dirfd);
+		if (raised)
+			rec_nofile_restore(&nofile);
 		return -1;
 	}
+	rec.owner = st.st_uid;
 	registry_check(dirfd);
 	memset(&opt, 0, sizeof(opt));
 	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
+	if (raised)
+		rec_nofile_restore(&nofile);
 	if (rc != 0) {
 		/* No trace (the writer removed what it began): say why in the session, for
 		 * `encore record` and `encore check`, as an empty file's name (a full disk still

@@ -49,8 +49,11 @@ REC_EXPORT long syscall(long number, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (__builtin_expect(number != SYS_getrandom, 1))
+	if (__builtin_expect(number != SYS_getrandom, 1)) {
+		if (rec_syscall_guard(number, a, &r)) /* the trace's descriptor, seccomp (guard.c) */
+			return r;
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
 	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;
 	if (!rec_enter())

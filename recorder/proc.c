@@ -2,7 +2,8 @@
  * proc.c: process life.  fork (the child gets its own trace, NAME.k), the exec family (the
  * new image continues the logical name as the next segment, its state carried in
  * ENCORE_RECORD), _exit, threads, and fatal signals (recorded, then re-raised with the
- * default disposition so the process dies exactly as it would have).
+ * default disposition so the process dies exactly as it would have).  A child or image
+ * that will not be recorded (guard.c says why) is noted in the FORK or EXEC event.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -23,14 +24,27 @@
  * fork is already taken care of. */
 static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
 
+/* The FORK event's aux: the child's number k, then, when the child will not be recorded,
+ * why (a trace_stop_code: the parent's event is the only note the session can get). */
+static void fork_aux(struct trace_event *ev, uint32_t k, int why)
+{
+	ev->naux = 1;
+	ev->aux[0] = k;
+	if (why)
+		ev->aux[ev->naux++] = why;
+}
+
 /* In a new child (the guard held): forget the parent's writer copy without touching the
- * parent's file and shared tail, and start the trace of PARENT.k. */
-static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid)
+ * parent's file and shared tail, and start the trace of PARENT.k, unless the parent knew it
+ * could not be made (why != 0). */
+static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int why)
 {
 	struct trace_writer *old = rec.w;
 
 	rec.w = NULL;
 	trace_writer_abandon(old);
+	if (why)
+		return; /* it could not open its trace (the parent's FORK event says why) */
 	snprintf(rec.parent, sizeof(rec.parent), "%s", rec.name);
 	if ((size_t)snprintf(rec.name, sizeof(rec.name), "%s.%u", rec.parent, k) >=
 	    sizeof(rec.name))
@@ -53,7 +67,7 @@ static pid_t do_fork(void *ra)
 	uint64_t idx;
 	pid_t r, self;
 	uint32_t k;
-	int e;
+	int e, why;
 
 	if (!rec_enter())
 		return IP_REAL(fork)();
@@ -62,12 +76,13 @@ static pid_t do_fork(void *ra)
 	k = ++rec.forks;
 	idx = rec_next_index();
 	self = (pid_t)syscall(SYS_getpid);
+	why = rec_unrecorded_child();
 	in_our_fork = 1;
 	r = IP_REAL(fork)();
 	e = errno;
 	in_our_fork = 0;
 	if (r == 0) {
-		child_start(k, idx, self);
+		child_start(k, idx, self, why);
 		rec_leave();
 		return 0;
 	}
@@ -76,10 +91,8 @@ static pid_t do_fork(void *ra)
 	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
-	if (r > 0) {
-		ev.naux = 1;
-		ev.aux[0] = k;
-	}
+	if (r > 0)
+		fork_aux(&ev, k, why);
 	rec_log(&ev, ra);
 	rec_leave();
 	errno = e;
@@ -90,11 +103,14 @@ static pid_t do_fork(void *ra)
  * the atfork handlers: the child gets its own trace as PARENT.k, and the parent logs a
  * FORK event whose result is 0 (the child's pid is not known here). */
 static uint64_t unseen_fork_index;
+static int unseen_fork_why;
 
 static void atfork_prepare(void)
 {
-	if (!in_our_fork && rec.w && !rec_busy())
+	if (!in_our_fork && rec.w && !rec_busy()) {
 		unseen_fork_index = rec_next_index();
+		unseen_fork_why = rec_unrecorded_child();
+	}
 }
 
 static void atfork_parent(void)
@@ -104,8 +120,7 @@ static void atfork_parent(void)
 	if (in_our_fork || !rec_enter())
 		return;
 	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
-	ev.naux = 1;
-	ev.aux[0] = ++rec.forks;
+	fork_aux(&ev, ++rec.forks, unseen_fork_why);
 	rec_log(&ev, NULL);
 	rec_leave();
 }
@@ -118,7 +133,7 @@ static void atfork_child(void)
 	rec_lock_reset();
 	if (!rec_enter())
 		return;
-	child_start(rec.forks + 1, unseen_fork_index, (pid_t)syscall(SYS_getppid));
+	child_start(rec.forks + 1, unseen_fork_index, (pid_t)syscall(SYS_getppid), unseen_fork_why);
 	rec_leave();
 }
 
@@ -146,12 +161,12 @@ extern char **environ;
 
 static char self_path[4096];
 
-static const char *self_so(void)
+const char *rec_self_so(void)
 {
 	Dl_info info;
 
 	rec_internal_begin();
-	if (!self_path[0] && dladdr((void *)self_so, &info) && info.dli_fname &&
+	if (!self_path[0] && dladdr((void *)rec_self_so, &info) && info.dli_fname &&
 	    info.dli_fname[0] == '/')
 		snprintf(self_path, sizeof(self_path), "%s", info.dli_fname);
 	rec_internal_end();
@@ -181,7 +196,7 @@ static char **build_env(char *const envp[], size_t *map_len, uint32_t spawn_k,
                         uint64_t fork_index)
 {
 	size_t n = 0, i, j = 0, strcap = 256 * 1024, len;
-	const char *so = self_so();
+	const char *so = rec_self_so();
 	char **out, *str, *preload = NULL;
 	int have_preload = 0;
 
@@ -230,10 +245,18 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 	int r, e;
 
 	if (rec_enter()) {
+		int why = rec_unrecorded_exec(file, search);
+
 		rec_event_init(&ev, TRACE_EV_EXEC, TRACE_CALL_EXECVE, -1);
 		if (file) {
 			ev.data = (const uint8_t *)file;
 			ev.data_len = (uint32_t)strnlen(file, 4096);
+		}
+		/* aux[0]: why the new image will not be recorded (a trace_stop_code), if it
+		 * will not: this event is the only note the session can get of it. */
+		if (why) {
+			ev.naux = 1;
+			ev.aux[0] = why;
 		}
 		rec_log(&ev, ra);
 		env = build_env(envp, &env_len, 0, 0);
@@ -356,13 +379,14 @@ static int do_spawn(int search, pid_t *pid, const char *file,
 	size_t env_len = 0;
 	uint64_t idx;
 	uint32_t k;
-	int r;
+	int r, why;
 
 	if (!rec_enter())
 		return search ? IP_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 		              : IP_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	k = ++rec.forks;
 	idx = rec_next_index();
+	why = rec_unrecorded_exec(file, search);
 	env = build_env(envp, &env_len, k, idx);
 	r = search ? IP_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp)
 	           : IP_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
@@ -371,8 +395,7 @@ static int do_spawn(int search, pid_t *pid, const char *file,
 	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
 	if (r == 0) {
 		ev.result = pid ? *pid : 0;
-		ev.naux = 1;
-		ev.aux[0] = k;
+		fork_aux(&ev, k, why);
 	} else {
 		rec.forks--;
 		ev.result = -1;
@@ -491,6 +514,20 @@ void rec_signals_install(void)
 		    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
 			install_ours(fatal_sigs[i], NULL);
 	}
+}
+
+void rec_signals_uninstall(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < 64; sig++)
+		if (__atomic_load_n(&ours, __ATOMIC_RELAXED) & (1ull << sig)) {
+			IP_REAL(sigaction)(sig, &sa, NULL);
+			__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
+		}
 }
 
 static int is_ours(int sig)

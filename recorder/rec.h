@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -89,6 +91,7 @@ struct rec_state {
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
 	int threads;                /* pthread_create seen */
+	uid_t owner;                /* owner of the session directory (checked at open) */
 	uint32_t chan_hint;         /* where to start looking for a free slot */
 	uint32_t chan_top;          /* slots from here on were never used: scans stop there */
 	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
@@ -168,8 +171,8 @@ REC_HIDDEN void rec_log(struct trace_event *ev, void *ra);
 REC_HIDDEN void rec_finish(int status, int signo);
 /* The writer's descriptor, or -1.  Interposers refuse to let the program close it. */
 REC_HIDDEN int rec_own_fd(int fd);
-/* Writer descriptor about to be replaced by dup2/dup3 of the program: stop recording
- * cleanly (the writer API offers no way to move its descriptor). */
+/* Writer descriptor about to be replaced by dup2/dup3 of the program (guard.c): the trace
+ * moves to another descriptor first; where none is left, it stops, saying why. */
 REC_HIDDEN void rec_own_fd_lost(void);
 REC_HIDDEN uint64_t rec_now_ns(void);
 
@@ -216,8 +219,34 @@ REC_HIDDEN uint32_t rec_site(void *ra);
 /* A new trace file begins (fork child): every site must be defined again in it. */
 REC_HIDDEN void rec_site_new_trace(void);
 
+/* --- what the program does past the recorder (guard.c) --------------------------------- */
+/* syscall(2) with a number that matters to the recorder (a seccomp filter, dup2/dup3/close/
+ * close_range on the trace's descriptor): 1 when handled (*r is the result), 0 to pass the
+ * call through.  Inline: every syscall() comes here first. */
+REC_HIDDEN int rec_syscall_special(long nr, const long *a, long *r);
+static inline int rec_syscall_guard(long nr, const long *a, long *r)
+{
+	if (__builtin_expect(nr != SYS_seccomp && nr != SYS_prctl && nr != SYS_dup2 &&
+	                     nr != SYS_dup3 && nr != SYS_close && nr != SYS_close_range, 1))
+		return 0;
+	return rec_syscall_special(nr, a, r);
+}
+/* Raise the soft RLIMIT_NOFILE by `extra` for a moment (*saved: the limit to put back): the
+ * recorder's own descriptors in a program that holds every one it may have.  A descriptor
+ * above the limit stays valid once it is restored (rec_nofile_restore).  1 when raised. */
+REC_HIDDEN int rec_nofile_raise(struct rlimit *saved, unsigned int extra);
+REC_HIDDEN void rec_nofile_restore(const struct rlimit *saved);
+/* Why a child forked now, or the image an exec of `file` starts (search: execvp's PATH
+ * lookup), will not be recorded: a trace_stop_code for its FORK or EXEC event, 0 if it will. */
+REC_HIDDEN int rec_unrecorded_child(void);
+REC_HIDDEN int rec_unrecorded_exec(const char *file, int search);
+
 /* --- signals and forks inside libc (proc.c) ------------------------------------------- */
 REC_HIDDEN void rec_signals_install(void);
+/* Our fatal-signal handlers give way to SIG_DFL (recording stopped for good). */
+REC_HIDDEN void rec_signals_uninstall(void);
+/* The absolute path of this library, "" if unknown. */
+REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
 /* In a child of a fork we did not make: release a lock another thread may have held. */
 REC_HIDDEN void rec_lock_reset(void);

@@ -120,6 +120,8 @@ LC_HIDDEN void lc_leave(void);
 LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what);
 /* At the end of a trace cut short by SIGKILL: stop enforcing (lc_on() is 0 afterwards). */
 LC_HIDDEN void lc_run_free(void);
+/* Before the program installs a seccomp filter (lc_proc.c): run free from here. */
+LC_HIDDEN void lc_sandbox_before(void);
 /* The next event without checks, or NULL at the end. */
 LC_HIDDEN const struct lc_ev *lc_peek(void);
 /* The event returned by lc_expect is done. */

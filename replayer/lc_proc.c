@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <linux/seccomp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -271,6 +273,39 @@ LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
 		lc_commit();
 	}
 	return IP_REAL(pthread_create)(t, attr, fn, arg);
+}
+
+/* A seccomp filter: the recorder stopped the trace just before it (recorder/guard.c), so the
+ * replayed process is at the end of its trace here; it runs free from now on, before the
+ * filter can forbid the controller's own calls. */
+void lc_sandbox_before(void)
+{
+	if (lc_on())
+		lc_run_free();
+}
+
+LC_EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+	int i;
+
+	va_start(ap, option);
+	for (i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_SET_SECCOMP && (a[0] == SECCOMP_MODE_STRICT || a[0] == SECCOMP_MODE_FILTER))
+		lc_sandbox_before();
+	return IP_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
+}
+
+int seccomp(unsigned int op, unsigned int flags, void *args);
+
+LC_EXPORT int seccomp(unsigned int op, unsigned int flags, void *args)
+{
+	if (op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER)
+		lc_sandbox_before();
+	return (int)IP_REAL(syscall)(SYS_seccomp, (long)op, (long)flags, (long)args);
 }
 
 LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
