@@ -18,7 +18,7 @@ cd "$(dirname "$0")"
 # (each test skips cleanly without its program).
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
           check python3 clang libclang-rt-14-dev iproute2 strace gdb
-          perl socat make scdoc)
+          perl socat make scdoc libuv1-dev)
 
 say() { printf '==> %s\n' "$*"; }
 
