@@ -47,10 +47,16 @@ void ip_guard(int delta)
 
 /* --- guard and lock --------------------------------------------------------------------- */
 
-void rec_lock_wait(void)
+int rec_forking;
+
+int rec_lock_wait(void)
 {
-	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+			return 0;
 		syscall(SYS_sched_yield);
+	}
+	return 1;
 }
 
 void rec_lock_reset(void)
