@@ -23,6 +23,7 @@
 #define MAX_RAW (64u << 20)
 #define MAX_CHANNELS (1u << 24)
 #define MAX_SITES (1u << 24)
+#define MAX_CHECKPOINT (1u << 16) /* channels a checkpoint may describe (writers: 4096) */
 
 struct chan_off {
 	uint64_t sent;
@@ -593,7 +594,7 @@ static int decode_checkpoint(struct trace_reader *r, struct cursor *c)
 	if (!r->started_late || r->defs_taken)
 		return 0;
 	/* an entry takes at least 4 bytes */
-	if (c->short_read || c->bad || n > (uint64_t)(c->end - c->p) / 4)
+	if (c->short_read || c->bad || n > MAX_CHECKPOINT || n > (uint64_t)(c->end - c->p) / 4)
 		return TRACE_ECORRUPT;
 	free(r->defs);
 	r->ndefs = 0;
