@@ -61,6 +61,8 @@ int rec_lock_wait(void)
 
 void rec_lock_reset(void)
 {
+	/* a fork another thread was making is not this child's */
+	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
 }
 
