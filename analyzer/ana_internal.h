@@ -87,6 +87,8 @@ struct ana_end {
 	uint32_t pipe_other;  /* PIPE event: the other end created with it */
 	uint8_t pipe_dir;     /* pipes: 1 read end, 2 write end */
 	uint8_t has_ep;
+	uint8_t peer_dropped; /* no peer found, and what would name it was dropped by the disk
+	                         budget (its process's oldest events): not external */
 	uint8_t builder;      /* made by ana_add_channel: peer already known */
 	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
 	                         (ana_set_capacity); 0: as the end's type says (edges.c) */

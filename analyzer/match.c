@@ -526,16 +526,20 @@ static int sort_sends(struct ana_session *s, const uint64_t *cnt)
 	return 0;
 }
 
+/* The process's oldest events were dropped by the disk budget: its trace begins with the
+ * placeholders load.c puts in their place. */
+static int proc_dropped(const struct ana_session *s, uint32_t p)
+{
+	return s->procs[p].n && s->procs[p].ev[0].kind == TRACE_EV_NONE;
+}
+
 /* Whether the send of `byte` on end object w fell in events the disk budget dropped: the
- * writing process's trace begins with placeholders (load.c) and its first kept send on w
- * comes after that byte. */
+ * writing process's trace was cut so and its first kept send on w comes after that byte. */
 static int send_dropped(const struct ana_session *s, uint32_t w, uint64_t byte)
 {
 	const struct ana_end *r = &s->ends[w];
-	uint32_t p = r->writer != ANA_NONE ? r->writer : r->proc;
-	const struct ana_proc *pr = &s->procs[p];
 
-	if (!pr->n || pr->ev[0].kind != TRACE_EV_NONE)
+	if (!proc_dropped(s, r->writer != ANA_NONE ? r->writer : r->proc))
 		return 0;
 	return !r->nsends || byte < s->sendrefs[r->firstsend].offset;
 }
@@ -557,6 +561,10 @@ static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *wa
 		return 0; /* EOF, error, EAGAIN: no bytes, no dependence */
 	r = e->end;
 	w = s->ends[r].peer;
+	if (w == ANA_NONE && s->ends[r].peer_dropped) {
+		e->lost = 1;
+		return 2;
+	}
 	if (w == ANA_NONE) {
 		e->external = 1;
 		return 0;
@@ -620,6 +628,15 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	match_unix(s, roots, nroots, active);
 	match_fifos(s, roots, nroots);
 
+	/* An end with no peer and no endpoint in a trace whose oldest events were dropped: the
+	 * events that would have named its peer (its creation, or all its parent's use of it)
+	 * went with them, so its receives are not external input but lost sends. */
+	for (size_t i = 0; i < nroots; i++) {
+		struct ana_end *r = &s->ends[roots[i]];
+
+		r->peer_dropped = r->peer == ANA_NONE && !r->has_ep && !r->builder &&
+		                  proc_dropped(s, r->proc);
+	}
 	assign_ends(s, cnt);
 	if ((rc = sort_sends(s, cnt)))
 		goto out;

@@ -3,10 +3,12 @@
 # the chunks defining its channel still matches every message it kept (schemas/trace-format.md,
 # "Disk budget": the checkpoint of live channels); replay refuses it, naming the dropped range.
 # budget_pp's root drops its socketpair's definition and the 500-byte greeting it received; its
-# later receives must continue at offset 500, so that each pong meets its send.
-# Usage: record_budget_match.sh ENCORE BUDGET_PP
+# later receives must continue at offset 500, so that each pong meets its send.  Then
+# replay_pp with every trace cut (children too, after their parent closed its ends): a
+# receive whose send was dropped is neither external nor unmatched, but counted apart.
+# Usage: record_budget_match.sh ENCORE BUDGET_PP REPLAY_PP
 set -eu
-encore=$1 prog=$2
+encore=$1 prog=$2 pp=$3
 . "$(dirname "$0")/real_lib.sh"
 real_init budget_match
 
@@ -38,3 +40,17 @@ fi
 grep -q 'pp lost events 1-[0-9]* to the disk budget (--max-bytes)' "$real_tmp/replay.err" ||
     { cat "$real_tmp/replay.err"; real_fail "replay's refusal does not name the dropped range"; }
 echo "ok: replay refused: $(head -1 "$real_tmp/replay.err")"
+
+# every process cut: the parent's definitions, fork events and use of the first child's
+# channel went, and some kept receives have their sends in dropped events
+timeout "$real_t" "$encore" record -q --max-bytes 8000 -o "$real_tmp/s2" --name rp -- \
+    "$pp" 2 20000 > /dev/null || real_fail "encore record (replay_pp)"
+n=$(timeout "$real_t" "$encore" check "$real_tmp/s2" | grep -c 'events dropped by the disk budget, ok$' || true)
+[ "$n" = 3 ] || real_fail "$n of 3 traces dropped events: the test proves nothing"
+real_analyze "$real_tmp/s2"
+[ "$real_external" = 0 ] && [ "$real_unmatched" = 0 ] ||
+    { cat "$real_tmp/analyze.out"; real_fail "cut traces: external $real_external, unmatched $real_unmatched"; }
+[ "$real_linked" -gt 0 ] || real_fail "cut traces: nothing linked"
+grep -q 'receives got bytes whose sends the disk budget (--max-bytes) dropped' "$real_tmp/analyze.out" ||
+    { cat "$real_tmp/analyze.out"; real_fail "the receives that lost their sends are not reported"; }
+echo "ok: every trace cut, $real_linked messages linked, the rest reported as dropped sends"
