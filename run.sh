@@ -18,9 +18,10 @@ cd "$(dirname "$0")"
 
 # The last line: programs nobody here wrote that the real_* end-to-end tests record and replay
 # (each test skips cleanly without its program).
-PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev libedit-dev libdw-dev
+PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
+          libedit-dev libdw-dev
           check python3 clang libclang-rt-14-dev iproute2 strace gdb
-          perl socat make scdoc)
+          perl socat make scdoc libuv1-dev)
 # Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
 # skipped when missing; none starts a daemon in a container; the test uses its own ports).
 PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)

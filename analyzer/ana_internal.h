@@ -37,6 +37,7 @@ struct ana_ev {
 	uint8_t shut_wr : 1;  /* shutdown: ended this side's sending (SHUT_WR, SHUT_RDWR) */
 	uint8_t xin : 1;      /* it has in-edges in the session's xin table */
 	uint8_t xout : 1;     /* it has out-edges in the session's xout table */
+	uint8_t lost : 1;     /* recv: the disk budget dropped the send of its bytes */
 };
 
 /* Edges that do not fit an event's one src slot: an end of file waits for the last release
@@ -86,6 +87,8 @@ struct ana_end {
 	uint32_t pipe_other;  /* PIPE event: the other end created with it */
 	uint8_t pipe_dir;     /* pipes: 1 read end, 2 write end */
 	uint8_t has_ep;
+	uint8_t peer_dropped; /* no peer found, and what would name it was dropped by the disk
+	                         budget (its process's oldest events): not external */
 	uint8_t builder;      /* made by ana_add_channel: peer already known */
 	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
 	                         (ana_set_capacity); 0: as the end's type says (edges.c) */
@@ -164,6 +167,9 @@ const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uin
 
 /* match.c */
 int ana__match(struct ana_session *s, struct trace_diag *diag);
+/* A channel of process p whose defining events the disk budget dropped, as the trace's
+ * checkpoint describes it (trace_reader_kept_channels). */
+int ana__kept_channel(struct ana_session *s, uint32_t p, const struct trace_chan_def *d);
 /* The send among v[0..n) (sorted by offset) whose bytes hold `byte`, or -1. */
 int64_t ana__find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte);
 

@@ -41,6 +41,12 @@ void ana__link_forks(struct ana_session *s)
 			continue;
 		}
 		fe = &s->procs[p].ev[ch->fork_index - 1];
+		if (fe->kind == TRACE_EV_NONE) { /* a placeholder (load.c) */
+			ana__warn(s, "%s was forked at event %llu of %s, which the disk budget dropped: "
+			          "the fork is not ordered", ch->name,
+			          (unsigned long long)ch->fork_index, ch->parent);
+			continue;
+		}
 		if (fe->kind != TRACE_EV_FORK || fe->src_proc != ANA_NONE) {
 			ana__warn(s, "%s says it was forked at event %llu of %s, which is not a fork "
 			          "(or forked another child): the fork is not ordered", ch->name,

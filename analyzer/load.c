@@ -133,6 +133,15 @@ static int load_file(struct ana_session *s, int p, const char *path, int first,
 			if ((rc = ana_add_inherited(s, p, inh[i].channel)))
 				goto out;
 	}
+	{
+		/* chunks dropped by the disk budget: the channels their events defined */
+		const struct trace_chan_def *defs;
+		size_t n = trace_reader_kept_channels(r, &defs);
+
+		for (size_t i = 0; i < n; i++)
+			if ((rc = ana__kept_channel(s, (uint32_t)p, &defs[i])))
+				goto out;
+	}
 	memset(&dd, 0, sizeof(dd));
 	if (trace_reader_damage(r, &dd))
 		ana__warn(s, "%s: damaged at offset %llu (%s): events after it are missing", path,

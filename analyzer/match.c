@@ -347,6 +347,29 @@ static uint64_t moved(const struct ana_ev *e)
 	return e->result > 0 ? (uint64_t)e->result : 0;
 }
 
+int ana__kept_channel(struct ana_session *s, uint32_t p, const struct trace_chan_def *d)
+{
+	uint32_t e, o;
+	int rc;
+
+	if ((rc = ana__end_get(s, p, d->channel, &e)))
+		return rc;
+	if (d->has_ep) {
+		/* what the kept events say of the end came later and wins */
+		fill_missing(&s->ends[e].ep, &d->ep);
+		s->ends[e].has_ep = 1;
+		if (d->ep.type == TRACE_CHAN_PIPE && !s->ends[e].pipe_dir)
+			s->ends[e].pipe_dir = (uint8_t)d->ep.dir;
+	}
+	if (d->pipe_other) {
+		if ((rc = ana__end_get(s, p, d->pipe_other, &o)))
+			return rc;
+		s->ends[e].pipe_other = o;
+		s->ends[o].pipe_other = e;
+	}
+	return 0;
+}
+
 /* 1. fork/exec inheritance: an inherited channel id is the parent's end. */
 static int link_inherited(struct ana_session *s)
 {
@@ -503,8 +526,27 @@ static int sort_sends(struct ana_session *s, const uint64_t *cnt)
 	return 0;
 }
 
+/* The process's oldest events were dropped by the disk budget: its trace begins with the
+ * placeholders load.c puts in their place. */
+static int proc_dropped(const struct ana_session *s, uint32_t p)
+{
+	return s->procs[p].n && s->procs[p].ev[0].kind == TRACE_EV_NONE;
+}
+
+/* Whether the send of `byte` on end object w fell in events the disk budget dropped: the
+ * writing process's trace was cut so and its first kept send on w comes after that byte. */
+static int send_dropped(const struct ana_session *s, uint32_t w, uint64_t byte)
+{
+	const struct ana_end *r = &s->ends[w];
+
+	if (!proc_dropped(s, r->writer != ANA_NONE ? r->writer : r->proc))
+		return 0;
+	return !r->nsends || byte < s->sendrefs[r->firstsend].offset;
+}
+
 /* 7. receive k of p (0-based) to the send of its last byte.  Returns 1 when its peer is
- * recorded but no send can be named (warned[] says which ends were reported already). */
+ * recorded but no send can be named (warned[] says which ends were reported already), 2
+ * when that send was dropped by the disk budget. */
 static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *warned)
 {
 	struct ana_ev *e = &s->procs[p].ev[k];
@@ -519,6 +561,10 @@ static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *wa
 		return 0; /* EOF, error, EAGAIN: no bytes, no dependence */
 	r = e->end;
 	w = s->ends[r].peer;
+	if (w == ANA_NONE && s->ends[r].peer_dropped) {
+		e->lost = 1;
+		return 2;
+	}
 	if (w == ANA_NONE) {
 		e->external = 1;
 		return 0;
@@ -534,6 +580,11 @@ static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *wa
 	}
 	j = ana__find_send(s->sendrefs + s->ends[w].firstsend, s->ends[w].nsends,
 	                   e->offset + moved(e) - 1);
+	e->lost = 0;
+	if (j < 0 && send_dropped(s, w, e->offset + moved(e) - 1)) {
+		e->lost = 1;
+		return 2;
+	}
 	if (j < 0)
 		return 1;
 	sr = &s->sendrefs[s->ends[w].firstsend + (uint64_t)j];
@@ -553,7 +604,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	uint32_t *roots = NULL;
 	uint8_t *active = NULL, *rootactive = NULL, *warned = NULL;
 	size_t nroots;
-	uint64_t unmatched = 0;
+	uint64_t unmatched = 0, lost = 0;
 	int rc;
 
 	if ((rc = link_inherited(s)))
@@ -577,6 +628,15 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	match_unix(s, roots, nroots, active);
 	match_fifos(s, roots, nroots);
 
+	/* An end with no peer and no endpoint in a trace whose oldest events were dropped: the
+	 * events that would have named its peer (its creation, or all its parent's use of it)
+	 * went with them, so its receives are not external input but lost sends. */
+	for (size_t i = 0; i < nroots; i++) {
+		struct ana_end *r = &s->ends[roots[i]];
+
+		r->peer_dropped = r->peer == ANA_NONE && !r->has_ep && !r->builder &&
+		                  proc_dropped(s, r->proc);
+	}
 	assign_ends(s, cnt);
 	if ((rc = sort_sends(s, cnt)))
 		goto out;
@@ -584,9 +644,17 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 		for (uint64_t k = 0; k < s->procs[p].n; k++) {
 			const struct ana_ev *e = &s->procs[p].ev[k];
 
-			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE)
-				unmatched += (uint64_t)link_receive(s, p, k, warned);
+			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE) {
+				int m = link_receive(s, p, k, warned);
+
+				unmatched += m == 1;
+				lost += m == 2;
+			}
 		}
+	if (lost)
+		ana__warn(s, "%llu receives got bytes whose sends the disk budget (--max-bytes) "
+		          "dropped from their sender's trace: they are not linked",
+		          (unsigned long long)lost);
 	if (unmatched)
 		ana__warn(s, "%llu receives have no recorded send covering their bytes (a trace "
 		          "cut short, or a channel shared by several processes)",

@@ -1056,7 +1056,7 @@ int ana_stats(const struct ana_session *s, struct ana_stats *st)
 					st->messages++;
 				else if (e->external)
 					st->external_recvs++;
-				else
+				else if (!e->lost) /* a send the disk budget dropped: warned */
 					st->unmatched_recvs++;
 			}
 		}
@@ -1073,7 +1073,7 @@ int ana_stats(const struct ana_session *s, struct ana_stats *st)
 				st->channels++;
 				st->channels_matched++;
 			}
-		} else if (e->writer != ANA_NONE || e->reader != ANA_NONE) {
+		} else if ((e->writer != ANA_NONE || e->reader != ANA_NONE) && !e->peer_dropped) {
 			st->channels++;
 			st->channels_external++;
 		}

@@ -76,6 +76,14 @@ enum {
 enum {
 	REC_STACK = 0x80,
 	REC_INHERIT = 0x81,
+	REC_CHECKPOINT = 0x82,
+};
+
+/* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */
+enum {
+	CK_INHERITED = 1u, /* the channel came with an inherit record */
+	CK_PAIR = 2u,      /* varint: the other end of its pipe or socketpair follows */
+	CK_ENDPOINT = 4u,  /* varint length and an endpoint follow */
 };
 
 /* Event field presence bits, in encoding order. */

@@ -23,6 +23,7 @@
 #define MAX_RAW (64u << 20)
 #define MAX_CHANNELS (1u << 24)
 #define MAX_SITES (1u << 24)
+#define MAX_CHECKPOINT (1u << 16) /* channels a checkpoint may describe (writers: 4096) */
 
 struct chan_off {
 	uint64_t sent;
@@ -72,6 +73,10 @@ struct trace_reader {
 	struct fmt_syms *syms;    /* symbol tables of the objects frames name (offline names) */
 	struct trace_inherit *inherits;
 	size_t ninherits, cap_inherits;
+	struct trace_chan_def *defs; /* the first checkpoint after dropped chunks */
+	size_t ndefs;
+	int started_late;         /* chunks were dropped: reading starts at live_off */
+	int defs_taken;           /* that checkpoint was read */
 
 	/* results */
 	int damage;
@@ -231,6 +236,7 @@ int trace_reader_open(const char *path, struct trace_reader **out, struct trace_
 	r->next_off = r->live_off;
 	r->index = r->proc.first_index;
 	r->skip_to_record = r->live_off > r->chunks_off;
+	r->started_late = r->skip_to_record;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
 		rc = TRACE_ENOMEM;
@@ -544,6 +550,21 @@ static int decode_stack(struct trace_reader *r, struct cursor *c)
 	return 0;
 }
 
+static int add_inherit(struct trace_reader *r, const struct trace_inherit *in)
+{
+	if (r->ninherits == r->cap_inherits) {
+		size_t n = r->cap_inherits ? r->cap_inherits * 2 : 16;
+		struct trace_inherit *ni = realloc(r->inherits, n * sizeof(*ni));
+
+		if (!ni)
+			return TRACE_ENOMEM;
+		r->inherits = ni;
+		r->cap_inherits = n;
+	}
+	r->inherits[r->ninherits++] = *in;
+	return 0;
+}
+
 static int decode_inherit(struct trace_reader *r, struct cursor *c)
 {
 	struct trace_inherit in;
@@ -559,16 +580,58 @@ static int decode_inherit(struct trace_reader *r, struct cursor *c)
 		return TRACE_ECORRUPT;
 	co->sent = in.sent;
 	co->received = in.received;
-	if (r->ninherits == r->cap_inherits) {
-		size_t n = r->cap_inherits ? r->cap_inherits * 2 : 16;
-		struct trace_inherit *ni = realloc(r->inherits, n * sizeof(*ni));
+	return add_inherit(r, &in);
+}
 
-		if (!ni)
-			return TRACE_ENOMEM;
-		r->inherits = ni;
-		r->cap_inherits = n;
+/* A checkpoint (schemas/trace-format.md, "Disk budget").  Only the first one read after
+ * dropped chunks matters: it gives the byte counts the kept events continue from, and the
+ * definitions and inheritances that were dropped.  Reading from the start, the events
+ * themselves say all of it, and checkpoints are skipped. */
+static int decode_checkpoint(struct trace_reader *r, struct cursor *c)
+{
+	uint64_t n = cur_varint(c);
+
+	if (!r->started_late || r->defs_taken)
+		return 0;
+	/* an entry takes at least 4 bytes */
+	if (c->short_read || c->bad || n > MAX_CHECKPOINT || n > (uint64_t)(c->end - c->p) / 4)
+		return TRACE_ECORRUPT;
+	free(r->defs);
+	r->ndefs = 0;
+	r->defs = calloc(n ? n : 1, sizeof(*r->defs));
+	if (!r->defs)
+		return TRACE_ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		struct trace_chan_def *d = &r->defs[r->ndefs];
+		uint64_t id = cur_varint(c), flags = cur_varint(c);
+		struct chan_off *co;
+
+		d->sent = cur_varint(c);
+		d->received = cur_varint(c);
+		if (flags & CK_PAIR)
+			d->pipe_other = (uint32_t)cur_varint(c);
+		if (flags & CK_ENDPOINT) {
+			uint64_t len = cur_varint(c);
+			const uint8_t *ep = cur_bytes(c, len);
+
+			d->has_ep = ep && trace_endpoint_decode(ep, (size_t)len, &d->ep) == 0;
+		}
+		if (c->short_read || c->bad || !id || id > UINT32_MAX || !(co = chan(r, id)))
+			return TRACE_ECORRUPT;
+		d->channel = (uint32_t)id;
+		d->inherited = (flags & CK_INHERITED) != 0;
+		co->sent = d->sent;
+		co->received = d->received;
+		if (d->inherited) {
+			struct trace_inherit in = { d->channel, d->sent, d->received };
+			int rc = add_inherit(r, &in);
+
+			if (rc)
+				return rc;
+		}
+		r->ndefs++;
 	}
-	r->inherits[r->ninherits++] = in;
+	r->defs_taken = 1;
 	return 0;
 }
 
@@ -689,6 +752,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_stack(r, &pc);
 				else if (tag == REC_INHERIT)
 					rc = decode_inherit(r, &pc);
+				else if (tag == REC_CHECKPOINT)
+					rc = decode_checkpoint(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {
@@ -728,6 +793,13 @@ size_t trace_reader_inherited(const struct trace_reader *r, const struct trace_i
 {
 	*list = r->inherits;
 	return r->ninherits;
+}
+
+size_t trace_reader_kept_channels(const struct trace_reader *r,
+                                  const struct trace_chan_def **list)
+{
+	*list = r->defs;
+	return r->ndefs;
 }
 
 int trace_reader_damage(const struct trace_reader *r, struct trace_diag *diag)
@@ -794,6 +866,7 @@ void trace_reader_close(struct trace_reader *r)
 	fmt_syms_free(r->syms);
 	free(r->chans);
 	free(r->inherits);
+	free(r->defs);
 	free(r->buf);
 	fmt_meta_free(&r->proc);
 	ZSTD_freeDCtx(r->dctx);

@@ -355,6 +355,21 @@ struct trace_inherit {
 	uint64_t received;
 };
 size_t trace_reader_inherited(const struct trace_reader *r, const struct trace_inherit **list);
+/* After chunks dropped by the disk budget: the channels live where the kept events begin,
+ * as the writer's checkpoint described them (schemas/trace-format.md, "Disk budget"), so
+ * that they can be matched although the events that defined them are gone.  Inherited ones
+ * are in trace_reader_inherited() too.  Empty when nothing was dropped; complete after the
+ * first call to trace_reader_next. */
+struct trace_chan_def {
+	uint32_t channel;
+	uint32_t pipe_other;      /* the other end of its pipe or socketpair, 0 if none */
+	int inherited;            /* from the parent (fork) or the previous image */
+	int has_ep;               /* ep holds what the dropped defining events said */
+	uint64_t sent, received;  /* bytes moved before the kept events */
+	struct trace_endpoint ep;
+};
+size_t trace_reader_kept_channels(const struct trace_reader *r,
+                                  const struct trace_chan_def **list);
 /* After the end: 0 when the file was whole; otherwise a TRACE_E* code describing the damage
  * (offset, what was dropped) in *diag.  Events dropped by the disk budget are not damage:
  * trace_reader_dropped() counts them. */

@@ -11,6 +11,12 @@
  * After trace_writer_open nothing here allocates (every buffer, the zstd context included,
  * is mapped at open), and system calls are made with syscall(2) directly: the writer lives
  * inside the recorder's preload library, whose interposers must never see its I/O.
+ *
+ * With a disk budget the oldest chunks may be dropped, and with them the events that defined
+ * the channels and the byte counts later events continue from.  So the writer then keeps its
+ * own table of the live channels (their endpoints, pipe pairs and byte counts, derived from
+ * the events it writes exactly as the reader derives them) and starts every chunk with a
+ * checkpoint record of it (schemas/trace-format.md, "Disk budget").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +38,20 @@
 #define MAX_CHUNK (16u * 1024 * 1024)
 #define MAX_FRAMES 64
 #define MAX_NAME 255
+/* Live channels a budgeted writer's checkpoint can describe (more go undescribed). */
+#define CK_SLOTS 4096u /* a power of two */
+/* A checkpoint entry's longest encoding: five varints and an endpoint. */
+#define CK_ENTRY_MAX (5 * 10 + TRACE_ENDPOINT_MAX)
+
+/* A live channel of a budgeted writer (see the top of this file). */
+struct ck_chan {
+	uint32_t id;         /* 0: free slot */
+	uint32_t pipe_other; /* the other end of its pipe or socketpair, 0 if none */
+	uint8_t inherited;   /* came with trace_writer_inherit */
+	uint8_t has_ep;
+	uint64_t sent, received;
+	struct trace_endpoint ep;
+};
 
 struct trace_writer {
 	int fd;
@@ -57,6 +77,12 @@ struct trace_writer {
 	int broken;           /* sticky: a failed write leaves the file as it was, say so */
 	int stop_errno;       /* why it broke (errno), also in the tail header */
 	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
+	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
+	size_t ck_size;
+	uint8_t *ck_buf;      /* budget only: a checkpoint record's payload is encoded here */
+	size_t ck_buf_size;
+	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
+	int ck_writing;       /* a checkpoint is being written (its flush asks for none) */
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
 	size_t cctx_size;
@@ -192,6 +218,136 @@ static void tail_reset(struct trace_writer *w)
 	w->tail_nevents = 0;
 }
 
+/* --- the budget's channel table -------------------------------------------------------- */
+
+static uint32_t ck_home(uint32_t id)
+{
+	return (uint32_t)(((uint64_t)id * 0x9e3779b97f4a7c15ull) >> 52) & (CK_SLOTS - 1);
+}
+
+/* The slot of channel id, added when add is set and there is room; NULL otherwise. */
+static struct ck_chan *ck_find(struct trace_writer *w, uint32_t id, int add)
+{
+	uint32_t i = ck_home(id);
+
+	for (uint32_t n = 0; n < CK_SLOTS; n++, i = (i + 1) & (CK_SLOTS - 1)) {
+		if (w->ck[i].id == id)
+			return &w->ck[i];
+		if (!w->ck[i].id) {
+			if (!add)
+				return NULL;
+			memset(&w->ck[i], 0, sizeof(w->ck[i]));
+			w->ck[i].id = id;
+			return &w->ck[i];
+		}
+	}
+	return NULL; /* full: this channel goes undescribed */
+}
+
+/* Remove id (linear probing without tombstones: later entries of the run move back). */
+static void ck_remove(struct trace_writer *w, uint32_t id)
+{
+	struct ck_chan *c = ck_find(w, id, 0);
+	uint32_t i, j;
+
+	if (!c)
+		return;
+	i = (uint32_t)(c - w->ck);
+	for (j = (i + 1) & (CK_SLOTS - 1); w->ck[j].id; j = (j + 1) & (CK_SLOTS - 1)) {
+		uint32_t k = ck_home(w->ck[j].id);
+
+		/* the entry at j may fill the hole at i if its home is not in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			w->ck[i] = w->ck[j];
+			i = j;
+		}
+	}
+	w->ck[i].id = 0;
+}
+
+/* Later events know more (BIND: local; CONNECT, ACCEPT: both sides): keep every field some
+ * event filled, as the analyzer merges them. */
+static void ck_merge(struct ck_chan *c, const struct trace_endpoint *ep)
+{
+	if (ep->type)
+		c->ep.type = ep->type;
+	if (ep->dir)
+		c->ep.dir = ep->dir;
+	if (ep->inode)
+		c->ep.inode = ep->inode;
+	if (ep->peer_inode)
+		c->ep.peer_inode = ep->peer_inode;
+	if (ep->peer_pid)
+		c->ep.peer_pid = ep->peer_pid;
+	if (ep->local_len && ep->local_len <= sizeof(c->ep.local)) {
+		memcpy(c->ep.local, ep->local, ep->local_len);
+		c->ep.local_len = ep->local_len;
+	}
+	if (ep->peer_len && ep->peer_len <= sizeof(c->ep.peer)) {
+		memcpy(c->ep.peer, ep->peer, ep->peer_len);
+		c->ep.peer_len = ep->peer_len;
+	}
+	c->has_ep = 1;
+}
+
+/* What an event changes in the table: byte counts as the reader derives offsets ("Derived
+ * fields"), endpoints from the defining events, pairs from PIPE, and CLOSE ends a channel. */
+static void ck_event(struct trace_writer *w, const struct trace_event *ev)
+{
+	struct trace_endpoint ep;
+	struct ck_chan *c;
+	int have_ep = 0;
+
+	if ((ev->kind == TRACE_EV_SEND || ev->kind == TRACE_EV_RECV) && ev->channel) {
+		if ((c = ck_find(w, ev->channel, 1)) && ev->result > 0 && !(ev->flags & TRACE_FL_PEEK))
+			*(ev->kind == TRACE_EV_SEND ? &c->sent : &c->received) += (uint64_t)ev->result;
+		return;
+	}
+	if (ev->kind == TRACE_EV_CLOSE) {
+		if (ev->channel)
+			ck_remove(w, ev->channel);
+		return;
+	}
+	if (ev->kind != TRACE_EV_SOCKET && ev->kind != TRACE_EV_BIND &&
+	    ev->kind != TRACE_EV_CONNECT && ev->kind != TRACE_EV_ACCEPT && ev->kind != TRACE_EV_PIPE)
+		return;
+	if (ev->data && ev->data_len) {
+		memset(&ep, 0, sizeof(ep));
+		have_ep = trace_endpoint_decode(ev->data, ev->data_len, &ep) == 0;
+	}
+	if (ev->kind == TRACE_EV_PIPE) {
+		/* two ends, aux[0] and aux[1]; the data describes aux[0]'s (a socketpair's other
+		 * end sees the inodes mirrored, a pipe's ends are read then write) */
+		struct ck_chan *a, *b;
+
+		if (ev->naux < 2 || ev->aux[0] <= 0 || ev->aux[1] <= 0 || ev->aux[0] > UINT32_MAX ||
+		    ev->aux[1] > UINT32_MAX)
+			return;
+		a = ck_find(w, (uint32_t)ev->aux[0], 1);
+		b = ck_find(w, (uint32_t)ev->aux[1], 1);
+		if (!a || !b)
+			return;
+		a->pipe_other = b->id;
+		b->pipe_other = a->id;
+		if (have_ep) {
+			struct trace_endpoint ea = ep, eb = ep;
+
+			if (ep.type == TRACE_CHAN_PIPE) {
+				ea.dir = 1;
+				eb.dir = 2;
+			} else {
+				eb.inode = ep.peer_inode;
+				eb.peer_inode = ep.inode;
+			}
+			ck_merge(a, &ea);
+			ck_merge(b, &eb);
+		}
+		return;
+	}
+	if (ev->channel && (c = ck_find(w, ev->channel, 1)) && have_ep)
+		ck_merge(c, &ep);
+}
+
 /* --- disk budget ----------------------------------------------------------------------- */
 
 static void drop_oldest(struct trace_writer *w, uint64_t keep_from)
@@ -283,6 +439,8 @@ static int flush_chunk(struct trace_writer *w)
 	w->tail_first += w->tail_nevents;
 	tail_reset(w);
 	drop_oldest(w, at);
+	if (w->ck && !w->ck_writing)
+		w->ck_due = 1;
 	return 0;
 }
 
@@ -322,6 +480,8 @@ static void record_commit(struct trace_writer *w)
 {
 	tail_store32(w, TAIL_COMMITTED, w->used);
 }
+
+static int write_checkpoint(struct trace_writer *w);
 
 /* --- public API ------------------------------------------------------------------------ */
 
@@ -434,6 +594,15 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	w->cctx = ZSTD_initStaticCCtx(w->cctx_mem, w->cctx_size);
 	if (!w->cctx)
 		goto nomem;
+	if (w->max_bytes) {
+		/* mapped, not touched: only the slots in use cost memory */
+		w->ck_size = round_up(CK_SLOTS * sizeof(*w->ck), page);
+		w->ck = map_anon(w->ck_size);
+		w->ck_buf_size = round_up(CK_SLOTS * CK_ENTRY_MAX, page);
+		w->ck_buf = map_anon(w->ck_buf_size);
+		if (!w->ck || !w->ck_buf)
+			goto nomem;
+	}
 	*out = w;
 	return 0;
 
@@ -513,6 +682,8 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 		return w->broken;
 	if (ev->kind == TRACE_EV_NONE || ev->kind >= REC_STACK || ev->naux > TRACE_AUX_MAX)
 		return TRACE_EINVAL;
+	if (w->ck_due && (rc = write_checkpoint(w)) != 0)
+		return rc;
 	record_start(w, 1);
 	if (w->cap - w->used > EVENT_HEAD_MAX) {
 		/* the common case: the head fits before the chunk's end, so it is encoded in place
@@ -527,6 +698,8 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 		return rc;
 	w->count++;
 	record_commit(w);
+	if (w->ck)
+		ck_event(w, ev);
 	return 0;
 }
 
@@ -545,6 +718,8 @@ static int meta_record(struct trace_writer *w, uint8_t tag, const struct piece *
 
 	if (w->broken)
 		return w->broken;
+	if (w->ck_due && (rc = write_checkpoint(w)) != 0)
+		return rc;
 	for (i = 0; i < npieces; i++)
 		total += pieces[i].n;
 	head[0] = tag;
@@ -605,7 +780,57 @@ int trace_writer_inherit(struct trace_writer *w, uint32_t channel, uint64_t sent
 	n += put_varint(buf + n, sent);
 	n += put_varint(buf + n, received);
 	p = (struct piece){ buf, n };
+	if (w->ck && channel) {
+		struct ck_chan *c = ck_find(w, channel, 1);
+
+		if (c) {
+			c->inherited = 1;
+			c->sent = sent;
+			c->received = received;
+		}
+	}
 	return meta_record(w, REC_INHERIT, &p, 1);
+}
+
+/* The checkpoint record (schemas/trace-format.md, "Disk budget"): every live channel with
+ * its byte counts, pair and endpoint, so that a reader starting at this chunk after the
+ * chunks before it were dropped can still place and match the events that follow. */
+static int write_checkpoint(struct trace_writer *w)
+{
+	uint8_t *b = w->ck_buf, head[10], ep[TRACE_ENDPOINT_MAX];
+	size_t n = 0, cnt = 0;
+	struct piece p[2];
+	int rc;
+
+	w->ck_due = 0;
+	for (uint32_t i = 0; i < CK_SLOTS; i++) {
+		const struct ck_chan *c = &w->ck[i];
+		int k = -1;
+
+		if (!c->id)
+			continue;
+		if (c->has_ep)
+			k = trace_endpoint_encode(&c->ep, ep, sizeof(ep));
+		n += put_varint(b + n, c->id);
+		n += put_varint(b + n, (c->inherited ? CK_INHERITED : 0u) |
+		                       (c->pipe_other ? CK_PAIR : 0u) | (k > 0 ? CK_ENDPOINT : 0u));
+		n += put_varint(b + n, c->sent);
+		n += put_varint(b + n, c->received);
+		if (c->pipe_other)
+			n += put_varint(b + n, c->pipe_other);
+		if (k > 0) {
+			n += put_varint(b + n, (uint64_t)k);
+			memcpy(b + n, ep, (size_t)k);
+			n += (size_t)k;
+		}
+		cnt++;
+	}
+	p[0] = (struct piece){ head, put_varint(head, cnt) };
+	p[1] = (struct piece){ b, n };
+	w->ck_writing = 1;
+	rc = meta_record(w, REC_CHECKPOINT, p, 2);
+	w->ck_writing = 0;
+	return rc;
 }
 
 uint64_t trace_writer_count(const struct trace_writer *w)
@@ -686,6 +911,10 @@ void trace_writer_abandon(struct trace_writer *w)
 		munmap(w->cctx_mem, w->cctx_size);
 	if (w->comp)
 		munmap(w->comp, w->comp_cap);
+	if (w->ck)
+		munmap(w->ck, w->ck_size);
+	if (w->ck_buf)
+		munmap(w->ck_buf, w->ck_buf_size);
 	if (w->fd >= 0)
 		sys_close(w->fd);
 	munmap(w, w->self_size);

@@ -47,14 +47,22 @@ void ip_guard(int delta)
 
 /* --- guard and lock --------------------------------------------------------------------- */
 
-void rec_lock_wait(void)
+int rec_forking;
+
+int rec_lock_wait(void)
 {
-	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+			return 0;
 		syscall(SYS_sched_yield);
+	}
+	return 1;
 }
 
 void rec_lock_reset(void)
 {
+	/* a fork another thread was making is not this child's */
+	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
 }
 

@@ -78,8 +78,11 @@ static pid_t do_fork(void *ra)
 	self = (pid_t)syscall(SYS_getpid);
 	why = rec_unrecorded_child();
 	in_our_fork = 1;
+	/* other threads do not wait for the lock while we hold it across the fork (rec.h) */
+	__atomic_store_n(&rec_forking, 1, __ATOMIC_RELEASE);
 	r = IP_REAL(fork)();
 	e = errno;
+	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	in_our_fork = 0;
 	if (r == 0) {
 		child_start(k, idx, self, why);

@@ -118,8 +118,13 @@ static inline void rec_leave(void)
 	rec_depth--;
 }
 
-/* Contended lock (threads): yield until it is free.  Out of line, never on the fast path. */
-REC_HIDDEN void rec_lock_wait(void);
+/* Contended lock (threads): yield until it is free and return 1, or return 0 without it
+ * when a fork holds it (rec_forking): the fork runs the program's atfork handlers and
+ * libc's own fork locks, which may wait for this very thread (a handler locking a mutex this
+ * thread holds while calling an interposed function), so waiting could hang the program.
+ * Out of line, never on the fast path. */
+REC_HIDDEN int rec_lock_wait(void);
+extern int rec_forking REC_HIDDEN;
 
 /* Enter the logging section: returns 1 (and takes the lock) when the caller may log, 0 when
  * it must not (not recording, or the recorder itself or a signal handler interrupting it is
@@ -136,8 +141,13 @@ static inline int rec_enter(void)
 		return 0;
 	}
 	rec_depth++;
-	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0))
-		rec_lock_wait();
+	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0) &&
+	    !rec_lock_wait()) {
+		/* another thread forks: this call goes unlogged, counted (never waited for) */
+		rec_depth--;
+		__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (__builtin_expect(rec.w == NULL, 0)) {
 		rec_leave();
 		return 0;

@@ -13,6 +13,7 @@
  * ends").
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -129,9 +130,14 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 		goto out;
 	}
 	if (trace_reader_dropped(rd)) {
+		/* the dropped range, in the process's numbering (events of earlier images first) */
+		const struct trace_process *tp = trace_reader_process(rd);
+		uint64_t first = (tp ? tp->first_index : 0) + 1;
+
 		rep__diag_set(d, TRACE_ECORRUPT, path,
-		              "trace of process %s lost its oldest events to the disk budget "
-		              "(--max-bytes): it cannot be replayed from the start", p->name);
+		              "trace of process %s lost events %" PRIu64 "-%" PRIu64 " to the disk budget "
+		              "(--max-bytes) and replay starts at event 1: record again without "
+		              "--max-bytes to replay (analyze, dump and sql read the kept events)", p->name, first, first + trace_reader_dropped(rd) - 1);
 		rc = TRACE_ECORRUPT;
 		goto out;
 	}

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 
 #include "trace.h"
@@ -944,6 +945,174 @@ START_TEST(call_table_matches_schema)
 }
 END_TEST
 
+/* An event defining channel `id` with endpoint ep (kind SOCKET, CONNECT, PIPE...). */
+static void define_event(struct trace_writer *w, uint32_t kind, uint32_t id,
+                         const struct trace_endpoint *ep, int64_t a0, int64_t a1)
+{
+	static uint8_t buf[TRACE_ENDPOINT_MAX];
+	struct trace_event e;
+	int n = trace_endpoint_encode(ep, buf, sizeof(buf));
+
+	ck_assert_int_gt(n, 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.fd = 5;
+	e.channel = kind == TRACE_EV_PIPE ? 0 : id;
+	e.data = buf;
+	e.data_len = (uint32_t)n;
+	if (kind == TRACE_EV_PIPE) {
+		e.naux = 2;
+		e.aux[0] = a0;
+		e.aux[1] = a1;
+	}
+	ck_assert_int_eq(trace_writer_event(w, &e), 0);
+}
+
+static const struct trace_chan_def *kept(const struct trace_chan_def *v, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].channel == id)
+			return &v[i];
+	return NULL;
+}
+
+/* After the budget dropped the chunks that defined the channels and moved their first bytes,
+ * the checkpoint gives the kept events their true offsets and the dropped definitions:
+ * inherited counts, a socketpair's two ends, a TCP socket's merged addresses; a channel
+ * closed before the drop is not described. */
+START_TEST(disk_budget_keeps_channels)
+{
+	char dir[4096], path[4200];
+	enum { N = 20000 };
+	static uint64_t want[N + 64]; /* expected offset by event index */
+	static uint8_t noise[64];
+	uint64_t off[8][2] = { { 0 } };
+	struct trace_endpoint sp, tcp, tcp2;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	const struct trace_chan_def *defs, *c;
+	const struct trace_inherit *inh;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event e, out;
+	struct unit_rng g;
+	uint64_t idx = 0, checked = 0;
+	size_t nd, ni, i;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/k.trace", dir);
+	w = open_writer(path, "k", CHUNK, 64 * 1024);
+	unit_rng_seed(&g, unit_seed());
+	/* channel 7 inherited with bytes already moved */
+	ck_assert_int_eq(trace_writer_inherit(w, 7, 100, 50), 0);
+	off[7][0] = 100;
+	off[7][1] = 50;
+	/* a socketpair: ends 1 and 2 */
+	memset(&sp, 0, sizeof(sp));
+	sp.type = TRACE_CHAN_SOCKETPAIR;
+	sp.inode = 11;
+	sp.peer_inode = 12;
+	define_event(w, TRACE_EV_PIPE, 0, &sp, 1, 2);
+	idx++;
+	/* a TCP socket: SOCKET, then CONNECT knows both addresses */
+	memset(&tcp, 0, sizeof(tcp));
+	tcp.type = TRACE_CHAN_TCP;
+	tcp.inode = 33;
+	define_event(w, TRACE_EV_SOCKET, 3, &tcp, 0, 0);
+	idx++;
+	tcp2 = tcp;
+	tcp2.inode = 0;
+	a.sin_port = htons(4000);
+	memcpy(tcp2.local, &a, sizeof(a));
+	tcp2.local_len = sizeof(a);
+	a.sin_port = htons(5000);
+	memcpy(tcp2.peer, &a, sizeof(a));
+	tcp2.peer_len = sizeof(a);
+	define_event(w, TRACE_EV_CONNECT, 3, &tcp2, 0, 0);
+	idx++;
+	/* channel 4: made and closed before anything is dropped */
+	define_event(w, TRACE_EV_SOCKET, 4, &tcp, 0, 0);
+	idx++;
+	memset(&e, 0, sizeof(e));
+	e.kind = TRACE_EV_CLOSE;
+	e.channel = 4;
+	ck_assert_int_eq(trace_writer_event(w, &e), 0);
+	idx++;
+	for (i = 0; i < N; i++) {
+		static const uint32_t chans[] = { 1, 2, 3, 7 };
+		size_t j;
+
+		memset(&e, 0, sizeof(e));
+		if (i % 3) {
+			for (j = 0; j < sizeof(noise); j++)
+				noise[j] = (uint8_t)unit_rng_next(&g); /* incompressible: many chunks */
+			e.kind = TRACE_EV_INPUT;
+			e.result = 64;
+			e.data = noise;
+			e.data_len = sizeof(noise);
+		} else {
+			uint32_t ch = chans[unit_rng_below(&g, 4)];
+			int in = (int)unit_rng_below(&g, 2);
+
+			e.kind = in ? TRACE_EV_RECV : TRACE_EV_SEND;
+			e.channel = ch;
+			e.result = unit_rng_below(&g, 5) == 0 ? -1 : (int64_t)unit_rng_below(&g, 3000);
+			e.flags = unit_rng_below(&g, 7) == 0 ? TRACE_FL_PEEK : 0;
+			want[idx + 1] = off[ch][in];
+			if (e.result > 0 && !(e.flags & TRACE_FL_PEEK))
+				off[ch][in] += (uint64_t)e.result;
+		}
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+		idx++;
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	while (trace_reader_next(r, &out) > 0) {
+		ck_assert_uint_le(out.index, idx);
+		if (out.kind == TRACE_EV_SEND || out.kind == TRACE_EV_RECV) {
+			if (out.offset != want[out.index])
+				ck_abort_msg("event %llu (channel %u): offset %llu, recorded at %llu",
+				             (unsigned long long)out.index, out.channel,
+				             (unsigned long long)out.offset,
+				             (unsigned long long)want[out.index]);
+			checked++;
+		}
+	}
+	ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+	ck_assert_uint_gt(trace_reader_dropped(r), 5); /* the definitions went */
+	ck_assert_uint_gt(checked, 100);
+	nd = trace_reader_kept_channels(r, &defs);
+	ck_assert_uint_eq(nd, 4);
+	ck_assert_ptr_null(kept(defs, nd, 4));
+	c = kept(defs, nd, 1);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->has_ep, 1);
+	ck_assert_uint_eq(c->pipe_other, 2);
+	ck_assert_uint_eq(c->ep.type, TRACE_CHAN_SOCKETPAIR);
+	ck_assert_uint_eq(c->ep.inode, 11);
+	c = kept(defs, nd, 2);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->pipe_other, 1);
+	ck_assert_uint_eq(c->ep.inode, 12);
+	ck_assert_uint_eq(c->ep.peer_inode, 11);
+	c = kept(defs, nd, 3);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->ep.inode, 33);
+	ck_assert_uint_eq(c->ep.local_len, sizeof(a));
+	ck_assert_uint_eq(c->ep.peer_len, sizeof(a));
+	ck_assert_int_eq(memcmp(c->ep.peer, &a, sizeof(a)), 0);
+	c = kept(defs, nd, 7);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->inherited, 1);
+	ni = trace_reader_inherited(r, &inh);
+	ck_assert_uint_eq(ni, 1);
+	ck_assert_uint_eq(inh[0].channel, 7);
+	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -965,6 +1134,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(damage, flipped_bytes_detected);
 	tcase_add_test(damage, garbage_is_not_a_trace);
 	tcase_add_test(budget, disk_budget_drops_oldest);
+	tcase_add_test(budget, disk_budget_keeps_channels);
 	tcase_add_test(basics, call_numbers_are_pinned);
 	tcase_add_test(basics, call_table_matches_schema);
 	tcase_set_timeout(damage, 240);
