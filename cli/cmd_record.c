@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interpose.h"
 #include "commands.h"
 
 #define SESSION_ID_FILE ".encore-session"
@@ -481,7 +482,18 @@ static void report(const char *dir, const char *root, int quiet)
 
 /* --- the command ----------------------------------------------------------------------------- */
 
-int cmd_record(int argc, char **argv)
+/* What the command line asked for. */
+struct record_args {
+	const char *out_dir, *join_dir, *name;
+	unsigned long hash_every, depth;
+	unsigned long long max_bytes;
+	int quiet;
+	char namebuf[TRACE_NAME_MAX];
+};
+
+/* Parse the options into *a, leaving optind at the command: -1 to go on, else the exit
+ * status. */
+static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -494,26 +506,19 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out_dir = NULL, *join_dir = NULL, *name = NULL, *dir;
-	unsigned long hash_every = 64, depth = 4;
-	unsigned long long max_bytes = 0;
-	char prog[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX], defdir[PATH_MAX];
-	char why[3 * PATH_MAX];
-	char namebuf[TRACE_NAME_MAX], sess[64], tracefile[TRACE_NAME_MAX + 32], *env, *preload;
-	const char *old_preload;
-	struct sigaction ign, old_int, old_quit;
-	int c, quiet = 0, status;
-	pid_t pid;
+	int c;
 
+	a->hash_every = 64;
+	a->depth = 4;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
-		case 'o': out_dir = optarg; break;
-		case 's': join_dir = optarg; break;
-		case 'n': name = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'o': a->out_dir = optarg; break;
+		case 's': a->join_dir = optarg; break;
+		case 'n': a->name = optarg; break;
+		case 'q': a->quiet = 1; break;
 		case 'k':
 		case 'd':
 		case 'm': {
@@ -527,11 +532,11 @@ int cmd_record(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			if (c == 'k')
-				hash_every = (unsigned long)v;
+				a->hash_every = (unsigned long)v;
 			else if (c == 'd')
-				depth = (unsigned long)v;
+				a->depth = (unsigned long)v;
 			else
-				max_bytes = v;
+				a->max_bytes = v;
 			break;
 		}
 		case 'h':
@@ -546,58 +551,50 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "no command to record; usage: encore record [-o DIR] -- CMD ARGS...");
 		return CLI_USAGE;
 	}
-	if (out_dir && join_dir) {
+	if (a->out_dir && a->join_dir) {
 		cli_error("record", "-o and --session are exclusive: -o starts a session, --session "
 		                    "joins one");
 		return CLI_USAGE;
 	}
-	if (find_program(argv[optind], prog, sizeof(prog)) != 0) {
-		cli_error("record", "%s: command not found or not executable", argv[optind]);
-		return CLI_FAIL;
-	}
-	if (check_recordable(prog, why, sizeof(why)) != 0) {
-		cli_error("record", "cannot record: %s", why);
-		return CLI_FAIL;
-	}
-	if (!name) {
+	if (!a->name) {
 		const char *base = strrchr(argv[optind], '/');
 		size_t i;
 
-		snprintf(namebuf, sizeof(namebuf) - 16, "%s", base ? base + 1 : argv[optind]);
-		for (i = 0; namebuf[i]; i++)
-			if (!name_char(namebuf[i]))
-				namebuf[i] = '_';
-		if (namebuf[0] == '.' || !namebuf[0])
-			namebuf[0] = '_';
-		name = namebuf;
+		snprintf(a->namebuf, sizeof(a->namebuf) - 16, "%s", base ? base + 1 : argv[optind]);
+		for (i = 0; a->namebuf[i]; i++)
+			if (!name_char(a->namebuf[i]))
+				a->namebuf[i] = '_';
+		if (a->namebuf[0] == '.' || !a->namebuf[0])
+			a->namebuf[0] = '_';
+		a->name = a->namebuf;
 	}
-	if (!valid_name(name)) {
+	if (!valid_name(a->name)) {
 		cli_error("record", "bad --name '%s': letters, digits, '.', '_' and '-' only, not "
 		                    "starting with '.'",
-		          name);
+		          a->name);
 		return CLI_USAGE;
 	}
-#ifndef ENCORE_RECORD_SO_BUILD
-#define ENCORE_RECORD_SO_BUILD NULL
-#endif
-	if (cli_find_lib(LIB_NAME, "ENCORE_RECORD_LIB", ENCORE_RECORD_SO_BUILD, lib, sizeof(lib))) {
-		cli_error("record", "cannot read the recorder library %s; reinstall encore, or set "
-		          "ENCORE_RECORD_LIB to its path", lib);
-		return CLI_FAIL;
-	}
+	return -1;
+}
 
-	dir = join_dir ? join_dir : out_dir;
+/* The session directory, made or joined, as an absolute path in absdir (PATH_MAX), with
+ * its session id in sess: 0, or the exit status. */
+static int open_session(const struct record_args *a, char *absdir, char *sess, size_t scap)
+{
+	char defdir[PATH_MAX], why[3 * PATH_MAX], tracefile[TRACE_NAME_MAX + 32];
+	const char *dir = a->join_dir ? a->join_dir : a->out_dir;
+
 	if (!dir) {
 		time_t now = time(NULL);
 		struct tm tm;
 
 		localtime_r(&now, &tm);
-		snprintf(defdir, sizeof(defdir), "encore-%s-%04d%02d%02d-%02d%02d%02d", name,
+		snprintf(defdir, sizeof(defdir), "encore-%s-%04d%02d%02d-%02d%02d%02d", a->name,
 		         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		         tm.tm_sec);
 		dir = defdir;
 	}
-	if (prepare_dir(dir, join_dir != NULL, why, sizeof(why)) != 0) {
+	if (prepare_dir(dir, a->join_dir != NULL, why, sizeof(why)) != 0) {
 		cli_error("record", "%s", why);
 		return CLI_FAIL;
 	}
@@ -605,11 +602,11 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		return CLI_FAIL;
 	}
-	if (session_id(absdir, join_dir != NULL, sess, sizeof(sess), why, sizeof(why)) != 0) {
+	if (session_id(absdir, a->join_dir != NULL, sess, scap, why, sizeof(why)) != 0) {
 		cli_error("record", "%s", why);
 		return CLI_FAIL;
 	}
-	if (trace_file_name(name, 0, tracefile, sizeof(tracefile)) == 0) {
+	if (trace_file_name(a->name, 0, tracefile, sizeof(tracefile)) == 0) {
 		char p[PATH_MAX + TRACE_NAME_MAX + 40];
 		struct stat st;
 
@@ -617,20 +614,26 @@ int cmd_record(int argc, char **argv)
 		if (lstat(p, &st) == 0) {
 			cli_error("record", "%s already holds a process named '%s'; choose another "
 			                    "--name or directory",
-			          absdir, name);
+			          absdir, a->name);
 			return CLI_FAIL;
 		}
 	}
+	return 0;
+}
 
-	if (asprintf(&env, "v=1;name=%s;parent=;sess=%s;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;"
-	                   "k=%lu;depth=%lu;max=%llu;ch=;fd=;dir=%s",
-	             name, sess, hash_every, depth, max_bytes, absdir) < 0)
-		return CLI_FAIL;
-	old_preload = getenv("LD_PRELOAD");
+/* Run prog recorded (ENCORE_RECORD env, the recorder first in LD_PRELOAD) and wait for it:
+ * its wait status in *status, 0; or the exit status. */
+static int run_recorded(const char *prog, char **argv, const char *env, const char *lib,
+                        int *status)
+{
+	const char *old_preload = getenv("LD_PRELOAD");
+	struct sigaction ign, old_int, old_quit;
+	char *preload;
+	pid_t pid;
+
 	if (asprintf(&preload, "%s%s%s", lib, old_preload && *old_preload ? ":" : "",
 	             old_preload ? old_preload : "") < 0)
 		return CLI_FAIL;
-
 	/* Like time(1) and strace: the terminal's ^C and ^\ go to the recorded program, and we
 	 * stay to report. */
 	memset(&ign, 0, sizeof(ign));
@@ -641,6 +644,7 @@ int cmd_record(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		cli_error("record", "fork: %s", strerror(errno));
+		free(preload);
 		return CLI_FAIL;
 	}
 	if (pid == 0) {
@@ -648,20 +652,65 @@ int cmd_record(int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		setenv("ENCORE_RECORD", env, 1);
 		setenv("LD_PRELOAD", preload, 1);
-		execv(prog, argv + optind);
+		execv(prog, argv);
 		fprintf(stderr, "encore record: %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
-	free(env);
 	free(preload);
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR) {
 			cli_error("record", "waitpid: %s", strerror(errno));
 			return CLI_FAIL;
 		}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	report(absdir, name, quiet);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { 0 };
+	struct ip_rec_env e = { 0 };
+	char prog[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX], why[3 * PATH_MAX];
+	char sess[64], env[IP_DIR_MAX + 1024];
+	int ret, status;
+
+	if ((ret = parse_args(argc, argv, &a)) >= 0)
+		return ret;
+	if (find_program(argv[optind], prog, sizeof(prog)) != 0) {
+		cli_error("record", "%s: command not found or not executable", argv[optind]);
+		return CLI_FAIL;
+	}
+	if (check_recordable(prog, why, sizeof(why)) != 0) {
+		cli_error("record", "cannot record: %s", why);
+		return CLI_FAIL;
+	}
+#ifndef ENCORE_RECORD_SO_BUILD
+#define ENCORE_RECORD_SO_BUILD NULL
+#endif
+	if (cli_find_lib(LIB_NAME, "ENCORE_RECORD_LIB", ENCORE_RECORD_SO_BUILD, lib, sizeof(lib))) {
+		cli_error("record", "cannot read the recorder library %s; reinstall encore, or set "
+		          "ENCORE_RECORD_LIB to its path", lib);
+		return CLI_FAIL;
+	}
+	if ((ret = open_session(&a, absdir, sess, sizeof(sess))) != 0)
+		return ret;
+	/* the recorder's configuration: interpose/env.c is the one codec both sides use */
+	snprintf(e.name, sizeof(e.name), "%s", a.name);
+	snprintf(e.session, sizeof(e.session), "%s", sess);
+	e.hash_every = (uint32_t)a.hash_every;
+	e.depth = (uint32_t)a.depth;
+	e.max_bytes = a.max_bytes;
+	e.dir = absdir;
+	if (strlen(absdir) >= IP_DIR_MAX ||
+	    ip_rec_env_encode(env, sizeof(env), &e, NULL, NULL) != 0) {
+		cli_error("record", "%s: the session's path is too long for the recorder (at most "
+		          "%d bytes)", absdir, IP_DIR_MAX - 1);
+		return CLI_FAIL;
+	}
+	if ((ret = run_recorded(prog, argv + optind, env, lib, &status)) != 0)
+		return ret;
+	report(absdir, a.name, a.quiet);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
