@@ -137,6 +137,11 @@ uint8_t ip_sock_chan_type(int domain, int type);
  * its control connection): high, out of the way of the program's dup2, below the limit. */
 int ip_pick_min_fd(void);
 
+/* Whether system call nr with first arguments a0, a1 installs a seccomp sandbox
+ * (seccomp(SECCOMP_SET_MODE_STRICT|FILTER), prctl(PR_SET_SECCOMP, STRICT|FILTER)): 1 strict
+ * mode, 0 a filter, -1 not an installation.  Both preloads step aside just before one. */
+int ip_sandbox_install(long nr, long a0, long a1);
+
 /* --- the environment variables (env.c) -------------------------------------------------- */
 /* Each process's configuration and, across exec, its state travel in one variable:
  * ENCORE_RECORD for the recorder, ENCORE_REPLAY for the replayer (written by the GD, then by

@@ -34,7 +34,6 @@
 
 #include "rec.h"
 
-int seccomp(unsigned int op, unsigned int flags, void *args);
 
 extern char **environ;
 
@@ -103,27 +102,8 @@ static void sandbox_before(int strict)
 	rec_leave();
 }
 
-REC_EXPORT int prctl(int option, ...)
-{
-	unsigned long a[4];
-	va_list ap;
-	int i;
-
-	va_start(ap, option);
-	for (i = 0; i < 4; i++)
-		a[i] = va_arg(ap, unsigned long);
-	va_end(ap);
-	if (option == PR_SET_SECCOMP && (a[0] == SECCOMP_MODE_STRICT || a[0] == SECCOMP_MODE_FILTER))
-		sandbox_before(a[0] == SECCOMP_MODE_STRICT);
-	return IP_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
-}
-
-REC_EXPORT int seccomp(unsigned int op, unsigned int flags, void *args)
-{
-	if (op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER)
-		sandbox_before(op == SECCOMP_SET_MODE_STRICT);
-	return (int)IP_REAL(syscall)(SYS_seccomp, (long)op, (long)flags, (long)args);
-}
+#define IP_SANDBOX_BEFORE(strict) sandbox_before(strict)
+#include "sandbox.h"
 
 /* --- the trace's descriptor ------------------------------------------------------------- */
 
@@ -190,14 +170,13 @@ int rec_syscall_special(long nr, const long *a, long *r)
 		return 0;
 	switch (nr) {
 	case SYS_seccomp: /* (unsigned int op, ...) and prctl(int option, unsigned long...) */
-		if ((unsigned)a[0] == SECCOMP_SET_MODE_STRICT || (unsigned)a[0] == SECCOMP_SET_MODE_FILTER)
-			sandbox_before((unsigned)a[0] == SECCOMP_SET_MODE_STRICT);
+	case SYS_prctl: {
+		int strict = ip_sandbox_install(nr, a[0], a[1]);
+
+		if (strict >= 0)
+			sandbox_before(strict);
 		return 0;
-	case SYS_prctl:
-		if ((int)a[0] == PR_SET_SECCOMP &&
-		    ((unsigned long)a[1] == SECCOMP_MODE_STRICT || (unsigned long)a[1] == SECCOMP_MODE_FILTER))
-			sandbox_before(a[1] == SECCOMP_MODE_STRICT);
-		return 0;
+	}
 	case SYS_dup2:
 	case SYS_dup3:
 		if ((int)a[0] != (int)a[1] && rec_own_fd((int)a[1]) && rec_enter()) {

@@ -41,9 +41,9 @@ LC_EXPORT long syscall(long number, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (__builtin_expect(number == SYS_seccomp && (a[0] == 0 || a[0] == 1), 0) ||
-	    (number == SYS_prctl && a[0] == PR_SET_SECCOMP)) /* SECCOMP_SET_MODE_STRICT, FILTER */
-		lc_sandbox_before(); /* as the recorder stopped there */
+	if (__builtin_expect(number == SYS_seccomp || number == SYS_prctl, 0) &&
+	    ip_sandbox_install(number, a[0], a[1]) >= 0)
+		lc_sandbox_before(); /* as the recorder stopped there (the same rule) */
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	{

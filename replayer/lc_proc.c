@@ -284,29 +284,8 @@ void lc_sandbox_before(void)
 		lc_run_free();
 }
 
-LC_EXPORT int prctl(int option, ...)
-{
-	unsigned long a[4];
-	va_list ap;
-	int i;
-
-	va_start(ap, option);
-	for (i = 0; i < 4; i++)
-		a[i] = va_arg(ap, unsigned long);
-	va_end(ap);
-	if (option == PR_SET_SECCOMP && (a[0] == SECCOMP_MODE_STRICT || a[0] == SECCOMP_MODE_FILTER))
-		lc_sandbox_before();
-	return IP_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
-}
-
-int seccomp(unsigned int op, unsigned int flags, void *args);
-
-LC_EXPORT int seccomp(unsigned int op, unsigned int flags, void *args)
-{
-	if (op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER)
-		lc_sandbox_before();
-	return (int)IP_REAL(syscall)(SYS_seccomp, (long)op, (long)flags, (long)args);
-}
+#define IP_SANDBOX_BEFORE(strict) lc_sandbox_before()
+#include "sandbox.h"
 
 LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
