@@ -797,13 +797,10 @@ void lc_child_start(uint32_t k)
 	free(lc.data);
 	lc.ev = NULL;
 	lc.data = NULL;
-	lc.nev = 0;
-	lc.pos = 0;
+	lc.nev = lc.pos = 0;
 	lc.target = REP_NO_TARGET;
-	lc.done = 0;
-	lc.online = 0;
-	lc.halt_check = 0;
-	lc.counting = 0;
+	/* the child's image 0: nothing done, no halt condition, no counters until CONFIG */
+	lc.done = lc.online = lc.halt_check = lc.counting = 0;
 	lc.seg = 0;
 	lc_online_reset();
 	lc_pids_reset();
