@@ -1,0 +1,267 @@
+# lib.sh: shared by the corpus scenarios (tests/corpus/*.sh), each of which records a real
+# server together with its clients in ONE session (a recorded /bin/sh runs them, as a user
+# would), replays the session to the end, compares the outputs, and halts at a simple
+# predicate compared with `encore inf --json`.  Sourced by bash, not run.
+#
+# A scenario sets itself up in $C_RUN (configuration, data), writes the body of the recorded
+# shell script with corpus_session, and calls corpus_run.  $C_RUN is copied aside once set
+# up and put back before every recording and every replay: a replayed server reads the files
+# of the replay's time, so they must be the files the recorded run started with.
+#
+# The body runs under /bin/sh with these helpers (shell builtins only, so that waiting for a
+# server forks nothing and connects to nothing: the recorded processes are the scenario's):
+#   wait_listen PORT   until a TCP socket listens on PORT (read from /proc/net/tcp)
+#   wait_path PATH     until PATH exists (a Unix socket, a pid file)
+#   stop PID           SIGTERM to a child of the shell, then wait for it
+#   stop_pidfile F     SIGTERM to the daemon whose pid F holds, then wait until it is gone
+#
+# Every scenario prints one result line (see corpus_result), and exits 0 when the session
+# replayed to the end with identical outputs in every recording, 1 otherwise, 77 when its
+# program is missing.  Environment:
+#   ENCORE           the encore executable (default: build/cli/encore of this tree)
+#   CORPUS_TRIES     recordings per scenario (default 3; each is recorded and replayed)
+#   CORPUS_KEEP      a directory: copy each failing session there instead of removing it
+
+C_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ENCORE=${ENCORE:-$C_DIR/../../build/cli/encore}
+case "$ENCORE" in /*) ;; *) ENCORE=$PWD/$ENCORE ;; esac
+C_TRIES=${CORPUS_TRIES:-3}
+C_T=90                          # seconds any one encore command may take
+C_TMP=""
+C_PIDS=""
+C_PROG="" C_VERSION="" C_PRED="" C_SORTED="" C_NEEDS_FILES=""
+
+c_cleanup() {
+    local p
+    for p in $C_PIDS; do kill "$p" 2>/dev/null || true; done
+    for p in $C_PIDS; do wait "$p" 2>/dev/null || true; done
+    [ -n "${C_CLEANUP_HOOK:-}" ] && "$C_CLEANUP_HOOK"
+    if [ -n "$C_TMP" ]; then
+        chmod -R u+w "$C_TMP" 2>/dev/null || true
+        rm -rf "$C_TMP"
+    fi
+}
+
+# corpus_result RECORDED REPLAYED HALTED TRIES NOTE: the scenario's one line, tab-separated,
+# read by `./run.sh corpus`:
+#   RESULT  program  version  recorded  replayed  halted  tries  note
+corpus_result() {
+    printf 'RESULT\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$C_PROG" "$C_VERSION" "$1" "$2" "$3" "$4" "$5"
+}
+
+# corpus_need PROG...: the scenario is skipped (77, with a result line) without PROG.
+corpus_need() {
+    local p
+    for p in "$@"; do
+        if ! command -v "$p" >/dev/null 2>&1; then
+            corpus_result "skipped" "-" "-" 0 "$p is not installed"
+            exit 77
+        fi
+    done
+}
+
+# corpus_skip REASON: skip the scenario (77) for a reason of the machine.
+corpus_skip() {
+    corpus_result "skipped" "-" "-" 0 "$1"
+    exit 77
+}
+
+# corpus_init PROGRAM VERSION: a fresh temporary directory $C_TMP (removed at exit), with
+# $C_RUN for the scenario's files.
+corpus_init() {
+    C_PROG=$1 C_VERSION=$2
+    [ -x "$ENCORE" ] || { echo "corpus: $ENCORE is not built; run ./run.sh build" >&2; exit 2; }
+    C_TMP=$(mktemp -d "${TMPDIR:-/tmp}/encore-corpus-$1.XXXXXX")
+    chmod 755 "$C_TMP"
+    C_RUN=$C_TMP/run
+    mkdir -p "$C_RUN"
+    trap c_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+# corpus_port: a free TCP port on loopback (the kernel's choice, released at once).
+corpus_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# corpus_session: the body of the recorded shell script, from stdin (after the helpers).
+corpus_session() {
+    cat > "$C_TMP/session.sh" <<'EOF'
+# the recorded session: a shell starts the server and its clients (see tests/corpus/lib.sh)
+wait_listen() {
+    _h=$(printf '%04X' "$1") _n=0
+    while [ $_n -lt 200000 ]; do
+        for _f in /proc/net/tcp /proc/net/tcp6; do
+            while read -r _sl _loc _rem _st _rest; do
+                case "$_loc:$_st" in *:$_h:0A) return 0 ;; esac
+            done < $_f
+        done
+        _n=$((_n + 1))
+    done
+    echo "wait_listen: nothing listens on port $1" >&2
+    return 1
+}
+wait_path() {
+    _n=0
+    while [ ! -e "$1" ] && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
+    [ -e "$1" ] || { echo "wait_path: $1 never appeared" >&2; return 1; }
+}
+stop() { kill -TERM "$1"; wait "$1"; echo "server exit $?" >&2; }
+stop_pidfile() {
+    _p=
+    read -r _p < "$1"
+    kill -TERM "$_p"
+    _n=0
+    while kill -0 "$_p" 2>/dev/null && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
+}
+EOF
+    cat >> "$C_TMP/session.sh"
+}
+
+# c_reset: put $C_RUN back as it was set up (see the paragraph at the top).
+c_reset() {
+    chmod -R u+w "$C_RUN" 2>/dev/null || true
+    rm -rf "$C_RUN"
+    cp -a "$C_TMP/run.orig" "$C_RUN"
+}
+
+# c_classify MESSAGE DIR: the cause of a failure, from encore's message and the events of
+# the session DIR around the one the message names (a signal handler's clock read or an
+# EINTR there: an asynchronous signal).
+c_classify() {
+    local msg=$1 dir=${2:-} proc ev ctx=""
+    proc=$(echo "$msg" | sed -n 's/.*process \([^ ]*\) (pid.*/\1/p')
+    ev=$(echo "$msg" | sed -n 's/.*, event \([0-9]*\):.*/\1/p')
+    if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
+        ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
+            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 2')
+    fi
+    case "$msg" in
+        *thread*) echo "threads"; return ;;
+        *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
+        *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
+    esac
+    case "$ctx" in
+        *"errno=4 "*|*sigsafe*|*signal*|*_sig*) echo "asynchronous signals"; return ;;
+    esac
+    case "$msg" in
+        *signal*|*SIG[A-Z]*) echo "asynchronous signals" ;;
+        *connect*|*SO_ERROR*|*EINPROGRESS*) echo "failed connects" ;;
+        *udp*|*UDP*|*datagram*|*recvfrom*|*sendto*) echo "UDP" ;;
+        *shm*|*"shared memory"*|*mmap*) echo "shared memory" ;;
+        *) echo "other" ;;
+    esac
+}
+
+# corpus_run [PREDICATE]: record the session $C_TRIES times; replay each to the end and
+# compare its stdout with the recording's (sorted when C_SORTED=1); halt the first
+# replayable one at PREDICATE (default: the server's process that received the most
+# messages, halfway through them) and compare the halted cut with `encore inf --json`.
+corpus_run() {
+    local pred=${1:-} cause="" i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
+    cp -a "$C_RUN" "$C_TMP/run.orig"
+    for i in $(seq 1 "$C_TRIES"); do
+        local s=$C_TMP/s$i
+        c_reset
+        if ! (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q \
+                -o "$s" --name sh -- /bin/sh "$C_TMP/session.sh") \
+                < /dev/null > "$C_TMP/rec$i.out" 2> "$C_TMP/rec$i.err"; then
+            rec_fail="recording $i: $(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)"
+            echo "corpus: $C_PROG: recording $i failed" >&2
+            sed 's/^/  | /' "$C_TMP/rec$i.err" | tail -20 >&2
+            continue
+        fi
+        rec_ok=$((rec_ok + 1))
+        c_reset
+        if (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
+                --stall-timeout 15 "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
+            if [ -n "$C_SORTED" ]; then
+                sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
+            else
+                cp "$C_TMP/rec$i.out" "$C_TMP/a"; cp "$C_TMP/rep$i.out" "$C_TMP/b"
+            fi
+            if cmp -s "$C_TMP/a" "$C_TMP/b"; then
+                rep_ok=$((rep_ok + 1))
+                [ -n "$good" ] || good=$s
+                continue
+            fi
+            [ -n "$first_fail" ] || first_fail="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
+        else
+            local m
+            m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
+            [ -n "$m" ] || m="timed out after ${C_T}s (status $?)"
+            [ -n "$first_fail" ] || first_fail=$m
+        fi
+        [ -n "$cause" ] || cause=$(c_classify "$first_fail" "$s")
+        echo "corpus: $C_PROG: replay of recording $i failed: $first_fail" >&2
+        if [ -n "${CORPUS_KEEP:-}" ]; then
+            mkdir -p "$CORPUS_KEEP"
+            rm -rf "$CORPUS_KEEP/$C_PROG-$i"
+            cp -a "$s" "$CORPUS_KEEP/$C_PROG-$i"
+            cp "$C_TMP/session.sh" "$C_TMP"/re?$i.* "$CORPUS_KEEP/$C_PROG-$i/" 2>/dev/null || true
+        fi
+    done
+
+    if [ "$rec_ok" = 0 ]; then
+        corpus_result "no ($rec_fail)" "-" "-" "$C_TRIES" "recording failed"
+        return 1
+    fi
+    if [ -n "$good" ]; then
+        [ -n "$pred" ] || pred=$(c_default_pred "$good")
+        if [ -z "$pred" ]; then
+            halted="skipped (no message between recorded processes to halt at)"
+        else
+            halted=$(c_halt "$good" "$pred")
+        fi
+    else
+        halted="skipped (no recording replayed)"
+    fi
+    if [ "$rep_ok" != "$rec_ok" ]; then
+        note="$cause"
+        local th
+        th=$(grep -h -m1 -i 'thread' "$C_TMP"/rec*.err 2>/dev/null | head -1)
+        [ -z "$th" ] || [ "$cause" = threads ] || note="$cause; recorder: $th"
+        corpus_result "yes ($rec_ok/$C_TRIES)" "no ($rep_ok/$rec_ok): $first_fail" "$halted" \
+            "$C_TRIES" "$note"
+        return 1
+    fi
+    corpus_result "yes ($rec_ok/$C_TRIES)" "yes ($rep_ok/$rec_ok)" "$halted" "$C_TRIES" "${rec_fail:+$rec_fail}"
+    case "$halted" in no*) return 1 ;; esac
+    return 0
+}
+
+# c_default_pred DIR: "PROC: received >= K" for the recorded process of the scenario's
+# program with the most received messages (any process when none of it received one), K
+# half of them.
+c_default_pred() {
+    local row
+    row=$(timeout "$C_T" "$ENCORE" sql --csv "$1" "
+        SELECT p.name, count(*) AS n FROM message m JOIN event e ON e.id = m.recv
+        JOIN process p ON p.id = e.proc
+        GROUP BY p.name ORDER BY (p.exe LIKE '%${C_PROG%%-*}%') DESC, n DESC, p.name LIMIT 1" \
+        2>/dev/null | sed -n 2p)
+    [ -n "$row" ] || return 0
+    echo "${row%%,*}: received >= $(( (${row##*,} + 1) / 2 ))"
+}
+
+# c_halt DIR PRED: "yes (PRED)" when `encore replay --stop PRED` halts at `encore inf`'s
+# cut, "no (...)" otherwise.
+c_halt() {
+    local s=$1 pred=$2 a b
+    if ! timeout "$C_T" "$ENCORE" inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
+        echo "no ('$pred': encore inf: $(head -1 "$C_TMP/inf.err"))"; return
+    fi
+    c_reset
+    if ! (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
+            --then kill --stall-timeout 15 --stop "$pred" "$s") < /dev/null \
+            > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
+        echo "no ('$pred': $(grep -m1 'encore replay:' "$C_TMP/halt.err" || echo "status $?"))"; return
+    fi
+    a=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/inf.json" | head -1)
+    b=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/halt.json" | head -1)
+    if [ -n "$a" ] && [ "$a" = "$b" ] && grep -q '"status":"halted"' "$C_TMP/halt.json"; then
+        echo "yes ($pred)"
+    else
+        echo "no ('$pred': inf $a, halted at $b)"
+    fi
+}
