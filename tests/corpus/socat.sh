@@ -1,0 +1,16 @@
+#!/bin/bash
+# socat.sh: socat TCP-LISTEN,fork EXEC:rev (a forking server, one child per connection,
+# each running rev) and three socat clients.
+set -u
+. "$(dirname "$0")/lib.sh"
+corpus_need socat rev
+corpus_init socat-fork "$(socat -V | sed -n 's/^socat version \([^ ]*\).*/\1/p')"
+port=$(corpus_port)
+corpus_session <<EOF
+$(command -v socat) TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork EXEC:rev > /dev/null 2>&1 &
+srv=\$!
+wait_listen $port
+for w in hello world 'the third line'; do echo "\$w" | socat - TCP:127.0.0.1:$port; done
+stop \$srv
+EOF
+corpus_run
