@@ -9,6 +9,10 @@
 #                     with warnings as errors, then the unit tests again under ASan+UBSan,
 #                     then a short libFuzzer run of the trace reader
 #   ./run.sh build    set up and build only
+#   ./run.sh corpus   set up, build, install the real servers of the corpus (only those
+#                     missing) and record, replay and halt each with its clients
+#                     (tests/corpus/); prints the table and writes tests/corpus/RESULTS.md.
+#                     Not part of `test`: it installs servers and takes minutes
 #
 # Build directories: build/ (normal), build-asan/ (sanitizers), build-fuzz/ (clang, libFuzzer).
 set -euo pipefail
@@ -19,6 +23,12 @@ cd "$(dirname "$0")"
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
           check python3 clang libclang-rt-14-dev iproute2 strace gdb
           perl socat make scdoc)
+
+# The programs of the corpus (tests/corpus/), for `./run.sh corpus` only.
+CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosquitto
+                 mosquitto-clients beanstalkd dnsmasq-base bind9-dnsutils postgresql-15
+                 postgresql-client-15 rsync git openssh-server openssh-client socat curl
+                 python3 util-linux)
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -168,12 +178,21 @@ demo() {
 	"$encore" replay --then kill --stop "$pred" "$dir/run"
 }
 
+corpus() {
+	build
+	local PACKAGES=("${CORPUS_PACKAGES[@]}")   # install_deps installs these now
+	install_deps
+	say "the corpus: real servers recorded with their clients, replayed, halted (tests/corpus/)"
+	ENCORE=build/cli/encore tests/corpus/run_all.sh
+}
+
 case "${1:-}" in
 	demo) demo ;;
+	corpus) corpus ;;
 	test) run_tests ;;
 	build) build ;;
 	-h|--help|"")
-		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 		[ -n "${1:-}" ] ;;
-	*) echo "run.sh: unknown command '$1' (demo, test, build)" >&2; exit 2 ;;
+	*) echo "run.sh: unknown command '$1' (demo, test, build, corpus)" >&2; exit 2 ;;
 esac

@@ -21,6 +21,8 @@
 #   ENCORE           the encore executable (default: build/cli/encore of this tree)
 #   CORPUS_TRIES     recordings per scenario (default 3; each is recorded and replayed)
 #   CORPUS_KEEP      a directory: copy each failing session there instead of removing it
+#   CORPUS_NO_HALT   set: no halt (CI checks that the scenarios known to replay still do)
+#   CORPUS_DEBUG     set: keep the temporary directory
 
 C_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ENCORE=${ENCORE:-$C_DIR/../../build/cli/encore}
@@ -139,6 +141,11 @@ c_classify() {
     fi
     case "$msg" in
         *thread*) echo "threads"; return ;;
+    esac
+    if [ -n "$proc" ] && grep -q "process $proc (pid [0-9]*) used threads" "$dir"/../rec*.err 2>/dev/null; then
+        echo "threads (the diverging process started threads)"; return
+    fi
+    case "$msg" in
         *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
         *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
     esac
@@ -161,7 +168,7 @@ c_classify() {
 # replayable one at PREDICATE (default: the server's process that received the most
 # messages, halfway through them) and compare the halted cut with `encore inf --json`.
 corpus_run() {
-    local pred=${1:-} cause="" i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
+    local pred=${1:-} cause="" m="" i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
     cp -a "$C_RUN" "$C_TMP/run.orig"
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
@@ -188,15 +195,14 @@ corpus_run() {
                 [ -n "$good" ] || good=$s
                 continue
             fi
-            [ -n "$first_fail" ] || first_fail="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
+            m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
         else
-            local m
             m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
-            [ -n "$m" ] || m="timed out after ${C_T}s (status $?)"
-            [ -n "$first_fail" ] || first_fail=$m
+            [ -n "$m" ] || m="no message, status $? (timed out after ${C_T}s?)"
         fi
+        [ -n "$first_fail" ] || first_fail=$m
         [ -n "$cause" ] || cause=$(c_classify "$first_fail" "$s")
-        echo "corpus: $C_PROG: replay of recording $i failed: $first_fail" >&2
+        echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
         if [ -n "${CORPUS_KEEP:-}" ]; then
             mkdir -p "$CORPUS_KEEP"
             rm -rf "$CORPUS_KEEP/$C_PROG-$i"
@@ -209,7 +215,9 @@ corpus_run() {
         corpus_result "no ($rec_fail)" "-" "-" "$C_TRIES" "recording failed"
         return 1
     fi
-    if [ -n "$good" ]; then
+    if [ -n "${CORPUS_NO_HALT:-}" ]; then
+        halted="skipped (CORPUS_NO_HALT)"
+    elif [ -n "$good" ]; then
         [ -n "$pred" ] || pred=$(c_default_pred "$good")
         if [ -z "$pred" ]; then
             halted="skipped (no message between recorded processes to halt at)"

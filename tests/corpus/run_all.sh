@@ -9,8 +9,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${CORPUS_OUT:-$here/RESULTS.md}
 export CORPUS_TRIES=${CORPUS_TRIES:-3}
-scenarios=("nginx off" "nginx on" "lighttpd" "haproxy" "redis" "memcached" "mosquitto"
-           "beanstalkd" "dnsmasq dig" "dnsmasq python" "postgres" "rsync" "git" "socat"
+scenarios=("nginx off" "nginx on" "lighttpd" "haproxy" "redis term" "memcached" "mosquitto"
+           "beanstalkd" "redis shutdown" "dnsmasq dig" "dnsmasq python" "postgres" "rsync" "git" "socat"
            "sshd" "python asyncio" "python pool")
 [ $# -eq 0 ] || scenarios=("$@")
 lines=$(mktemp /tmp/encore-corpus-results.XXXXXX)
