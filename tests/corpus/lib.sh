@@ -45,6 +45,18 @@ c_cleanup() {
     fi
 }
 
+# c_bounded CMD...: CMD under `timeout` (its own process group), then whatever is left of
+# that group ended by its id: a recorded program that ignores SIGTERM when the time is up
+# (dig spins on under the recorder) is not left behind.
+c_bounded() {
+    local tp st=0
+    timeout "$C_T" "$@" &
+    tp=$!
+    wait "$tp" || st=$?
+    kill -KILL -- "-$tp" 2>/dev/null || true
+    return "$st"
+}
+
 # corpus_result RECORDED REPLAYED HALTED TRIES NOTE: the scenario's one line, tab-separated,
 # read by `./run.sh corpus`:
 #   RESULT  program  version  recorded  replayed  halted  tries  note
@@ -185,7 +197,7 @@ corpus_run() {
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
         c_reset
-        if ! (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q \
+        if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q \
                 -o "$s" --name sh -- /bin/sh "$C_TMP/session.sh") \
                 < /dev/null > "$C_TMP/rec$i.out" 2> "$C_TMP/rec$i.err"; then
             rec_fail="recording $i: $(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)"
@@ -195,7 +207,7 @@ corpus_run() {
         fi
         rec_ok=$((rec_ok + 1))
         c_reset
-        if (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
+        if (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
                 --stall-timeout 15 "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
             if [ -n "$C_SORTED" ]; then
                 sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
@@ -279,7 +291,7 @@ c_halt() {
         echo "no ('$pred': encore inf: $(head -1 "$C_TMP/inf.err"))"; return
     fi
     c_reset
-    if ! (cd "$C_RUN" && timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
+    if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
             --then kill --stall-timeout 15 --stop "$pred" "$s") < /dev/null \
             > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
         echo "no ('$pred': $(grep -m1 'encore replay:' "$C_TMP/halt.err" || echo "status $?"))"; return
