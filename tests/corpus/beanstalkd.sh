@@ -36,4 +36,5 @@ $py $C_RUN/bs.py $port put
 $py $C_RUN/bs.py $port work | grep -v -e uptime -e '^OK'
 stop \$srv
 EOF
+C_EXPECT=DELETED
 corpus_run

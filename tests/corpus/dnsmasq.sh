@@ -45,4 +45,5 @@ wait_listen $port
 $q
 stop \$srv
 EOF
+C_EXPECT=127.0.0.2
 corpus_run

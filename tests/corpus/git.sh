@@ -30,4 +30,5 @@ git -C $C_RUN/clone log --format='%s %H'
 cat $C_RUN/clone/f3 | cksum
 stop \$srv
 EOF
+C_EXPECT='commit 3'
 corpus_run

@@ -46,4 +46,5 @@ curl -sS http://127.0.0.1:$port/two | cksum
 stop \$srv
 stop \$be
 EOF
+C_EXPECT='^[0-9]* [1-9][0-9]*$'
 corpus_run

@@ -4,9 +4,13 @@
 # predicate compared with `encore inf --json`.  Sourced by bash, not run.
 #
 # A scenario sets itself up in $C_RUN (configuration, data), writes the body of the recorded
-# shell script with corpus_session, and calls corpus_run.  $C_RUN is copied aside once set
-# up and put back before every recording and every replay: a replayed server reads the files
-# of the replay's time, so they must be the files the recorded run started with.
+# shell script with corpus_session, and calls corpus_run.  It may set C_EXPECT (a pattern the
+# recorded output must hold, or the recording counts as failed: the recorder broke the
+# programs), C_SORTED=1 (compare outputs sorted) and C_HINT (the cause of its failure found
+# by reading the traces, shown when the automatic attribution says "other").  $C_RUN is
+# copied aside once set up and put back before every recording and every replay: a replayed
+# server reads the files of the replay's time, so they must be the files the recorded run
+# started with.
 #
 # The body runs under /bin/sh with these helpers (shell builtins only, so that waiting for a
 # server forks nothing and connects to nothing: the recorded processes are the scenario's):
@@ -31,7 +35,7 @@ C_TRIES=${CORPUS_TRIES:-3}
 C_T=60                          # seconds any one encore command may take
 C_TMP=""
 C_PIDS=""
-C_PROG="" C_VERSION="" C_PRED="" C_SORTED="" C_NEEDS_FILES=""
+C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT=""
 
 c_cleanup() {
     [ -n "${CORPUS_DEBUG:-}" ] && { echo "corpus: kept $C_TMP" >&2; return; }
@@ -192,17 +196,28 @@ c_classify() {
 # replayable one at PREDICATE (default: the server's process that received the most
 # messages, at its second) and compare the halted cut with `encore inf --json`.
 corpus_run() {
-    local pred=${1:-} cause="" m="" i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
+    local pred=${1:-} cause="" m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
     cp -a "$C_RUN" "$C_TMP/run.orig"
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
         c_reset
-        if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q \
+        st=0
+        (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q ${C_RECORD_OPTS:-} \
                 -o "$s" --name sh -- /bin/sh "$C_TMP/session.sh") \
-                < /dev/null > "$C_TMP/rec$i.out" 2> "$C_TMP/rec$i.err"; then
-            rec_fail="recording $i: $(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)"
-            echo "corpus: $C_PROG: recording $i failed" >&2
+                < /dev/null > "$C_TMP/rec$i.out" 2> "$C_TMP/rec$i.err" || st=$?
+        if [ "$st" != 0 ]; then
+            m=$(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)
+            [ "$st" != 124 ] || m="timed out after ${C_T}s${m:+: $m}"
+            rec_fail="recording $i: ${m:-status $st}"
+            echo "corpus: $C_PROG: recording $i failed: ${m:-status $st}" >&2
             sed 's/^/  | /' "$C_TMP/rec$i.err" | tail -20 >&2
+            continue
+        fi
+        if [ -n "$C_EXPECT" ] && ! grep -q -- "$C_EXPECT" "$C_TMP/rec$i.out"; then
+            # the programs misbehaved while recorded: the recorder broke them
+            m=$(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)
+            rec_fail="recording $i: the recorded run went wrong (no '$C_EXPECT' in its output)${m:+: $m}"
+            echo "corpus: $C_PROG: $rec_fail" >&2
             continue
         fi
         rec_ok=$((rec_ok + 1))
@@ -222,8 +237,9 @@ corpus_run() {
             m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
         else
             m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
-            [ -n "$m" ] || m="no message, status $? (timed out after ${C_T}s?)"
+            [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
         fi
+        m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
         [ -n "$first_fail" ] || first_fail=$m
         [ -n "$cause" ] || cause=$(c_classify "$first_fail" "$s")
         echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
@@ -236,7 +252,7 @@ corpus_run() {
     done
 
     if [ "$rec_ok" = 0 ]; then
-        corpus_result "no ($rec_fail)" "-" "-" "$C_TRIES" "recording failed"
+        corpus_result "no ($rec_fail)" "-" "-" "$C_TRIES" "${C_HINT:-recording failed}"
         return 1
     fi
     if [ -n "${CORPUS_NO_HALT:-}" ]; then
@@ -254,8 +270,10 @@ corpus_run() {
     if [ "$rep_ok" != "$rec_ok" ]; then
         note="$cause"
         local th
-        th=$(grep -h -m1 -i 'thread' "$C_TMP"/rec*.err 2>/dev/null | head -1)
-        [ -z "$th" ] || [ "$cause" = threads ] || note="$cause; recorder: $th"
+        th=$(sed -n 's/.*process \([^ ]*\) (pid [0-9]*) used threads.*/\1/p' "$C_TMP"/rec*.err 2>/dev/null |
+             sort -u | tr '\n' ' ')
+        [ "$cause" != other ] || [ -z "$C_HINT" ] || note="$C_HINT"
+        case "$note" in threads*) ;; *) [ -z "$th" ] || note="$note; threads started in ${th% }" ;; esac
         corpus_result "yes ($rec_ok/$C_TRIES)" "no ($rep_ok/$rec_ok): $first_fail" "$halted" \
             "$C_TRIES" "$note"
         return 1

@@ -33,4 +33,5 @@ $py $C_RUN/mc.py $port 1
 $py $C_RUN/mc.py $port 2
 stop \$srv
 EOF
+C_EXPECT=STORED
 corpus_run

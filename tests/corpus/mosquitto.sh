@@ -22,4 +22,5 @@ mosquitto_sub -h 127.0.0.1 -p $port -t 'corpus/#' -v -C 2
 stop \$srv
 EOF
 C_SORTED=1
+C_EXPECT='second message'
 corpus_run

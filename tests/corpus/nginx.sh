@@ -42,4 +42,5 @@ curl -sS http://127.0.0.1:$port/small.txt
 curl -sS -o /dev/null -w '%{http_code}\n' http://127.0.0.1:$port/missing
 stop \$srv
 EOF
+C_EXPECT=small
 corpus_run

@@ -27,4 +27,8 @@ psql -X -q -h 127.0.0.1 -p $port -U postgres -d postgres -c "INSERT INTO t SELEC
 psql -X -A -t -h 127.0.0.1 -p $port -U postgres -d postgres -c 'SELECT count(*), sum(k), max(v) FROM t'
 stop \$srv
 EOF
+C_EXPECT='100|5050|row 99'
+# seen in the traces: the postmaster forks and its children wake by signals (SIGCHLD, SIGUSR1
+# with flags in shared memory), e.g. the checkpointer's epoll_wait ends in EINTR
+C_HINT='asynchronous signals (SIGCHLD, SIGUSR1 with flags in shared memory)'
 corpus_run

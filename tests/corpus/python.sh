@@ -60,4 +60,5 @@ EOF
     ;;
 *) echo "usage: python.sh asyncio|pool" >&2; exit 2 ;;
 esac
+case $scen in asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; esac
 corpus_run

@@ -21,4 +21,5 @@ cli=$(command -v redis-cli)
 \$cli -p $port LRANGE list 0 -1
 $( [ "$how" = term ] && echo 'stop $srv' || echo "\$cli -p $port SHUTDOWN NOSAVE; wait \$srv; echo server exit \$?")
 EOF
+C_EXPECT=hello
 corpus_run

@@ -13,4 +13,5 @@ wait_listen $port
 for w in hello world 'the third line'; do echo "\$w" | socat - TCP:127.0.0.1:$port; done
 stop \$srv
 EOF
+C_EXPECT=olleh
 corpus_run
