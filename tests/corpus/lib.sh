@@ -149,7 +149,7 @@ c_reset() {
 # or the process's end there: an asynchronous signal).
 c_classify() {
     local msg=$1 dir=${2:-} proc ev ch ctx=""
-    proc=$(echo "$msg" | sed -n 's/.*process \([^ ]*\) (pid.*/\1/p')
+    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\), event .*/\1/p')
     ev=$(echo "$msg" | sed -n 's/.*, event \([0-9]*\):.*/\1/p')
     if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
         ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
