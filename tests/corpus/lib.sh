@@ -196,7 +196,7 @@ c_classify() {
 # replayable one at PREDICATE (default: the server's process that received the most
 # messages, at its second) and compare the halted cut with `encore inf --json`.
 corpus_run() {
-    local pred=${1:-} cause="" m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
+    local pred=${1:-} cause="" c m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
     cp -a "$C_RUN" "$C_TMP/run.orig"
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
@@ -241,7 +241,10 @@ corpus_run() {
         fi
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
         [ -n "$first_fail" ] || first_fail=$m
-        [ -n "$cause" ] || cause=$(c_classify "$first_fail" "$s")
+        # every recording's cause, each named once
+        c=$(c_classify "$m" "$s")
+        [ "$c" != other ] || [ -z "$C_HINT" ] || c=$C_HINT
+        case "; $cause;" in *"; $c;"*) ;; *) cause="${cause:+$cause; }$c" ;; esac
         echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
         if [ -n "${CORPUS_KEEP:-}" ]; then
             mkdir -p "$CORPUS_KEEP"
@@ -272,8 +275,7 @@ corpus_run() {
         local th
         th=$(sed -n 's/.*process \([^ ]*\) (pid [0-9]*) used threads.*/\1/p' "$C_TMP"/rec*.err 2>/dev/null |
              sort -u | tr '\n' ' ')
-        [ "$cause" != other ] || [ -z "$C_HINT" ] || note="$C_HINT"
-        case "$note" in threads*) ;; *) [ -z "$th" ] || note="$note; threads started in ${th% }" ;; esac
+        case "$note" in *threads*) ;; *) [ -z "$th" ] || note="$note; threads started in ${th% }" ;; esac
         corpus_result "yes ($rec_ok/$C_TRIES)" "no ($rep_ok/$rec_ok): $first_fail" "$halted" \
             "$C_TRIES" "$note"
         return 1

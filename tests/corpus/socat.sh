@@ -14,4 +14,8 @@ for w in hello world 'the third line'; do echo "\$w" | socat - TCP:127.0.0.1:$po
 stop \$srv
 EOF
 C_EXPECT=olleh
+# seen in the traces: socat's SIGCHLD handler (rev ending, a child ending) writes to a
+# socketpair of its own that socat reads between its other calls
+C_HINT='asynchronous signals (SIGCHLD: the handler writes to a socketpair socat reads between its other calls)'
+
 corpus_run
