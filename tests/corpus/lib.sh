@@ -168,7 +168,7 @@ c_classify() {
     fi
     # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data")
     if grep -rqs 'ancillary' "$C_RUN"; then
-        echo "descriptor passing (the replayed program logged: $(grep -rhos '[^]:]*ancillary[^,]*' "$C_RUN" | head -1))"; return
+        echo "descriptor passing (the replayed program logged:$(grep -rhos '[^]:]*ancillary data' "$C_RUN" | head -1))"; return
     fi
     if [ -n "$proc" ] && grep -q "process $proc (pid [0-9]*) used threads" "$dir"/../rec*.err 2>/dev/null; then
         echo "threads (the diverging process started threads)"; return
@@ -255,7 +255,8 @@ corpus_run() {
     done
 
     if [ "$rec_ok" = 0 ]; then
-        corpus_result "no ($rec_fail)" "-" "-" "$C_TRIES" "${C_HINT:-recording failed}"
+        corpus_result "no (0/$C_TRIES): ${rec_fail#recording *: }" "-" "-" "$C_TRIES" \
+            "${C_HINT:-recording failed}"
         return 1
     fi
     if [ -n "${CORPUS_NO_HALT:-}" ]; then
