@@ -159,8 +159,8 @@ c_classify() {
         *thread*) echo "threads"; return ;;
     esac
     # a read that failed with EAGAIN on a just-accepted connection, before the first byte
-    # told the recorder the peer was recorded: logged as external input, and the replay
-    # cuts the real peer off ("the peer closed the stream after 0 of N recorded bytes")
+    # told the recorder the peer was recorded: logged as external input, and in replay the
+    # next receive finds the stream closed ("the peer closed the stream after 0 of N ...")
     ch=$(echo "$msg" | sed -n 's/.*receive on channel \([0-9]*\) .*peer closed.*/\1/p')
     if [ -n "$ch" ] && timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" '
             $1 == "process" { on = ($2 == p) } on' | grep -q " input .* ch=$ch = -1 errno=11"; then
