@@ -21,9 +21,10 @@ for s in "${scenarios[@]}"; do
     # each scenario bounds its own commands; this bounds the scenario as a whole
     timeout 900 "$here/$1.sh" "${@:2}" 2> >(sed 's/^/    /' >&2) | grep '^RESULT' >> "$lines"
 done
+rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')   # before $out changes
 {
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPUs," \
-         "encore $(git -C "$here" describe --always --dirty 2>/dev/null || echo '?');" \
+         "encore $rev;" \
          "each scenario recorded $CORPUS_TRIES times, each recording replayed once" \
          "(\`./run.sh corpus\`)."
     echo
