@@ -11,6 +11,10 @@
 #   ./run.sh build    set up and build only
 #   ./run.sh soak     set up, build, install real servers and their load tools, and run the
 #                     soak benchmark (bench/soak.sh; options after `soak` are passed on)
+#   ./run.sh corpus   set up, build, install the real servers of the corpus (only those
+#                     missing) and record, replay and halt each with its clients
+#                     (tests/corpus/); prints the table and writes tests/corpus/RESULTS.md.
+#                     Not part of `test`: it installs servers and takes minutes
 #
 # Build directories: build/ (normal), build-asan/ (sanitizers), build-fuzz/ (clang, libFuzzer).
 set -euo pipefail
@@ -25,6 +29,12 @@ PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev l
 # Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
 # skipped when missing; none starts a daemon in a container; the test uses its own ports).
 PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)
+
+# The programs of the corpus (tests/corpus/), for `./run.sh corpus` only.
+CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosquitto
+                 mosquitto-clients beanstalkd dnsmasq-base bind9-dnsutils postgresql-15
+                 postgresql-client-15 rsync git openssh-server openssh-client socat curl
+                 python3 util-linux)
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -174,13 +184,22 @@ demo() {
 	"$encore" replay --then kill --stop "$pred" "$dir/run"
 }
 
+corpus() {
+	build
+	local PACKAGES=("${CORPUS_PACKAGES[@]}")   # install_deps installs these now
+	install_deps
+	say "the corpus: real servers recorded with their clients, replayed, halted (tests/corpus/)"
+	ENCORE=build/cli/encore tests/corpus/run_all.sh
+}
+
 case "${1:-}" in
 	demo) demo ;;
+	corpus) corpus ;;
 	test) run_tests ;;
 	build) build ;;
 	soak) build; shift; exec bench/soak.sh --install --encore build/cli/encore "$@" ;;
 	-h|--help|"")
-		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 		[ -n "${1:-}" ] ;;
-	*) echo "run.sh: unknown command '$1' (demo, test, build, soak)" >&2; exit 2 ;;
+	*) echo "run.sh: unknown command '$1' (demo, test, build, soak, corpus)" >&2; exit 2 ;;
 esac

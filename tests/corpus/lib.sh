@@ -1,0 +1,327 @@
+# lib.sh: shared by the corpus scenarios (tests/corpus/*.sh), each of which records a real
+# server together with its clients in ONE session (a recorded /bin/sh runs them, as a user
+# would), replays the session to the end, compares the outputs, and halts at a simple
+# predicate compared with `encore inf --json`.  Sourced by bash, not run.
+#
+# A scenario sets itself up in $C_RUN (configuration, data), writes the body of the recorded
+# shell script with corpus_session, and calls corpus_run.  It may set C_EXPECT (a pattern the
+# recorded output must hold, or the recording counts as failed: the recorder broke the
+# programs), C_SORTED=1 (compare outputs sorted) and C_HINT (the cause of its failure found
+# by reading the traces, shown when the automatic attribution says "other").  $C_RUN is
+# copied aside once set up and put back before every recording and every replay: a replayed
+# server reads the files of the replay's time, so they must be the files the recorded run
+# started with.
+#
+# The body runs under /bin/sh with these helpers (shell builtins only, so that waiting for a
+# server forks nothing and connects to nothing: the recorded processes are the scenario's):
+#   wait_listen PORT   until a TCP socket listens on PORT (read from /proc/net/tcp)
+#   wait_path PATH     until PATH exists (a Unix socket, a pid file)
+#   stop PID           SIGTERM to a child of the shell, then wait for it
+#   stop_pidfile F     SIGTERM to the daemon whose pid F holds, then wait until it is gone
+#
+# Every scenario prints one result line (see corpus_result), and exits 0 when the session
+# replayed to the end with identical outputs in every recording, 1 otherwise, 77 when its
+# program is missing.  Environment:
+#   ENCORE           the encore executable (default: build/cli/encore of this tree)
+#   CORPUS_TRIES     recordings per scenario (default 3; each is recorded and replayed)
+#   CORPUS_KEEP      a directory: copy each failing session there instead of removing it
+#   CORPUS_NO_HALT   set: no halt (CI checks that the scenarios known to replay still do)
+#   CORPUS_DEBUG     set: keep the temporary directory
+
+C_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ENCORE=${ENCORE:-$C_DIR/../../build/cli/encore}
+case "$ENCORE" in /*) ;; *) ENCORE=$PWD/$ENCORE ;; esac
+C_TRIES=${CORPUS_TRIES:-3}
+C_T=60                          # seconds any one encore command may take
+C_TMP=""
+C_PIDS=""
+C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT=""
+
+c_cleanup() {
+    [ -n "${CORPUS_DEBUG:-}" ] && { echo "corpus: kept $C_TMP" >&2; return; }
+    local p
+    for p in $C_PIDS; do kill "$p" 2>/dev/null || true; done
+    for p in $C_PIDS; do wait "$p" 2>/dev/null || true; done
+    [ -n "${C_CLEANUP_HOOK:-}" ] && "$C_CLEANUP_HOOK"
+    if [ -n "$C_TMP" ]; then
+        chmod -R u+w "$C_TMP" 2>/dev/null || true
+        rm -rf "$C_TMP"
+    fi
+}
+
+# c_bounded CMD...: CMD under `timeout` (its own process group), then whatever is left of
+# that group ended by its id: a recorded program that ignores SIGTERM when the time is up
+# (dig spins on under the recorder) is not left behind.
+c_bounded() {
+    local tp st=0
+    timeout "$C_T" "$@" &
+    tp=$!
+    wait "$tp" || st=$?
+    kill -KILL -- "-$tp" 2>/dev/null || true
+    return "$st"
+}
+
+# corpus_result RECORDED REPLAYED HALTED TRIES NOTE: the scenario's one line, tab-separated,
+# read by `./run.sh corpus`:
+#   RESULT  program  version  recorded  replayed  halted  tries  note
+corpus_result() {
+    printf 'RESULT\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$C_PROG" "$C_VERSION" "$1" "$2" "$3" "$4" "$5"
+}
+
+# corpus_need PROG...: the scenario is skipped (77, with a result line) without PROG.
+corpus_need() {
+    local p
+    for p in "$@"; do
+        if ! command -v "$p" >/dev/null 2>&1; then
+            corpus_result "skipped" "-" "-" 0 "$p is not installed"
+            exit 77
+        fi
+    done
+}
+
+# corpus_skip REASON: skip the scenario (77) for a reason of the machine.
+corpus_skip() {
+    corpus_result "skipped" "-" "-" 0 "$1"
+    exit 77
+}
+
+# corpus_init PROGRAM VERSION: a fresh temporary directory $C_TMP (removed at exit), with
+# $C_RUN for the scenario's files.
+corpus_init() {
+    C_PROG=$1 C_VERSION=$2
+    [ -x "$ENCORE" ] || { echo "corpus: $ENCORE is not built; run ./run.sh build" >&2; exit 2; }
+    C_TMP=$(mktemp -d "${TMPDIR:-/tmp}/encore-corpus-$1.XXXXXX")
+    chmod 755 "$C_TMP"
+    C_RUN=$C_TMP/run
+    mkdir -p "$C_RUN"
+    trap c_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+# corpus_port: a free TCP port on loopback (the kernel's choice, released at once).
+corpus_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# corpus_session: the body of the recorded shell script, from stdin (after the helpers).
+corpus_session() {
+    cat > "$C_TMP/session.sh" <<'EOF'
+# the recorded session: a shell starts the server and its clients (see tests/corpus/lib.sh)
+wait_listen() {
+    _h=$(printf '%04X' "$1") _n=0
+    while [ $_n -lt 20000 ]; do
+        for _f in /proc/net/tcp /proc/net/tcp6; do
+            while read -r _sl _loc _rem _st _rest; do
+                case "$_loc:$_st" in *:$_h:0A) return 0 ;; esac
+            done < $_f
+        done
+        _n=$((_n + 1))
+    done
+    echo "wait_listen: nothing listens on port $1" >&2
+    return 1
+}
+wait_path() {
+    _n=0
+    while [ ! -e "$1" ] && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
+    [ -e "$1" ] || { echo "wait_path: $1 never appeared" >&2; return 1; }
+}
+stop() { kill -TERM "$1"; wait "$1"; echo "server exit $?" >&2; }
+stop_pidfile() {
+    _p=
+    read -r _p < "$1"
+    kill -TERM "$_p"
+    _n=0
+    while kill -0 "$_p" 2>/dev/null && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
+}
+EOF
+    cat >> "$C_TMP/session.sh"
+}
+
+# c_reset: put $C_RUN back as it was set up (see the paragraph at the top).
+c_reset() {
+    chmod -R u+w "$C_RUN" 2>/dev/null || true
+    rm -rf "$C_RUN"
+    cp -a "$C_TMP/run.orig" "$C_RUN"
+}
+
+# c_classify MESSAGE DIR: the cause of a failure, from encore's message and the events of
+# the session DIR around the one the message names (a signal handler's clock read, an EINTR
+# or the process's end there: an asynchronous signal).
+c_classify() {
+    local msg=$1 dir=${2:-} proc ev ch ctx=""
+    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\), event .*/\1/p')
+    ev=$(echo "$msg" | sed -n 's/.*, event \([0-9]*\):.*/\1/p')
+    if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
+        ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
+            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 4')
+    fi
+    case "$msg" in
+        *thread*) echo "threads"; return ;;
+    esac
+    # a read that failed with EAGAIN on a just-accepted connection, before the first byte
+    # told the recorder the peer was recorded: logged as external input, and in replay the
+    # next receive finds the stream closed ("the peer closed the stream after 0 of N ...")
+    ch=$(echo "$msg" | sed -n 's/.*receive on channel \([0-9]*\) .*peer closed.*/\1/p')
+    if [ -n "$ch" ] && timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" '
+            $1 == "process" { on = ($2 == p) } on' | grep -q " input .* ch=$ch = -1 errno=11"; then
+        echo "early EAGAIN read on an accepted connection logged as external input"; return
+    fi
+    # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data")
+    if grep -rqs 'ancillary' "$C_RUN"; then
+        echo "descriptor passing (the replayed program logged:$(grep -rhos '[^]:]*ancillary data' "$C_RUN" | head -1))"; return
+    fi
+    if [ -n "$proc" ] && grep -q "process $proc (pid [0-9]*) used threads" "$dir"/../rec*.err 2>/dev/null; then
+        echo "threads (the diverging process started threads)"; return
+    fi
+    case "$msg" in
+        *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
+        *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
+    esac
+    # the process waits on where the recording ended within a few events: the SIGTERM
+    # that stopped the server came while it waited (its handler set a flag, or killed it)
+    case "$ctx" in
+        *"errno=4 "*|*sigsafe*|*signal*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
+    esac
+    case "$msg" in
+        *signal*|*SIG[A-Z]*) echo "asynchronous signals" ;;
+        *connect*|*SO_ERROR*|*EINPROGRESS*) echo "failed connects" ;;
+        *udp*|*UDP*|*datagram*|*recvfrom*|*sendto*) echo "UDP" ;;
+        *shm*|*"shared memory"*|*mmap*) echo "shared memory" ;;
+        *) echo "other" ;;
+    esac
+}
+
+# corpus_run [PREDICATE]: record the session $C_TRIES times; replay each to the end and
+# compare its stdout with the recording's (sorted when C_SORTED=1); halt the first
+# replayable one at PREDICATE (default: the server's process that received the most
+# messages, at its second) and compare the halted cut with `encore inf --json`.
+corpus_run() {
+    local pred=${1:-} cause="" c m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
+    cp -a "$C_RUN" "$C_TMP/run.orig"
+    for i in $(seq 1 "$C_TRIES"); do
+        local s=$C_TMP/s$i
+        c_reset
+        st=0
+        (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" record -q ${C_RECORD_OPTS:-} \
+                -o "$s" --name sh -- /bin/sh "$C_TMP/session.sh") \
+                < /dev/null > "$C_TMP/rec$i.out" 2> "$C_TMP/rec$i.err" || st=$?
+        if [ "$st" != 0 ]; then
+            m=$(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)
+            [ "$st" != 124 ] || m="timed out after ${C_T}s${m:+: $m}"
+            rec_fail="recording $i: ${m:-status $st}"
+            echo "corpus: $C_PROG: recording $i failed: ${m:-status $st}" >&2
+            sed 's/^/  | /' "$C_TMP/rec$i.err" | tail -20 >&2
+            continue
+        fi
+        if [ -n "$C_EXPECT" ] && ! grep -q -- "$C_EXPECT" "$C_TMP/rec$i.out"; then
+            # the programs misbehaved while recorded: the recorder broke them
+            m=$(grep -v '^server exit' "$C_TMP/rec$i.err" | head -1)
+            rec_fail="recording $i: the recorded run went wrong (no '$C_EXPECT' in its output)${m:+: $m}"
+            echo "corpus: $C_PROG: $rec_fail" >&2
+            continue
+        fi
+        rec_ok=$((rec_ok + 1))
+        c_reset
+        if (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
+                --stall-timeout 15 "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
+            if [ -n "$C_SORTED" ]; then
+                sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
+            else
+                cp "$C_TMP/rec$i.out" "$C_TMP/a"; cp "$C_TMP/rep$i.out" "$C_TMP/b"
+            fi
+            if cmp -s "$C_TMP/a" "$C_TMP/b"; then
+                rep_ok=$((rep_ok + 1))
+                [ -n "$good" ] || good=$s
+                continue
+            fi
+            m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
+        else
+            m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
+            [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
+        fi
+        m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
+        [ -n "$first_fail" ] || first_fail=$m
+        # every recording's cause, each named once
+        c=$(c_classify "$m" "$s")
+        [ "$c" != other ] || [ -z "$C_HINT" ] || c=$C_HINT
+        case "; $cause;" in *"; $c;"*) ;; *) cause="${cause:+$cause; }$c" ;; esac
+        echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
+        if [ -n "${CORPUS_KEEP:-}" ]; then
+            mkdir -p "$CORPUS_KEEP"
+            rm -rf "$CORPUS_KEEP/$C_PROG-$i"
+            cp -a "$s" "$CORPUS_KEEP/$C_PROG-$i"
+            cp "$C_TMP/session.sh" "$C_TMP"/re?$i.* "$CORPUS_KEEP/$C_PROG-$i/" 2>/dev/null || true
+        fi
+    done
+
+    if [ "$rec_ok" = 0 ]; then
+        corpus_result "no (0/$C_TRIES): ${rec_fail#recording *: }" "-" "-" "$C_TRIES" \
+            "${C_HINT:-recording failed}"
+        return 1
+    fi
+    if [ -n "${CORPUS_NO_HALT:-}" ]; then
+        halted="skipped (CORPUS_NO_HALT)"
+    elif [ -n "$good" ]; then
+        [ -n "$pred" ] || pred=$(c_default_pred "$good")
+        if [ -z "$pred" ]; then
+            halted="skipped (no message between recorded processes to halt at)"
+        else
+            halted=$(c_halt "$good" "$pred")
+        fi
+    else
+        halted="skipped (no recording replayed)"
+    fi
+    if [ "$rep_ok" != "$rec_ok" ]; then
+        note="$cause"
+        local th
+        th=$(sed -n 's/.*process \([^ ]*\) (pid [0-9]*) used threads.*/\1/p' "$C_TMP"/rec*.err 2>/dev/null |
+             sort -u | tr '\n' ' ')
+        case "$note" in *threads*) ;; *) [ -z "$th" ] || note="$note; threads started in ${th% }" ;; esac
+        corpus_result "yes ($rec_ok/$C_TRIES)" "no ($rep_ok/$rec_ok): $first_fail" "$halted" \
+            "$C_TRIES" "$note"
+        return 1
+    fi
+    corpus_result "yes ($rec_ok/$C_TRIES)" "yes ($rep_ok/$rec_ok)" "$halted" "$C_TRIES" "${rec_fail:+$rec_fail}"
+    case "$halted" in no*) return 1 ;; esac
+    return 0
+}
+
+# c_default_pred DIR: "PROC: received >= K" for the recorded process of the scenario's
+# program with the most received messages (any process when none of it received one), K
+# at most 2.
+c_default_pred() {
+    local row
+    row=$(timeout "$C_T" "$ENCORE" sql --csv "$1" "
+        SELECT p.name, count(*) AS n FROM message m JOIN event e ON e.id = m.recv
+        JOIN process p ON p.id = e.proc
+        GROUP BY p.name ORDER BY (p.exe LIKE '%${C_PROG%%-*}%') DESC, n DESC, p.name LIMIT 1" \
+        2>/dev/null | sed -n 2p)
+    [ -n "$row" ] || return 0
+    # 2, not more: a later receive may come from a client the shell starts after waiting
+    # for an earlier one, a wait() the analyzer does not order (README.md, Limits)
+    local n=${row##*,}
+    [ "$n" -le 2 ] || n=2
+    echo "${row%%,*}: received >= $n"
+}
+
+# c_halt DIR PRED: "yes (PRED)" when `encore replay --stop PRED` halts at `encore inf`'s
+# cut, "no (...)" otherwise.
+c_halt() {
+    local s=$1 pred=$2 a b
+    if ! timeout "$C_T" "$ENCORE" inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
+        echo "no ('$pred': encore inf: $(head -1 "$C_TMP/inf.err"))"; return
+    fi
+    c_reset
+    if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
+            --then kill --stall-timeout 15 --stop "$pred" "$s") < /dev/null \
+            > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
+        echo "no ('$pred': $(grep -m1 'encore replay:' "$C_TMP/halt.err" || echo "status $?"))"; return
+    fi
+    a=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/inf.json" | head -1)
+    b=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/halt.json" | head -1)
+    if [ -n "$a" ] && [ "$a" = "$b" ] && grep -q '"status":"halted"' "$C_TMP/halt.json"; then
+        echo "yes ($pred)"
+    else
+        echo "no ('$pred': inf $a, halted at $b)"
+    fi
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# postgres.sh: PostgreSQL 15 (postgres -D in a temporary directory, as the unprivileged user
+# nobody: it refuses root) and psql creating, filling and querying a table over TCP.
+set -u
+. "$(dirname "$0")/lib.sh"
+pgbin=""
+for d in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+    [ -x "$d/postgres" ] && { pgbin=$d; break; }
+done
+[ -n "$pgbin" ] || { C_PROG=postgres; corpus_skip "PostgreSQL (postgres, initdb) is not installed"; }
+corpus_need psql runuser
+corpus_init postgres "$("$pgbin/postgres" --version | sed 's/.*) //')"
+C_AS=nobody
+port=$(corpus_port)
+chown nobody "$C_TMP" "$C_RUN"
+# nobody must reach encore and the recorder library too
+runuser -u nobody -- test -x "$ENCORE" || corpus_skip "the user nobody cannot run $ENCORE (its directories are closed to others)"
+runuser -u nobody -- "$pgbin/initdb" -A trust -U postgres -D "$C_RUN/data" > "$C_TMP/initdb.log" 2>&1 ||
+    corpus_skip "initdb failed: $(tail -1 "$C_TMP/initdb.log")"
+corpus_session <<EOF
+$pgbin/postgres -D $C_RUN/data -k $C_RUN -c listen_addresses=127.0.0.1 -p $port \
+    -c logging_collector=off -c shared_buffers=16MB > $C_RUN/postgres.log 2>&1 &
+srv=\$!
+wait_listen $port
+psql -X -q -h 127.0.0.1 -p $port -U postgres -d postgres -c 'CREATE TABLE t (k int, v text)'
+psql -X -q -h 127.0.0.1 -p $port -U postgres -d postgres -c "INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 100) g"
+psql -X -A -t -h 127.0.0.1 -p $port -U postgres -d postgres -c 'SELECT count(*), sum(k), max(v) FROM t'
+stop \$srv
+EOF
+C_EXPECT='100|5050|row 99'
+# seen in the traces: the postmaster forks and its children wake by signals (SIGCHLD, SIGUSR1
+# with flags in shared memory), e.g. the checkpointer's epoll_wait ends in EINTR
+C_HINT='asynchronous signals (SIGCHLD, SIGUSR1 with flags in shared memory)'
+corpus_run

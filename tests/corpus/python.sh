@@ -1,0 +1,64 @@
+#!/bin/bash
+# python.sh: CPython programs.
+#   python.sh asyncio  an asyncio TCP server (asyncio.start_server) serving three client
+#                      processes (asyncio.open_connection), then ending by itself
+#   python.sh pool     multiprocessing.Pool(2).map (fork, pipes, and the pool's threads)
+set -u
+. "$(dirname "$0")/lib.sh"
+scen=${1:-asyncio}
+corpus_need python3
+py=/usr/bin/python3; [ -x $py ] || py=$(python3 -c 'import sys; print(sys.executable)')
+corpus_init "python-$scen" "$($py --version | sed 's/Python //')"
+port=$(corpus_port)
+cat > "$C_RUN/aio.py" <<'EOF'
+import asyncio, sys
+port = int(sys.argv[2])
+async def serve(n):
+    done = asyncio.Event(); left = [n]
+    async def handle(r, w):
+        while (line := await r.readline()):
+            w.write(line.upper()); await w.drain()
+        w.close(); await w.wait_closed()
+        left[0] -= 1
+        if left[0] == 0: done.set()
+    srv = await asyncio.start_server(handle, "127.0.0.1", port)
+    async with srv:
+        await done.wait()
+    print("served", n, flush=True)
+async def client(k):
+    r, w = await asyncio.open_connection("127.0.0.1", port)
+    for i in range(5):
+        w.write(b"line %d of client %s\n" % (i, k.encode())); await w.drain()
+        print((await r.readline()).decode().strip())
+    w.close(); await w.wait_closed()
+if sys.argv[1] == "serve": asyncio.run(serve(int(sys.argv[3])))
+else: asyncio.run(client(sys.argv[3]))
+EOF
+cat > "$C_RUN/pool.py" <<'EOF'
+import multiprocessing as mp, hashlib
+def work(i):
+    return i, hashlib.sha1(b"x" * i).hexdigest()[:8]
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    with mp.Pool(2) as p:
+        for i, h in p.map(work, range(20)): print(i, h)
+EOF
+case $scen in
+asyncio)
+    corpus_session <<EOF
+$py $C_RUN/aio.py serve $port 3 &
+srv=\$!
+wait_listen $port
+for k in a b c; do $py $C_RUN/aio.py client $port \$k; done
+wait \$srv
+EOF
+    ;;
+pool)
+    corpus_session <<EOF
+$py $C_RUN/pool.py
+EOF
+    ;;
+*) echo "usage: python.sh asyncio|pool" >&2; exit 2 ;;
+esac
+case $scen in asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; esac
+corpus_run
