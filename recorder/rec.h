@@ -33,6 +33,19 @@
 #include "interpose.h"
 #include "trace.h"
 
+/* glibc's __libc_single_threaded (2.32+): nonzero while the process has one thread; glibc
+ * clears it before it starts the first other thread, however the thread is made (the
+ * program's pthread_create, or libc's own: timer and aio helpers), and never sets it again. */
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define REC_SINGLE_THREADED 1
+#endif
+#endif
+#ifndef REC_SINGLE_THREADED
+#define REC_SINGLE_THREADED 0
+#endif
+
 #define REC_HIDDEN IP_HIDDEN
 #define REC_EXPORT IP_EXPORT
 
@@ -134,6 +147,16 @@ static inline int rec_enter(void)
 		return 0;
 	}
 	rec_depth++;
+#if REC_SINGLE_THREADED
+	if (__builtin_expect(__libc_single_threaded, 1)) {
+		/* One thread: no other can hold the lock, and the atomic exchange (a locked
+		 * instruction, a quarter of a clock read's logging cost) is not needed.  The lock
+		 * is still marked held: a thread started from a signal handler that interrupts
+		 * this event (glibc clears the flag before the thread exists) waits for it. */
+		__atomic_store_n(&rec_lockv, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} else
+#endif
 	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0))
 		rec_lock_wait();
 	if (__builtin_expect(rec.w == NULL, 0)) {
