@@ -122,7 +122,6 @@ static inline int64_t fmt_clock_unit(int slot)
 	return slot == 0 ? 1000000 : 1000000000;
 }
 
-
 /* Endpoint TLV tags. */
 enum {
 	EP_TYPE = 1, EP_DIR = 2, EP_INODE = 3, EP_PEER_INODE = 4, EP_PEER_PID = 5,
