@@ -14,8 +14,9 @@
 #define FMT_MAGIC "ENCTRACE"
 #define FMT_TAIL_MAGIC "ENCTAIL1"
 #define FMT_CHUNK_MAGIC 0x4b484345u /* "ECHK" little-endian */
-#define FMT_VERSION 1
-#define FMT_MIN_VERSION 1
+#define FMT_VERSION 2     /* what this library reads and writes */
+#define FMT_MIN_VERSION 2 /* min_version of the files it writes (compact clock values) */
+#define FMT_V1 1          /* version and min_version of files written with plain clocks */
 
 #define FMT_HEADER_SIZE 64
 #define FMT_TAIL_HEADER 64
@@ -101,8 +102,33 @@ enum {
 	F_AUX = 1u << 10,
 	F_DATA = 1u << 11,
 	F_EXT = 1u << 12, /* varint length + bytes: fields of later versions, skipped */
-	F_KNOWN = (1u << 13) - 1,
+	F_CLOCK = 1u << 13, /* version 2: zigzag delta of a clock value, instead of data */
+	F_KNOWN = (1u << 14) - 1,
 };
+
+/* Compact clock values (schemas/trace-format.md, "Clock values"): a clock read's value is
+ * coded as the difference from the previous value of the same clock in the file, in the
+ * value's unit.  The clocks that have one: gettimeofday (a struct timeval, microseconds) and
+ * clock_gettime of clock ids 0-15 (a struct timespec, nanoseconds). */
+#define FMT_CLOCK_SLOTS 17
+#define FMT_CLOCK_LEN 16 /* bytes of the struct timeval or timespec: two 64-bit words */
+
+/* The slot of a clock event by its call and aux (known before its value), or -1. */
+static inline int fmt_clock_slot(uint32_t kind, uint32_t call, uint32_t naux, int64_t aux0)
+{
+	if (kind != TRACE_EV_CLOCK)
+		return -1;
+	if (call == TRACE_CALL_GETTIMEOFDAY && naux == 0)
+		return 0;
+	if (call == TRACE_CALL_CLOCK_GETTIME && naux == 1 && aux0 >= 0 && aux0 < 16)
+		return 1 + (int)aux0;
+	return -1;
+}
+
+static inline int64_t fmt_clock_unit(int slot)
+{
+	return slot == 0 ? 1000000 : 1000000000;
+}
 
 /* Endpoint TLV tags. */
 enum {
@@ -201,6 +227,27 @@ static inline uint8_t cur_u8(struct cursor *c)
 	const uint8_t *p = cur_bytes(c, 1);
 
 	return p ? *p : 0;
+}
+
+/* A clock value's 16 bytes (seconds, then microseconds or nanoseconds, little-endian) as one
+ * count of the slot's unit.  -1 when it has no such form (a negative or huge second count, a
+ * fraction out of range): such values stay plain data. */
+static inline int fmt_clock_value(int slot, const uint8_t *d, int64_t *v)
+{
+	uint64_t sec = get_u64(d), frac = get_u64(d + 8), unit = (uint64_t)fmt_clock_unit(slot);
+
+	if (frac >= unit || sec > ((uint64_t)INT64_MAX - unit) / unit)
+		return -1;
+	*v = (int64_t)(sec * unit + frac);
+	return 0;
+}
+
+static inline void fmt_clock_bytes(int slot, int64_t v, uint8_t *d)
+{
+	int64_t unit = fmt_clock_unit(slot);
+
+	put_u64(d, (uint64_t)(v / unit));
+	put_u64(d + 8, (uint64_t)(v % unit));
 }
 
 /* Fill a diag; file may be NULL. */

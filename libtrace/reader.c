@@ -66,6 +66,9 @@ struct trace_reader {
 	/* decoder state */
 	uint64_t index;
 	uint64_t last_time;
+	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock (format.h) */
+	uint32_t clock_known;     /* bit k: clock_prev[k] was set by this file's records */
+	uint8_t clock_buf[FMT_CLOCK_LEN]; /* a compact clock value, decoded */
 	struct chan_off *chans;
 	size_t nchans;
 	struct stack_entry *stacks;
@@ -642,6 +645,8 @@ static int decode_event(struct trace_reader *r, struct cursor *c, uint32_t kind,
 {
 	uint64_t mask = cur_varint(c), i;
 	uint64_t time = r->last_time;
+	int64_t delta = 0;
+	int slot;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
@@ -686,10 +691,33 @@ static int decode_event(struct trace_reader *r, struct cursor *c, uint32_t kind,
 	}
 	if (mask & F_EXT)
 		cur_bytes(c, cur_varint(c));
+	if (mask & F_CLOCK)
+		delta = unzigzag(cur_varint(c));
 	if (c->short_read)
 		return TRACE_ETRUNCATED;
 	if (c->bad)
 		return TRACE_ECORRUPT;
+	if ((mask & (F_CLOCK | F_DATA)) == (F_CLOCK | F_DATA))
+		return TRACE_ECORRUPT;
+	if ((slot = fmt_clock_slot(kind, ev->call, ev->naux, ev->aux[0])) >= 0) {
+		/* The base of the deltas (schemas/trace-format.md, "Clock values"): every value of
+		 * the clock, whole or compact, in record order. */
+		if (mask & F_CLOCK) {
+			uint64_t v = (uint64_t)r->clock_prev[slot] + (uint64_t)delta;
+
+			if (!(r->clock_known & (1u << slot)) || v > (uint64_t)INT64_MAX)
+				return TRACE_ECORRUPT;
+			r->clock_prev[slot] = (int64_t)v;
+			fmt_clock_bytes(slot, (int64_t)v, r->clock_buf);
+			ev->data = r->clock_buf;
+			ev->data_len = FMT_CLOCK_LEN;
+		} else if (ev->data_len == FMT_CLOCK_LEN &&
+		           fmt_clock_value(slot, ev->data, &r->clock_prev[slot]) == 0) {
+			r->clock_known |= 1u << slot;
+		}
+	} else if (mask & F_CLOCK) {
+		return TRACE_ECORRUPT; /* a delta of no clock */
+	}
 	r->last_time = time;
 	return 0;
 }

@@ -279,6 +279,8 @@ struct trace_writer_options {
 	int level;             /* zstd level; 0 = default (3) */
 	uint64_t max_bytes;    /* disk budget for chunks; 0 = unbounded. Oldest chunks are
 	                          dropped (hole-punched) and the drop is recorded in the file */
+	int plain_clocks;      /* 1: clock values as plain data, a version-1 file that older
+	                          readers read; 0 = default: compact (version 2) */
 };
 
 /* Creates `path` (O_EXCL, 0600, O_NOFOLLOW, O_CLOEXEC) relative to dirfd (AT_FDCWD for

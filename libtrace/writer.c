@@ -67,6 +67,9 @@ struct trace_writer {
 	uint64_t tail_first;  /* events started before data's first byte */
 	uint64_t end;         /* file offset of the next chunk */
 	uint64_t last_time;
+	int compact_clock;    /* version 2: clock values as deltas (F_CLOCK) */
+	uint32_t clock_seen;  /* bit k: clock slot k had a value in a record of this chunk */
+	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock slot */
 	int level;
 	uint64_t max_bytes;
 	uint64_t live_off;
@@ -216,6 +219,9 @@ static void tail_reset(struct trace_writer *w)
 	w->used = 0;
 	w->first_record = FMT_NO_RECORD;
 	w->tail_nevents = 0;
+	/* Each chunk's first value of a clock is written whole, so that a reader starting at
+	 * any chunk (after dropped ones) has the base of every delta that follows. */
+	w->clock_seen = 0;
 }
 
 /* --- the budget's channel table -------------------------------------------------------- */
@@ -528,6 +534,7 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	w->self_size = round_up(sizeof(*w), page);
 	w->fd = fd;
 	w->level = opt && opt->level ? opt->level : 3;
+	w->compact_clock = !(opt && opt->plain_clocks);
 	w->max_bytes = opt ? opt->max_bytes : 0;
 	w->first_record = FMT_NO_RECORD;
 
@@ -543,8 +550,8 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	w->end = w->live_off = w->chunks_off = tail_off + w->tail_size;
 	w->page = page;
 	memcpy(hdr + HDR_MAGIC, FMT_MAGIC, 8);
-	put_u16(hdr + HDR_VERSION, FMT_VERSION);
-	put_u16(hdr + HDR_MIN_VERSION, FMT_MIN_VERSION);
+	put_u16(hdr + HDR_VERSION, w->compact_clock ? FMT_VERSION : FMT_V1);
+	put_u16(hdr + HDR_MIN_VERSION, w->compact_clock ? FMT_MIN_VERSION : FMT_V1);
 	put_u32(hdr + HDR_FLAGS, 0);
 	put_u32(hdr + HDR_META_LEN, (uint32_t)meta_len);
 	put_u32(hdr + HDR_TAIL_SIZE, (uint32_t)w->tail_size);
@@ -623,12 +630,33 @@ fail:
 
 /* The longest event head encode_event writes: kind, mask and every field at its widest. */
 #define EVENT_HEAD_MAX (1 + 2 + 5 + 10 + 5 + 5 + 5 + 10 + 10 + 5 + 5 + 4 + 1 + \
-                        TRACE_AUX_MAX * 10 + 5)
+                        TRACE_AUX_MAX * 10 + 5 + 10)
 
-/* An event's head (everything but its data bytes) into dst; returns its length. */
-static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct trace_event *ev)
+/* The clock value of ev as a delta from the previous value of its clock (F_CLOCK), or 0 when
+ * its value goes as data: not a clock with a compact form, or its chunk's first of that clock
+ * (which sets the base, as it does for the reader).  *delta is the zigzag. */
+static int clock_delta(struct trace_writer *w, const struct trace_event *ev, uint64_t *delta)
 {
-	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
+	int slot = fmt_clock_slot(ev->kind, ev->call, ev->naux, ev->naux ? ev->aux[0] : 0);
+	int64_t v;
+
+	if (slot < 0 || ev->data_len != FMT_CLOCK_LEN || fmt_clock_value(slot, ev->data, &v))
+		return 0;
+	*delta = zigzag(v - w->clock_prev[slot]);
+	w->clock_prev[slot] = v;
+	if (!(w->clock_seen & (1u << slot))) {
+		w->clock_seen |= 1u << slot;
+		return 0;
+	}
+	return 1;
+}
+
+/* An event's head (everything but its data bytes) into dst; returns its length.  *with_data:
+ * whether the data bytes follow (a compact clock value has none). */
+static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct trace_event *ev,
+                           int *with_data)
+{
+	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0, delta = 0;
 	uint32_t mask = 0, i;
 	size_t n = 0;
 
@@ -644,6 +672,9 @@ static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct tr
 	if (ev->has_hash) mask |= F_HASH;
 	if (ev->naux) mask |= F_AUX;
 	if (ev->data_len) mask |= F_DATA;
+	if (ev->kind == TRACE_EV_CLOCK && w->compact_clock && clock_delta(w, ev, &delta))
+		mask = (mask & ~(uint32_t)F_DATA) | F_CLOCK;
+	*with_data = (mask & F_DATA) != 0;
 
 	dst[n++] = (uint8_t)ev->kind;
 	n += put_varint(dst + n, mask);
@@ -669,6 +700,7 @@ static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct tr
 			n += put_varint(dst + n, zigzag(ev->aux[i]));
 	}
 	if (mask & F_DATA) n += put_varint(dst + n, ev->data_len);
+	if (mask & F_CLOCK) n += put_varint(dst + n, delta);
 	return n;
 }
 
@@ -676,7 +708,7 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 {
 	uint8_t buf[EVENT_HEAD_MAX];
 	size_t n;
-	int rc;
+	int rc, with_data;
 
 	if (w->broken)
 		return w->broken;
@@ -688,13 +720,13 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	if (w->cap - w->used > EVENT_HEAD_MAX) {
 		/* the common case: the head fits before the chunk's end, so it is encoded in place
 		 * (the commit below is what makes it count, as for a copied one) */
-		w->used += (uint32_t)encode_event(w, w->data + w->used, ev);
+		w->used += (uint32_t)encode_event(w, w->data + w->used, ev, &with_data);
 	} else {
-		n = encode_event(w, buf, ev);
+		n = encode_event(w, buf, ev, &with_data);
 		if ((rc = append(w, buf, n)) != 0)
 			return rc;
 	}
-	if (ev->data_len && (rc = append(w, ev->data, ev->data_len)) != 0)
+	if (with_data && (rc = append(w, ev->data, ev->data_len)) != 0)
 		return rc;
 	w->count++;
 	record_commit(w);

@@ -154,6 +154,25 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 
 
 
+/* One clock read, logged (the fast path: rec_event_fill, and one display stamp in 16).
+ * `naux` 1 carries the clock id; `out`, `len`: the value filled in, when the call succeeded. */
+static inline void log_clock(uint32_t call, long r, int e, uint32_t naux, int64_t clk,
+                             const void *out, uint32_t len, void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_CLOCK, call, rec_clock_stamp());
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = naux;
+	ev.aux[0] = clk;
+	if (out) {
+		ev.data = out;
+		ev.data_len = len;
+	}
+	rec_log(&ev, ra);
+}
+
 REC_EXPORT time_t time(time_t *t)
 {
 	time_t r = IP_REAL(time)(t);
@@ -161,7 +180,7 @@ REC_EXPORT time_t time(time_t *t)
 
 	if (!rec_enter())
 		return r;
-	log_value(TRACE_EV_CLOCK, TRACE_CALL_TIME, (long)r, e, NULL, 0, RA());
+	log_clock(TRACE_CALL_TIME, (long)r, e, 0, 0, NULL, 0, RA());
 	rec_leave();
 	errno = e;
 	return r;
@@ -236,21 +255,10 @@ static inline const void *value_ptr(const void *p)
  * clock read is aux[0] (NOCLK: gettimeofday, none). */
 #define REC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
 	int r_ = realcall, e_ = errno; \
-	struct trace_event ev_; \
 	if (!rec_enter()) \
 		return r_; \
-	rec_event_init(&ev_, TRACE_EV_CLOCK, call, -1); \
-	ev_.result = r_; \
-	ev_.err = r_ < 0 ? e_ : 0; \
-	if (!(NOCLK)) { \
-		ev_.naux = 1; \
-		ev_.aux[0] = (CLK); \
-	} \
-	if (r_ == 0 && value_ptr(OUT)) { \
-		ev_.data = (const uint8_t *)(OUT); \
-		ev_.data_len = sizeof(*(OUT)); \
-	} \
-	rec_log(&ev_, RA()); \
+	log_clock(call, r_, e_, (NOCLK) ? 0 : 1, (NOCLK) ? 0 : (int64_t)(CLK), \
+	          r_ == 0 ? value_ptr(OUT) : NULL, (uint32_t)sizeof(*(OUT)), RA()); \
 	rec_leave(); \
 	errno = e_; \
 	return r_

@@ -35,6 +35,19 @@
 #include "interpose.h"
 #include "trace.h"
 
+/* glibc's __libc_single_threaded (2.32+): nonzero while the process has one thread; glibc
+ * clears it before it starts the first other thread, however the thread is made (the
+ * program's pthread_create, or libc's own: timer and aio helpers), and never sets it again. */
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define REC_SINGLE_THREADED 1
+#endif
+#endif
+#ifndef REC_SINGLE_THREADED
+#define REC_SINGLE_THREADED 0
+#endif
+
 #define REC_HIDDEN IP_HIDDEN
 #define REC_EXPORT IP_EXPORT
 
@@ -80,6 +93,7 @@ struct rec_state {
 	uint32_t hash_every;        /* K: every K-th event of a direction carries the hash */
 	uint32_t depth;             /* call-site frames to resolve */
 	uint32_t data_events;       /* send/recv events so far: one in 16 is timestamped */
+	uint32_t clock_events;      /* clock reads so far: one in 16 is timestamped */
 	int exited;                 /* EXIT logged */
 	uint64_t unlogged;          /* calls passed through because the guard was held */
 	int active;                 /* configuration was found and parsed */
@@ -141,6 +155,16 @@ static inline int rec_enter(void)
 		return 0;
 	}
 	rec_depth++;
+#if REC_SINGLE_THREADED
+	if (__builtin_expect(__libc_single_threaded, 1)) {
+		/* One thread: no other can hold the lock, and the atomic exchange (a locked
+		 * instruction, a quarter of a clock read's logging cost) is not needed.  The lock
+		 * is still marked held: a thread started from a signal handler that interrupts
+		 * this event (glibc clears the flag before the thread exists) waits for it. */
+		__atomic_store_n(&rec_lockv, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} else
+#endif
 	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0) &&
 	    !rec_lock_wait()) {
 		/* another thread forks: this call goes unlogged, counted (never waited for) */
@@ -185,6 +209,40 @@ REC_HIDDEN int rec_own_fd(int fd);
  * moves to another descriptor first; where none is left, it stops, saying why. */
 REC_HIDDEN void rec_own_fd_lost(void);
 REC_HIDDEN uint64_t rec_now_ns(void);
+
+/* rec_event_init for the hot value events (clock reads above all: the most frequent event of
+ * servers that time each command): every field the writer reads is set, nothing else (aux
+ * stays unwritten with naux 0), instead of clearing the whole event first; the display
+ * timestamp is the caller's (0: not stamped).  Same event as rec_event_init's otherwise. */
+static inline void rec_event_fill(struct trace_event *ev, uint32_t kind, uint32_t call,
+                                  uint64_t time_ns)
+{
+	ev->index = 0;
+	ev->kind = kind;
+	ev->call = call;
+	ev->flags = 0;
+	ev->fd = -1;
+	ev->channel = 0;
+	ev->site = 0;
+	ev->result = 0;
+	ev->err = 0;
+	ev->len = 0;
+	ev->offset = 0;
+	ev->time_ns = time_ns;
+	ev->hash = 0;
+	ev->has_hash = 0;
+	ev->naux = 0;
+	ev->data = NULL;
+	ev->data_len = 0;
+}
+
+/* The display timestamp of a clock read: one in 16 is stamped, as sends and receives are
+ * (timestamps are for display only, docs/design.md; the value logged is a time already), so
+ * that a clock read seldom costs a second clock read. */
+static inline uint64_t rec_clock_stamp(void)
+{
+	return (rec.clock_events++ & 15) == 0 ? rec_now_ns() : 0;
+}
 
 /* --- process start (core.c) ----------------------------------------------------------- */
 /* Open this process's trace file (root, forked child or new image). Returns 0 or -1. */

@@ -50,7 +50,7 @@ static struct trace_writer *open_writer(const char *path, const char *name, uint
                                         uint64_t max_bytes)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { chunk, 0, max_bytes };
+	struct trace_writer_options o = { chunk, 0, max_bytes, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_diag d;
 	int rc;
@@ -1109,6 +1109,177 @@ START_TEST(disk_budget_keeps_channels)
 	ck_assert_uint_eq(ni, 1);
 	ck_assert_uint_eq(inh[0].channel, 7);
 	trace_reader_close(r);
+
+/* --- compact clock values (schemas/trace-format.md, "Clock values") ---------------------- */
+
+/* A clock read's 16 bytes: seconds, then the fraction, as the host lays out the struct. */
+static void clock_data(uint8_t *d, int64_t sec, int64_t frac)
+{
+	memcpy(d, &sec, 8);
+	memcpy(d + 8, &frac, 8);
+}
+
+/* n events: clock reads of every form (gettimeofday, clock_gettime of several clocks, ids
+ * without a compact form, values without one, time()) between sends and incompressible
+ * inputs that fill chunks.  Stored in s (data copied), written to w. */
+static void write_clocks(struct trace_writer *w, struct unit_rng *g, struct stored *s, size_t n)
+{
+	static const int64_t clk[] = { 0, 1, 7, 15, 16, -2 };
+	int64_t usec = 1700000000000000ll, nsec[6] = { 0 };
+	uint8_t d[64];
+	size_t i, j;
+
+	for (j = 0; j < 6; j++)
+		nsec[j] = (int64_t)unit_rng_below(g, 1ull << 50);
+	for (i = 0; i < n; i++) {
+		struct trace_event *ev = &s[i].ev;
+		uint64_t pick = unit_rng_below(g, 16);
+
+		memset(ev, 0, sizeof(*ev));
+		ev->fd = -1;
+		ev->kind = TRACE_EV_CLOCK;
+		ev->site = 1 + (uint32_t)unit_rng_below(g, 3);
+		ev->time_ns = unit_rng_below(g, 16) ? 0 : 5000000000ull + i;
+		ev->data = d;
+		ev->data_len = 16;
+		if (pick < 6) {
+			ev->call = TRACE_CALL_GETTIMEOFDAY;
+			usec += (int64_t)unit_rng_below(g, 5000);
+			clock_data(d, usec / 1000000, usec % 1000000);
+		} else if (pick < 12) {
+			j = (size_t)unit_rng_below(g, 6);
+			ev->call = TRACE_CALL_CLOCK_GETTIME;
+			ev->naux = 1;
+			ev->aux[0] = clk[j];
+			/* mostly forward, sometimes backward (another thread's older reading) */
+			nsec[j] += (int64_t)unit_rng_below(g, 100000) - (unit_rng_below(g, 8) ? 0 : 200000);
+			if (nsec[j] < 0)
+				nsec[j] = 0;
+			clock_data(d, nsec[j] / 1000000000, nsec[j] % 1000000000);
+		} else if (pick == 12) {
+			/* values with no compact form: a fraction out of range, a negative second
+			 * count, a short value, a failed call */
+			ev->call = unit_rng_below(g, 2) ? TRACE_CALL_GETTIMEOFDAY : TRACE_CALL_CLOCK_GETTIME;
+			ev->naux = ev->call == TRACE_CALL_CLOCK_GETTIME;
+			switch (unit_rng_below(g, 4)) {
+			case 0: clock_data(d, 12, 2000000000); break;
+			case 1: clock_data(d, -1, 5); break;
+			case 2: ev->data_len = 8; memset(d, 0x5a, 8); break;
+			default: ev->result = -1; ev->err = 22; ev->data = NULL; ev->data_len = 0;
+			}
+		} else if (pick == 13) {
+			ev->call = TRACE_CALL_TIME;
+			ev->result = usec / 1000000;
+			ev->data = NULL;
+			ev->data_len = 0;
+		} else {
+			ev->kind = pick == 14 ? TRACE_EV_SEND : TRACE_EV_INPUT;
+			ev->call = TRACE_CALL_SEND;
+			ev->fd = 3;
+			ev->channel = 1;
+			ev->data_len = pick == 14 ? 0 : sizeof(d);
+			if (!ev->data_len)
+				ev->data = NULL;
+			for (j = 0; j < sizeof(d); j++)
+				d[j] = (uint8_t)unit_rng_next(g); /* incompressible: many chunks */
+			ev->result = ev->len = sizeof(d);
+		}
+		if (ev->data_len) {
+			s[i].data = malloc(ev->data_len);
+			memcpy(s[i].data, ev->data, ev->data_len);
+			ev->data = s[i].data;
+		}
+		ck_assert_int_eq(trace_writer_event(w, ev), 0);
+	}
+}
+
+static uint16_t header_u16(const char *path, long at)
+{
+	uint8_t b[2] = { 0, 0 };
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, at, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(b, 1, 2, f), 2);
+	fclose(f);
+	return (uint16_t)(b[0] | b[1] << 8);
+}
+
+/* Clock values written as deltas (the default) and as plain data (plain_clocks: the version-1
+ * format, what older recorders wrote) read back byte for byte, over many chunks; the compact
+ * file is a version-2 file and smaller, the plain one a version-1 file. */
+START_TEST(clock_values_round_trip)
+{
+	char dir[4096], path[2][4200];
+	const size_t n = 30000;
+	struct stat st[2];
+	int plain, damage;
+
+	unit_tmpdir(dir, sizeof(dir));
+	for (plain = 0; plain < 2; plain++) {
+		struct trace_process p;
+		struct trace_writer_options o = { CHUNK, 0, 0, plain };
+		struct trace_writer *w = NULL;
+		struct trace_diag d;
+		struct stored *s = calloc(n, sizeof(*s));
+		struct unit_rng g;
+
+		snprintf(path[plain], sizeof(path[plain]), "%s/c%d.trace", dir, plain);
+		fill_process(&p, "clk");
+		ck_assert_int_eq(trace_writer_open(AT_FDCWD, path[plain], &p, &o, 0, &w, &d), 0);
+		unit_rng_seed(&g, unit_seed());
+		write_clocks(w, &g, s, n);
+		ck_assert_int_eq(trace_writer_close(w), 0);
+		ck_assert_uint_eq(read_check(path[plain], s, n, &damage), n);
+		ck_assert_int_eq(damage, 0);
+		free_stored(s, n);
+		ck_assert_int_eq(stat(path[plain], &st[plain]), 0);
+		/* version, min_version */
+		ck_assert_uint_eq(header_u16(path[plain], 8), plain ? 1 : 2);
+		ck_assert_uint_eq(header_u16(path[plain], 10), plain ? 1 : 2);
+	}
+	ck_assert_msg(st[0].st_size < st[1].st_size, "compact %lld bytes, plain %lld",
+	              (long long)st[0].st_size, (long long)st[1].st_size);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* A reader that starts past dropped chunks (disk budget) still decodes every clock value it
+ * reads: each chunk's first value of a clock is whole. */
+START_TEST(clock_deltas_after_dropped_chunks)
+{
+	char dir[4096], path[4200];
+	const size_t n = 40000;
+	struct trace_writer *w;
+	struct stored *s = calloc(n, sizeof(*s));
+	struct unit_rng g;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event ev;
+	size_t got = 0;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/b.trace", dir);
+	w = open_writer(path, "b", CHUNK, 64 * 1024);
+	unit_rng_seed(&g, unit_seed());
+	write_clocks(w, &g, s, n);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	while (trace_reader_next(r, &ev) > 0) {
+		struct trace_event want;
+
+		ck_assert_uint_le(ev.index, n);
+		/* display timestamps are deltas too, and have no base after a drop (documented) */
+		want = s[ev.index - 1].ev;
+		want.time_ns = ev.time_ns;
+		assert_same(&want, &ev, ev.index);
+		got++;
+	}
+	ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+	ck_assert_uint_gt(trace_reader_dropped(r), 0);
+	ck_assert_uint_eq(got + trace_reader_dropped(r), n);
+	trace_reader_close(r);
+	free_stored(s, n);
 	unit_rmdir(dir);
 }
 END_TEST
@@ -1137,6 +1308,8 @@ static Suite *trace_suite(void)
 	tcase_add_test(budget, disk_budget_keeps_channels);
 	tcase_add_test(basics, call_numbers_are_pinned);
 	tcase_add_test(basics, call_table_matches_schema);
+	tcase_add_test(basics, clock_values_round_trip);
+	tcase_add_test(budget, clock_deltas_after_dropped_chunks);
 	tcase_set_timeout(damage, 240);
 	suite_add_tcase(s, basics);
 	suite_add_tcase(s, recovery);
