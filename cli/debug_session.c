@@ -1,7 +1,9 @@
 /*
  * debug_session.c: the replay behind `encore debug` (cmd_debug.c): opening it halted at
  * the start, moving to a cut (forward in the same execution with rep_goto, backward by a new
- * execution from the start, Manabe & Imase section 5.2), and printing the global state as
+ * execution from the start, Manabe & Imase section 5.2), running the online protocol from
+ * the current halt for predicates on the program's memory (var.), and printing the global
+ * state as
  * `encore replay` does (text, or the members of one JSON object, schemas/json.md).
  */
 #include <stdlib.h>
@@ -178,6 +180,50 @@ void dbg_free(struct dbg *g)
 	free(g->hist);
 }
 
+/* Remember the state left (for back), the oldest forgotten when full. */
+static void remember(struct dbg *g)
+{
+	if (g->moving_back)
+		return;
+	if (g->nhist == DBG_MAX_HIST) {
+		memmove(g->hist, g->hist + g->n, (DBG_MAX_HIST - 1) * g->n * sizeof(*g->hist));
+		g->nhist--;
+	}
+	memcpy(g->hist + g->nhist++ * g->n, g->cur, g->n * sizeof(*g->cur));
+}
+
+int dbg_online(struct dbg *g, const char *text, int strict, char *err, size_t cap)
+{
+	struct trace_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if (rep_online_here(g->r, text, strict, &d) != 0) {
+		snprintf(err, cap, "%s", d.msg);
+		return -2;
+	}
+	if (!strict)
+		remember(g);
+	rc = rep_run(g->r);
+	if ((rc == REP_HALTED || (rc == REP_FAILED && rep_never_held(g->r))) &&
+	    !ended_early(g, err, cap)) {
+		g->live = 1;
+		rep_current_cut(g->r, g->cur);
+		return rc == REP_HALTED;
+	}
+	if (rc == REP_INTERRUPTED)
+		snprintf(err, cap, "interrupted");
+	else if (rc != REP_HALTED && rc != REP_FAILED)
+		snprintf(err, cap, "%s", rc < 0 ? trace_strerror(rc) : rep_message(g->r));
+	else if (rc == REP_FAILED)
+		snprintf(err, cap, "%s", rep_message(g->r));
+	g->live = 0;
+	g->failed = 1;
+	rep_kill(g->r);
+	rep_current_cut(g->r, g->cur);
+	return -1;
+}
+
 int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 {
 	struct trace_diag d;
@@ -191,13 +237,7 @@ int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	}
 	if (same && (g->live || !g->failed)) /* there already (at the end: nothing runs) */
 		return 0;
-	if (!g->moving_back) { /* remember the state left, the oldest forgotten when full */
-		if (g->nhist == DBG_MAX_HIST) {
-			memmove(g->hist, g->hist + g->n, (DBG_MAX_HIST - 1) * g->n * sizeof(*g->hist));
-			g->nhist--;
-		}
-		memcpy(g->hist + g->nhist++ * g->n, g->cur, g->n * sizeof(*g->cur));
-	}
+	remember(g);
 	if (forward) {
 		memset(&d, 0, sizeof(d));
 		if (rep_goto(g->r, cut, &d) != 0) {

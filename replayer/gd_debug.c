@@ -3,7 +3,9 @@
  * the cut the processes are halted at, and moving from one halt to any consistent cut
  * after it (continue to the next state where a predicate holds, step, next, goto) in the same
  * execution.  A cut behind the current one is reached by re-executing from the start
- * (Manabe & Imase section 5.2): the caller closes this replay and opens another.
+ * (Manabe & Imase section 5.2): the caller closes this replay and opens another.  Predicates
+ * on the program's memory (var.) are found by the online protocol from the current halt
+ * (rep_online_here, gd_halt.c); the next move returns to precomputed cuts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +34,9 @@ int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d)
 	uint64_t *acut;
 	int ok;
 
-	if (r->mode != GD_OFFLINE) {
+	if (r->lp_n) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "moving between cuts follows precomputed cuts, "
-		              "not the online protocol");
+		              "not a linked predicate's online protocol");
 		return TRACE_EINVAL;
 	}
 	if (!(acut = calloc(n ? n : 1, sizeof(*acut))))
@@ -67,10 +69,13 @@ int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d)
 		              "send, an accept without its connect, a child before its fork)");
 		return TRACE_EINVAL;
 	}
+	for (size_t i = 0; i < r->nprocs; i++)
+		r->procs[i].target = cut[i];
+	if (r->mode != GD_OFFLINE) /* after a halt of the online protocol (rep_online_here) */
+		rep__offline_here(r);
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
-		p->target = cut[i];
 		if (p->halted && p->conn >= 0 && p->target != p->index) {
 			p->halted = 0;
 			rep_proto_send(p->conn, REP_MSG_CONT, (int64_t)p->target, 0, 0, NULL);

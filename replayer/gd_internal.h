@@ -93,6 +93,7 @@ struct rep {
 	size_t naccepts;
 	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
 	size_t lp_stage;        /* the step being detected */
+	int never;              /* online: the last halt found that the predicate never holds */
 };
 
 /* gd.c */
@@ -126,6 +127,7 @@ void rep__release_ready(struct rep *r);
 int rep__all_halted(struct rep *r);
 int rep__online_outcome(struct rep *r);
 int rep__lp_advance(struct rep *r);             /* -1: go on; else an outcome */
+void rep__offline_here(struct rep *r);          /* after an online halt: targets again */
 
 /* symbols.c: the LC's backtrace text of halted process pid with functions, files and lines
  * (libdw); NULL when it cannot (keep the LC's). */

@@ -149,8 +149,9 @@ static int on_hello(struct rep *r, int fd, struct rep_msg *m, struct gd_proc **p
 	p->started = 1;
 	p->execing = 0;
 	p->gone = 0;
+	/* (a record separator alone: no predicate, but keep the counters from the start) */
 	snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
-	         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
+	         p->peers[0] || p->lp_named || r->opt.live_terms ? "\x1e" : "", p->peers);
 	if (r->mode == GD_OFFLINE)
 		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
 	else

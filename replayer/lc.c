@@ -509,10 +509,13 @@ static void lc_halt(uint32_t reason)
 		ctl_recv(&m);
 		if (m.type == REP_MSG_CONT)
 			break;
-		if (m.type == REP_MSG_STAGE) {
-			/* the next step of a linked predicate: our simple predicate in it */
+		if (m.type == REP_MSG_STAGE || m.type == REP_MSG_MODE) {
+			/* the next step of a linked predicate, or a new halting mode from here: our
+			 * simple predicate in it (the counters went on from the start) */
 			char why[256];
 
+			if (m.type == REP_MSG_MODE)
+				lc.online = (m.flags & REP_CF_ONLINE) != 0;
 			m.text[sizeof(m.text) - 1] = '\0';
 			if (lc_online_stage(m.text, why, sizeof(why)) != 0) {
 				lc_depth--;

@@ -66,6 +66,11 @@ enum rep_msg_type {
 	REP_MSG_RELEASE = 21, /* a = the state index of an LC waiting for the data behind a
 	                         readiness result (board: wait_kind READY): no running process
 	                         is left to send it (a halt): give the recorded result now */
+	REP_MSG_MODE = 23,    /* leave the halt in another halting mode (`encore debug` moving on
+	                         from a halt): flags = REP_CF_ONLINE: the online protocol from
+	                         here, text = the process's simple predicate ("" for none:
+	                         passive), a = its floor; flags = 0: offline again, a = target,
+	                         the predicate dropped */
 };
 
 /* CONFIG flags. */
