@@ -34,6 +34,9 @@ struct dbg_trace {              /* trace C print E */
 	uint64_t *bits;             /* the states of proc where C holds (ana_sp_bits) */
 	struct trace_pred_term term;/* E, one term of the predicate language */
 	char *arg;                  /* its argument (mark key, process) */
+	int live;                   /* C or E reads var. terms: the LC evaluates them
+	                               (rep_trace_add), bits is NULL */
+	char *etext;                /* E as the simple predicate that gives its term */
 };
 
 struct dbg {

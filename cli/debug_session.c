@@ -120,6 +120,13 @@ static int execute(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	}
 	for (size_t i = 0; i < rep_nprocs(g->r); i++)
 		rep_set_target(g->r, i, cut ? cut[i] : 0);
+	for (size_t i = 0; i < g->ntr; i++) /* live trace points on the new execution too */
+		if (g->trs[i].live &&
+		    rep_trace_add(g->r, g->trs[i].id, rep_proc_name(g->r, g->trs[i].proc),
+		                  g->trs[i].cond, g->trs[i].etext, &d) != 0) {
+			snprintf(err, cap, "trace %d: %s", g->trs[i].id, d.msg);
+			return -1;
+		}
 	memset(&d, 0, sizeof(d));
 	if (rep_start(g->r, &d) != 0) {
 		snprintf(err, cap, "%s", d.msg);
@@ -172,6 +179,7 @@ void dbg_free(struct dbg *g)
 		free(g->trs[i].cond);
 		free(g->trs[i].expr);
 		free(g->trs[i].arg);
+		free(g->trs[i].etext);
 		free(g->trs[i].bits);
 		trace_pred_free(g->trs[i].pred);
 	}

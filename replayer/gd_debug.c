@@ -102,3 +102,109 @@ int rep_output_path(const struct rep *r, size_t i, char *buf, size_t cap)
 	snprintf(buf, cap, "%s/" REP_SUBDIR "/%s.out", r->dir, p->name);
 	return 0;
 }
+
+/* --- trace points evaluated live (Manabe & Imase section 4) --------------------------------- */
+
+void rep__send_traces(struct rep *r, struct gd_proc *p, int fd)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		if (strcmp(r->traces[i].proc, p->name) == 0)
+			rep_proto_send(fd, REP_MSG_TRACE, 1, 0, (uint32_t)r->traces[i].id,
+			               r->traces[i].text);
+}
+
+void rep__on_traced(struct rep *r, struct gd_proc *p, const struct rep_msg *m)
+{
+	if (r->nhits == r->caphits) {
+		size_t cap = r->caphits ? 2 * r->caphits : 64;
+		struct rep_traced *h = realloc(r->hits, cap * sizeof(*h));
+
+		if (!h)
+			return; /* (out of memory: that report is lost) */
+		r->hits = h;
+		r->caphits = cap;
+	}
+	r->hits[r->nhits].id = (int)m->flags;
+	r->hits[r->nhits].proc = (size_t)(p - r->procs);
+	r->hits[r->nhits].state = (uint64_t)m->a;
+	r->hits[r->nhits].value = m->b;
+	r->nhits++;
+}
+
+int rep_trace_add(struct rep *r, int id, const char *proc, const char *cond, const char *term,
+                  struct trace_diag *d)
+{
+	struct gd_trace *t;
+	struct gd_proc *p = rep__by_name(r, proc);
+	size_t n;
+
+	if (!p || id <= 0) {
+		rep__diag_set(d, TRACE_ENOENT, NULL, "no process '%s' in this session", proc);
+		return TRACE_ENOENT;
+	}
+	n = strlen(cond) + strlen(term) + 2;
+	if (n >= REP_TEXT_MAX) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "the trace point is too long (%zu bytes, at most "
+		              "%d)", n, REP_TEXT_MAX - 1);
+		return TRACE_EINVAL;
+	}
+	if (!(t = realloc(r->traces, (r->ntraces + 1) * sizeof(*t))))
+		return TRACE_ENOMEM;
+	r->traces = t;
+	t += r->ntraces;
+	if (!(t->text = malloc(n)))
+		return TRACE_ENOMEM;
+	snprintf(t->text, n, "%s\x1e%s", cond, term);
+	snprintf(t->proc, sizeof(t->proc), "%s", proc);
+	t->id = id;
+	r->ntraces++;
+	/* the image running now takes it at its halt (a later one before its CONFIG) */
+	if (p->halted && p->conn >= 0)
+		rep_proto_send(p->conn, REP_MSG_TRACE, 1, 0, (uint32_t)id, t->text);
+	return 0;
+}
+
+void rep_trace_del(struct rep *r, int id)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->ntraces; i++) {
+		struct gd_proc *p;
+
+		if (id && r->traces[i].id != id) {
+			r->traces[kept++] = r->traces[i];
+			continue;
+		}
+		p = rep__by_name(r, r->traces[i].proc);
+		if (p && p->halted && p->conn >= 0)
+			rep_proto_send(p->conn, REP_MSG_TRACE, 0, 0, (uint32_t)r->traces[i].id, NULL);
+		free(r->traces[i].text);
+	}
+	r->ntraces = kept;
+	if (!kept) {
+		free(r->traces);
+		r->traces = NULL;
+	}
+}
+
+void rep__traces_free(struct rep *r)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		free(r->traces[i].text);
+	free(r->traces);
+	free(r->hits);
+	r->traces = NULL;
+	r->hits = NULL;
+	r->ntraces = r->nhits = r->caphits = 0;
+}
+
+const struct rep_traced *rep_traced(const struct rep *r, size_t *n)
+{
+	*n = r->nhits;
+	return r->hits;
+}
+
+void rep_traced_clear(struct rep *r)
+{
+	r->nhits = 0;
+}

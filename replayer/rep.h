@@ -155,6 +155,23 @@ int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d);
  * moves on).  TRACE_EINVAL with diag for a predicate it cannot take. */
 int rep_online_here(struct rep *r, const char *text, int strict, struct trace_diag *d);
 int rep_never_held(const struct rep *r);
+/* Trace points evaluated live by the LCs (trace C print E with var. terms): cond is a simple
+ * predicate on process `proc`, term its E as the first term of a simple predicate on it
+ * ("PROC: TERM != 0"); each time cond becomes true in the state before an event of proc
+ * (in every execution and image of it), the GD records {id, proc, state, E's value there}.
+ * Set at a halt or before rep_start.  rep_trace_del(r, 0) removes them all. */
+struct rep_traced {
+	int id;
+	size_t proc;          /* rep order */
+	uint64_t state;
+	int64_t value;
+};
+int rep_trace_add(struct rep *r, int id, const char *proc, const char *cond, const char *term,
+                  struct trace_diag *d);
+void rep_trace_del(struct rep *r, int id);
+/* What the trace points reported since the last rep_traced_clear, in the order received. */
+const struct rep_traced *rep_traced(const struct rep *r, size_t *n);
+void rep_traced_clear(struct rep *r);
 /* The global integer variable `name` (1, 2, 4 or 8 bytes, signed, as var.SYMBOL reads it)
  * of halted process i, found in the symbol tables of the files it maps (libdw) and read
  * from its memory.  0, TRACE_ENOENT (no such symbol), TRACE_EINVAL (not halted, not an
