@@ -541,8 +541,9 @@ static void lc_halt(uint32_t reason)
 		}
 	}
 	lc.target = (uint64_t)m.a;
-	if (lc.target == REP_NO_TARGET)
-		lc.online = 0; /* run to the end, nothing more to check or ask */
+	if (lc.target == REP_NO_TARGET && m.type != REP_MSG_MODE)
+		lc.online = 0; /* run to the end, nothing more to check or ask (with MODE: a
+		                  process without a disjunct runs free, halt markers still apply) */
 	lc.halt_check = lc.online || lc.target != REP_NO_TARGET || lc_ntraces();
 	lc.slot->state = REP_SLOT_RUNNING;
 	lc_depth--;
