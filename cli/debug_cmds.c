@@ -760,7 +760,9 @@ static void cmd_state(struct dbg *g)
 }
 
 static const char help_text[] =
-	"stop P | break P      set a halting predicate (as encore inf takes it); numbered\n"
+	"stop P | break P      set a halting predicate (as encore inf takes it); numbered;\n"
+	"                      with var. terms, found live by the online protocol (one\n"
+	"                      at a time, && or ||, no sent(P)/received(P))\n"
 	"delete N              remove halting predicate N\n"
 	"continue | c          run to the next global state where a predicate holds (at or\n"
 	"                      after this one, not this one); at the end when none does\n"
@@ -773,6 +775,7 @@ static const char help_text[] =
 	"gdb PROC              interactive gdb on PROC; detach to come back\n"
 	"output PROC           what PROC's root process wrote so far (stdout and stderr)\n"
 	"trace C print E       at each state where C (PROC: LOCAL) becomes true, print term E\n"
+	"                      (var. terms: evaluated live by PROC's local controller)\n"
 	"untrace [N]           remove trace point N (all without N)\n"
 	"back                  the state shown before this one, and before that... (re-executes\n"
 	"                      when behind)\n"
