@@ -245,6 +245,31 @@ static int blocked(struct rep *r, struct gd_proc *p, size_t depth)
 	return 0;
 }
 
+/* Online: a process waiting in wait() for a child (board: wait_kind EXIT, wait_len its
+ * recorded pid, or none for any child) whose children the protocol left halted where they
+ * were (passive): the child must end first, and no edge of the analyzer says so (the trace
+ * holds no wait event), so each such child is pulled to its end. */
+static void pull_waited(struct rep *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		struct rep_slot *s = &r->board[i];
+		int64_t want = (int64_t)s->wait_len;
+
+		if (!p->started || p->halted || p->done || p->gone || p->conn < 0 ||
+		    s->state != REP_SLOT_WAITING || s->wait_kind != TRACE_EV_EXIT)
+			continue;
+		for (size_t k = 0; k < r->nprocs; k++) {
+			struct gd_proc *c = &r->procs[k];
+
+			if (strcmp(c->parent, p->name) != 0 || (want > 0 && c->rec_pid != (long)want))
+				continue;
+			if (c->started && !c->done && !c->gone && c->need < c->nevents)
+				pull(r, c, c->nevents);
+		}
+	}
+}
+
 void rep__release_ready(struct rep *r)
 {
 	size_t waiting = 0;
@@ -252,6 +277,8 @@ void rep__release_ready(struct rep *r)
 
 	if (!r->board || r->npending)
 		return;
+	if (r->mode == GD_ONLINE)
+		pull_waited(r);
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
