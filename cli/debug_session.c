@@ -215,8 +215,15 @@ int dbg_online(struct dbg *g, const char *text, int strict, char *err, size_t ca
 	rc = rep_run(g->r);
 	if ((rc == REP_HALTED || (rc == REP_FAILED && rep_never_held(g->r))) &&
 	    !ended_early(g, err, cap)) {
-		g->live = 1;
+		int at_end = 1;
+
 		rep_current_cut(g->r, g->cur);
+		for (size_t i = 0; i < g->n; i++)
+			if (g->cur[i] < rep_proc_nevents(g->r, i))
+				at_end = 0;
+		g->live = !at_end;
+		if (at_end && rep_continue(g->r) == 0) /* let them end, as run() does */
+			rep_run(g->r);
 		return rc == REP_HALTED;
 	}
 	if (rc == REP_INTERRUPTED)

@@ -12,6 +12,7 @@
 #   - with a var. predicate and one on marks set, continue shows the earlier state;
 #   - `trace C print E` with var. terms reports exactly the states and values the same trace
 #     on marks reports (evaluated offline), through continue and step;
+#   - a var. predicate that never holds: continue says so and is at the end;
 #   - refused input (an unknown variable, sent(P) with var., two var. predicates) answers
 #     {"ok":false} and the console goes on.
 # Usage: debug_var.py ENCORE PROG
@@ -137,6 +138,14 @@ if a:
     if not [t for t in a[5].get("traced", []) if t["trace"] == 1]:
         fail("continue passed no state of trace 1: the test checks nothing")
     print("ok: trace with var. terms %s" % a[5].get("traced"))
+
+# --- a var. predicate that never holds: continue says so, at the end ------------------------------
+a = debug(["stop pp: var.pp_got >= 1000", "continue", "quit"])
+if a:
+    ends = {pr["name"]: pr["events"] for pr in a[1].get("processes", [])}
+    if a[1].get("end") is not True or a[1].get("halted") is not False or cut_of(a[1]) != ends:
+        fail("a var. predicate that never holds: %s" % a[1])
+    print("ok: never holds: at the end %s" % cut_of(a[1]))
 
 # --- refused input, and the console goes on ------------------------------------------------------
 a = debug(["stop pp: var.no_such_var >= 1", "continue", "delete 1",
