@@ -521,7 +521,21 @@ static void continue_live(struct dbg *g, struct dbg_bp *b, const uint64_t *best,
 		g->hit = ohit;
 		move_show_from(g, "continue", best, extra, line, from);
 	} else if (rc == 1) {
+		const char *fired = rep_fired(g->r);
+
 		hit_text(b, extra, sizeof(extra), line, sizeof(line));
+		if (fired) { /* a disjunction: the disjunct that held first (halt markers) */
+			size_t n = strlen(extra), l = strlen(line);
+			FILE *f;
+
+			snprintf(extra + n, sizeof(extra) - n, ",\"fired\":");
+			n = strlen(extra);
+			if ((f = fmemopen(extra + n, sizeof(extra) - n, "w"))) {
+				cli_json_string(f, fired);
+				fclose(f);
+			}
+			snprintf(line + l, sizeof(line) - l, " (%s's disjunct)", fired);
+		}
 		g->hit = b;
 		show_state(g, "continue", extra, line, from, 1);
 	} else {
