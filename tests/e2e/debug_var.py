@@ -4,7 +4,7 @@
 # pp_acks always equal its last "got" and "ack" marks).  Checks (docs/man/encore-debug.1.scd):
 #   - `stop` on a var. predicate then `continue` halts at the cut `encore replay --online
 #     --stop` reaches, and at `encore inf`'s cut for the same predicate on marks; its terms
-#     give the variable's value read in the process;
+#     give the variable's value read in the process (the mark's value there);
 #   - a second `continue` reaches the next state where it holds again, the state the same
 #     session reaches with the predicate on marks (found offline); `back` returns;
 #   - a disjunctive var. predicate halts where the disjunct that fired is at its own Inf (as
@@ -84,8 +84,10 @@ if a and m:
         fail("continue on %s gave %s, replay --online --stop %s" % (V, c1, online_cut(V)))
     if c1 != inf_cut(M):
         fail("continue on %s gave %s, encore inf on marks %s" % (V, c1, inf_cut(M)))
-    if a[1].get("terms", {}).get("pp", {}).get("var.pp_got") != 4:
-        fail("the terms at the halt do not read var.pp_got = 4: %s" % a[1].get("terms"))
+    want = m[1].get("terms", {}).get("pp", {}).get("mark.got")
+    if want is None or a[1].get("terms", {}).get("pp", {}).get("var.pp_got") != want:
+        fail("the terms at the halt %s do not read var.pp_got = mark.got = %s" % (
+            a[1].get("terms"), want))
     if c2 == c1 or c2 != cut_of(m[2]):
         fail("second continue on var. gave %s, on marks %s" % (c2, cut_of(m[2])))
     if cut_of(a[3]) != c1:
