@@ -10,7 +10,10 @@
  *     dlsym(RTLD_DEFAULT) when the executable exports it, else in the ELF symbol table of
  *     /proc/self/exe (a plain `long counter;` of a non-PIE or PIE program); its size (1, 2, 4
  *     or 8 bytes, signed) comes from the symbol.
- * Everything is resolved when the configuration arrives (no allocation afterwards).
+ * Everything is resolved when the configuration arrives (no allocation afterwards).  Under
+ * `encore debug` the predicate may also come at a halt (REP_MSG_MODE: the online protocol
+ * from there; the counters ran from the start), and trace points (REP_MSG_TRACE) are
+ * evaluated the same way before each event, reported when their condition becomes true.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -400,8 +403,8 @@ int lc_online_setup(const char *text, const char *peer_text, char *why, size_t c
 	return sp_setup(text, why, cap);
 }
 
-/* A linked predicate's next step (REP_MSG_STAGE): this process's simple predicate in it, ""
- * for none (passive).  Counters, marks and peers go on; var. terms are resolved anew. */
+/* A linked predicate's next step (REP_MSG_STAGE), or a new halting mode at a halt
+ * (REP_MSG_MODE): this process's simple predicate in it, "" for none (passive).  Counters, marks and peers go on; var. terms are resolved anew. */
 int lc_online_stage(const char *text, char *why, size_t cap)
 {
 	trace_pred_free(pred);
