@@ -404,7 +404,8 @@ int lc_online_setup(const char *text, const char *peer_text, char *why, size_t c
 }
 
 /* A linked predicate's next step (REP_MSG_STAGE), or a new halting mode at a halt
- * (REP_MSG_MODE): this process's simple predicate in it, "" for none (passive).  Counters, marks and peers go on; var. terms are resolved anew. */
+ * (REP_MSG_MODE): this process's simple predicate in it, "" for none (passive).  Counters,
+ * marks and peers go on; var. terms are resolved anew. */
 int lc_online_stage(const char *text, char *why, size_t cap)
 {
 	trace_pred_free(pred);
