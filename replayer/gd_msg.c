@@ -2,9 +2,10 @@
  * gd_msg.c: the global debugger's side of the control connections: new LCs joining (only our
  * own user's), and each message an LC sends (proto.h): HELLO (its slot, target or floor and
  * simple predicate in CONFIG; a child started inside libc gets its name), REQ, EXEC,
- * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE, TRACED.  Accept returns the recorded peer: an LC asks
- * whether the connection it accepted comes from the process that connected in the recording
- * (the analyzer's connect -> accept edge) and keeps it for later when not.
+ * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE, TRACED (a trace point of `encore debug`).
+ * Accept returns the recorded peer: an LC asks whether the connection it accepted comes from
+ * the process that connected in the recording (the analyzer's connect -> accept edge) and
+ * keeps it for later when not.
  */
 #include <errno.h>
 #include <stdio.h>
