@@ -179,6 +179,7 @@ int cmd_debug(int argc, char **argv)
 	g.ro.stall_ms = (unsigned)(stall * 1000);
 	g.ro.interrupted = &dbg_interrupted;
 	g.ro.roots_output = 1;
+	g.ro.live_terms = 1; /* var. predicates start the online protocol at any halt */
 	catch_signals();
 	if ((ret = dbg_open(&g)) != 0) {
 		dbg_free(&g);

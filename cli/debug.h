@@ -23,6 +23,7 @@ struct dbg_bp {                 /* stop P: a halting predicate */
 	int id;
 	char *text;
 	struct trace_pred *pred;
+	int live;                   /* reads var. terms: found by the online protocol */
 };
 
 struct dbg_trace {              /* trace C print E */
@@ -33,6 +34,9 @@ struct dbg_trace {              /* trace C print E */
 	uint64_t *bits;             /* the states of proc where C holds (ana_sp_bits) */
 	struct trace_pred_term term;/* E, one term of the predicate language */
 	char *arg;                  /* its argument (mark key, process) */
+	int live;                   /* C or E reads var. terms: the LC evaluates them
+	                               (rep_trace_add), bits is NULL */
+	char *etext;                /* E as the simple predicate that gives its term */
 };
 
 struct dbg {
@@ -68,6 +72,11 @@ void dbg_free(struct dbg *g);
 /* Move to cut[] (rep order): forward in this execution, else by a new one.  0, or -1 with
  * the message in err. */
 int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap);
+/* Run forward from the current halt with the online protocol to the least consistent cut
+ * where P (var. terms read live) holds (rep_online_here; strict: its processes move on).
+ * 1: halted there (g->cur), 0: P never holds (g->cur: where the processes halted or ended,
+ * still live), -2: P refused, nothing moved, -1: the replay stopped; err says why. */
+int dbg_online(struct dbg *g, const char *text, int strict, char *err, size_t cap);
 int dbg_proc(struct dbg *g, const char *name);  /* rep index, or -1 */
 /* Rep-order cut <-> analyzer-order cut. */
 void dbg_to_ana(struct dbg *g, const uint64_t *cut, uint64_t *acut);

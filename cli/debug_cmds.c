@@ -90,6 +90,7 @@ static void term_name(const struct trace_pred_term *t, char *buf, size_t cap)
 	case TRACE_TERM_RECEIVED_FROM: snprintf(buf, cap, "received(%s)", t->arg); break;
 	case TRACE_TERM_MARK: snprintf(buf, cap, "mark.%s", t->arg); break;
 	case TRACE_TERM_LAST: snprintf(buf, cap, "last(%s)", trace_kind_name(t->ev_kind)); break;
+	case TRACE_TERM_VAR: snprintf(buf, cap, "var.%s", t->arg); break;
 	default:
 		snprintf(buf, cap, "%s", t->kind < sizeof(plain) / sizeof(plain[0]) && plain[t->kind] ?
 		         plain[t->kind] : "?");
@@ -116,8 +117,17 @@ static int print_terms(struct dbg *g, const struct trace_pred *pred, size_t i)
 			char name[256];
 			int64_t v;
 
-			if (ana_term_at(rep_analysis(g->r), (size_t)g->amap[i], g->cur[i], terms[t], &v))
+			if (terms[t]->kind == TRACE_TERM_VAR) {
+				struct trace_diag d;
+
+				/* read live in the halted process, as the online protocol read it */
+				memset(&d, 0, sizeof(d));
+				if (!g->live || rep_read_global(g->r, i, terms[t]->arg, &v, &d) != 0)
+					continue;
+			} else if (ana_term_at(rep_analysis(g->r), (size_t)g->amap[i], g->cur[i],
+			                       terms[t], &v)) {
 				continue;
+			}
 			term_name(terms[t], name, sizeof(name));
 			if (g->json) {
 				printf("%s", n ? "," : "");
@@ -196,9 +206,10 @@ static void show_state(struct dbg *g, const char *cmd, const char *json_extra,
 	fflush(stdout);
 }
 
-/* Move to cut[] and show it; on failure say why (the processes are ended then). */
-static void move_show(struct dbg *g, const char *cmd, const uint64_t *cut, const char *json_extra,
-                      const char *text_line)
+/* Move to cut[] and show it, with the trace points passed since from0 (NULL: the current
+ * state); on failure say why (the processes are ended then). */
+static void move_show_from(struct dbg *g, const char *cmd, const uint64_t *cut,
+                           const char *json_extra, const char *text_line, const uint64_t *from0)
 {
 	uint64_t *from = malloc((g->n ? g->n : 1) * sizeof(*from));
 	char err[8192];
@@ -208,7 +219,7 @@ static void move_show(struct dbg *g, const char *cmd, const uint64_t *cut, const
 		dbg_error(g, "out of memory");
 		return;
 	}
-	memcpy(from, g->cur, g->n * sizeof(*from));
+	memcpy(from, from0 ? from0 : g->cur, g->n * sizeof(*from));
 	for (size_t i = 0; i < g->n; i++)
 		if (cut[i] < from[i])
 			forward = 0;
@@ -220,7 +231,49 @@ static void move_show(struct dbg *g, const char *cmd, const uint64_t *cut, const
 	free(from);
 }
 
+static void move_show(struct dbg *g, const char *cmd, const uint64_t *cut, const char *json_extra,
+                      const char *text_line)
+{
+	move_show_from(g, cmd, cut, json_extra, text_line, NULL);
+}
+
 /* --- breakpoints and continue ------------------------------------------------------------- */
+
+/* A predicate with var. terms is found live, by the online protocol from the current halt:
+ * one at a time, conjunctive or disjunctive, without sent(P)/received(P) (counted from the
+ * start of the online protocol only).  1 when refused (said). */
+static int live_refused(struct dbg *g, const struct trace_pred *pred)
+{
+	const struct trace_pred_sp *const *sps;
+	enum trace_pred_shape shape = trace_pred_shape(pred);
+	size_t nsp = trace_pred_all_sps(pred, &sps);
+
+	for (size_t i = 0; i < g->nbp; i++)
+		if (g->bps[i].live) {
+			dbg_error(g, "predicate %d already reads var. terms: one such predicate at a time "
+			          "(delete %d first)", g->bps[i].id, g->bps[i].id);
+			return 1;
+		}
+	if (shape != TRACE_PRED_CONJUNCTIVE && shape != TRACE_PRED_DISJUNCTIVE) {
+		dbg_error(g, "with var. terms, stop takes conjunctive (&&) and disjunctive (||) "
+		          "predicates, found live by the online protocol; linked (->) and general "
+		          "ones: `encore replay --stop` takes the linked ones");
+		return 1;
+	}
+	for (size_t i = 0; i < nsp; i++) {
+		const struct trace_pred_term *const *terms;
+		size_t nt = trace_pred_sp_terms(sps[i], &terms);
+
+		for (size_t t = 0; t < nt; t++)
+			if (terms[t]->kind == TRACE_TERM_SENT_TO ||
+			    terms[t]->kind == TRACE_TERM_RECEIVED_FROM) {
+				dbg_error(g, "with var. terms, sent(P) and received(P) cannot be counted live "
+				          "from a halt: use sent and received, or `encore replay --stop`");
+				return 1;
+			}
+	}
+	return 0;
+}
 
 static void cmd_stop(struct dbg *g, char *args)
 {
@@ -247,9 +300,7 @@ static void cmd_stop(struct dbg *g, char *args)
 			trace_pred_free(pred);
 			return;
 		}
-	if (trace_pred_uses_var(pred)) {
-		dbg_error(g, "encore debug halts on predicates over the trace; a var. term reads "
-		          "the program's memory live: `encore replay --stop` takes it");
+	if (trace_pred_uses_var(pred) && live_refused(g, pred)) {
 		trace_pred_free(pred);
 		return;
 	}
@@ -261,6 +312,7 @@ static void cmd_stop(struct dbg *g, char *args)
 	g->bps[g->nbp].id = ++g->next_bp;
 	g->bps[g->nbp].text = strdup(args);
 	g->bps[g->nbp].pred = pred;
+	g->bps[g->nbp].live = trace_pred_uses_var(pred);
 	if (g->json) {
 		printf("{\"ok\":true,\"command\":\"stop\",\"breakpoint\":%d,\"predicate\":",
 		       g->bps[g->nbp].id);
@@ -369,12 +421,139 @@ static uint64_t cut_total(const uint64_t *cut, size_t n)
 	return t;
 }
 
+/* continue's JSON members and text line for the predicate that holds. */
+static void hit_text(struct dbg_bp *hit, char *extra, size_t ecap, char *line, size_t lcap)
+{
+	int n = snprintf(extra, ecap, ",\"breakpoint\":%d,\"predicate\":", hit->id);
+	FILE *f = fmemopen(extra + n, ecap - (size_t)n, "w");
+
+	if (f) {
+		cli_json_string(f, hit->text);
+		fclose(f);
+	}
+	snprintf(line, lcap, "Predicate %d holds: %s", hit->id, hit->text);
+}
+
+static const char end_json[] = ",\"end\":true,\"message\":\"no halting predicate holds after "
+                               "this state: replayed to the end\"";
+static const char end_text[] = "No halting predicate holds after this state: replayed to the end.";
+
+/* Every var. term of b names a global of its process, where that process is halted (else
+ * the LC could not evaluate it and the replay would stop).  0, or -1 (said). */
+static int live_vars_ok(struct dbg *g, struct dbg_bp *b)
+{
+	const struct trace_pred_sp *const *sps;
+	size_t nsp = trace_pred_all_sps(b->pred, &sps);
+
+	for (size_t k = 0; k < nsp; k++) {
+		const struct trace_pred_term *const *terms;
+		size_t nt = trace_pred_sp_terms(sps[k], &terms);
+		int i = dbg_proc(g, trace_pred_sp_proc(sps[k]));
+		struct rep_proc_info in;
+
+		if (i < 0 || rep_proc_info(g->r, (size_t)i, &in) != 0 || in.state != REP_P_HALTED)
+			continue;
+		for (size_t t = 0; t < nt; t++) {
+			struct trace_diag d;
+			int64_t v;
+
+			memset(&d, 0, sizeof(d));
+			if (terms[t]->kind == TRACE_TERM_VAR &&
+			    rep_read_global(g->r, (size_t)i, terms[t]->arg, &v, &d) == TRACE_ENOENT) {
+				dbg_error(g, "predicate %d: %s", b->id, d.msg);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* continue with a predicate on the program's memory (b): the online protocol from the current
+ * halt finds the next state where it holds; best (NULL: none) is the next state of the other
+ * predicates, obtained from the trace (ohit holds there): the earlier of the two is shown. */
+static void continue_live(struct dbg *g, struct dbg_bp *b, const uint64_t *best,
+                          struct dbg_bp *ohit)
+{
+	uint64_t *from = calloc(g->n + 1, sizeof(*from)), *end = calloc(g->n + 1, sizeof(*end));
+	char err[8192], extra[4096], line[4096];
+	int rc = 0, same = 1, ran = 0;
+
+	if (!from || !end) {
+		dbg_error(g, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		end[i] = rep_proc_nevents(g->r, i);
+	if (!g->live && g->failed) { /* the execution stopped: a new one to the state shown */
+		g->moving_back = 1;
+		rc = dbg_move(g, g->cur, err, sizeof(err));
+		g->moving_back = 0;
+		if (rc != 0) {
+			dbg_error(g, "continue: the replay stopped, every process was ended (`restart` "
+			          "starts again): %s", err);
+			goto out;
+		}
+	}
+	memcpy(from, g->cur, g->n * sizeof(*from));
+	if (g->live) {
+		if (live_vars_ok(g, b) != 0)
+			goto out;
+		rc = dbg_online(g, b->text, 0, err, sizeof(err));
+		ran = rc >= 0;
+		for (size_t i = 0; i < g->n; i++)
+			same &= g->cur[i] == from[i];
+		if (rc == 1 && same) /* it holds here: the next state where it holds again */
+			rc = dbg_online(g, b->text, 1, err, sizeof(err));
+		if (rc == -2) {
+			dbg_error(g, "predicate %d: %s", b->id, err);
+			goto out;
+		}
+		if (rc == -1) {
+			dbg_error(g, "continue: the replay stopped, every process was ended (`restart` "
+			          "starts again): %s", err);
+			goto out;
+		}
+	}
+	/* (the moves below go on from the online halt, which is not a state shown: back skips it) */
+	g->moving_back = ran;
+	if (best && (rc != 1 || cut_total(best, g->n) < cut_total(g->cur, g->n))) {
+		hit_text(ohit, extra, sizeof(extra), line, sizeof(line));
+		g->hit = ohit;
+		move_show_from(g, "continue", best, extra, line, from);
+	} else if (rc == 1) {
+		const char *fired = rep_fired(g->r);
+
+		hit_text(b, extra, sizeof(extra), line, sizeof(line));
+		if (fired) { /* a disjunction: the disjunct that held first (halt markers) */
+			size_t n = strlen(extra), l = strlen(line);
+			FILE *f;
+
+			snprintf(extra + n, sizeof(extra) - n, ",\"fired\":");
+			n = strlen(extra);
+			if ((f = fmemopen(extra + n, sizeof(extra) - n, "w"))) {
+				cli_json_string(f, fired);
+				fclose(f);
+			}
+			snprintf(line + l, sizeof(line) - l, " (%s's disjunct)", fired);
+		}
+		g->hit = b;
+		show_state(g, "continue", extra, line, from, 1);
+	} else {
+		move_show_from(g, "continue", end, end_json, end_text, from);
+	}
+	g->hit = NULL;
+	g->moving_back = 0;
+out:
+	free(from);
+	free(end);
+}
+
 static void cmd_continue(struct dbg *g)
 {
 	size_t na = ana_nprocs(rep_analysis(g->r)) + 1, np = g->n + 1;
 	uint64_t *buf = calloc(2 * np + 2 * na, sizeof(*buf)), *best = buf, *cut = buf + np;
 	uint64_t *acur = cut + np, *acut = acur + na;
-	struct dbg_bp *hit = NULL;
+	struct dbg_bp *hit = NULL, *live = NULL;
 	char extra[4096], line[4096];
 
 	if (!buf) {
@@ -388,7 +567,13 @@ static void cmd_continue(struct dbg *g)
 		return;
 	}
 	for (size_t i = 0; i < g->nbp; i++) {
-		int rc = next_for(g, &g->bps[i], cut, acur, acut);
+		int rc;
+
+		if (g->bps[i].live) {
+			live = &g->bps[i];
+			continue;
+		}
+		rc = next_for(g, &g->bps[i], cut, acur, acut);
 
 		if (rc < 0) {
 			free(buf);
@@ -399,24 +584,17 @@ static void cmd_continue(struct dbg *g)
 			hit = &g->bps[i];
 		}
 	}
-	if (hit) {
-		int n = snprintf(extra, sizeof(extra), ",\"breakpoint\":%d,\"predicate\":", hit->id);
-		FILE *f = fmemopen(extra + n, sizeof(extra) - (size_t)n, "w");
-
-		if (f) {
-			cli_json_string(f, hit->text);
-			fclose(f);
-		}
-		snprintf(line, sizeof(line), "Predicate %d holds: %s", hit->id, hit->text);
+	if (live) {
+		continue_live(g, live, hit ? best : NULL, hit);
+	} else if (hit) {
+		hit_text(hit, extra, sizeof(extra), line, sizeof(line));
 		g->hit = hit;
 		move_show(g, "continue", best, extra, line);
 		g->hit = NULL;
 	} else {
 		for (size_t i = 0; i < g->n; i++)
 			best[i] = rep_proc_nevents(g->r, i);
-		move_show(g, "continue", best, ",\"end\":true,\"message\":\"no halting predicate holds "
-		          "after this state: replayed to the end\"",
-		          "No halting predicate holds after this state: replayed to the end.");
+		move_show(g, "continue", best, end_json, end_text);
 	}
 	free(buf);
 }
@@ -596,7 +774,9 @@ static void cmd_state(struct dbg *g)
 }
 
 static const char help_text[] =
-	"stop P | break P      set a halting predicate (as encore inf takes it); numbered\n"
+	"stop P | break P      set a halting predicate (as encore inf takes it); numbered;\n"
+	"                      with var. terms, found live by the online protocol (one\n"
+	"                      at a time, && or ||, no sent(P)/received(P))\n"
 	"delete N              remove halting predicate N\n"
 	"continue | c          run to the next global state where a predicate holds (at or\n"
 	"                      after this one, not this one); at the end when none does\n"
@@ -609,6 +789,7 @@ static const char help_text[] =
 	"gdb PROC              interactive gdb on PROC; detach to come back\n"
 	"output PROC           what PROC's root process wrote so far (stdout and stderr)\n"
 	"trace C print E       at each state where C (PROC: LOCAL) becomes true, print term E\n"
+	"                      (var. terms: evaluated live by PROC's local controller)\n"
 	"untrace [N]           remove trace point N (all without N)\n"
 	"back                  the state shown before this one, and before that... (re-executes\n"
 	"                      when behind)\n"

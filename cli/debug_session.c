@@ -1,7 +1,9 @@
 /*
  * debug_session.c: the replay behind `encore debug` (cmd_debug.c): opening it halted at
  * the start, moving to a cut (forward in the same execution with rep_goto, backward by a new
- * execution from the start, Manabe & Imase section 5.2), and printing the global state as
+ * execution from the start, Manabe & Imase section 5.2), running the online protocol from
+ * the current halt for predicates on the program's memory (var.), and printing the global
+ * state as
  * `encore replay` does (text, or the members of one JSON object, schemas/json.md).
  */
 #include <stdlib.h>
@@ -118,6 +120,13 @@ static int execute(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	}
 	for (size_t i = 0; i < rep_nprocs(g->r); i++)
 		rep_set_target(g->r, i, cut ? cut[i] : 0);
+	for (size_t i = 0; i < g->ntr; i++) /* live trace points on the new execution too */
+		if (g->trs[i].live &&
+		    rep_trace_add(g->r, g->trs[i].id, rep_proc_name(g->r, g->trs[i].proc),
+		                  g->trs[i].cond, g->trs[i].etext, &d) != 0) {
+			snprintf(err, cap, "trace %d: %s", g->trs[i].id, d.msg);
+			return -1;
+		}
 	memset(&d, 0, sizeof(d));
 	if (rep_start(g->r, &d) != 0) {
 		snprintf(err, cap, "%s", d.msg);
@@ -170,12 +179,64 @@ void dbg_free(struct dbg *g)
 		free(g->trs[i].cond);
 		free(g->trs[i].expr);
 		free(g->trs[i].arg);
+		free(g->trs[i].etext);
 		free(g->trs[i].bits);
 		trace_pred_free(g->trs[i].pred);
 	}
 	free(g->amap);
 	free(g->cur);
 	free(g->hist);
+}
+
+/* Remember the state left (for back), the oldest forgotten when full. */
+static void remember(struct dbg *g)
+{
+	if (g->moving_back)
+		return;
+	if (g->nhist == DBG_MAX_HIST) {
+		memmove(g->hist, g->hist + g->n, (DBG_MAX_HIST - 1) * g->n * sizeof(*g->hist));
+		g->nhist--;
+	}
+	memcpy(g->hist + g->nhist++ * g->n, g->cur, g->n * sizeof(*g->cur));
+}
+
+int dbg_online(struct dbg *g, const char *text, int strict, char *err, size_t cap)
+{
+	struct trace_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if (rep_online_here(g->r, text, strict, &d) != 0) {
+		snprintf(err, cap, "%s", d.msg);
+		return -2;
+	}
+	if (!strict)
+		remember(g);
+	rc = rep_run(g->r);
+	if ((rc == REP_HALTED || (rc == REP_FAILED && rep_never_held(g->r))) &&
+	    !ended_early(g, err, cap)) {
+		int at_end = 1;
+
+		rep_current_cut(g->r, g->cur);
+		for (size_t i = 0; i < g->n; i++)
+			if (g->cur[i] < rep_proc_nevents(g->r, i))
+				at_end = 0;
+		g->live = !at_end;
+		if (at_end && rep_continue(g->r) == 0) /* let them end, as run() does */
+			rep_run(g->r);
+		return rc == REP_HALTED;
+	}
+	if (rc == REP_INTERRUPTED)
+		snprintf(err, cap, "interrupted");
+	else if (rc != REP_HALTED && rc != REP_FAILED)
+		snprintf(err, cap, "%s", rc < 0 ? trace_strerror(rc) : rep_message(g->r));
+	else if (rc == REP_FAILED)
+		snprintf(err, cap, "%s", rep_message(g->r));
+	g->live = 0;
+	g->failed = 1;
+	rep_kill(g->r);
+	rep_current_cut(g->r, g->cur);
+	return -1;
 }
 
 int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
@@ -191,13 +252,7 @@ int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	}
 	if (same && (g->live || !g->failed)) /* there already (at the end: nothing runs) */
 		return 0;
-	if (!g->moving_back) { /* remember the state left, the oldest forgotten when full */
-		if (g->nhist == DBG_MAX_HIST) {
-			memmove(g->hist, g->hist + g->n, (DBG_MAX_HIST - 1) * g->n * sizeof(*g->hist));
-			g->nhist--;
-		}
-		memcpy(g->hist + g->nhist++ * g->n, g->cur, g->n * sizeof(*g->cur));
-	}
+	remember(g);
 	if (forward) {
 		memset(&d, 0, sizeof(d));
 		if (rep_goto(g->r, cut, &d) != 0) {

@@ -250,6 +250,7 @@ void rep_close(struct rep *r)
 	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		free_proc(&r->procs[i], r->lp_n);
+	rep__traces_free(r);
 	for (size_t i = 0; i < r->npending; i++)
 		close(r->pending[i]);
 	free(r->procs);

@@ -245,6 +245,31 @@ static int blocked(struct rep *r, struct gd_proc *p, size_t depth)
 	return 0;
 }
 
+/* Online: a process waiting in wait() for a child (board: wait_kind EXIT, wait_len its
+ * recorded pid, or none for any child) whose children the protocol left halted where they
+ * were (passive): the child must end first, and no edge of the analyzer says so (the trace
+ * holds no wait event), so each such child is pulled to its end. */
+static void pull_waited(struct rep *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		struct rep_slot *s = &r->board[i];
+		int64_t want = (int64_t)s->wait_len;
+
+		if (!p->started || p->halted || p->done || p->gone || p->conn < 0 ||
+		    s->state != REP_SLOT_WAITING || s->wait_kind != TRACE_EV_EXIT)
+			continue;
+		for (size_t k = 0; k < r->nprocs; k++) {
+			struct gd_proc *c = &r->procs[k];
+
+			if (strcmp(c->parent, p->name) != 0 || (want > 0 && c->rec_pid != (long)want))
+				continue;
+			if (c->started && !c->done && !c->gone && c->need < c->nevents)
+				pull(r, c, c->nevents);
+		}
+	}
+}
+
 void rep__release_ready(struct rep *r)
 {
 	size_t waiting = 0;
@@ -252,6 +277,8 @@ void rep__release_ready(struct rep *r)
 
 	if (!r->board || r->npending)
 		return;
+	if (r->mode == GD_ONLINE)
+		pull_waited(r);
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct gd_proc *p = &r->procs[i];
 
@@ -301,6 +328,7 @@ int rep__online_outcome(struct rep *r)
 			return REP_HALTED;
 		snprintf(r->message, sizeof(r->message),
 		         "the predicate never held: every process halted or ended, no disjunct fired");
+		r->never = 1;
 		return REP_FAILED;
 	}
 	for (size_t i = 0; i < r->nprocs; i++) {
@@ -313,6 +341,7 @@ int rep__online_outcome(struct rep *r)
 		snprintf(r->message, sizeof(r->message),
 		         "the predicate never holds: process %s %s before its simple predicate held "
 		         "(%s)", p->name, p->done || p->gone ? "ended" : "stopped", p->sp_text);
+		r->never = 1;
 		return REP_FAILED;
 	}
 	return REP_HALTED;
@@ -620,6 +649,115 @@ int rep_set_online(struct rep *r, const char *text, struct trace_diag *d)
 out:
 	trace_pred_free(pred);
 	return rc;
+}
+
+/* `encore debug`: the online protocol from the halt where the processes are now (Manabe &
+ * Imase 3.2 as in rep_set_online, every floor raised to the current state).  The active
+ * processes' LCs kept their counters from the start (rep_options.live_terms): each takes its
+ * simple predicate (REP_MSG_MODE) and runs until it holds at or after its floor; the others
+ * halt where they are until a receive pulls them.  strict: the active processes move on by
+ * one event at least (the next state where P becomes true again, not the current one). */
+int rep_online_here(struct rep *r, const char *text, int strict, struct trace_diag *d)
+{
+	const struct trace_pred_sp *const *sps;
+	struct trace_pred *pred = NULL;
+	enum trace_pred_shape shape;
+	size_t n;
+	int rc;
+
+	if (!r->started || r->lp_n) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "the online protocol starts from a halt");
+		return TRACE_EINVAL;
+	}
+	if ((rc = trace_pred_parse(text, &pred, d)) != 0)
+		return rc;
+	shape = trace_pred_shape(pred);
+	if (shape != TRACE_PRED_CONJUNCTIVE && shape != TRACE_PRED_DISJUNCTIVE) {
+		rep__diag_set(d, TRACE_EINVAL, NULL, "from a halt, the online protocol (var. terms) "
+		              "takes conjunctive predicates (simple predicates joined by &&) and "
+		              "disjunctive ones (||); linked (->) and general predicates with var. "
+		              "terms: `encore replay --stop` takes the linked ones");
+		rc = TRACE_EINVAL;
+		goto out;
+	}
+	n = trace_pred_all_sps(pred, &sps);
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_pred_term *const *terms;
+		size_t nt = trace_pred_sp_terms(sps[i], &terms);
+
+		for (size_t t = 0; t < nt; t++)
+			if (terms[t]->kind == TRACE_TERM_SENT_TO ||
+			    terms[t]->kind == TRACE_TERM_RECEIVED_FROM) {
+				rep__diag_set(d, TRACE_EINVAL, NULL, "sent(P) and received(P) are counted "
+				              "live from the start only: with var. terms, `encore replay "
+				              "--stop` takes them");
+				rc = TRACE_EINVAL;
+				goto out;
+			}
+	}
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		p->sp_text[0] = '\0';
+		p->sp_at_end = 0;
+		p->req_q = NULL;
+		p->need = p->started && !p->done && !p->gone ? rep__cur_index(r, p) : 0;
+	}
+	r->fired = NULL;
+	r->never = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((rc = add_sp(r, shape, 0, sps[i], d)) != 0)
+			goto out;
+	r->mode = shape == TRACE_PRED_DISJUNCTIVE && trace_pred_ncp(pred, 0) > 1 ? GD_MARKERS :
+	          GD_ONLINE;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+		uint64_t floor;
+
+		p->target = REP_NO_TARGET;
+		if (!p->halted || p->conn < 0)
+			continue;
+		if (p->sp_text[0])
+			floor = p->index + (strict && p->index < p->nevents ? 1 : 0);
+		else
+			floor = r->mode == GD_MARKERS ? REP_NO_TARGET : p->index;
+		if (r->mode == GD_ONLINE)
+			p->need = floor;
+		p->halted = 0;
+		rep_proto_send(p->conn, REP_MSG_MODE, (int64_t)floor, 0, REP_CF_ONLINE, p->sp_text);
+	}
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].sp_text[0] && !r->procs[i].started)
+			pull(r, &r->procs[i], 0);
+	rep__note_change(r);
+	rc = 0;
+out:
+	trace_pred_free(pred);
+	return rc;
+}
+
+int rep_never_held(const struct rep *r)
+{
+	return r->never;
+}
+
+/* Back to precomputed cuts after an online halt (`encore debug`): every halted LC drops its
+ * predicate and takes its target, target[i] (REP_MSG_MODE, offline). */
+void rep__offline_here(struct rep *r)
+{
+	r->mode = GD_OFFLINE;
+	r->fired = NULL;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gd_proc *p = &r->procs[i];
+
+		p->sp_text[0] = '\0';
+		p->need = 0;
+		p->req_q = NULL;
+		if (p->halted && p->conn >= 0) {
+			p->halted = 0;
+			rep_proto_send(p->conn, REP_MSG_MODE, (int64_t)p->target, 0, 0, "");
+		}
+	}
 }
 
 int rep_step(struct rep *r, size_t i, struct trace_diag *d)

@@ -59,6 +59,13 @@ struct gd_proc {
 	size_t nports;
 };
 
+/* A trace point: set on every image of process `proc` (gd_debug.c). */
+struct gd_trace {
+	int id;
+	char proc[TRACE_NAME_MAX];
+	char *text;             /* "C\x1eE" (proto.h, REP_MSG_TRACE) */
+};
+
 /* An accept whose peer cannot be told yet (its connect's port not reported yet). */
 struct gd_accept {
 	struct gd_proc *server;
@@ -93,6 +100,11 @@ struct rep {
 	size_t naccepts;
 	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
 	size_t lp_stage;        /* the step being detected */
+	int never;              /* online: the last halt found that the predicate never holds */
+	struct gd_trace *traces;/* trace points (`encore debug`; gd_debug.c) */
+	size_t ntraces;
+	struct rep_traced *hits;/* what they reported since rep_traced_clear */
+	size_t nhits, caphits;
 };
 
 /* gd.c */
@@ -114,6 +126,11 @@ void rep__accept_peers(struct rep *r);
 int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome);
 struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_t k);
 
+/* gd_debug.c */
+void rep__send_traces(struct rep *r, struct gd_proc *p, int fd);  /* before its CONFIG */
+void rep__on_traced(struct rep *r, struct gd_proc *p, const struct rep_msg *m);
+void rep__traces_free(struct rep *r);                           /* rep_close */
+
 /* gd_halt.c */
 uint64_t rep__cur_index(struct rep *r, struct gd_proc *p);      /* its state index now */
 uint64_t rep__start_floor(struct rep *r, struct gd_proc *p);
@@ -126,6 +143,7 @@ void rep__release_ready(struct rep *r);
 int rep__all_halted(struct rep *r);
 int rep__online_outcome(struct rep *r);
 int rep__lp_advance(struct rep *r);             /* -1: go on; else an outcome */
+void rep__offline_here(struct rep *r);          /* after an online halt: targets again */
 
 /* symbols.c: the LC's backtrace text of halted process pid with functions, files and lines
  * (libdw); NULL when it cannot (keep the LC's). */

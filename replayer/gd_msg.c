@@ -2,9 +2,10 @@
  * gd_msg.c: the global debugger's side of the control connections: new LCs joining (only our
  * own user's), and each message an LC sends (proto.h): HELLO (its slot, target or floor and
  * simple predicate in CONFIG; a child started inside libc gets its name), REQ, EXEC,
- * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE.  Accept returns the recorded peer: an LC asks
- * whether the connection it accepted comes from the process that connected in the recording
- * (the analyzer's connect -> accept edge) and keeps it for later when not.
+ * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE, TRACED (a trace point of `encore debug`).
+ * Accept returns the recorded peer: an LC asks whether the connection it accepted comes from
+ * the process that connected in the recording (the analyzer's connect -> accept edge) and
+ * keeps it for later when not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -149,8 +150,10 @@ static int on_hello(struct rep *r, int fd, struct rep_msg *m, struct gd_proc **p
 	p->started = 1;
 	p->execing = 0;
 	p->gone = 0;
+	/* (a record separator alone: no predicate, but keep the counters from the start) */
 	snprintf(text, sizeof(text), "%s%s%s", p->sp_text,
-	         p->peers[0] || p->lp_named ? "\x1e" : "", p->peers);
+	         p->peers[0] || p->lp_named || r->opt.live_terms ? "\x1e" : "", p->peers);
+	rep__send_traces(r, p, fd);
 	if (r->mode == GD_OFFLINE)
 		rep_proto_send(fd, REP_MSG_CONFIG, p - r->procs, (int64_t)p->target, 0, text);
 	else
@@ -242,6 +245,9 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		break;
 	case REP_MSG_DONE:
 		on_done(r, p, &m);
+		break;
+	case REP_MSG_TRACED:
+		rep__on_traced(r, p, &m);
 		break;
 	}
 	return 0;

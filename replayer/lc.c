@@ -181,13 +181,21 @@ static void ctl_hello_as(int spawned)
 		snprintf(lc.name, sizeof(lc.name), "%.127s", m.text);
 		ctl_recv(&m);
 	}
+	while (m.type == REP_MSG_TRACE) { /* trace points on us, before CONFIG */
+		m.text[sizeof(m.text) - 1] = '\0';
+		if (m.a)
+			lc_trace_add(m.flags, m.text);
+		else
+			lc_trace_del(m.flags);
+		ctl_recv(&m);
+	}
 	if (m.type != REP_MSG_CONFIG)
 		return;
 	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX)
 		lc.slot = &lc.slots[m.a];
 	lc.target = (uint64_t)m.b;
 	lc.online = (m.flags & REP_CF_ONLINE) != 0;
-	lc.halt_check = lc.online || lc.target != REP_NO_TARGET;
+	lc.halt_check = lc.online || lc.target != REP_NO_TARGET || lc_ntraces();
 	m.text[sizeof(m.text) - 1] = '\0';
 	if (m.text[0]) {
 		/* Our simple predicate: online, the halting condition; offline, its terms are
@@ -509,10 +517,21 @@ static void lc_halt(uint32_t reason)
 		ctl_recv(&m);
 		if (m.type == REP_MSG_CONT)
 			break;
-		if (m.type == REP_MSG_STAGE) {
-			/* the next step of a linked predicate: our simple predicate in it */
+		if (m.type == REP_MSG_TRACE) { /* a trace point set or removed at the halt */
+			m.text[sizeof(m.text) - 1] = '\0';
+			if (m.a)
+				lc_trace_add(m.flags, m.text);
+			else
+				lc_trace_del(m.flags);
+			continue;
+		}
+		if (m.type == REP_MSG_STAGE || m.type == REP_MSG_MODE) {
+			/* the next step of a linked predicate, or a new halting mode from here: our
+			 * simple predicate in it (the counters went on from the start) */
 			char why[256];
 
+			if (m.type == REP_MSG_MODE)
+				lc.online = (m.flags & REP_CF_ONLINE) != 0;
 			m.text[sizeof(m.text) - 1] = '\0';
 			if (lc_online_stage(m.text, why, sizeof(why)) != 0) {
 				lc_depth--;
@@ -522,9 +541,10 @@ static void lc_halt(uint32_t reason)
 		}
 	}
 	lc.target = (uint64_t)m.a;
-	if (lc.target == REP_NO_TARGET)
-		lc.online = 0; /* run to the end, nothing more to check or ask */
-	lc.halt_check = lc.online || lc.target != REP_NO_TARGET;
+	if (lc.target == REP_NO_TARGET && m.type != REP_MSG_MODE)
+		lc.online = 0; /* run to the end, nothing more to check or ask (with MODE: a
+		                  process without a disjunct runs free, halt markers still apply) */
+	lc.halt_check = lc.online || lc.target != REP_NO_TARGET || lc_ntraces();
 	lc.slot->state = REP_SLOT_RUNNING;
 	lc_depth--;
 }
@@ -534,6 +554,8 @@ static void lc_halt(uint32_t reason)
  * one runs only as far as the GD asks). */
 static void lc_maybe_halt(void)
 {
+	if (lc_ntraces())
+		lc_trace_check();
 	while (lc.halt_check) {
 		if (!lc.online) {
 			if (lc.pos != lc.target)
@@ -588,6 +610,13 @@ int lc_ctl_release(void)
 		syscall(SYS_exit_group, 111); /* the GD is gone */
 	return r >= (long)offsetof(struct rep_msg, text) && m.type == REP_MSG_RELEASE &&
 	       (uint64_t)m.a == lc.pos;
+}
+
+void lc_traced(uint32_t id, int64_t value)
+{
+	lc_depth++;
+	ctl_send_flags(REP_MSG_TRACED, (int64_t)lc.pos, value, id, NULL);
+	lc_depth--;
 }
 
 void lc_connected(int port)

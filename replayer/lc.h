@@ -163,6 +163,13 @@ LC_HIDDEN void lc_count(const struct lc_ev *ev);
 LC_HIDDEN int lc_sp_holds(void);
 LC_HIDDEN int lc_has_sp(void);
 LC_HIDDEN void lc_online_reset(void);
+/* Trace points (`encore debug`'s trace C print E with var. terms; lc_online.c): text is
+ * "C\x1eE" (E as the first term of a simple predicate); lc_traced (lc.c) reports one. */
+LC_HIDDEN int lc_trace_add(uint32_t id, const char *text);
+LC_HIDDEN void lc_trace_del(uint32_t id);
+LC_HIDDEN int lc_ntraces(void);
+LC_HIDDEN void lc_trace_check(void);
+LC_HIDDEN void lc_traced(uint32_t id, int64_t value);
 /* The term counters (sent, received, bytes_sent, bytes_received), kept across exec. */
 LC_HIDDEN void lc_counters(int64_t c[4], int set);
 LC_HIDDEN void lc_terms_text(char *out, size_t cap);

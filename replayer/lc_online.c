@@ -10,7 +10,10 @@
  *     dlsym(RTLD_DEFAULT) when the executable exports it, else in the ELF symbol table of
  *     /proc/self/exe (a plain `long counter;` of a non-PIE or PIE program); its size (1, 2, 4
  *     or 8 bytes, signed) comes from the symbol.
- * Everything is resolved when the configuration arrives (no allocation afterwards).
+ * Everything is resolved when the configuration arrives (no allocation afterwards).  Under
+ * `encore debug` the predicate may also come at a halt (REP_MSG_MODE: the online protocol
+ * from there; the counters ran from the start), and trace points (REP_MSG_TRACE) are
+ * evaluated the same way before each event, reported when their condition becomes true.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -48,6 +51,25 @@ static struct {
 } vars[LC_VARS_MAX];
 static size_t nvars;
 
+/* Trace points: condition C (a simple predicate of ours) and term E, reported when C becomes
+ * true, in the state before each next event (where a halting predicate is evaluated too). */
+#define LC_TRACES_MAX 16
+static struct {
+	uint32_t id;
+	struct trace_pred *c, *e;
+	const struct trace_pred_sp *csp;
+	const struct trace_pred_term *eterm;
+	int held;
+} traces[LC_TRACES_MAX];
+static size_t ntraces;
+static uint64_t traced_pos = UINT64_MAX;
+static struct {
+	const char *name;
+	const void *addr;
+	size_t size;
+} tvars[LC_VARS_MAX];
+static size_t ntvars;
+
 /* sent(P) / received(P): the channels whose other end P holds (from the GD) and counts. */
 #define LC_PEERS_MAX 8
 #define LC_PEER_CHANS 64
@@ -82,6 +104,9 @@ void lc_online_reset(void)
 	nmarks = 0;
 	nvars = 0;
 	npeers = 0;
+	ntraces = 0; /* the parent's: a forked child gets its own before its CONFIG */
+	ntvars = 0;
+	traced_pos = UINT64_MAX;
 }
 
 int lc_has_sp(void)
@@ -138,11 +163,9 @@ void lc_count(const struct lc_ev *ev)
 	}
 }
 
-static int read_var(size_t i, int64_t *v)
+static int read_var(const void *a, size_t size, int64_t *v)
 {
-	const void *a = vars[i].addr;
-
-	switch (vars[i].size) {
+	switch (size) {
 	case 1: *v = *(const volatile int8_t *)a; return 0;
 	case 2: *v = *(const volatile int16_t *)a; return 0;
 	case 4: *v = *(const volatile int32_t *)a; return 0;
@@ -199,7 +222,10 @@ static int term_value(void *ctx, const struct trace_pred_term *t, int64_t *v)
 	case TRACE_TERM_VAR:
 		for (size_t i = 0; i < nvars; i++)
 			if (vars[i].name == t->arg || (t->arg && strcmp(vars[i].name, t->arg) == 0))
-				return read_var(i, v);
+				return read_var(vars[i].addr, vars[i].size, v);
+		for (size_t i = 0; i < ntvars; i++)
+			if (tvars[i].name == t->arg || (t->arg && strcmp(tvars[i].name, t->arg) == 0))
+				return read_var(tvars[i].addr, tvars[i].size, v);
 		return TRACE_ENOENT;
 	default:
 		return TRACE_EINVAL;
@@ -377,8 +403,9 @@ int lc_online_setup(const char *text, const char *peer_text, char *why, size_t c
 	return sp_setup(text, why, cap);
 }
 
-/* A linked predicate's next step (REP_MSG_STAGE): this process's simple predicate in it, ""
- * for none (passive).  Counters, marks and peers go on; var. terms are resolved anew. */
+/* A linked predicate's next step (REP_MSG_STAGE), or a new halting mode at a halt
+ * (REP_MSG_MODE): this process's simple predicate in it, "" for none (passive).  Counters,
+ * marks and peers go on; var. terms are resolved anew. */
 int lc_online_stage(const char *text, char *why, size_t cap)
 {
 	trace_pred_free(pred);
@@ -431,4 +458,102 @@ static int sp_setup(const char *text, char *why, size_t cap)
 		nvars++;
 	}
 	return 0;
+}
+
+/* --- trace points ---------------------------------------------------------------------------- */
+
+static void trace_resolve(const struct trace_pred_sp *one)
+{
+	const struct trace_pred_term *const *terms;
+	size_t nt = trace_pred_sp_terms(one, &terms);
+
+	for (size_t i = 0; i < nt && ntvars < LC_VARS_MAX; i++) {
+		const void *addr = NULL;
+		size_t size = 0;
+
+		/* one that does not resolve reads as unknown: the condition does not hold */
+		if (terms[i]->kind != TRACE_TERM_VAR || resolve_var(terms[i]->arg, &addr, &size) != 0 ||
+		    !addr || (size != 1 && size != 2 && size != 4 && size != 8))
+			continue;
+		tvars[ntvars].name = terms[i]->arg;
+		tvars[ntvars].addr = addr;
+		tvars[ntvars].size = size;
+		ntvars++;
+	}
+}
+
+int lc_trace_add(uint32_t id, const char *text)
+{
+	char c[REP_TEXT_MAX];
+	const char *sep = strchr(text, '\x1e');
+	const struct trace_pred_term *const *terms;
+	const struct trace_pred_sp *esp;
+	int truth = 0;
+
+	if (!sep || ntraces == LC_TRACES_MAX || (size_t)(sep - text) >= sizeof(c))
+		return -1;
+	memcpy(c, text, (size_t)(sep - text));
+	c[sep - text] = '\0';
+	traces[ntraces].c = traces[ntraces].e = NULL;
+	if (trace_pred_parse(c, &traces[ntraces].c, NULL) != 0 ||
+	    trace_pred_parse(sep + 1, &traces[ntraces].e, NULL) != 0 ||
+	    !(traces[ntraces].csp = trace_pred_get_sp(traces[ntraces].c, 0, 0, 0)) ||
+	    !(esp = trace_pred_get_sp(traces[ntraces].e, 0, 0, 0)) ||
+	    trace_pred_sp_terms(esp, &terms) < 1) {
+		trace_pred_free(traces[ntraces].c);
+		trace_pred_free(traces[ntraces].e);
+		return -1;
+	}
+	traces[ntraces].eterm = terms[0];
+	traces[ntraces].id = id;
+	trace_resolve(traces[ntraces].csp);
+	trace_resolve(esp);
+	/* "becomes true": from the state it is set in (reported on moves after it) */
+	traces[ntraces].held = trace_pred_sp_eval(traces[ntraces].csp, term_value, NULL, &truth) ==
+	                       0 && truth;
+	ntraces++;
+	return 0;
+}
+
+void lc_trace_del(uint32_t id)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ntraces; i++) {
+		if (id && traces[i].id != id) {
+			traces[kept++] = traces[i];
+			continue;
+		}
+		trace_pred_free(traces[i].c);
+		trace_pred_free(traces[i].e);
+	}
+	ntraces = kept;
+	if (!ntraces)
+		ntvars = 0;
+}
+
+int lc_ntraces(void)
+{
+	return ntraces != 0;
+}
+
+/* Before the next event: each condition in the state now (once per state). */
+void lc_trace_check(void)
+{
+	if (lc.pos == traced_pos)
+		return;
+	traced_pos = lc.pos;
+	for (size_t i = 0; i < ntraces; i++) {
+		int truth = 0;
+		int64_t v = 0;
+
+		if (trace_pred_sp_eval(traces[i].csp, term_value, NULL, &truth) != 0)
+			truth = 0;
+		if (truth && !traces[i].held) {
+			if (term_value(NULL, traces[i].eterm, &v) != 0)
+				v = 0;
+			lc_traced(traces[i].id, v);
+		}
+		traces[i].held = truth;
+	}
 }

@@ -48,6 +48,8 @@ enum rep_msg_type {
 	REP_MSG_EXEC = 8,     /* the process is about to exec: its connection will end, its new
 	                         image will say HELLO again (same pid) */
 	REP_MSG_CONNECTED = 6,/* a connect succeeded: a = local TCP port (0 for Unix sockets) */
+	REP_MSG_TRACED = 9,   /* a trace point's condition became true (`encore debug`): a = the
+	                         state index, b = the value of its term there, flags = its id */
 	REP_MSG_ACCEPTED = 7, /* is this the recorded peer of accept event a?  b = the peer's pid
 	                         (SO_PEERCRED, Unix sockets; 0 else), flags = its TCP port (0 for
 	                         none); answered GO (yes) or STOP (no: keep it for later) */
@@ -66,6 +68,15 @@ enum rep_msg_type {
 	REP_MSG_RELEASE = 21, /* a = the state index of an LC waiting for the data behind a
 	                         readiness result (board: wait_kind READY): no running process
 	                         is left to send it (a halt): give the recorded result now */
+	REP_MSG_MODE = 23,    /* leave the halt in another halting mode (`encore debug` moving on
+	                         from a halt): flags = REP_CF_ONLINE: the online protocol from
+	                         here, text = the process's simple predicate ("" for none:
+	                         passive), a = its floor; flags = 0: offline again, a = target,
+	                         the predicate dropped */
+	REP_MSG_TRACE = 24,   /* a trace point on this process (`encore debug`): a = 1, flags = its
+	                         id, text = "C\x1eE", its condition and its term as the first
+	                         term of a simple predicate; a = 0: remove trace point `flags`
+	                         (0: all).  Only to a halted LC, or before CONFIG */
 };
 
 /* CONFIG flags. */

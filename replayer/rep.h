@@ -37,6 +37,9 @@ struct rep_options {
 	                             DIR/.encore-replay/NAME.out (0600; its forked children write
 	                             there too, rep_output_path), its stdin is /dev/null;
 	                             rep_close removes them */
+	int live_terms;           /* 1: every LC keeps the counters of predicate terms from its
+	                             start, so that the online protocol can begin at any halt
+	                             (rep_online_here; `encore debug`) */
 };
 
 /* Open a recorded session for replay: every trace is read through (a damaged one is refused,
@@ -141,8 +144,34 @@ int rep_current_cut(struct rep *r, uint64_t *cut);
 /* Leave the halt for the consistent cut cut[] (rep_nprocs entries), every process at or
  * after its state now (TRACE_EINVAL with diag otherwise: going back needs a new execution,
  * rep_close and rep_open again, Manabe & Imase 5.2); then rep_run to reach it.  After a halt
- * at a precomputed cut or at the start (every target 0). */
+ * at a precomputed cut, at the start (every target 0), or of rep_online_here. */
 int rep_goto(struct rep *r, const uint64_t *cut, struct trace_diag *d);
+/* From a halt (at the start, a precomputed cut, or an earlier online halt): the online
+ * protocol for P (conjunctive or disjunctive; var. terms read live; no sent(P)/received(P)),
+ * every process starting from its state now; strict: the processes P names move on by one
+ * event at least.  Needs rep_options.live_terms.  Then rep_run: REP_HALTED at the least
+ * consistent cut at or after the current one where P holds, or REP_FAILED with
+ * rep_never_held(r) true when it never holds (the processes are halted or ended: rep_goto
+ * moves on).  TRACE_EINVAL with diag for a predicate it cannot take. */
+int rep_online_here(struct rep *r, const char *text, int strict, struct trace_diag *d);
+int rep_never_held(const struct rep *r);
+/* Trace points evaluated live by the LCs (trace C print E with var. terms): cond is a simple
+ * predicate on process `proc`, term its E as the first term of a simple predicate on it
+ * ("PROC: TERM != 0"); each time cond becomes true in the state before an event of proc
+ * (in every execution and image of it), the GD records {id, proc, state, E's value there}.
+ * Set at a halt or before rep_start.  rep_trace_del(r, 0) removes them all. */
+struct rep_traced {
+	int id;
+	size_t proc;          /* rep order */
+	uint64_t state;
+	int64_t value;
+};
+int rep_trace_add(struct rep *r, int id, const char *proc, const char *cond, const char *term,
+                  struct trace_diag *d);
+void rep_trace_del(struct rep *r, int id);
+/* What the trace points reported since the last rep_traced_clear, in the order received. */
+const struct rep_traced *rep_traced(const struct rep *r, size_t *n);
+void rep_traced_clear(struct rep *r);
 /* The global integer variable `name` (1, 2, 4 or 8 bytes, signed, as var.SYMBOL reads it)
  * of halted process i, found in the symbol tables of the files it maps (libdw) and read
  * from its memory.  0, TRACE_ENOENT (no such symbol), TRACE_EINVAL (not halted, not an
