@@ -1109,6 +1109,9 @@ START_TEST(disk_budget_keeps_channels)
 	ck_assert_uint_eq(ni, 1);
 	ck_assert_uint_eq(inh[0].channel, 7);
 	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
 
 /* --- compact clock values (schemas/trace-format.md, "Clock values") ---------------------- */
 
