@@ -276,13 +276,15 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int 
 			forks |= g->fparent[o] == p && g->fidx[o] == g->n[p] + 1;
 		if (forks) {
 			k = ana_add_simple(g->s, p, TRACE_EV_FORK, 0);
-		} else if (act == 5 && unit_rng_below(r, 4) == 0 && gen_may_end(g, p)) {
-			/* a child ends: it exits, or is killed after its last event (no event) */
+		} else if (act == 5 && 3 * g->n[p] >= (uint64_t)maxe && unit_rng_below(r, 4) == 0 &&
+		           gen_may_end(g, p)) {
+			/* a child ends (once it did a third of its events: the others keep it busy):
+			 * it exits, or is killed after its last event (no event) */
 			g->ended[p] = 1;
 			if (unit_rng_below(r, 3) == 0)
 				continue;
 			k = ana_add_simple(g->s, p, TRACE_EV_EXIT, 0);
-		} else if (act == 4 && (cc = gen_reapable(g, p)) >= 0) {
+		} else if ((act == 4 || act == 5) && (cc = gen_reapable(g, p)) >= 0) {
 			/* its parent waits for it: after its end */
 			k = ana_add_wait(g->s, p, cc);
 			g->reaped[cc] = 1;
