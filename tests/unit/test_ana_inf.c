@@ -164,7 +164,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		}
 		/* now and then a forked child ends (exits, or is killed after its last event), and
 		 * its parent waits for a child that ended: the wait follows the child's end */
-		if (g->fparent[p] >= 0 && g->n[p] >= 1 && unit_rng_below(r, 8) == 0) {
+		if (g->fparent[p] >= 0 && g->n[p] >= 1 && unit_rng_below(r, 4) == 0) {
 			if (unit_rng_below(r, 3)) {
 				ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_EXIT, 0), g->n[p] + 1);
 				g->n[p]++;
@@ -173,13 +173,13 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			g->ended[p] = g->n[p];
 			continue;
 		}
-		if (unit_rng_below(r, 3) == 0) {
+		{
 			int ch = -1;
 
 			for (int k = 0; k < np && ch < 0; k++)
 				if (g->fparent[k] == p && g->ended[k] && !g->reaped[k])
 					ch = k;
-			if (ch >= 0) {
+			if (ch >= 0 && unit_rng_below(r, 2) == 0) {
 				int k = g->n[p] + 1;
 
 				ck_assert_int_eq(ana_add_wait(g->s, p, ch), k);
@@ -1428,6 +1428,8 @@ START_TEST(random_against_twin)
 	struct unit_rng r;
 	uint64_t seed = unit_seed() + (uint64_t)_i * 7919u;
 
+	int waits = 0;
+
 	unit_rng_seed(&r, seed);
 	for (int iter = 0; iter < 500; iter++) {
 		struct gen *g = malloc(sizeof(*g));
@@ -1436,6 +1438,9 @@ START_TEST(random_against_twin)
 
 		ck_assert_ptr_nonnull(g);
 		gen_build(g, &r, np, total);
+		for (int p = 0; p < np; p++)
+			for (int k = 1; k <= g->n[p]; k++)
+				waits += g->is_wait[p][k];
 		check_hb_and_consistency(g);
 		check_vclocks(g);
 		check_races(g);
@@ -1449,6 +1454,9 @@ START_TEST(random_against_twin)
 		gen_free(g);
 		free(g);
 	}
+	/* the executions hold children reaped by their parents (the wait edge is exercised) */
+	ck_assert_msg(waits >= 10, "seed %llu: only %d waits in 500 executions",
+	              (unsigned long long)seed, waits);
 }
 END_TEST
 
