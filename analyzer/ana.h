@@ -135,8 +135,8 @@ int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_
  * happened-before into it: the send of a receive's last byte, the connect of an accept, the
  * parent's fork for a first event, for an end of file (a receive that returned 0) the
  * writers' releases of the stream (their close, shutdown, exit), for a write into a full
- * pipe the receive that made room for it, and for a wait the reaped child's end.  Fills out[0..cap) and
- * returns the number of edges (which may exceed cap), or a negative code. */
+ * pipe the receive that made room for it, and for a wait the reaped child's end.  Fills
+ * out[0..cap) and returns the number of edges (which may exceed cap), or a negative code. */
 int64_t ana_event_deps(const struct ana_session *s, size_t p, uint64_t k, struct ana_ref *out,
                        size_t cap);
 /* The innermost function name of a call site ("" when unknown). */

@@ -16,8 +16,8 @@
  *   replay_wait DIR srv NCLIENT   the server alone: prints "r" on a line once it listens
  *   replay_wait DIR cli K         client K alone
  *
- *   replay_wait DIR shell NCLIENT the same, driven by a shell: execs
- *       sh -c 'replay_wait DIR srv N | { read x; replay_wait DIR cli 1; ...; replay_wait DIR cli N; }; true'
+ *   replay_wait DIR shell NCLIENT the same, driven by a shell: execs (W: replay_wait DIR)
+ *       sh -c 'W srv N | { read x; W cli 1; ...; W cli N; }; true'
  *   (the root "sh" forks both sides of the pipe, sh.1 the server, sh.2 the clients, sh.2.k)
  */
 #include <stdio.h>
