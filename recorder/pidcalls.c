@@ -54,13 +54,28 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 
 
 
+/* A SIGCHLD handler is installed: a wait may then run inside it, at whatever point of the
+ * program the signal came (bash reaps from its handler), which no event can pin down; such a
+ * process's waits are not logged (the replayer applies the same rule at the same call). */
+static int chld_handled(void)
+{
+	struct sigaction sa;
+	sigset_t cur;
+
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
+	    (!(sa.sa_flags & SA_SIGINFO) &&
+	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+		return 0;
+	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;
+}
+
 /* The WAIT event of a wait that returned r (a child's pid, 0 for none, -1 with errno e):
  * code is the child's si_code (CLD_EXITED...; 0 with no child). */
 static void wait_log(uint32_t call, pid_t r, int e, int status, int code, void *ra)
 {
 	struct trace_event ev;
 
-	if (!rec_enter())
+	if (!rec.w || chld_handled() || !rec_enter())
 		return;
 	rec_event_init(&ev, TRACE_EV_WAIT, call, -1);
 	ev.result = r;

@@ -147,12 +147,28 @@ static void wait_end(int options)
 		lc_wait_state(0, -1, 0, 0);
 }
 
-/* The next event is the WAIT this call logged when recorded (NULL: a trace without them). */
+/* A SIGCHLD handler is installed: the recorder logged no wait then (a handler may reap at any
+ * point of the program), nor does the replay expect one: the recorder's rule, at the same
+ * call of the same program. */
+static int chld_handled(void)
+{
+	struct sigaction sa;
+	sigset_t cur;
+
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
+	    (!(sa.sa_flags & SA_SIGINFO) &&
+	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+		return 0;
+	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;
+}
+
+/* The next event is the WAIT this call logged when recorded (NULL: a trace without them, or
+ * a process with a SIGCHLD handler). */
 static const struct lc_ev *wait_next(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on())
+	if (!lc_on() || chld_handled())
 		return NULL;
 	ev = lc_peek();
 	return ev && ev->kind == TRACE_EV_WAIT ? ev : NULL;
