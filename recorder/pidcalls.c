@@ -54,9 +54,10 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 
 
 
-/* A SIGCHLD handler is installed: a wait may then run inside it, at whatever point of the
- * program the signal came (bash reaps from its handler), which no event can pin down; such a
- * process's waits are not logged (the replayer applies the same rule at the same call). */
+/* A SIGCHLD handler is installed and SIGCHLD is blocked: the wait is likely made inside that
+ * handler, at whatever point of the program the signal came (bash reaps there), which no event
+ * can pin down (or around a wait the program shields from its handler, as bash does).  Such a
+ * wait is not logged; the replayer applies the same rule at the same call. */
 static int chld_handled(void)
 {
 	struct sigaction sa;

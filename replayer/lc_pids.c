@@ -147,9 +147,9 @@ static void wait_end(int options)
 		lc_wait_state(0, -1, 0, 0);
 }
 
-/* A SIGCHLD handler is installed: the recorder logged no wait then (a handler may reap at any
- * point of the program), nor does the replay expect one: the recorder's rule, at the same
- * call of the same program. */
+/* A SIGCHLD handler is installed and SIGCHLD is blocked (inside the handler, which may reap at
+ * any point of the program): the recorder logged no wait then, nor does the replay expect one
+ * (the recorder's rule, at the same call of the same program). */
 static int chld_handled(void)
 {
 	struct sigaction sa;
