@@ -88,6 +88,9 @@ int64_t ana_add_accept(struct ana_session *s, int p, int channel);
 int64_t ana_add_close(struct ana_session *s, int p, int channel);
 int64_t ana_add_eof(struct ana_session *s, int p, int channel);
 int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t value);
+/* A wait of p that reaped `child` once it ended: ordered after the child's exit (or fatal
+ * signal, or last event: killed outright).  The child must have been forked by p. */
+int64_t ana_add_wait(struct ana_session *s, int p, int child);
 /* Any other event of the given enum trace_kind (exit, fork, clock...); `site` may be 0. */
 int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t site);
 
@@ -131,9 +134,9 @@ int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_
 /* Every event of another process that event (p, k) directly depends on, the edges of
  * happened-before into it: the send of a receive's last byte, the connect of an accept, the
  * parent's fork for a first event, for an end of file (a receive that returned 0) the
- * writers' releases of the stream (their close, shutdown, exit), and for a write into a full
- * pipe the receive that made room for it.  Fills out[0..cap) and
- * returns the number of edges (which may exceed cap), or a negative code. */
+ * writers' releases of the stream (their close, shutdown, exit), for a write into a full
+ * pipe the receive that made room for it, and for a wait the reaped child's end.  Fills
+ * out[0..cap) and returns the number of edges (which may exceed cap), or a negative code. */
 int64_t ana_event_deps(const struct ana_session *s, size_t p, uint64_t k, struct ana_ref *out,
                        size_t cap);
 /* The innermost function name of a call site ("" when unknown). */

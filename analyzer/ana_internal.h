@@ -38,11 +38,13 @@ struct ana_ev {
 	uint8_t xin : 1;      /* it has in-edges in the session's xin table */
 	uint8_t xout : 1;     /* it has out-edges in the session's xout table */
 	uint8_t lost : 1;     /* recv: the disk budget dropped the send of its bytes */
+	uint8_t ended : 1;    /* wait: it reaped a child that ended (result = the child's pid) */
 };
 
 /* Edges that do not fit an event's one src slot: an end of file waits for the last release
  * (close, shutdown, exit) of every process that held the writing end, so it may have several
- * in-edges, and a release's slot may be taken already.  Both tables are sorted by key
+ * in-edges, and a release's slot may be taken already; a wait's source is the child's end,
+ * whose slot may be taken too (a killed child's last event, a send).  Both tables are sorted by key
  * (proc << 32 | index of the event they belong to); an edge given way to break a cycle keeps
  * its row with oproc = ANA_NONE. */
 struct ana_xedge {

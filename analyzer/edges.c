@@ -6,7 +6,8 @@
  *   - connection: a connect -> the accept that took it;
  *   - end of file: every writer's last release of a stream -> the receive that read its end;
  *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it;
- *   - readiness: the send of the bytes a poll or select found waiting -> that result.
+ *   - readiness: the send of the bytes a poll or select found waiting -> that result;
+ *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it.
  *
  * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
  * end of file may wait for several processes (every holder of the writing end must have let
@@ -304,6 +305,60 @@ out:
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Wait
+ */
+
+/* A wait that reaped a child that ended happened after the child's end: the kernel reports
+ * an exit only once the child made it.  The child is the process this one forked (its parent
+ * is this logical process) with the pid the wait returned, the latest forked before the wait
+ * (pids are reused); its end is its exit or fatal signal, else its last recorded event (killed
+ * outright, SIGKILL leaves no event: the wait saw it dead after that).  A child with no events
+ * (not recorded) orders nothing. */
+static int link_waits(struct ana_session *s, size_t *xcap, size_t *ocap)
+{
+	int rc;
+
+	for (size_t p = 0; p < s->nprocs; p++) {
+		struct ana_proc *pr = &s->procs[p];
+
+		for (uint64_t k = 1; k <= pr->n; k++) {
+			const struct ana_ev *e = &pr->ev[k - 1];
+			size_t best = SIZE_MAX;
+			uint64_t j;
+
+			if (e->kind != TRACE_EV_WAIT || !e->ended)
+				continue;
+			for (size_t c = 0; c < s->nprocs; c++) {
+				const struct ana_proc *ch = &s->procs[c];
+
+				if (c == p || ch->pid != e->result || !ch->n || !ch->parent ||
+				    strcmp(ch->parent, pr->name) != 0 || ch->fork_index >= k)
+					continue;
+				if (best == SIZE_MAX || ch->fork_index > s->procs[best].fork_index)
+					best = c;
+			}
+			if (best == SIZE_MAX)
+				continue;
+			j = s->procs[best].n;
+			for (uint64_t i = 1; i <= s->procs[best].n; i++) {
+				const struct ana_ev *f = &s->procs[best].ev[i - 1];
+
+				if (f->kind == TRACE_EV_EXIT || (f->kind == TRACE_EV_SIGNAL && f->fatal)) {
+					j = i;
+					break;
+				}
+			}
+			if ((rc = push_xedge(&s->xin, &s->nxin, xcap, (uint32_t)p, k, (uint32_t)best,
+			                     j)) ||
+			    (rc = push_xedge(&s->xout, &s->nxout, ocap, (uint32_t)best, j, (uint32_t)p,
+			                     k)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
  * Bounded buffers
  */
 
@@ -538,7 +593,8 @@ int ana__link_streams(struct ana_session *s)
 	free(s->xout);
 	s->xin = s->xout = NULL;
 	s->nxin = s->nxout = 0;
-	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)))
+	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)) ||
+	    (rc = link_waits(s, &xcap, &ocap)))
 		return rc;
 	if (s->nxin)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);

@@ -5,6 +5,7 @@
  * happened-before here).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,10 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		pr->threads = 1;
 	if (e->kind == TRACE_EV_SIGNAL && ev->naux && ev->aux[0] == 1)
 		e->fatal = 1;
+	/* a wait that reaped a child that exited or was killed (si_code, trace.h) */
+	if (e->kind == TRACE_EV_WAIT && ev->result > 0 && ev->naux > 1 &&
+	    (ev->aux[1] == CLD_EXITED || ev->aux[1] == CLD_KILLED || ev->aux[1] == CLD_DUMPED))
+		e->ended = 1;
 	/* a zero-byte request also returns 0: only a real request read to the end of stream */
 	if (e->kind == TRACE_EV_RECV && ev->result == 0 && ev->len > 0)
 		e->eof = 1;
@@ -677,6 +682,26 @@ int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t sit
 	ev.kind = kind;
 	ev.fd = -1;
 	ev.site = site;
+	return ana_add_trace_event(s, p, &ev);
+}
+
+/* Builder processes have no pid: a wait names its child by one, so the child gets one here,
+ * above any real pid (pid_max is at most 2^22). */
+int64_t ana_add_wait(struct ana_session *s, int p, int child)
+{
+	struct trace_event ev;
+
+	if (!s || child < 0 || (size_t)child >= s->nprocs || child == p)
+		return TRACE_EINVAL;
+	if (s->procs[child].pid <= 0)
+		s->procs[child].pid = 0x40000000 + child;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_WAIT;
+	ev.call = TRACE_CALL_WAITPID;
+	ev.fd = -1;
+	ev.result = s->procs[child].pid;
+	ev.naux = 2;
+	ev.aux[1] = CLD_EXITED;
 	return ana_add_trace_event(s, p, &ev);
 }
 

@@ -45,7 +45,7 @@ SHAPES = {
     'VPRINTF': ['f?(FILE *)NULL', 'fd?-1', '!fd'],
     'KMOVE': ['in', 'out', 'off_in|off?NULL', 'off_out?NULL', 'n', 'flags?0'],
     'SIGNAL_WAIT': ['info?(siginfo_t *)NULL'],
-    'WAIT': ['&pid?NULL', 'options?0'],
+    'WAIT': ['&pid?NULL', 'options?0', 'status', 'ru?(struct rusage *)NULL'],
     'EXIT': ['status'],
     'VALUE_PID': [],
     'READY_POLL': ['fds', 'n'],

@@ -22,7 +22,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_READY] = "ready",     [TRACE_EV_CLOCK] = "clock",
 	[TRACE_EV_RANDOM] = "random",   [TRACE_EV_INPUT] = "input",
 	[TRACE_EV_MARK] = "mark",       [TRACE_EV_PID] = "pid",
-	[TRACE_EV_THREAD] = "thread",
+	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
 };
 
 const char *trace_kind_name(uint32_t kind)
@@ -50,7 +50,7 @@ static const char *const call_names[] = {
 	"clock_gettime", "gettimeofday", "time", "getrandom", "getpid", "getppid",
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
-	"getentropy",
+	"getentropy", "waitpid", "wait", "wait3", "wait4", "waitid",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

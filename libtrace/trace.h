@@ -80,7 +80,10 @@ enum trace_kind {
 	TRACE_EV_MARK = 20,     /* encore_mark(key, value): data = key, aux[0] = value */
 	TRACE_EV_PID = 21,      /* getpid/getppid and the like: result = value returned */
 	TRACE_EV_THREAD = 22,   /* pthread_create: replay of this process is not guaranteed */
-	TRACE_EV_KIND_MAX = 22, /* kinds above this are unknown to this reader, not errors */
+	TRACE_EV_WAIT = 23,     /* the wait family returned: result = the child reaped (its
+	                           recorded pid; 0 none, -1 failed), aux[0] = its status,
+	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
+	TRACE_EV_KIND_MAX = 23, /* kinds above this are unknown to this reader, not errors */
 };
 
 /*
@@ -143,7 +146,12 @@ enum trace_call {
 	TRACE_CALL_VMSPLICE = 49,
 	TRACE_CALL_STDIO = 50,              /* fread, fgets, fwrite, printf...: stdio API level */
 	TRACE_CALL_GETENTROPY = 51,         /* how OpenSSL 3 seeds itself where glibc has it */
-	TRACE_CALL_MAX = 52,                /* one past the last number; never stored */
+	TRACE_CALL_WAITPID = 52,            /* 52..56: the wait family (TRACE_EV_WAIT) */
+	TRACE_CALL_WAIT = 53,
+	TRACE_CALL_WAIT3 = 54,
+	TRACE_CALL_WAIT4 = 55,
+	TRACE_CALL_WAITID = 56,
+	TRACE_CALL_MAX = 57,                /* one past the last number; never stored */
 };
 
 /* Per-event flag bits (struct trace_event.flags): attributes of the call. */

@@ -6,8 +6,12 @@
  *
  *   kill, sigqueue, tgkill  recorded pid -> live pid (process groups too: -pgid)
  *   pidfd_open              recorded pid -> live pid (ESRCH for none of the session)
- *   waitpid, wait4, waitid  the pid asked for, recorded -> live; the pid returned (or
- *   wait, wait3             si_pid), live -> recorded
+ *   the wait family         the recorded child: a WAIT event names the child reaped and
+ *                           its status; the LC waits for that child's live pid (whatever
+ *                           the pid asked for: waitpid(-1) reaps the recorded child, not
+ *                           whichever ends first), then returns the recorded pid and status.
+ *                           Traces without WAIT events (older recorders): the pid asked for,
+ *                           recorded -> live; the pid returned (or si_pid), live -> recorded
  *   sigwaitinfo             si_pid, live -> recorded
  *   fcntl F_SETOWN(_EX)     the owner, recorded -> live (-pgid too); F_GETOWN(_EX) back
  *
@@ -21,6 +25,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -142,6 +147,87 @@ static void wait_end(int options)
 		lc_wait_state(0, -1, 0, 0);
 }
 
+/* A SIGCHLD handler is installed and SIGCHLD is blocked (inside the handler, which may reap at
+ * any point of the program): the recorder logged no wait then, nor does the replay expect one
+ * (the recorder's rule, at the same call of the same program). */
+static int chld_handled(void)
+{
+	struct sigaction sa;
+	sigset_t cur;
+
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
+	    (!(sa.sa_flags & SA_SIGINFO) &&
+	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+		return 0;
+	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;
+}
+
+/* The next event is the WAIT this call logged when recorded (NULL: a trace without them, or
+ * a process with a SIGCHLD handler). */
+static const struct lc_ev *wait_next(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || chld_handled())
+		return NULL;
+	ev = lc_peek();
+	return ev && ev->kind == TRACE_EV_WAIT ? ev : NULL;
+}
+
+/* Replay a recorded WAIT: the child it reaped (a recorded pid), once that child has ended in
+ * the replay too, whatever pid or options the call asked for; the status is the recorded one
+ * (the child's own LC checked its end).  Online, the GD first pulls the child to its end (the
+ * analyzer's edge from the child's end to this event).  A failure, no child (WNOHANG) and a
+ * stopped or continued child are given back as recorded, without a real call; the real call
+ * reaps the live child (waitid with WNOWAIT leaves it waitable, as the program asked).
+ * Returns the recorded result; fills *status, *ru (the live child's usage) and *si. */
+static pid_t wait_replay(const char *what, int options, int *status, struct rusage *ru,
+                         siginfo_t *si)
+{
+	const struct lc_ev *ev = lc_expect(TRACE_EV_WAIT, -1, what);
+	pid_t rec = (pid_t)ev->result, live = 0;
+	int code = ev->naux > 1 ? (int)ev->aux[1] : 0, st = ev->naux > 0 ? (int)ev->aux[0] : 0;
+
+	if (rec < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return -1;
+	}
+	if (ru)
+		memset(ru, 0, sizeof(*ru));
+	if (si)
+		memset(si, 0, sizeof(*si));
+	if (rec > 0 && (code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED))
+		live = to_live(rec);
+	if (live > 0) {
+		siginfo_t own;
+		int r, dummy;
+
+		lc_request(lc.pos + 1);
+		lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)rec);
+		do {
+			if (options & WNOWAIT)
+				r = IP_REAL(waitid)(P_PID, (id_t)live, &own,
+				                    WEXITED | WNOWAIT | (options & __WALL));
+			else
+				r = IP_REAL(wait4)(live, &dummy, options & __WALL, ru);
+		} while (r < 0 && errno == EINTR);
+		lc_wait_state(0, -1, 0, 0);
+	}
+	if (status && rec > 0)
+		*status = st;
+	if (si && rec > 0) {
+		si->si_signo = SIGCHLD;
+		si->si_pid = rec;
+		si->si_status = st;
+		si->si_code = code;
+	}
+	lc_commit();
+	return rec;
+}
+
 /* fcntl's owner of a descriptor's signals (F_SETOWN, F_SETOWN_EX; lc_chan.c): a pid, or
  * -pgid, recorded -> live; 0 for none of the session (not set: kill's rule) or when not
  * translating (then the caller passes the value through). */
@@ -234,6 +320,12 @@ LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 	if (!on())
 		return IP_REAL(waitid)((int)idtype, id, info, options);
+	if (wait_next()) {
+		siginfo_t own;
+
+		r = wait_replay("waitid", options, NULL, NULL, info ? info : &own);
+		return r < 0 ? -1 : 0;
+	}
 	if (idtype == P_PID || idtype == P_PGID) {
 		pid_t live = to_live((pid_t)id);
 
@@ -274,14 +366,17 @@ static void signal_wait_begin(void)
 	errno = e_; \
 	return r_
 
-/* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  PIDP: the
- * pid argument, translated recorded -> live (NULL for wait and wait3: any child); the pid
- * returned goes back live -> recorded. */
-#define LC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, realcall) \
+/* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  With a WAIT
+ * event next, the recorded child (wait_replay).  Else (older traces) PIDP: the pid argument,
+ * translated recorded -> live (NULL for wait and wait3: any child); the pid returned goes
+ * back live -> recorded. */
+#define LC_SHAPE_WAIT(nm, wh, call, PIDP, OPT, STATUS, RU, realcall) \
 	pid_t *pp_ = (PIDP), r_; \
 	int e_; \
 	if (!on()) \
 		return realcall; \
+	if (wait_next()) \
+		return wait_replay(wh, OPT, STATUS, RU, NULL); \
 	wait_begin(OPT, pp_ ? *pp_ : -1); \
 	if (pp_) \
 		*pp_ = wait_arg(*pp_); \

@@ -57,7 +57,7 @@ static const char *event_class(const struct view_event *e)
 	case TRACE_EV_RECV: return e->external ? "ext" : "recv";
 	case TRACE_EV_MARK: return "mark";
 	case TRACE_EV_FORK: case TRACE_EV_EXEC: case TRACE_EV_EXIT: case TRACE_EV_SIGNAL:
-	case TRACE_EV_THREAD:
+	case TRACE_EV_THREAD: case TRACE_EV_WAIT:
 		return "life";
 	default:
 		return e->external ? "ext" : "chan";
@@ -73,6 +73,8 @@ static void event_label(const struct view_event *e, char *buf, size_t cap)
 		snprintf(buf, cap, "%s %" PRId64, trace_kind_name(e->kind), e->result);
 	else if (e->kind == TRACE_EV_EXIT)
 		snprintf(buf, cap, "exit %" PRId64, e->result);
+	else if (e->kind == TRACE_EV_WAIT && e->result > 0)
+		snprintf(buf, cap, "wait %" PRId64, e->result); /* the child's pid */
 	else
 		snprintf(buf, cap, "%s", trace_kind_name(e->kind));
 }

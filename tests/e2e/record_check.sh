@@ -39,7 +39,7 @@ fi
 # result and hash out of the comparison too.
 norm() {
     sed -e 's/ v=[0-9a-f]*//' -e 's/ \(ino\|pino\|epl\|epp\)=[^ ]*//g' "$1" |
-    awk '$1 == "clock" || $1 == "random" || $1 == "pid" || $1 == "fork" { $5 = "X" }
+    awk '$1 == "clock" || $1 == "random" || $1 == "pid" || $1 == "fork" || $1 == "wait" { $5 = "X" }
          / vary=1/ { $5 = "X"; sub(/ h=[0-9a-f]*/, "") } { print }'
 }
 for r in "$tmp"/bare/*.report; do

@@ -20,7 +20,7 @@ echo 2 | "$encore" record -q -o "$s" --name ring -- "$ring" >/dev/null || true
 cat >"$tmp/want" <<'EOF'
 name    nevents
 ------  -------
-ring         31
+ring         34
 ring.1       20
 ring.2       20
 ring.3       20
@@ -66,7 +66,7 @@ status=0
 status=0
 "$encore" sql -q "$s" "DELETE FROM event" >"$tmp/out" 2>"$tmp/err" || status=$?
 [ "$status" = 1 ] && grep -qi "readonly" "$tmp/err" || fail "DELETE was not refused: $(cat "$tmp/err")"
-[ "$("$encore" sql -q --csv "$s" "SELECT count(*) FROM event")" = "$(printf 'count(*)\n91')" ] ||
+[ "$("$encore" sql -q --csv "$s" "SELECT count(*) FROM event")" = "$(printf 'count(*)\n94')" ] ||
     fail "events changed"
 
 # 7. the shell: statements from stdin, dot commands, an error does not stop it
@@ -78,8 +78,8 @@ grep -q "no such table: nope" "$tmp/err" || fail "shell error message"
 
 # 8. encore db: a standalone database, then queried by file
 "$encore" db -q "$s" -o "$tmp/t.db"
-[ "$("$encore" sql --csv "$tmp/t.db" "SELECT count(*) FROM causal_past(91)")" = "$(printf 'count(*)\n84')" ] ||
-    fail "causal_past on the standalone database: $("$encore" sql --csv "$tmp/t.db" "SELECT count(*) FROM causal_past(91)")"
+[ "$("$encore" sql --csv "$tmp/t.db" "SELECT count(*) FROM causal_past(94)")" = "$(printf 'count(*)\n84')" ] ||
+    fail "causal_past on the standalone database: $("$encore" sql --csv "$tmp/t.db" "SELECT count(*) FROM causal_past(94)")"
 ls "$tmp" | grep -q 'tmp\.' && fail "encore db left a temporary file"
 status=0
 "$encore" db -q "$s" -o "$tmp/no/such/dir/t.db" 2>"$tmp/err" || status=$?

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -695,6 +696,120 @@ START_TEST(load_session_dir)
 }
 END_TEST
 
+/* A wait that reaped a child that ended comes after the child's end: its exit, or its last
+ * event when it was killed outright; the child is the one forked latest with the pid the wait
+ * returned (pids are reused).  A stopped child, and WNOHANG with none ready, order nothing. */
+static struct trace_event wait_ev(int64_t pid, int64_t status, int64_t code)
+{
+	struct trace_event ev = mkev(TRACE_EV_WAIT, 0, pid);
+
+	ev.call = TRACE_CALL_WAITPID;
+	ev.len = 0;
+	if (pid > 0) {
+		ev.naux = 2;
+		ev.aux[0] = status;
+		ev.aux[1] = code;
+	}
+	return ev;
+}
+
+static void write_pid_trace(const char *dir, const char *name, const char *parent,
+                            uint64_t fork_index, int64_t pid, const struct trace_event *evs,
+                            size_t n)
+{
+	struct trace_process p;
+	struct trace_writer *w;
+	struct trace_diag d;
+	char file[256], path[4400];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	snprintf(p.parent, sizeof(p.parent), "%s", parent);
+	snprintf(p.host, sizeof(p.host), "testhost");
+	snprintf(p.host_id, sizeof(p.host_id), "h1");
+	p.fork_index = fork_index;
+	p.pid = pid;
+	ck_assert_int_eq(trace_file_name(name, 0, file, sizeof(file)), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, NULL, 0, &w, &d), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(trace_writer_event(w, &evs[i]), 0);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+}
+
+static void deps_are(struct ana_session *s, int p, uint64_t k, int q, uint64_t j)
+{
+	struct ana_ref deps[4];
+	int64_t nd = ana_event_deps(s, (size_t)p, k, deps, 4);
+
+	if (q < 0) {
+		ck_assert_int_eq(nd, 0);
+		return;
+	}
+	ck_assert_int_eq(nd, 1);
+	ck_assert_uint_eq(deps[0].proc, (size_t)q);
+	ck_assert_uint_eq(deps[0].index, j);
+}
+
+START_TEST(wait_after_child_end)
+{
+	char dir[1024];
+	struct trace_event pe[9], c1[2], c2[2], c3[2];
+	struct ana_session *s;
+	struct trace_diag d;
+	uint64_t cut[4];
+	int p, a, b, c;
+
+	unit_tmpdir(dir, sizeof(dir));
+	pe[0] = mkev(TRACE_EV_FORK, 0, 101);
+	pe[1] = wait_ev(101, 0x137f, CLD_STOPPED);   /* stopped: not its end */
+	pe[2] = wait_ev(101, 9, CLD_KILLED);         /* killed by SIGKILL */
+	pe[3] = mkev(TRACE_EV_FORK, 0, 102);
+	pe[4] = wait_ev(0, 0, 0);                    /* WNOHANG, none ready */
+	pe[5] = wait_ev(102, 0x300, CLD_EXITED);
+	pe[6] = mkev(TRACE_EV_FORK, 0, 102);         /* the pid again */
+	pe[7] = wait_ev(102, 0, CLD_EXITED);
+	pe[8] = wait_ev(-1, 0, 0);                   /* ECHILD */
+	pe[8].err = 10;
+	write_pid_trace(dir, "sh", "", 0, 100, pe, 9);
+	c1[0] = mkev(TRACE_EV_CLOCK, 0, 0);
+	c1[1] = mkev(TRACE_EV_CLOCK, 0, 0);          /* then SIGKILL: no event */
+	write_pid_trace(dir, "sh.1", "sh", 1, 101, c1, 2);
+	c2[0] = mkev(TRACE_EV_CLOCK, 0, 0);
+	c2[1] = mkev(TRACE_EV_EXIT, 0, 3);
+	write_pid_trace(dir, "sh.2", "sh", 4, 102, c2, 2);
+	c3[0] = mkev(TRACE_EV_CLOCK, 0, 0);
+	c3[1] = mkev(TRACE_EV_EXIT, 0, 0);
+	write_pid_trace(dir, "sh.3", "sh", 7, 102, c3, 2);
+
+	ck_assert_int_eq(ana_load(dir, &s, &d), 0);
+	p = ana_proc_find(s, "sh");
+	a = ana_proc_find(s, "sh.1");
+	b = ana_proc_find(s, "sh.2");
+	c = ana_proc_find(s, "sh.3");
+	ck_assert_int_ge(p, 0);
+	deps_are(s, p, 2, -1, 0);
+	deps_are(s, p, 3, a, 2);
+	deps_are(s, p, 5, -1, 0);
+	deps_are(s, p, 6, b, 2);
+	deps_are(s, p, 8, c, 2);
+	deps_are(s, p, 9, -1, 0);
+	ck_assert_int_eq(ana_hb(s, (size_t)a, 2, (size_t)p, 3), 1);
+	ck_assert_int_eq(ana_hb(s, (size_t)a, 2, (size_t)p, 2), 0);
+	ck_assert_int_eq(ana_hb(s, (size_t)b, 2, (size_t)p, 6), 1);
+	ck_assert_int_eq(ana_hb(s, (size_t)c, 2, (size_t)p, 7), 0);
+	/* a cut past the parent's wait holds the child's end */
+	memset(cut, 0, sizeof(cut));
+	cut[p] = 3;
+	ck_assert_int_eq(ana_consistent(s, cut), 0);
+	ck_assert_int_eq(ana_close_down(s, cut), 0);
+	ck_assert_uint_eq(cut[a], 2);
+	ck_assert_uint_eq(cut[b], 0);
+	ana_free(s);
+	unit_rmdir(dir);
+}
+END_TEST
+
 /* A child that execs: its second image continues the numbering, and the channels it says
  * survived the exec are its own, not its parent's channels with the same numbers. */
 START_TEST(load_exec_segments)
@@ -965,6 +1080,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, builder_errors);
 	tcase_add_test(tc, load_session_dir);
 	tcase_add_test(tc, load_exec_segments);
+	tcase_add_test(tc, wait_after_child_end);
 	tcase_add_test(tc, predicates_offline);
 	tcase_add_test(tc, predicate_errors);
 	tcase_add_test(tc, races_found);

@@ -127,7 +127,29 @@ struct gen {
 	uint64_t cap[MAXCH];              /* bytes a direction holds (0: unbounded) */
 	int closed[MAXCH][2], eofread[MAXCH][2]; /* side a (0) / b (1) closed, read its end */
 	uint64_t closes, eofs, readies;
+	int ended[MAXP], reaped[MAXP];    /* a child ended (exit, or killed), its parent reaped it */
+	uint64_t waits;
 };
+
+/* A child of p that ended and that p has not reaped yet; -1 when none. */
+static int gen_reapable(const struct gen *g, int p)
+{
+	for (int c = 0; c < g->np; c++)
+		if (g->fparent[c] == p && g->ended[c] && !g->reaped[c])
+			return c;
+	return -1;
+}
+
+/* p is a forked child with events that has forked every child it will: it may end. */
+static int gen_may_end(const struct gen *g, int p)
+{
+	if (g->fparent[p] < 0 || !g->n[p])
+		return 0;
+	for (int o = 0; o < g->np; o++)
+		if (g->fparent[o] == p && g->fidx[o] > g->n[p])
+			return 0;
+	return 1;
+}
 
 /* p may move bytes on channel c now. */
 static int gen_ready(const struct gen *g, int c, int p)
@@ -248,12 +270,25 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int steps, int 
 
 		if (g->n[p] >= (uint64_t)maxe)
 			continue;
-		if (g->fparent[p] >= 0 && g->n[g->fparent[p]] < g->fidx[p])
-			continue; /* not forked yet */
+		if ((g->fparent[p] >= 0 && g->n[g->fparent[p]] < g->fidx[p]) || g->ended[p])
+			continue; /* not forked yet, or ended */
 		for (int o = 0; o < np; o++)
 			forks |= g->fparent[o] == p && g->fidx[o] == g->n[p] + 1;
 		if (forks) {
 			k = ana_add_simple(g->s, p, TRACE_EV_FORK, 0);
+		} else if (act == 5 && 3 * g->n[p] >= (uint64_t)maxe && unit_rng_below(r, 4) == 0 &&
+		           gen_may_end(g, p)) {
+			/* a child ends (once it did a third of its events: the others keep it busy):
+			 * it exits, or is killed after its last event (no event) */
+			g->ended[p] = 1;
+			if (unit_rng_below(r, 3) == 0)
+				continue;
+			k = ana_add_simple(g->s, p, TRACE_EV_EXIT, 0);
+		} else if ((act == 4 || act == 5) && (cc = gen_reapable(g, p)) >= 0) {
+			/* its parent waits for it: after its end */
+			k = ana_add_wait(g->s, p, cc);
+			g->reaped[cc] = 1;
+			g->waits++;
 		} else if (act == 9 && (cc = gen_conn_step(g, r, p)) >= 0) {
 			if (g->cstate[cc] == 0) {
 				k = ana_add_connect(g->s, p, cc);
@@ -478,7 +513,7 @@ START_TEST(random_hb_agrees)
 		setenv("ENCORE_SQL_MEMORY", "64", 1);
 	else
 		unsetenv("ENCORE_SQL_MEMORY");
-	uint64_t conns = 0, eofs = 0, rooms = 0, readies = 0;
+	uint64_t conns = 0, eofs = 0, rooms = 0, readies = 0, waits = 0;
 
 	for (int round = 0; round < 25; round++) {
 		struct gen g;
@@ -497,6 +532,10 @@ START_TEST(random_hb_agrees)
 		                              "WHERE kind = 'eof'");
 		rooms += (uint64_t)one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'room'");
 		readies += (uint64_t)one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'ready'");
+		/* every wait (for a child with events) is one edge from the child's end */
+		waits += (uint64_t)one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'wait'");
+		ck_assert_int_eq(one_int(db, "SELECT count(*) FROM dependency WHERE kind = 'wait'"),
+		                 (int64_t)g.waits);
 		check_edges(&g, db, seed);
 		check_all_pairs(&g, db, seed);
 		sqlite3_close(db);
@@ -504,10 +543,11 @@ START_TEST(random_hb_agrees)
 	}
 	ck_assert_msg(conns > 0, "seed %llu: only %llu connections in 25 executions",
 	              (unsigned long long)seed, (unsigned long long)conns);
-	ck_assert_msg(eofs > 0 && rooms > 0 && readies > 0, "seed %llu: only %llu ends of file, "
-	              "%llu sends that waited for room and %llu readiness edges in 25 executions",
-	              (unsigned long long)seed, (unsigned long long)eofs, (unsigned long long)rooms,
-	              (unsigned long long)readies);
+	ck_assert_msg(eofs > 0 && rooms > 0 && readies > 0 && waits > 0, "seed %llu: only %llu "
+	              "ends of file, %llu sends that waited for room, %llu readiness edges and %llu "
+	              "waits in 25 executions", (unsigned long long)seed, (unsigned long long)eofs,
+	              (unsigned long long)rooms, (unsigned long long)readies,
+	              (unsigned long long)waits);
 }
 END_TEST
 

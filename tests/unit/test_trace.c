@@ -855,6 +855,11 @@ static const struct {
 	CALL(TRACE_CALL_VMSPLICE),
 	CALL(TRACE_CALL_STDIO),
 	CALL(TRACE_CALL_GETENTROPY),
+	CALL(TRACE_CALL_WAITPID),
+	CALL(TRACE_CALL_WAIT),
+	CALL(TRACE_CALL_WAIT3),
+	CALL(TRACE_CALL_WAIT4),
+	CALL(TRACE_CALL_WAITID),
 };
 #undef CALL
 
@@ -874,6 +879,9 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_CALL_MARK, 42);
 	ck_assert_int_eq(TRACE_CALL_STDIO, 50);
 	ck_assert_int_eq(TRACE_CALL_GETENTROPY, 51);
+	ck_assert_int_eq(TRACE_CALL_WAITPID, 52);
+	ck_assert_int_eq(TRACE_CALL_WAITID, 56);
+	ck_assert_int_eq(TRACE_EV_WAIT, 23);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MARK), "encore_mark");
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
 	/* the list above names every member once, in order, with no gap */

@@ -474,6 +474,7 @@ int main(int argc, char **argv)
 	R("close", "close", sv[0], ch_sv0, r, errno, NULL);
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid");
+	R("wait", "waitpid", -1, 0, pid, 0, "a=%d,%d", status, WIFEXITED(status) ? 1 : 2);
 	printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	R("exit", "exit", -1, 0, 0, 0, NULL);
 	fclose(rep);

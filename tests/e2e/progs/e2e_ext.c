@@ -36,6 +36,16 @@
 #include "trace.h"
 
 static FILE *rep;
+
+/* waitpid(pid, status, 0), reported as its WAIT event (schemas/trace-format.md, kind 23):
+ * the child, its status and si_code. */
+static void wait_report(pid_t pid, int *status)
+{
+	pid_t r = waitpid(pid, status, 0);
+
+	fprintf(rep, "wait waitpid -1 0 %d 0 a=%d,%d\n", (int)r, *status,
+	        WIFEXITED(*status) ? 1 : WCOREDUMP(*status) ? 3 : 2);
+}
 static int next_ch;
 
 static void rep_open(const char *dir, const char *name)
@@ -184,7 +194,7 @@ static void ipv6(const char *dir)
 	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
 	data("recv", "recv", c, ch, r, sizeof(buf), buf, 0);
 	printf("over IPv6: '%.*s'\n", (int)r, buf);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 }
 
 /* Does this kernel answer sock_diag queries for Unix sockets?  (Asked with raw system
@@ -309,7 +319,7 @@ int main(int argc, char **argv)
 	fprintf(rep, "accept accept %d %d %d 0 a=%d\n", c, ch, c, ch_l);
 	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
 	data("input", "recv", c, ch, r, sizeof(buf), buf, 1);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 	r = close(c);
 	fprintf(rep, "close close %d %d %zd 0\n", c, ch, r);
 
@@ -333,7 +343,7 @@ int main(int argc, char **argv)
 	fprintf(rep, "connect connect %d %d %zd 0\n", c, ch, r);
 	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
 	data("input", "recv", c, ch, r, sizeof(buf), buf, 1);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 	r = close(c);
 	fprintf(rep, "close close %d %d %zd 0\n", c, ch, r);
 
@@ -362,7 +372,7 @@ int main(int argc, char **argv)
 	fprintf(rep, "accept accept %d %d %d 0 a=%d\n", c, ch, c, ch_l);
 	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
 	data("input", "recv", c, ch, r, sizeof(buf), buf, 1);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 	r = close(c);
 	fprintf(rep, "close close %d %d %zd 0\n", c, ch, r);
 	r = close(ufd);
@@ -396,7 +406,7 @@ int main(int argc, char **argv)
 	r = recv(c, buf, sizeof(buf), MSG_WAITALL);
 	data("recv", "recv", c, ch, r, sizeof(buf), buf, 0);
 	printf("from the recorded child: '%.*s'\n", (int)r, buf);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 	ipv6(argv[1]);
 	unix_self();
 	fprintf(rep, "exit exit -1 0 0 0\n");

@@ -23,6 +23,16 @@
 #include "trace.h"
 
 static FILE *rep;
+
+/* waitpid(pid, status, 0), reported as its WAIT event (schemas/trace-format.md, kind 23):
+ * the child, its status and si_code. */
+static void wait_report(pid_t pid, int *status)
+{
+	pid_t r = waitpid(pid, status, 0);
+
+	fprintf(rep, "wait waitpid -1 0 %d 0 a=%d,%d\n", (int)r, *status,
+	        WIFEXITED(*status) ? 1 : WCOREDUMP(*status) ? 3 : 2);
+}
 static const char *dir;
 
 static void rep_open(const char *name)
@@ -116,7 +126,7 @@ int main(int argc, char **argv)
 	}
 	kill(pid[0], SIGKILL);
 	for (i = 0; i < 3; i++) {
-		waitpid(pid[i], &status, 0);
+		wait_report(pid[i], &status);
 		printf("kill.%d: %s %d\n", i + 1, WIFSIGNALED(status) ? "signal" : "exit",
 		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	}

@@ -27,6 +27,16 @@
 
 static FILE *rep;
 
+/* waitpid(pid, status, 0), reported as its WAIT event (schemas/trace-format.md, kind 23):
+ * the child, its status and si_code. */
+static void wait_report(pid_t pid, int *status)
+{
+	pid_t r = waitpid(pid, status, 0);
+
+	fprintf(rep, "wait waitpid -1 0 %d 0 a=%d,%d\n", (int)r, *status,
+	        WIFEXITED(*status) ? 1 : WCOREDUMP(*status) ? 3 : 2);
+}
+
 static void rep_open(const char *dir, const char *name, const char *mode)
 {
 	char path[4096];
@@ -241,7 +251,7 @@ int main(int argc, char **argv)
 	received(sv[0], 1, r, buf, sizeof(buf));
 	r = close(sv[0]);
 	fprintf(rep, "close close %d 1 %zd 0\n", sv[0], r);
-	waitpid(pid, &status, 0);
+	wait_report(pid, &status);
 	printf("middle process exit %d\n", WEXITSTATUS(status));
 	interrupted_recv();
 	partial_send();
