@@ -78,7 +78,7 @@ fi
 
 WORK=$(mktemp -d "${ENCORE_TEST_TMPDIR:-${TMPDIR:-/tmp}}/encore-soak.XXXXXX")
 chmod 755 "$WORK"
-LIVE=()  # pids this script started and has not reaped
+LIVE=()  # pids this script started and has not reaped, each leading its process group
 cleanup() {
 	local p
 	for p in "${LIVE[@]}"; do
@@ -86,6 +86,7 @@ cleanup() {
 		# under encore record, the server is its child: that first
 		# shellcheck disable=SC2046 # a list of pids
 		kill -KILL $(cat "/proc/$p/task/$p/children" 2>/dev/null) "$p" 2>/dev/null
+		kill -KILL -- "-$p" 2>/dev/null
 	done
 	rm -rf "$WORK"
 }
@@ -348,20 +349,23 @@ run_one() {
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
 	CRASH=0 WHY='' BYTES=0 CPU=0
+	# setsid: the server (and its workers) in a process group of their own, led by $pid, so
+	# that a worker its master left behind (crashed, or killed as hung) is ended with it
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
-		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
 			>>"$dir/server.out" 2>&1 </dev/null &
 	else
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
-		"${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
+		setsid "${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
 	fi
 	pid=$!
 	LIVE+=("$pid")
 	spid=$pid
 	if ! ready "$srv" "$port" "$pid"; then
-		kill -KILL "$pid" 2>/dev/null
+		kill -KILL -- "-$pid" 2>/dev/null
 		wait "$pid"; status=$?
+		LIVE=("${LIVE[@]/$pid}")
 		CRASH=1 WHY="never accepted connections (status $status)"
 		REQS=0 RPS=0 ERRS=1
 		tail -5 "$dir/server.out" "$dir/server.log" 2>/dev/null | sed 's/^/    /'
@@ -406,14 +410,16 @@ run_one() {
 		if kill -0 "$pid" 2>/dev/null; then
 			# shellcheck disable=SC2046 # a list of pids
 			kill -KILL "$spid" $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid" 2>/dev/null
+			kill -KILL -- "-$pid" 2>/dev/null
 			WHY="still running 30 s after SIGTERM"
 		fi
 	elif [ -z "$spid" ] && kill -0 "$pid" 2>/dev/null; then
-		# shellcheck disable=SC2046 # a list of pids
-		kill -KILL $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid" 2>/dev/null
+		kill -KILL -- "-$pid" 2>/dev/null
 		WHY="no server process under encore record's pid $pid"
 	fi
 	wait "$pid"; status=$?
+	# what is left of its process group: workers whose master crashed or was killed
+	kill -KILL -- "-$pid" 2>/dev/null
 	sig=$([ $status -gt 128 ] && echo ", signal $((status - 128))")
 	# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
 	if [ -n "$WHY" ]; then
