@@ -78,7 +78,7 @@ fi
 
 WORK=$(mktemp -d "${ENCORE_TEST_TMPDIR:-${TMPDIR:-/tmp}}/encore-soak.XXXXXX")
 chmod 755 "$WORK"
-LIVE=()  # pids this script started and has not reaped
+LIVE=()  # pids this script started and has not reaped, each leading its process group
 cleanup() {
 	local p
 	for p in "${LIVE[@]}"; do
@@ -86,6 +86,7 @@ cleanup() {
 		# under encore record, the server is its child: that first
 		# shellcheck disable=SC2046 # a list of pids
 		kill -KILL $(cat "/proc/$p/task/$p/children" 2>/dev/null) "$p" 2>/dev/null
+		kill -KILL -- "-$p" 2>/dev/null
 	done
 	rm -rf "$WORK"
 }
@@ -342,41 +343,45 @@ child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/n
 # run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
 # server's CPU microseconds per request).
 run_one() {
-	local srv=$1 mode=$2 dir port pid spid status=0 lrc
+	local srv=$1 mode=$2 dir port pid spid status=0 lrc early sig
 	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
 	chmod 755 "$dir"
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
 	CRASH=0 WHY='' BYTES=0 CPU=0
+	# setsid: the server (and its workers) in a process group of their own, led by $pid, so
+	# that a worker its master left behind (crashed, or killed as hung) is ended with it
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
-		"${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
 			>>"$dir/server.out" 2>&1 </dev/null &
 	else
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
-		"${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
+		setsid "${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
 	fi
 	pid=$!
 	LIVE+=("$pid")
 	spid=$pid
 	if ! ready "$srv" "$port" "$pid"; then
-		kill -KILL "$pid" 2>/dev/null
+		kill -KILL -- "-$pid" 2>/dev/null
 		wait "$pid"; status=$?
+		LIVE=("${LIVE[@]/$pid}")
 		CRASH=1 WHY="never accepted connections (status $status)"
 		REQS=0 RPS=0 ERRS=1
 		tail -5 "$dir/server.out" "$dir/server.log" 2>/dev/null | sed 's/^/    /'
 		return
 	fi
-	# the server is encore record's child (and encore perf's under --perf)
+	# the server is encore record's child (and encore perf's under --perf); it is running (it
+	# accepted), so it is there at once unless the machine is slow
 	if [ "$mode" = rec ] || [ ${#PERF[@]} -gt 0 ]; then
-		for _ in $(seq 1 100); do
+		for _ in $(seq 1 300); do
 			spid=$pid
 			[ "$mode" = bare ] || spid=$(child "$spid")
 			[ ${#PERF[@]} -eq 0 ] || spid=$(child "$spid")
 			[ -n "$spid" ] && break
-			sleep 0.05
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
 		done
-		[ -n "$spid" ] || spid=$pid
 	fi
 	load "$srv" "$port" "$dir/load.out"
 	lrc=$?
@@ -385,30 +390,44 @@ run_one() {
 		ERRS=$((ERRS + 1))
 		[ $lrc -eq 124 ] && ERRS=$((ERRS + 1)) && echo "    the load tool timed out" >&2
 	fi
-	if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
+	# Whether the server still runs is asked of $pid, this shell's own child (encore record,
+	# perf, or the bare server): its pid stays ours until this shell reaps it, and kill -0 on it
+	# fails once it has ended and been reaped.  Never of /proc/SERVER: the server is encore
+	# record's child, reaped by it at any moment, so two reads of it (kill -0, then its state)
+	# can see a zombie and then nothing, a hang that was not.  The server itself is signalled
+	# by pid only while $pid still runs, i.e. while encore record has not yet reaped it.
+	early=1
+	if [ -n "$spid" ] && kill -0 "$pid" 2>/dev/null; then
 		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
 			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
-		kill -TERM "$spid"
+		# fails when the server has ended already and been reaped (encore record reporting)
+		kill -TERM "$spid" 2>/dev/null && early=0
 		# a server that does not end within 30 s of SIGTERM hangs: killed, and counted
 		for _ in $(seq 1 300); do
-			kill -0 "$spid" 2>/dev/null &&
-				[ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ] || break
+			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		if kill -0 "$spid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" != Z ]; then
-			kill -KILL "$spid" "$pid" 2>/dev/null
+		if kill -0 "$pid" 2>/dev/null; then
+			# shellcheck disable=SC2046 # a list of pids
+			kill -KILL "$spid" $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid" 2>/dev/null
+			kill -KILL -- "-$pid" 2>/dev/null
 			WHY="still running 30 s after SIGTERM"
 		fi
-		wait "$pid"; status=$?
-		# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
-		if [ -n "$WHY" ]; then
-			CRASH=1
-		elif [ $status -ne 0 ] && [ $status -ne 143 ]; then
-			CRASH=1 WHY="exit status $status after SIGTERM"
-		fi
-	else
-		wait "$pid"; status=$?
-		CRASH=1 WHY="died under load (status $status$([ $status -gt 128 ] && echo ", signal $((status - 128))"))"
+	elif [ -z "$spid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- "-$pid" 2>/dev/null
+		WHY="no server process under encore record's pid $pid"
+	fi
+	wait "$pid"; status=$?
+	# what is left of its process group: workers whose master crashed or was killed
+	kill -KILL -- "-$pid" 2>/dev/null
+	sig=$([ $status -gt 128 ] && echo ", signal $((status - 128))")
+	# a server stopped by SIGTERM exits 0 (or 143 where it keeps the default action)
+	if [ -n "$WHY" ]; then
+		CRASH=1
+	elif [ $early = 1 ]; then
+		CRASH=1 WHY="died under load (status $status$sig)"
+	elif [ $status -ne 0 ] && [ $status -ne 143 ]; then
+		CRASH=1 WHY="exit status $status after SIGTERM$sig"
 	fi
 	LIVE=("${LIVE[@]/$pid}")
 	# a crashed worker or backend, restarted by its master
