@@ -26,7 +26,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "lc.h"
@@ -344,11 +346,33 @@ LC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 /* --- waiting for a signal ------------------------------------------------------------------- */
 
 /* Not events; a process at its halt state halts before it blocks (the sender may be halted). */
+/* A shell waiting for a child (dash: wait3(WNOHANG) gives 0, then sigsuspend until its
+ * SIGCHLD handler ran) may find in replay that the child ended earlier than when recorded:
+ * its SIGCHLD was consumed before the WNOHANG wait, which replay answers with the recorded
+ * 0, and the sigsuspend would wait for good.  When the next recorded event reaps a child and
+ * the program handles SIGCHLD, the controller queues a SIGCHLD to itself: the wait returns,
+ * the handler runs, and the program's next wait gets its child (wait_replay blocks until it
+ * has ended).  The handler may so run once more than recorded (replayer/README.md). */
+static void sigchld_if_reaping_next(void)
+{
+	const struct lc_ev *ev = lc.done ? NULL : lc_peek();
+	struct sigaction sa;
+
+	if (!ev || ev->kind != TRACE_EV_WAIT || ev->result <= 0)
+		return;
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
+	    (!(sa.sa_flags & SA_SIGINFO) && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+		return;
+	IP_REAL(syscall)(SYS_tgkill, IP_REAL(syscall)(SYS_getpid), IP_REAL(syscall)(SYS_gettid),
+	                 SIGCHLD);
+}
+
 static void signal_wait_begin(void)
 {
 	lc_halt_if_due();
 	if (!lc.done)
 		lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
+	sigchld_if_reaping_next();
 }
 
 /* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
