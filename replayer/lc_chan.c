@@ -20,6 +20,7 @@
 #undef _FILE_OFFSET_BITS
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -732,15 +733,33 @@ static int recorded_port(const struct lc_ev *ev)
 	return sa_port(ep.local, ep.local_len);
 }
 
+/* The netlink port id the recorded run's socket got (BIND endpoint), or 0. */
+static uint32_t recorded_nl_pid(const struct lc_ev *ev)
+{
+	struct trace_endpoint ep;
+	struct sockaddr_nl nl;
+
+	if (!ev->data_len || trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) != 0 ||
+	    ep.local_len < sizeof(nl))
+		return 0;
+	memcpy(&nl, ep.local, sizeof(nl));
+	return nl.nl_family == AF_NETLINK ? nl.nl_pid : 0;
+}
+
 /* Recorded ports are bound again: a program that asked for any port (0) gets the one it got
  * when recorded, so that peers told that number (another root of the session, a port file)
- * find it. */
+ * find it.  A netlink socket likewise gets its recorded port id (the kernel's choice is the
+ * process's pid): the recorded replies, given from the trace, name it in nlmsg_pid, which
+ * programs compare with getsockname's (dnsmasq, getifaddrs); where it is taken now, the
+ * kernel chooses. */
 LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
 	struct sockaddr_storage pinned;
+	const struct sockaddr *asked = addr;
 	char where[160];
 	int r, port;
+	uint32_t nlpid = 0;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return IP_REAL(bind)(fd, addr, len);
@@ -755,8 +774,17 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		/* the port is ours to choose again: the recorded run's connections may still be
 		 * in TIME_WAIT on it */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	} else if (addr && len >= sizeof(struct sockaddr_nl) && len <= sizeof(pinned) &&
+	           addr->sa_family == AF_NETLINK &&
+	           ((const struct sockaddr_nl *)(const void *)addr)->nl_pid == 0 &&
+	           (nlpid = recorded_nl_pid(ev))) {
+		memcpy(&pinned, addr, len);
+		((struct sockaddr_nl *)(void *)&pinned)->nl_pid = nlpid;
+		addr = (const struct sockaddr *)&pinned;
 	}
 	r = IP_REAL(bind)(fd, addr, len);
+	if (r != 0 && nlpid)
+		r = IP_REAL(bind)(fd, asked, len);
 	if (r != 0) {
 		describe_addr(addr, len, where, sizeof(where));
 		lc_diverge("bind to %s failed: %s; the recorded run had it: free it (another "

@@ -126,7 +126,8 @@ static void netlink(void)
 	} req = { .h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
 	                 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
 	          .g = { .rtgen_family = AF_UNSPEC } };
-	struct sockaddr_nl k = { .nl_family = AF_NETLINK }, from;
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK }, me = k, from;
+	socklen_t len;
 	size_t cap = 100;
 	char *buf = malloc(cap);
 	int s, links = 0, done = 0;
@@ -135,6 +136,10 @@ static void netlink(void)
 		printf("no netlink\n");
 		return;
 	}
+	/* bound as dnsmasq binds it: the replies name our port id, which it checks */
+	len = sizeof(me);
+	if (bind(s, (struct sockaddr *)&me, sizeof(me)) || getsockname(s, (struct sockaddr *)&me, &len))
+		die("netlink bind");
 	if (sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&k, sizeof(k)) < 0)
 		die("sendto");
 	while (!done) {
@@ -162,6 +167,8 @@ static void netlink(void)
 		       from.nl_family, (unsigned)m.msg_namelen, m.msg_flags);
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)r);
 		     h = NLMSG_NEXT(h, r)) {
+			if (h->nlmsg_pid != me.nl_pid)
+				printf("reply to port id %u, not ours\n", h->nlmsg_pid);
 			if (h->nlmsg_type == NLMSG_DONE) {
 				done = 1;
 				break;
