@@ -1,10 +1,11 @@
 /*
  * peek_trunc.c: receives with MSG_PEEK, MSG_TRUNC, MSG_WAITALL and MSG_DONTWAIT, and the
- * result flags MSG_TRUNC, for tests/e2e/replay_peek_trunc.sh: a stream socketpair and a
- * datagram socketpair between this process and its child, a UDP socket the child sends to,
- * and a netlink route socket read as dnsmasq reads it (a peek with MSG_TRUNC and a small
- * buffer says the datagram's length, then the real read with a buffer that big).  Prints
- * what each call returned; a faithful replay prints the same.
+ * result flags MSG_TRUNC, for the replay_peek_* tests (tests/e2e/meson.build, run through
+ * replay_end.sh): a stream socketpair and a datagram socketpair between this process and its
+ * child, a UDP socket the child sends to, and a netlink route socket read as dnsmasq reads
+ * it (a peek with MSG_TRUNC and a small buffer says the datagram's length, then the real
+ * read with a buffer that big, with its source address and ancillary data).  Prints what
+ * each call returned; a faithful replay prints the same.
  * Usage: peek_trunc pair|dgram|udp|netlink
  */
 #include <arpa/inet.h>
@@ -130,7 +131,11 @@ static void netlink(void)
 	socklen_t len;
 	size_t cap = 100;
 	char *buf = malloc(cap);
-	int s, links = 0, done = 0;
+	int s, links = 0, done = 0, one = 1;
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct nl_pktinfo))];
+	} ctl;
 
 	if ((s = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)) < 0) {
 		printf("no netlink\n");
@@ -140,6 +145,9 @@ static void netlink(void)
 	len = sizeof(me);
 	if (bind(s, (struct sockaddr *)&me, sizeof(me)) || getsockname(s, (struct sockaddr *)&me, &len))
 		die("netlink bind");
+	/* ancillary data on every reply, given back from the trace in replay */
+	if (setsockopt(s, SOL_NETLINK, NETLINK_PKTINFO, &one, sizeof(one)))
+		die("NETLINK_PKTINFO");
 	if (sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&k, sizeof(k)) < 0)
 		die("sendto");
 	while (!done) {
@@ -160,11 +168,18 @@ static void netlink(void)
 		m.msg_flags = 0;
 		memset(&from, 0xff, sizeof(from));
 		m.msg_namelen = sizeof(from);
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = &ctl;
+		m.msg_controllen = sizeof(ctl);
 		r = recvmsg(s, &m, 0);
 		if (r < 0)
 			die("recvmsg");
 		printf("read: %zd from pid %u family %u namelen %u flags %d\n", r, from.nl_pid,
 		       from.nl_family, (unsigned)m.msg_namelen, m.msg_flags);
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_PKTINFO)
+				printf("pktinfo: group %u\n",
+				       ((struct nl_pktinfo *)(void *)CMSG_DATA(c))->group);
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)r);
 		     h = NLMSG_NEXT(h, r)) {
 			if (h->nlmsg_pid != me.nl_pid)
