@@ -158,6 +158,8 @@ enum trace_call {
 #define TRACE_FL_PEEK     0x1u  /* MSG_PEEK: the bytes were not consumed */
 #define TRACE_FL_NONBLOCK 0x2u  /* the descriptor or the call was non-blocking */
 #define TRACE_FL_OOB      0x4u  /* MSG_OOB */
+#define TRACE_FL_TRUNC    0x8u  /* the result's msg_flags had MSG_TRUNC (recvmsg) */
+#define TRACE_FL_CTRUNC   0x10u /* the result's msg_flags had MSG_CTRUNC (recvmsg) */
 
 #define TRACE_AUX_MAX 4
 

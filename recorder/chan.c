@@ -843,11 +843,18 @@ static uint8_t *scratch_get(size_t n)
 	return scratch;
 }
 
-/* The bytes a call moved: one buffer, or the first `n` bytes of an iovec. */
+/* The bytes a call moved: one buffer, or the first `n` bytes of an iovec; for a receive with
+ * a source address (recvfrom, recvmsg), the address the kernel wrote (`addr`, `addrlen` the
+ * room given, `addrlen_out` where the kernel wrote the real length), and for recvmsg its
+ * msghdr (result flags, ancillary data). */
 struct bytes {
 	const void *buf;
 	const struct iovec *iov;
 	int iovcnt;
+	const void *addr;
+	socklen_t addrlen;
+	const socklen_t *addrlen_out;
+	const struct msghdr *msg;
 };
 
 static size_t bytes_avail(const struct bytes *b, size_t n, size_t asked)
@@ -880,6 +887,47 @@ static const uint8_t *bytes_flat(const struct bytes *b, size_t n)
 		memcpy(out + done, b->iov[i].iov_base, k);
 		done += k;
 	}
+	return out;
+}
+
+/* What external input carries besides its bytes, appended to them in the event's data
+ * (schemas/trace-format.md, "Event kinds", input): the source address the kernel wrote and
+ * the ancillary data, their lengths in aux[0] and aux[1].  Returns the data, or NULL
+ * (no room: the bytes alone, as before). */
+static const uint8_t *input_data(const struct bytes *b, size_t n, struct trace_event *ev)
+{
+	size_t alen = 0, clen = 0, done = 0;
+	uint8_t *out;
+	int i;
+
+	if (b->addr && b->addrlen_out) {
+		alen = *b->addrlen_out;
+		if (alen > b->addrlen)
+			alen = b->addrlen; /* the kernel copied only what fit */
+	}
+	if (b->msg && b->msg->msg_control)
+		clen = b->msg->msg_controllen;
+	if (alen == 0 && clen == 0)
+		return n ? bytes_flat(b, n) : NULL;
+	if (!(out = scratch_get(n + alen + clen)))
+		return NULL;
+	if (b->buf) {
+		memcpy(out, b->buf, n);
+	} else {
+		for (i = 0; i < b->iovcnt && done < n; i++) {
+			size_t k = b->iov[i].iov_len < n - done ? b->iov[i].iov_len : n - done;
+
+			memcpy(out + done, b->iov[i].iov_base, k);
+			done += k;
+		}
+	}
+	memcpy(out + n, b->addr, alen);
+	if (clen)
+		memcpy(out + n + alen, b->msg->msg_control, clen);
+	ev->naux = 2;
+	ev->aux[0] = (int64_t)alen;
+	ev->aux[1] = (int64_t)clen;
+	ev->data_len = (uint32_t)(n + alen + clen);
 	return out;
 }
 
@@ -1083,10 +1131,21 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		c->undecided = 0;
 		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
 	}
+	if (__builtin_expect(b->msg != NULL, 0) && r >= 0) {
+		/* recvmsg's result flags: a datagram or its ancillary data cut to the room. */
+		if (b->msg->msg_flags & MSG_TRUNC)
+			ev.flags |= TRACE_FL_TRUNC;
+		if (b->msg->msg_flags & MSG_CTRUNC)
+			ev.flags |= TRACE_FL_CTRUNC;
+	}
 	if (dir == REC_IN && c->external) {
 		ev.kind = TRACE_EV_INPUT;
-		if (n && (ev.data = bytes_flat(b, n)))
+		if (__builtin_expect(b->addr != NULL || b->msg != NULL, 0) && r >= 0)
+			ev.data = input_data(b, n, &ev);
+		else if (n && (ev.data = bytes_flat(b, n)))
 			ev.data_len = (uint32_t)n;
+		if (!ev.data)
+			ev.data_len = 0;
 	}
 	if (n && !(flags & MSG_PEEK)) {
 		c->bytes[dir] += n;
@@ -1125,8 +1184,18 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	} \
 	return r
 
-#define BUF(p) { .buf = (p), .iov = NULL, .iovcnt = 0 }
-#define IOV(v, c) { .buf = NULL, .iov = (v), .iovcnt = (c) }
+#define BUF(p) { .buf = (p), .iov = NULL, .iovcnt = 0, .addr = NULL, .addrlen = 0, \
+	                .addrlen_out = NULL, .msg = NULL }
+#define IOV(v, c) { .buf = NULL, .iov = (v), .iovcnt = (c), .addr = NULL, .addrlen = 0, \
+	                  .addrlen_out = NULL, .msg = NULL }
+/* recvfrom: the room for the address is read before the call (the kernel then writes the
+ * address's real length there, which may be more than it copied). */
+#define BUF_FROM(p, ad, al, room) { .buf = (p), .iov = NULL, .iovcnt = 0, \
+	                              .addr = (ad) && (al) ? (ad) : NULL, .addrlen = (room), \
+	                              .addrlen_out = (ad) ? (al) : NULL, .msg = NULL }
+#define MSG_IN(m, room) { .buf = NULL, .iov = msg_iov(m), .iovcnt = msg_iovcnt(m), \
+	                    .addr = (m) && (m)->msg_name ? (m)->msg_name : NULL, .addrlen = (room), \
+	                    .addrlen_out = (m) ? &(m)->msg_namelen : NULL, .msg = (m) }
 
 /* A NULL msghdr makes the real call fail with EFAULT; logging must not crash on it. */
 static const struct iovec *msg_iov(const struct msghdr *m)
@@ -1159,10 +1228,11 @@ static size_t msg_len(const struct msghdr *m)
 #define REC_SHAPE_BYTES_IN(nm, wh, call, fd, b, cnt, fl, realcall) \
 	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
 #define REC_SHAPE_BYTES_IN_FROM(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
-	DATA_BODY(fd, REC_IN, cnt, fl, BUF(b), call, realcall)
+	socklen_t room_ = (ad) && (al) ? *(al) : 0; \
+	DATA_BODY(fd, REC_IN, cnt, fl, BUF_FROM(b, ad, al, room_), call, realcall)
 #define REC_SHAPE_MSG_IN(nm, wh, call, fd, m, fl, realcall) \
-	DATA_BODY(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
-	          realcall)
+	socklen_t room_ = (m) && (m)->msg_name ? (m)->msg_namelen : 0; \
+	DATA_BODY(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, MSG_IN(m, room_), call, realcall)
 #define REC_SHAPE_IOV_IN(nm, wh, call, fd, v, vc, realcall) \
 	DATA_BODY(fd, REC_IN, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 

@@ -20,6 +20,7 @@
 #undef _FILE_OFFSET_BITS
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -140,11 +141,13 @@ static void check_hash(const struct lc_ev *ev, int dir, const struct iovec *iov,
 		           (unsigned long long)c->bytes[dir], c->hash[dir], ev->hash);
 }
 
-/* Receive exactly ev->result bytes (the recorded size) from fd into iov. */
+/* Receive exactly `want` bytes (the recorded size, within the room) from fd into iov.  A
+ * peek reads the socket with MSG_PEEK, so the bytes stay for the next receive; with
+ * MSG_TRUNC a datagram's call returns its whole length, more than the window. */
 static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, int cnt,
-                       int flags, struct msghdr *name)
+                       int flags, struct msghdr *name, size_t want)
 {
-	size_t want = (size_t)ev->result, got = 0;
+	size_t got = 0;
 	struct iovec win[IOV_MAX_LC];
 	int peek = flags & MSG_PEEK, is_sock;
 	long r;
@@ -191,7 +194,7 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 				sched_yield();
 				continue;
 			}
-			got += (size_t)r;
+			got += (size_t)r < want - got ? (size_t)r : want - got;
 			lc.slot->progress++;
 			continue;
 		}
@@ -215,10 +218,60 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 	lc_wait_state(0, -1, 0, 0);
 }
 
+/* External input's source address and ancillary data, recorded after its bytes (aux[0] and
+ * aux[1] their lengths; schemas/trace-format.md): given back as recorded, the address cut to
+ * the room as the kernel cuts it, its real length in msg_namelen.  Ancillary data carrying
+ * descriptors is not given (the descriptors do not exist here); MSG_CTRUNC says so.
+ * Returns the length of the bytes proper. */
+static size_t input_extra(const struct lc_ev *ev, struct msghdr *name, struct msghdr *msg)
+{
+	size_t alen = 0, clen = 0, n = ev->data_len;
+	const uint8_t *d = lc.data + ev->data_off;
+
+	if (ev->naux >= 2 && ev->aux[0] >= 0 && ev->aux[1] >= 0 &&
+	    (uint64_t)ev->aux[0] + (uint64_t)ev->aux[1] <= ev->data_len) {
+		alen = (size_t)ev->aux[0];
+		clen = (size_t)ev->aux[1];
+		n = ev->data_len - alen - clen;
+	}
+	if (name && name->msg_name && alen) {
+		size_t room = name->msg_namelen;
+
+		memcpy(name->msg_name, d + n, alen < room ? alen : room);
+		name->msg_namelen = (socklen_t)alen;
+	} else if (name) {
+		name->msg_namelen = 0;
+	}
+	if (msg) {
+		size_t room = msg->msg_control ? msg->msg_controllen : 0;
+		int rights = 0;
+		struct msghdr m = { .msg_control = (void *)(d + n + alen), .msg_controllen = clen };
+
+		for (struct cmsghdr *cm = clen ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+				rights = 1;
+		if (clen && !rights && clen <= room) {
+			memcpy(msg->msg_control, d + n + alen, clen);
+			msg->msg_controllen = clen;
+		} else {
+			msg->msg_controllen = 0;
+		}
+	}
+	return n;
+}
+
+/* The result flags of a replayed recvmsg: the recorded ones. */
+static int in_flags(const struct lc_ev *ev)
+{
+	return (ev->flags & TRACE_FL_TRUNC ? MSG_TRUNC : 0) |
+	       (ev->flags & TRACE_FL_CTRUNC ? MSG_CTRUNC : 0);
+}
+
 /* Every receive: recv, recvfrom, recvmsg, read, readv and their _chk forms.  Returns 1 and
- * the result in *out when the LC handled it, 0 when the call must pass through. */
+ * the result in *out when the LC handled it, 0 when the call must pass through.  msg:
+ * recvmsg's header, whose ancillary data and result flags are set here. */
 static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msghdr *name,
-                 const char *what, ssize_t *out)
+                 struct msghdr *msg, const char *what, ssize_t *out)
 {
 	const struct lc_ev *ev;
 	int32_t cls;
@@ -244,20 +297,30 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 	if (ev->result < 0)
 		goto done;
 	n = (size_t)ev->result;
-	if (n > total)
-		lc_diverge("receive on channel %u (fd %d): %zu bytes recorded, but the process asked "
-		           "for %zu", ev->channel, fd, n, total);
+	if (n > total) {
+		/* MSG_TRUNC: a datagram's whole length, of which the room was copied. */
+		if (!(flags & MSG_TRUNC))
+			lc_diverge("receive on channel %u (fd %d): %zu bytes recorded, but the process "
+			           "asked for %zu", ev->channel, fd, n, total);
+		n = total;
+	}
 	if (ev->kind == TRACE_EV_INPUT) {
 		/* Bytes from outside the session: the recorded value, the world untouched. */
-		if (n > ev->data_len)
-			lc_diverge("input on channel %u: the trace holds %u of its %zu bytes",
-			           ev->channel, ev->data_len, n);
+		size_t have = input_extra(ev, name, msg);
+
+		if (n > have)
+			lc_diverge("input on channel %u: the trace holds %zu of its %zu bytes",
+			           ev->channel, have, n);
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
-		recv_exact(ev, fd, iov, cnt, flags, name);
+		recv_exact(ev, fd, iov, cnt, flags, name, n);
+		if (msg)
+			msg->msg_controllen = 0;
 	}
+	if (msg)
+		msg->msg_flags = in_flags(ev);
 	check_hash(ev, 1, iov, cnt, n);
 done:
 	*out = ev->result;
@@ -483,7 +546,7 @@ done:
 #define LC_SHAPE_BYTES_IN(nm, wh, call, FD, B, N, FL, realcall) \
 	struct iovec v_ = ONE(B, N); \
 	ssize_t r_; \
-	if (lc_in(FD, &v_, 1, FL, NULL, wh, &r_)) \
+	if (lc_in(FD, &v_, 1, FL, NULL, NULL, wh, &r_)) \
 		return r_; \
 	return realcall
 
@@ -494,7 +557,7 @@ static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct so
 	struct msghdr m = { .msg_name = addr, .msg_namelen = len ? *len : 0 };
 	ssize_t r = 0;
 
-	*handled = lc_in(fd, &v, 1, flags, addr && len ? &m : NULL, "recvfrom", &r);
+	*handled = lc_in(fd, &v, 1, flags, addr && len ? &m : NULL, NULL, "recvfrom", &r);
 	if (*handled && addr && len)
 		*len = m.msg_namelen;
 	return r;
@@ -505,20 +568,18 @@ static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct so
 	ssize_t r_ = recvfrom_common(FD, B, N, FL, AD, AL, &handled_); \
 	return handled_ ? r_ : realcall
 
-/* A replayed recvmsg carries no ancillary data and no flags. */
+/* A replayed recvmsg has the recorded result flags; ancillary data only from external input
+ * (lc_in). */
 #define LC_SHAPE_MSG_IN(nm, wh, call, FD, M, FL, realcall) \
 	ssize_t r_; \
 	if ((M) && lc_in(FD, (M)->msg_iov, (int)(M)->msg_iovlen, FL, \
-	                 (M)->msg_name ? (M) : NULL, wh, &r_)) { \
-		(M)->msg_controllen = 0; \
-		(M)->msg_flags = 0; \
+	                 (M)->msg_name ? (M) : NULL, M, wh, &r_)) \
 		return r_; \
-	} \
 	return realcall
 
 #define LC_SHAPE_IOV_IN(nm, wh, call, FD, V, VC, realcall) \
 	ssize_t r_; \
-	if (lc_in(FD, V, VC, 0, NULL, wh, &r_)) \
+	if (lc_in(FD, V, VC, 0, NULL, NULL, wh, &r_)) \
 		return r_; \
 	return realcall
 
@@ -672,15 +733,33 @@ static int recorded_port(const struct lc_ev *ev)
 	return sa_port(ep.local, ep.local_len);
 }
 
+/* The netlink port id the recorded run's socket got (BIND endpoint), or 0. */
+static uint32_t recorded_nl_pid(const struct lc_ev *ev)
+{
+	struct trace_endpoint ep;
+	struct sockaddr_nl nl;
+
+	if (!ev->data_len || trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) != 0 ||
+	    ep.local_len < sizeof(nl))
+		return 0;
+	memcpy(&nl, ep.local, sizeof(nl));
+	return nl.nl_family == AF_NETLINK ? nl.nl_pid : 0;
+}
+
 /* Recorded ports are bound again: a program that asked for any port (0) gets the one it got
  * when recorded, so that peers told that number (another root of the session, a port file)
- * find it. */
+ * find it.  A netlink socket likewise gets its recorded port id (the kernel's choice is the
+ * process's pid): the recorded replies, given from the trace, name it in nlmsg_pid, which
+ * programs compare with getsockname's (dnsmasq, getifaddrs); where it is taken now, the
+ * kernel chooses. */
 LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
 	struct sockaddr_storage pinned;
+	const struct sockaddr *asked = addr;
 	char where[160];
 	int r, port;
+	uint32_t nlpid = 0;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return IP_REAL(bind)(fd, addr, len);
@@ -695,8 +774,17 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		/* the port is ours to choose again: the recorded run's connections may still be
 		 * in TIME_WAIT on it */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	} else if (addr && len >= sizeof(struct sockaddr_nl) && len <= sizeof(pinned) &&
+	           addr->sa_family == AF_NETLINK &&
+	           ((const struct sockaddr_nl *)(const void *)addr)->nl_pid == 0 &&
+	           (nlpid = recorded_nl_pid(ev))) {
+		memcpy(&pinned, addr, len);
+		((struct sockaddr_nl *)(void *)&pinned)->nl_pid = nlpid;
+		addr = (const struct sockaddr *)&pinned;
 	}
 	r = IP_REAL(bind)(fd, addr, len);
+	if (r != 0 && nlpid)
+		r = IP_REAL(bind)(fd, asked, len);
 	if (r != 0) {
 		describe_addr(addr, len, where, sizeof(where));
 		lc_diverge("bind to %s failed: %s; the recorded run had it: free it (another "
