@@ -267,8 +267,8 @@ static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
 
 /* Decide whether the bytes this end receives come from a recorded process.  `accepted`:
  * the end came from accept (the client registers its port only after its connect returns,
- * so an accept may not see it yet: undecided until the first data, which the client sends
- * after registering). */
+ * so an accept may not see it yet: undecided until a receive shows the client acted after
+ * registering, rec_chan_in_external). */
 static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int accepted)
 {
 	c->external = 1;
@@ -299,6 +299,24 @@ static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int
 	default:
 		break;
 	}
+}
+
+/* Is this receive on c (result r, errno e) external input?  An end left undecided at its
+ * accept is decided by the first receive whose result the client caused after its connect
+ * returned, by which time its recorder had registered the connection: bytes, the end of the
+ * stream, a reset.  A receive that finds nothing yet (EAGAIN, EINTR) decides nothing and is
+ * logged as a receive from a recorded peer: it moves no byte, and replays from the trace
+ * whatever the end turns out to be; logged as input, it made the replay take the peer for
+ * an outside one and give the process a stand-in socket without the bytes that followed. */
+int rec_chan_in_external(struct rec_chan *c, long r, int e)
+{
+	if (__builtin_expect(c->undecided, 0)) {
+		if (r < 0 && e != ECONNRESET)
+			return 0;
+		c->undecided = 0;
+		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
+	}
+	return c->external;
 }
 
 /* Log a channel-defining event carrying the endpoint. */
@@ -1078,12 +1096,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		return;
 	}
 	ev.channel = c->id;
-	if (dir == REC_IN && __builtin_expect(c->undecided, 0) && r > 0) {
-		/* The client registered its port before it sent these bytes. */
-		c->undecided = 0;
-		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
-	}
-	if (dir == REC_IN && c->external) {
+	if (dir == REC_IN && rec_chan_in_external(c, r, e)) {
 		ev.kind = TRACE_EV_INPUT;
 		if (n && (ev.data = bytes_flat(b, n)))
 			ev.data_len = (uint32_t)n;
