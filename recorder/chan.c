@@ -301,17 +301,18 @@ static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int
 	}
 }
 
-/* Is this receive on c (result r, errno e) external input?  An end left undecided at its
- * accept is decided by the first receive whose result the client caused after its connect
- * returned, by which time its recorder had registered the connection: bytes, the end of the
- * stream, a reset.  A receive that finds nothing yet (EAGAIN, EINTR) decides nothing and is
- * logged as a receive from a recorded peer: it moves no byte, and replays from the trace
- * whatever the end turns out to be; logged as input, it made the replay take the peer for
- * an outside one and give the process a stand-in socket without the bytes that followed. */
-int rec_chan_in_external(struct rec_chan *c, long r, int e)
+/* Is this receive on c (result r, errno e, `asked` bytes) external input?  An end left
+ * undecided at its accept is decided by the first receive whose result the client caused
+ * after its connect returned, by which time its recorder had registered the connection:
+ * bytes, the end of the stream (to a read that asked for bytes), a reset.  A receive that
+ * finds nothing yet (EAGAIN, EINTR, a read of 0 bytes) decides nothing and is logged as a
+ * receive from a recorded peer: it moves no byte, and replays from the trace whatever the
+ * end turns out to be.  Logged as input, it made the replay take the peer for an outside
+ * one and give the process a stand-in socket without the bytes that followed. */
+int rec_chan_in_external(struct rec_chan *c, long r, int e, size_t asked)
 {
 	if (__builtin_expect(c->undecided, 0)) {
-		if (r < 0 && e != ECONNRESET)
+		if (r < 0 ? e != ECONNRESET : r == 0 && asked == 0)
 			return 0;
 		c->undecided = 0;
 		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
@@ -1096,7 +1097,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		return;
 	}
 	ev.channel = c->id;
-	if (dir == REC_IN && rec_chan_in_external(c, r, e)) {
+	if (dir == REC_IN && rec_chan_in_external(c, r, e, asked)) {
 		ev.kind = TRACE_EV_INPUT;
 		if (n && (ev.data = bytes_flat(b, n)))
 			ev.data_len = (uint32_t)n;

@@ -84,7 +84,7 @@ static void log_in(FILE *f, int fd, long r, int e, size_t asked, const void *p, 
 	 * feof()): replay sets them as they were */
 	ev.naux = 1;
 	ev.aux[0] = state;
-	if (rec_chan_in_external(c, r, e)) {
+	if (rec_chan_in_external(c, r, e, asked)) {
 		ev.kind = TRACE_EV_INPUT;
 		if (r > 0) {
 			ev.data = p;
@@ -371,7 +371,7 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 	}
 	from = c != EOF ? f->_IO_read_ptr - 1 : NULL;
 	n = c != EOF ? (long)(f->_IO_read_end - from) : none_result(f);
-	rec_event_init(&ev, rec_chan_in_external(ch, n, e) ? TRACE_EV_INPUT : TRACE_EV_RECV,
+	rec_event_init(&ev, rec_chan_in_external(ch, n, e, 1) ? TRACE_EV_INPUT : TRACE_EV_RECV,
 	               TRACE_CALL_STDIO, fd);
 	ev.channel = ch->id;
 	ev.result = n;
