@@ -267,8 +267,8 @@ static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
 
 /* Decide whether the bytes this end receives come from a recorded process.  `accepted`:
  * the end came from accept (the client registers its port only after its connect returns,
- * so an accept may not see it yet: undecided until the first data, which the client sends
- * after registering). */
+ * so an accept may not see it yet: undecided until a receive shows the client acted after
+ * registering, rec_chan_in_external). */
 static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int accepted)
 {
 	c->external = 1;
@@ -299,6 +299,25 @@ static void decide_peer(struct rec_chan *c, const struct trace_endpoint *ep, int
 	default:
 		break;
 	}
+}
+
+/* Is this receive on c (result r, errno e, `asked` bytes) external input?  An end left
+ * undecided at its accept is decided by the first receive whose result the client caused
+ * after its connect returned, by which time its recorder had registered the connection:
+ * bytes, the end of the stream (to a read that asked for bytes), a reset.  A receive that
+ * finds nothing yet (EAGAIN, EINTR, a read of 0 bytes) decides nothing and is logged as a
+ * receive from a recorded peer: it moves no byte, and replays from the trace whatever the
+ * end turns out to be.  Logged as input, it made the replay take the peer for an outside
+ * one and give the process a stand-in socket without the bytes that followed. */
+int rec_chan_in_external(struct rec_chan *c, long r, int e, size_t asked)
+{
+	if (__builtin_expect(c->undecided, 0)) {
+		if (r < 0 ? e != ECONNRESET : r == 0 && asked == 0)
+			return 0;
+		c->undecided = 0;
+		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
+	}
+	return c->external;
 }
 
 /* Log a channel-defining event carrying the endpoint. */
@@ -1126,11 +1145,6 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		return;
 	}
 	ev.channel = c->id;
-	if (dir == REC_IN && __builtin_expect(c->undecided, 0) && r > 0) {
-		/* The client registered its port before it sent these bytes. */
-		c->undecided = 0;
-		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
-	}
 	if (__builtin_expect(b->msg != NULL, 0) && r >= 0) {
 		/* recvmsg's result flags: a datagram or its ancillary data cut to the room. */
 		if (b->msg->msg_flags & MSG_TRUNC)
@@ -1138,7 +1152,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		if (b->msg->msg_flags & MSG_CTRUNC)
 			ev.flags |= TRACE_FL_CTRUNC;
 	}
-	if (dir == REC_IN && c->external) {
+	if (dir == REC_IN && rec_chan_in_external(c, r, e, asked)) {
 		ev.kind = TRACE_EV_INPUT;
 		if (__builtin_expect(b->addr != NULL || b->msg != NULL, 0) && r >= 0)
 			ev.data = input_data(b, n, &ev);

@@ -116,11 +116,7 @@ static void log_side(int fd, int dir, long r, int e, size_t asked, uint32_t call
 	ev.err = r < 0 ? e : 0;
 	ev.len = asked;
 	ev.flags = flags | ((r < 0 && e == EAGAIN) ? TRACE_FL_NONBLOCK : 0);
-	if (dir == REC_IN && c->undecided && r > 0) {
-		c->undecided = 0;
-		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
-	}
-	if (dir == REC_IN && c->external)
+	if (dir == REC_IN && rec_chan_in_external(c, r, e, asked))
 		ev.kind = TRACE_EV_INPUT; /* the bytes never crossed user space: not recorded */
 	if (r > 0 && !(flags & TRACE_FL_PEEK))
 		c->bytes[dir] += (uint64_t)r;

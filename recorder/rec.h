@@ -269,6 +269,10 @@ REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
 REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
 REC_HIDDEN void rec_fd_forget(int fd);
 REC_HIDDEN uint32_t rec_fd_channel_id(int fd);
+/* A receive on c of `asked` bytes returned r (errno e): is it external input?  Decides an
+ * accepted end left undecided once the result shows the peer acted (bytes, end of stream,
+ * reset). */
+REC_HIDDEN int rec_chan_in_external(struct rec_chan *c, long r, int e, size_t asked);
 /* epoll.c: the descriptor registered in epfd with this user data, -1 when unknown. */
 REC_HIDDEN int rec_epoll_fd(int epfd, uint64_t data);
 /* After fork or exec: declare every live channel to the new writer. */

@@ -84,11 +84,7 @@ static void log_in(FILE *f, int fd, long r, int e, size_t asked, const void *p, 
 	 * feof()): replay sets them as they were */
 	ev.naux = 1;
 	ev.aux[0] = state;
-	if (c->undecided && r > 0) {
-		c->undecided = 0;
-		c->external = !rec_registry_has("conn", c->peer_port, c->local_port);
-	}
-	if (c->external) {
+	if (rec_chan_in_external(c, r, e, asked)) {
 		ev.kind = TRACE_EV_INPUT;
 		if (r > 0) {
 			ev.data = p;
@@ -375,7 +371,8 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 	}
 	from = c != EOF ? f->_IO_read_ptr - 1 : NULL;
 	n = c != EOF ? (long)(f->_IO_read_end - from) : none_result(f);
-	rec_event_init(&ev, ch->external ? TRACE_EV_INPUT : TRACE_EV_RECV, TRACE_CALL_STDIO, fd);
+	rec_event_init(&ev, rec_chan_in_external(ch, n, e, 1) ? TRACE_EV_INPUT : TRACE_EV_RECV,
+	               TRACE_CALL_STDIO, fd);
 	ev.channel = ch->id;
 	ev.result = n;
 	ev.err = n < 0 ? e : 0;
@@ -384,11 +381,6 @@ static void log_refill(FILE *f, int fd, int c, int e, void *ra)
 	ev.naux = 2;
 	ev.aux[0] = f->_flags & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN);
 	ev.aux[1] = 1;
-	if (ch->undecided && n > 0) {
-		ch->undecided = 0;
-		ch->external = !rec_registry_has("conn", ch->peer_port, ch->local_port);
-		ev.kind = ch->external ? TRACE_EV_INPUT : TRACE_EV_RECV;
-	}
 	if (n > 0) {
 		if (ch->external) {
 			ev.data = (const uint8_t *)from;

@@ -313,6 +313,15 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           ev->channel, have, n);
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
+		if (n && ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external == 2)
+			/* Input from outside and bytes from a recorded peer on one channel: its peer
+			 * was taken for an outside one (its set-up made no connection), and these
+			 * bytes cannot come.  Recorders before the rule of recorder/README.md ("Bytes:
+			 * recorded peers, outside peers") logged an accepted end's early EAGAIN so. */
+			lc_diverge("receive on channel %u (fd %d): %zu bytes from a recorded peer, but "
+			           "the trace also logs input from outside on this channel (a read that "
+			           "found nothing before its first byte, by an older recorder?): record "
+			           "the session again", ev->channel, fd, n);
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
 		recv_exact(ev, fd, iov, cnt, flags, name, n);
