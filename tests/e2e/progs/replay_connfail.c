@@ -8,7 +8,8 @@
  * The root ("cf") binds a socket to an ephemeral port of 127.0.0.1 without listening, and
  * forks the server ("cf.1"), which keeps it and listens only once the client has written a
  * line to a pipe.  The client (the root) first connects blocking (refused), then
- * non-blocking: EINPROGRESS, poll, SO_ERROR says ECONNREFUSED; it writes the line and
+ * non-blocking: EINPROGRESS, poll, SO_ERROR says ECONNREFUSED; once more, where the next
+ * connect on the socket reports ECONNREFUSED instead; it writes the line and
  * retries, a new non-blocking socket each time, until a connect works, then sends "ping"
  * and prints the server's answer and how many attempts failed.
  */
@@ -90,6 +91,26 @@ static int attempt(const struct sockaddr_in *sa, int *fdp)
 	return 0;
 }
 
+/* One non-blocking attempt whose outcome the next connect on the socket reports: the error. */
+static int attempt_by_connect(const struct sockaddr_in *sa)
+{
+	struct pollfd p;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err;
+
+	if (fd < 0)
+		die("socket");
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 || errno != EINPROGRESS)
+		die("connect in progress");
+	p.fd = fd;
+	p.events = POLLOUT;
+	p.revents = 0;
+	if (poll(&p, 1, -1) != 1)
+		die("poll");
+	err = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 ? 0 : errno;
+	close(fd);
+	return err;
+}
+
 int main(void)
 {
 	struct sockaddr_in sa;
@@ -134,6 +155,13 @@ int main(void)
 		return 1;
 	}
 	printf("first attempt: %s\n", strerror(err));
+	failed++;
+	/* non-blocking: refused, as the next connect says */
+	if (!(err = attempt_by_connect(&sa))) {
+		fprintf(stderr, "connect worked before the server listened\n");
+		return 1;
+	}
+	printf("second attempt: %s\n", strerror(err));
 	failed++;
 	if (write(go[1], "go\n", 3) != 3)
 		die("write go");
