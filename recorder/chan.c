@@ -653,6 +653,35 @@ REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return r;
 }
 
+/* getsockopt(SO_ERROR) is how a non-blocking connect learns its outcome: on a channel it is
+ * logged as a CONNECT event with aux[0] = SO_ERROR and aux[1] = the value read, so that replay
+ * returns it and knows, at the connect, whether that attempt failed (recorder/README.md).
+ * Other options are read from the kernel, unlogged. */
+REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
+{
+	int r = IP_REAL(getsockopt)(fd, level, optname, optval, optlen), e = errno, v = 0;
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (level != SOL_SOCKET || optname != SO_ERROR || !rec_enter())
+		return r;
+	if ((c = rec_fd_chan(fd))) {
+		if (r == 0 && optval && optlen && *optlen >= sizeof(int))
+			memcpy(&v, optval, sizeof(int));
+		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, fd);
+		ev.channel = c->id;
+		ev.result = r;
+		ev.err = r < 0 ? e : 0;
+		ev.naux = 2;
+		ev.aux[0] = SO_ERROR;
+		ev.aux[1] = v;
+		rec_log(&ev, RA());
+	}
+	rec_leave();
+	errno = e;
+	return r;
+}
+
 static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 {
 	struct trace_endpoint ep;

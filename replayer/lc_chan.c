@@ -831,8 +831,75 @@ LC_EXPORT int listen(int fd, int backlog)
 	return 0;
 }
 
+/* Channels whose last connect attempt failed when recorded and was not made in replay: the
+ * socket is left unconnected, its readiness is not waited for (it is external while so). */
+static uint8_t conn_failed[LC_CHAN_MAX];
+
+/* Did the pending connect attempt of the event at lc.pos on channel ch fail when recorded?
+ * The trace says later: a read of SO_ERROR with a non-zero value, or a connect that reports
+ * the error (ECONNREFUSED...), before anything shows the attempt worked (a connect returning
+ * 0 or EISCONN, bytes moved, SO_ERROR read as 0 once the socket was writable is not enough:
+ * it may be read early).  The error, or 0 when it did not fail or the trace does not say. */
+static int connect_failed_later(uint32_t ch)
+{
+	for (uint64_t i = lc.pos + 1; i < lc.nev; i++) {
+		const struct lc_ev *e = &lc.ev[i - lc.base];
+
+		if (e->channel != ch)
+			continue;
+		if (e->kind == TRACE_EV_CONNECT && e->naux >= 2 && e->aux[0] == SO_ERROR) {
+			if (e->result == 0 && e->aux[1] != 0)
+				return (int)e->aux[1];
+			continue;
+		}
+		if (e->kind == TRACE_EV_CONNECT) {
+			if (e->result == 0 || e->err == EISCONN)
+				return 0;
+			if (e->err == EINPROGRESS || e->err == EALREADY || e->err == EINTR)
+				continue;
+			return e->err;
+		}
+		if ((e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_RECV || e->kind == TRACE_EV_INPUT) &&
+		    e->result > 0)
+			return 0;
+		if (e->kind == TRACE_EV_CLOSE || e->kind == TRACE_EV_ACCEPT)
+			return 0;
+	}
+	return 0;
+}
+
+/* getsockopt(SO_ERROR) on a channel returns the recorded value (the recorder logs it as a
+ * CONNECT event, aux[0] = SO_ERROR): a connect that failed when recorded was not made, so the
+ * kernel has nothing to say.  Other options come from the kernel. */
+LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
+{
+	const struct lc_ev *ev;
+	socklen_t n;
+	int v;
+
+	if (level != SOL_SOCKET || optname != SO_ERROR || !lc_on() || lc_fd_class(fd) <= 0)
+		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
+	ev = lc_expect(TRACE_EV_CONNECT, fd, "getsockopt(SO_ERROR)");
+	if (ev->naux < 2 || ev->aux[0] != SO_ERROR) {
+		char what[160];
+
+		lc_ev_describe(ev, what, sizeof(what));
+		lc_diverge("expected %s on fd %d, but the process read SO_ERROR", what, fd);
+	}
+	LC_RECORDED_FAILURE(ev);
+	v = (int)ev->aux[1];
+	if (optval && optlen) {
+		n = *optlen < sizeof(v) ? *optlen : (socklen_t)sizeof(v);
+		memcpy(optval, &v, n);
+		*optlen = n;
+	}
+	lc_commit();
+	return 0;
+}
+
 /* The peer may not listen yet: in the recorded run it did.  Retry with a growing pause
- * (the status board says we wait to connect; the GD reports it if that lasts). */
+ * (the status board says we wait to connect; the GD reports it if that lasts).  An attempt
+ * that failed when recorded does not reach the network, whoever listens now. */
 LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
@@ -845,6 +912,16 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "connect");
 	if (ev->result < 0 && ev->err != EINPROGRESS)
 		LC_RECORDED_FAILURE(ev);
+	if (ev->channel < LC_CHAN_MAX && conn_failed[ev->channel]) {
+		/* a new attempt on a socket whose last one failed: it is unconnected, as then */
+		conn_failed[ev->channel] = 0;
+		lc_chan[ev->channel].external = 0;
+	}
+	if (ev->channel < LC_CHAN_MAX && ev->result < 0 && connect_failed_later(ev->channel)) {
+		conn_failed[ev->channel] = 1;
+		lc_chan[ev->channel].external = 2;
+		LC_RECORDED_FAILURE(ev);
+	}
 	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external) {
 		/* The peer is outside the session (its bytes are INPUT in the trace): it need not
 		 * exist now.  No connection is made; what the process sends on it goes nowhere and
@@ -870,7 +947,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 
 			lc_wait_state(TRACE_EV_CONNECT, fd, ev->channel, 0);
 			wait_fd(fd, POLLOUT);
-			getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+			IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
 			if (soerr == 0)
 				break;
 			e = soerr;
