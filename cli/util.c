@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "view.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -144,24 +145,7 @@ int cli_session_trusted(const char *cmd, const char *dir, int trust)
 
 void cli_json_string(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
+	view_json_string(out, s);
 }
 
 int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, void *arg),

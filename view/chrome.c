@@ -14,8 +14,7 @@
 #include "view.h"
 #include "view_internal.h"
 
-/* A JSON string literal, escaped (the same rules as the CLI's --json output). */
-static void json_string(FILE *out, const char *s)
+void view_json_string(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -59,12 +58,12 @@ static void chrome_events(struct chrome *c)
 
 		fprintf(c->out, "%s\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,"
 		                "\"args\":{\"name\":", p ? "," : "", p + 1);
-		json_string(c->out, pr->name);
+		view_json_string(c->out, pr->name);
 		fprintf(c->out, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%zu,"
 		                "\"args\":{\"sort_index\":%zu}}", p + 1, p);
 		fprintf(c->out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%zu,\"tid\":%zu,"
 		                "\"args\":{\"name\":", p + 1, p + 1);
-		json_string(c->out, pr->name);
+		view_json_string(c->out, pr->name);
 		fprintf(c->out, "}}");
 		for (uint64_t k = 1; k <= pr->n; k++) {
 			const struct view_event *e = &pr->ev[k - 1];
@@ -82,10 +81,10 @@ static void chrome_events(struct chrome *c)
 			        e->kind == TRACE_EV_MARK && e->key ? "mark" : trace_kind_name(e->kind),
 			        e->external ? "external" : trace_kind_name(e->kind), p + 1, p + 1,
 			        usec(c, e->ts_ns), (double)dur / 1000.0, k);
-			json_string(c->out, desc);
+			view_json_string(c->out, desc);
 			if (e->kind == TRACE_EV_MARK && e->key) {
 				fprintf(c->out, ",\"key\":");
-				json_string(c->out, e->key);
+				view_json_string(c->out, e->key);
 				fprintf(c->out, ",\"value\":%" PRId64, e->result);
 			}
 			fprintf(c->out, "}}");
@@ -145,7 +144,7 @@ int view_chrome_write(FILE *out, const char *dir, const struct view *v, uint64_t
 	/* Counts go in otherData (free-form); a metadata event of our own would be reported
 	 * by Perfetto's importer as unknown. */
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"encore_session\":");
-	json_string(out, dir);
+	view_json_string(out, dir);
 	fprintf(out, ",\"processes\":%zu,\"events\":%" PRIu64 ",\"messages\":%" PRIu64 "},"
 	             "\"traceEvents\":[", v->nprocs, ana_total_events(v->s), v->nmessages);
 	chrome_events(&c);

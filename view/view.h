@@ -84,6 +84,11 @@ int view_chrome_write(FILE *out, const char *dir, const struct view *v, uint64_t
  * order) "HOST {vector clock}" and a description. */
 int view_shiviz_write(FILE *out, const struct view *v);
 
+/* s as a JSON string literal, escaped: quotes, backslashes, control characters (\uXXXX);
+ * other bytes as they are.  The one escaper of every JSON encore writes (the CLI's --json
+ * outputs too). */
+void view_json_string(FILE *out, const char *s);
+
 #ifdef __cplusplus
 }
 #endif
