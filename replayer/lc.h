@@ -136,6 +136,13 @@ LC_HIDDEN void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t miss
 /* The class of a descriptor as the recorder saw it at this point: a channel id (> 0),
  * LC_FD_IGNORED or LC_FD_RANDOM.  Consumes the recorder's first-use SOCKET/PIPE event. */
 LC_HIDDEN int32_t lc_fd_class(int fd);
+
+/* iovec helpers of the data calls (lc_chan.c): the total size; and dst = the bytes
+ * [skip, skip + want) of src, at most IOV_MAX_LC entries, returning their count. */
+#define IOV_MAX_LC 64
+LC_HIDDEN size_t lc_iov_total(const struct iovec *iov, int cnt);
+LC_HIDDEN int lc_iov_window(const struct iovec *src, int cnt, size_t skip, size_t want,
+                            struct iovec *dst);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
 /* A call that failed when recorded fails the same way now, without being made. */

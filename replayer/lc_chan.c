@@ -37,11 +37,10 @@
 #include "encore.h"
 #include "lc.h"
 
-#define IOV_MAX_LC 64
 
 /* --- bytes ----------------------------------------------------------------------------------- */
 
-static size_t iov_total(const struct iovec *iov, int cnt)
+size_t lc_iov_total(const struct iovec *iov, int cnt)
 {
 	size_t t = 0;
 
@@ -50,8 +49,7 @@ static size_t iov_total(const struct iovec *iov, int cnt)
 	return t;
 }
 
-/* dst = the bytes [skip, skip + want) of src; returns the entry count. */
-static int iov_window(const struct iovec *src, int cnt, size_t skip, size_t want,
+int lc_iov_window(const struct iovec *src, int cnt, size_t skip, size_t want,
                       struct iovec *dst)
 {
 	int n = 0;
@@ -164,7 +162,7 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 	/* The status board says what we wait for while a blocking read sits in the kernel. */
 	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, want);
 	while (got < want) {
-		int n = iov_window(iov, cnt, peek ? 0 : got, peek ? want : want - got, win);
+		int n = lc_iov_window(iov, cnt, peek ? 0 : got, peek ? want : want - got, win);
 
 		if (lc.online)
 			wait_in(fd, got);
@@ -275,7 +273,7 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 {
 	const struct lc_ev *ev;
 	int32_t cls;
-	size_t total = iov_total(iov, cnt), n;
+	size_t total = lc_iov_total(iov, cnt), n;
 
 	if (!lc_on())
 		return 0;
@@ -361,7 +359,7 @@ static void out_to_sigpipe(int fd, const struct iovec *iov, int cnt, int flags,
 	 * recorded run wrote into a pipe to a reader outside the session): no reader to wait for */
 	if (syscall(SYS_fstat, fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		goto die;
-	lc_wait_state(TRACE_EV_SEND, fd, (uint32_t)cls, iov_total(iov, cnt));
+	lc_wait_state(TRACE_EV_SEND, fd, (uint32_t)cls, lc_iov_total(iov, cnt));
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
 
@@ -441,14 +439,14 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	want = (size_t)ev->result;
 	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external == 2)
 		goto hash; /* a peer outside the session, not there now: the world untouched */
-	if (want > iov_total(iov, cnt))
+	if (want > lc_iov_total(iov, cnt))
 		lc_diverge("send on channel %u (fd %d): %zu bytes recorded, but the process sends only "
-		           "%zu", ev->channel, fd, want, iov_total(iov, cnt));
+		           "%zu", ev->channel, fd, want, lc_iov_total(iov, cnt));
 	if (lc.online && want > 0)
 		lc_request(lc.pos + 1); /* a write into a full pipe waits for the reader's room */
 	flags &= ~MSG_DONTWAIT;
 	while (got < want) {
-		int n = iov_window(iov, cnt, got, want - got, win);
+		int n = lc_iov_window(iov, cnt, got, want - got, win);
 
 		if (sock) {
 			struct msghdr m;

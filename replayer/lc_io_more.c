@@ -235,8 +235,8 @@ static int lc_move(const struct move *m, size_t asked, const char *what, ssize_t
 LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
 {
 	const struct lc_ev *ev;
-	struct iovec win[64];
-	size_t want, got = 0, total = 0, i;
+	struct iovec win[IOV_MAX_LC];
+	size_t want, got = 0, total;
 	int32_t cls;
 	int fl, in;
 	long r;
@@ -249,8 +249,7 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
 	in = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
 	ev = lc_expect(in ? TRACE_EV_RECV : TRACE_EV_SEND, fd, "vmsplice");
-	for (i = 0; iov && i < cnt; i++)
-		total += iov[i].iov_len;
+	total = lc_iov_total(iov, (int)cnt);
 	if (ev->result > 0 && (size_t)ev->result > total)
 		lc_diverge("vmsplice on channel %u (fd %d): %lld bytes recorded, the process gave "
 		           "%zu", ev->channel, fd, (long long)ev->result, total);
@@ -259,21 +258,8 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	    lc_chan[ev->channel].external == 2)
 		want = 0;
 	while (got < want) {
-		size_t skip = got, left = want - got, n = 0;
+		int n = lc_iov_window(iov, (int)cnt, got, want - got, win);
 
-		for (i = 0; i < cnt && left && n < 64; i++) {
-			size_t len = iov[i].iov_len;
-
-			if (skip >= len) {
-				skip -= len;
-				continue;
-			}
-			win[n].iov_base = (char *)iov[i].iov_base + skip;
-			win[n].iov_len = len - skip < left ? len - skip : left;
-			left -= win[n].iov_len;
-			skip = 0;
-			n++;
-		}
 		r = IP_REAL(vmsplice)(fd, win, n, flags);
 		if (r > 0) {
 			got += (size_t)r;
