@@ -23,6 +23,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_RANDOM] = "random",   [TRACE_EV_INPUT] = "input",
 	[TRACE_EV_MARK] = "mark",       [TRACE_EV_PID] = "pid",
 	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
+	[TRACE_EV_PASS] = "pass",
 };
 
 const char *trace_kind_name(uint32_t kind)
@@ -37,7 +38,7 @@ uint32_t trace_kind_from_name(const char *name)
 	uint32_t k;
 
 	for (k = 1; k <= TRACE_EV_KIND_MAX; k++)
-		if (strcmp(kind_names[k], name) == 0)
+		if (kind_names[k] && strcmp(kind_names[k], name) == 0)
 			return k;
 	return TRACE_EV_NONE;
 }

@@ -83,7 +83,16 @@ enum trace_kind {
 	TRACE_EV_WAIT = 23,     /* the wait family returned: result = the child reaped (its
 	                           recorded pid; 0 none, -1 failed), aux[0] = its status,
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
-	TRACE_EV_KIND_MAX = 23, /* kinds above this are unknown to this reader, not errors */
+	/* 24-31: other kinds of this version (threads, signals) */
+	TRACE_EV_PASS = 32,     /* one descriptor passed (SCM_RIGHTS) by the sendmsg, or
+	                           received by the recvmsg, of the send or receive event just
+	                           before it: fd = the descriptor, channel = its channel end (a
+	                           new one on the receiving side; 0: not a channel), aux[0] =
+	                           TRACE_PASS_OUT or _IN, aux[1] = the channel it travelled on,
+	                           aux[2] = enum trace_pass_what; data: sending side 16 bytes,
+	                           its channel's bytes sent and received so far (little-endian
+	                           u64), receiving side the new end's endpoint */
+	TRACE_EV_KIND_MAX = 32, /* kinds above this are unknown to this reader, not errors */
 };
 
 /*
@@ -152,6 +161,19 @@ enum trace_call {
 	TRACE_CALL_WAIT4 = 55,
 	TRACE_CALL_WAITID = 56,
 	TRACE_CALL_MAX = 57,                /* one past the last number; never stored */
+};
+
+/* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the
+ * descriptor was. */
+#define TRACE_PASS_OUT 1
+#define TRACE_PASS_IN 2
+enum trace_pass_what {
+	TRACE_PASS_OTHER = 0,     /* epoll, eventfd, timerfd...: not a channel */
+	TRACE_PASS_SOCKET = 1,    /* a socket (connected, or not yet) */
+	TRACE_PASS_LISTENER = 2,  /* a listening socket */
+	TRACE_PASS_PIPE = 3,      /* a pipe or FIFO end */
+	TRACE_PASS_FILE = 4,      /* a regular file or directory */
+	TRACE_PASS_CHAR = 5,      /* a character device (a terminal, /dev/null...) */
 };
 
 /* Per-event flag bits (struct trace_event.flags): attributes of the call. */

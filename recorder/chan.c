@@ -397,6 +397,89 @@ ignore:
 	return NULL;
 }
 
+/* A descriptor received with SCM_RIGHTS (ancillary.c): it becomes a channel end of this
+ * process now, described in *ep, the peer decided as for a descriptor met at first use, but
+ * with what a passed end may be: an accepted TCP connection whose client registered (or will
+ * register, undecided until its first receive as after accept), a connection to a recorded
+ * listener, a Unix socket or socketpair end whose peer (SO_PEERCRED) is recorded.  Pipes and
+ * terminals: external (their other end may be anywhere: the bytes are recorded).  *what gets
+ * enum trace_pass_what.  Returns the channel, or NULL for a descriptor that is none (file,
+ * epoll...).  Called with the guard held. */
+static void fd_fresh(int fd, void *ra);
+
+struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, void *ra)
+{
+	struct rec_chan *c;
+	struct stat st;
+	int kind;
+
+	*what = TRACE_PASS_OTHER;
+	memset(ep, 0, sizeof(*ep));
+	fd_fresh(fd, ra);
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	kind = ip_fd_kind(st.st_mode, st.st_rdev);
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		*what = TRACE_PASS_FILE;
+	if (kind == IP_FD_RANDOM || kind == IP_FD_NULL || S_ISCHR(st.st_mode))
+		*what = TRACE_PASS_CHAR;
+	if (kind == IP_FD_SOCKET) {
+		int domain = 0, type = 0, acc = 0;
+		socklen_t len = sizeof(int);
+
+		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+		len = sizeof(int);
+		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+		len = sizeof(int);
+		getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len);
+		*what = acc ? TRACE_PASS_LISTENER : TRACE_PASS_SOCKET;
+		if (!(c = rec_chan_new(ip_sock_chan_type(domain, type))))
+			goto ignore;
+		rec_fd_bind(fd, c);
+		fill_endpoint(fd, c, ep, NULL, 0);
+		if (c->type == TRACE_CHAN_TCP && ep->peer_len && addr_local(ep)) {
+			c->external = 1;
+			c->peer_port = (uint16_t)addr_port(ep->peer, ep->peer_len);
+			c->local_port = (uint16_t)addr_port(ep->local, ep->local_len);
+			if (rec_registry_has("conn", c->peer_port, c->local_port) ||
+			    rec_registry_has("tcp", c->peer_port, -1))
+				c->external = 0;
+			else
+				c->undecided = 1;
+		} else if (c->type == TRACE_CHAN_SOCKETPAIR) {
+			c->external = !(ep->peer_pid > 0 &&
+			                rec_registry_has("pid", (unsigned long)ep->peer_pid, -1));
+		} else {
+			decide_peer(c, ep, 0);
+		}
+		return c;
+	}
+	if (kind == IP_FD_RANDOM) {
+		rec.fd[fd] = REC_FD_RANDOM;
+		return NULL;
+	}
+	if (kind == IP_FD_PIPE || kind == IP_FD_CHAR) {
+		if (kind == IP_FD_PIPE)
+			*what = TRACE_PASS_PIPE;
+		if (!(c = rec_chan_new(kind == IP_FD_PIPE ? TRACE_CHAN_PIPE : TRACE_CHAN_OTHER)))
+			goto ignore;
+		if (kind == IP_FD_PIPE) {
+			int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+
+			c->dir = (fl & O_ACCMODE) == O_WRONLY ? 2 : (fl & O_ACCMODE) == O_RDONLY ? 1 : 0;
+		}
+		c->external = 1;
+		rec_fd_bind(fd, c);
+		ep->type = c->type;
+		ep->dir = c->dir;
+		ep->inode = (uint64_t)st.st_ino;
+		return c;
+	}
+ignore:
+	rec.fd[fd] = REC_FD_IGNORED;
+	return NULL;
+}
+
 struct rec_chan *rec_fd_chan(int fd)
 {
 	int32_t v;
@@ -1189,6 +1272,12 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 			ev.data_len = (uint32_t)n;
 		if (!ev.data)
 			ev.data_len = 0;
+	} else if (__builtin_expect(b->msg != NULL, 0) && dir == REC_IN && r >= 0 &&
+	           b->msg->msg_control && b->msg->msg_controllen) {
+		/* Ancillary data from a recorded peer (descriptors, credentials): what the program
+		 * got, kept as input's is but without the bytes (ancillary.c, replayer/README.md). */
+		if (!(ev.data = input_data(b, 0, &ev)))
+			ev.data_len = 0;
 	}
 	if (n && !(flags & MSG_PEEK)) {
 		c->bytes[dir] += n;
@@ -1216,12 +1305,22 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 /* The common shape of every data interposer: call, then log if the descriptor might be a
  * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
 #define DATA_BODY(fd, dir, asked, flags, bytes_init, call, realcall) \
+	DATA_BODY_ANC(fd, dir, asked, flags, call, realcall, (const struct msghdr *)NULL, bytes_init)
+
+/* The same, for sendmsg and recvmsg: descriptors passed with SCM_RIGHTS (msghdr m) are
+ * classified before the send is logged and logged after it (ancillary.c). */
+#define DATA_BODY_ANC(fd, dir, asked, flags, call, realcall, m, ...) \
 	ssize_t r = realcall; \
 	int e = errno; \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
-		struct bytes b = bytes_init; \
+		struct bytes b = __VA_ARGS__; \
+		int anc_ = rec_anc_present(m, r); \
+		if (__builtin_expect(anc_, 0) && dir == REC_OUT) \
+			rec_anc_classify(m); \
 		log_data(fd, dir, r, e, asked, flags, &b, call, RA()); \
+		if (__builtin_expect(anc_, 0)) \
+			rec_anc_log(fd, dir, m, RA()); \
 		rec_leave(); \
 		errno = e; \
 	} \
@@ -1264,8 +1363,8 @@ static size_t msg_len(const struct msghdr *m)
 #define REC_SHAPE_BYTES_OUT_TO(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
 	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
 #define REC_SHAPE_MSG_OUT(nm, wh, call, fd, m, fl, realcall) \
-	DATA_BODY(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, IOV(msg_iov(m), msg_iovcnt(m)), call, \
-	          realcall)
+	DATA_BODY_ANC(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, call, realcall, m, \
+	              IOV(msg_iov(m), msg_iovcnt(m)))
 #define REC_SHAPE_IOV_OUT(nm, wh, call, fd, v, vc, realcall) \
 	DATA_BODY(fd, REC_OUT, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 #define REC_SHAPE_BYTES_IN(nm, wh, call, fd, b, cnt, fl, realcall) \
@@ -1275,7 +1374,7 @@ static size_t msg_len(const struct msghdr *m)
 	DATA_BODY(fd, REC_IN, cnt, fl, BUF_FROM(b, ad, al, room_), call, realcall)
 #define REC_SHAPE_MSG_IN(nm, wh, call, fd, m, fl, realcall) \
 	socklen_t room_ = (m) && (m)->msg_name ? (m)->msg_namelen : 0; \
-	DATA_BODY(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, MSG_IN(m, room_), call, realcall)
+	DATA_BODY_ANC(fd, REC_IN, r >= 0 ? msg_len(m) : 0, fl, call, realcall, m, MSG_IN(m, room_))
 #define REC_SHAPE_IOV_IN(nm, wh, call, fd, v, vc, realcall) \
 	DATA_BODY(fd, REC_IN, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 

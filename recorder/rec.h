@@ -273,6 +273,22 @@ REC_HIDDEN uint32_t rec_fd_channel_id(int fd);
  * accepted end left undecided once the result shows the peer acted (bytes, end of stream,
  * reset). */
 REC_HIDDEN int rec_chan_in_external(struct rec_chan *c, long r, int e, size_t asked);
+/* A descriptor received with SCM_RIGHTS becomes a channel end (NULL: not a channel); *ep
+ * describes it, *what is its enum trace_pass_what. */
+REC_HIDDEN struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, void *ra);
+
+/* --- descriptor passing (ancillary.c) ------------------------------------------------- */
+/* A sendmsg or recvmsg that succeeded with ancillary data. */
+static inline int rec_anc_present(const struct msghdr *m, long r)
+{
+	return m != NULL && r >= 0 && m->msg_control != NULL && m->msg_controllen != 0;
+}
+/* Before a sendmsg's event: classify the descriptors it passed (their first-use events come
+ * before the send, where the replayer meets them too). */
+REC_HIDDEN void rec_anc_classify(const struct msghdr *m);
+/* After the send or receive event of sendmsg/recvmsg on fd: one PASS event per descriptor
+ * passed (dir REC_OUT) or received (REC_IN). */
+REC_HIDDEN void rec_anc_log(int fd, int dir, const struct msghdr *m, void *ra);
 /* epoll.c: the descriptor registered in epfd with this user data, -1 when unknown. */
 REC_HIDDEN int rec_epoll_fd(int epfd, uint64_t data);
 /* After fork or exec: declare every live channel to the new writer. */

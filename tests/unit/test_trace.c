@@ -288,7 +288,9 @@ START_TEST(kind_names_round_trip)
 	uint32_t k;
 
 	for (k = 1; k <= TRACE_EV_KIND_MAX; k++)
-		ck_assert_uint_eq(trace_kind_from_name(trace_kind_name(k)), k);
+		if (strcmp(trace_kind_name(k), "unknown") != 0) /* numbers of other branches */
+			ck_assert_uint_eq(trace_kind_from_name(trace_kind_name(k)), k);
+	ck_assert_str_eq(trace_kind_name(TRACE_EV_PASS), "pass");
 	ck_assert_str_eq(trace_kind_name(TRACE_EV_ACCEPT), "accept");
 	ck_assert_str_eq(trace_kind_name(999), "unknown");
 	ck_assert_uint_eq(trace_kind_from_name("nonsense"), TRACE_EV_NONE);
