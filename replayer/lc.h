@@ -156,6 +156,25 @@ LC_HIDDEN void lc_fd_forget(int fd);
 		} \
 	} while (0)
 
+/* Descriptor passing (lc_ancillary.c), for sendmsg and recvmsg in lc_chan.c.  Send: before
+ * the call, lc_anc_out_pre (1: ancillary data to carry; the descriptors' first-use events are
+ * consumed), lc_anc_send_ctl on the first real sendmsg, lc_anc_out_done after the send event
+ * (its PASS events), or lc_anc_out_clear when the call passes through.  Receive: lc_anc_in_arm
+ * before the real receive (armed when PASS events follow the receive event), lc_anc_recv_ctl
+ * and lc_anc_recv_got around each real recvmsg, lc_anc_control for the recorded ancillary
+ * data, lc_anc_in_done after the receive event (descriptors placed, PASS events consumed). */
+LC_HIDDEN int lc_anc_out_pre(const struct msghdr *m);
+LC_HIDDEN void lc_anc_send_ctl(struct msghdr *m);
+LC_HIDDEN void lc_anc_out_done(const struct msghdr *m);
+LC_HIDDEN void lc_anc_out_clear(void);
+LC_HIDDEN int lc_anc_follows(void);
+LC_HIDDEN void lc_anc_in_arm(int flags);
+LC_HIDDEN int lc_anc_armed(void);
+LC_HIDDEN void lc_anc_recv_ctl(struct msghdr *m);
+LC_HIDDEN void lc_anc_recv_got(struct msghdr *m);
+LC_HIDDEN void lc_anc_control(const struct lc_ev *ev, struct msghdr *msg);
+LC_HIDDEN void lc_anc_in_done(void);
+
 /* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
  * through the listening socket lfd. */
 LC_HIDDEN int lc_stash_has_listener(int lfd);

@@ -151,7 +151,7 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 	long r;
 
 	flags &= ~MSG_DONTWAIT;
-	is_sock = flags || name;
+	is_sock = flags || name || lc_anc_armed();
 	if (want == 0) {
 		/* The recorded end of stream.  It is given back from the trace, not waited for:
 		 * every byte of the channel was received before it (the offsets say so), and the
@@ -177,7 +177,10 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 			}
 			m.msg_iov = win;
 			m.msg_iovlen = (size_t)n;
+			lc_anc_recv_ctl(&m); /* room for descriptors passed, when recorded so */
 			r = syscall(SYS_recvmsg, fd, &m, flags | MSG_DONTWAIT);
+			if (r > 0)
+				lc_anc_recv_got(&m);
 			if (r >= 0 && name && got == 0)
 				name->msg_namelen = m.msg_namelen;
 		} else {
@@ -248,7 +251,7 @@ static size_t input_extra(const struct lc_ev *ev, struct msghdr *name, struct ms
 		for (struct cmsghdr *cm = clen ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm))
 			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
 				rights = 1;
-		if (clen && !rights && clen <= room) {
+		if (clen && (!rights || lc_anc_follows()) && clen <= room) {
 			memcpy(msg->msg_control, d + n + alen, clen);
 			msg->msg_controllen = clen;
 		} else {
@@ -322,9 +325,11 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           "the session again", ev->channel, fd, n);
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
+		if (msg)
+			lc_anc_in_arm(flags);
 		recv_exact(ev, fd, iov, cnt, flags, name, n);
 		if (msg)
-			msg->msg_controllen = 0;
+			lc_anc_control(ev, msg);
 	}
 	if (msg)
 		msg->msg_flags = in_flags(ev);
@@ -458,6 +463,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 			}
 			m.msg_iov = win;
 			m.msg_iovlen = (size_t)n;
+			if (got == 0)
+				lc_anc_send_ctl(&m); /* descriptors passed (lc_ancillary.c) */
 			r = syscall(SYS_sendmsg, fd, &m, flags | MSG_NOSIGNAL);
 			if (r < 0 && errno == ENOTSOCK) {
 				sock = 0;
@@ -539,9 +546,15 @@ done:
 
 #define LC_SHAPE_MSG_OUT(nm, wh, call, FD, M, FL, realcall) \
 	ssize_t r_; \
+	int anc_ = lc_anc_out_pre(M); \
 	if ((M) && lc_out(FD, (M)->msg_iov, (int)(M)->msg_iovlen, FL, (M)->msg_name ? (M) : NULL, \
-	                  wh, &r_)) \
+	                  wh, &r_)) { \
+		if (anc_) \
+			lc_anc_out_done(M); \
 		return r_; \
+	} \
+	if (anc_) \
+		lc_anc_out_clear(); \
 	return realcall
 
 #define LC_SHAPE_IOV_OUT(nm, wh, call, FD, V, VC, realcall) \
@@ -575,13 +588,15 @@ static ssize_t recvfrom_common(int fd, void *buf, size_t n, int flags, struct so
 	ssize_t r_ = recvfrom_common(FD, B, N, FL, AD, AL, &handled_); \
 	return handled_ ? r_ : realcall
 
-/* A replayed recvmsg has the recorded result flags; ancillary data only from external input
- * (lc_in). */
+/* A replayed recvmsg has the recorded result flags and ancillary data; descriptors passed
+ * with it are placed by lc_anc_in_done (lc_ancillary.c). */
 #define LC_SHAPE_MSG_IN(nm, wh, call, FD, M, FL, realcall) \
 	ssize_t r_; \
 	if ((M) && lc_in(FD, (M)->msg_iov, (int)(M)->msg_iovlen, FL, \
-	                 (M)->msg_name ? (M) : NULL, M, wh, &r_)) \
+	                 (M)->msg_name ? (M) : NULL, M, wh, &r_)) { \
+		lc_anc_in_done(); \
 		return r_; \
+	} \
 	return realcall
 
 #define LC_SHAPE_IOV_IN(nm, wh, call, FD, V, VC, realcall) \

@@ -1,0 +1,284 @@
+/*
+ * lc_ancillary.c: descriptor passing in replay, the twin of recorder/ancillary.c.
+ *
+ * The real descriptors travel.  A sendmsg that passed descriptors when recorded sends the
+ * program's SCM_RIGHTS now with its bytes (the descriptors are at the recorded numbers, the
+ * LC enforces them), and consumes the PASS events that follow its send event, checking that
+ * it passes the recorded descriptors.  SCM_CREDENTIALS are not sent: the program fills them
+ * with the pids it sees, the recorded ones, which the kernel would refuse; the receiver gets
+ * the recorded credentials from its trace anyway.
+ *
+ * A recvmsg that received descriptors when recorded reads with room for them (the real
+ * call, lc_chan.c's recv_exact), checks it got the recorded number, and puts each at the
+ * number the program saw when recorded (dup3 when the kernel chose another; those numbers
+ * are in the ancillary data the program reads).  Extra descriptors (the recorded call's
+ * buffer was too small: MSG_CTRUNC) are closed, as the kernel closed them then.  The program
+ * then gets the recorded ancillary data, credentials included (their pid is the recorded
+ * one, the pid the replayed processes see).  Descriptors passed by a process outside the
+ * session cannot come: each gets a stand-in at its recorded number, one end of a new
+ * socketpair for a socket (its traffic is the trace's input, sends go nowhere) and /dev/null
+ * for anything else (replayer/README.md, "Descriptor passing").
+ */
+#undef _FILE_OFFSET_BITS
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+#define ANC_CTL_MAX 4096 /* more than SCM_MAX_FD (253) descriptors' worth */
+#define ANC_FD_MAX 256
+
+static __thread struct {
+	/* send */
+	int out_pending;
+	size_t out_len;
+	union {
+		struct cmsghdr h;
+		uint8_t b[ANC_CTL_MAX];
+	} out;
+	/* receive */
+	int in_armed, in_cloexec, nreal;
+	int real[ANC_FD_MAX];
+	union {
+		struct cmsghdr h;
+		uint8_t b[ANC_CTL_MAX];
+	} in;
+} anc;
+
+/* The event k after the next one (0: the next), or NULL. */
+static const struct lc_ev *ahead(uint64_t k)
+{
+	return lc.pos + k < lc.nev ? &lc.ev[lc.pos + k - lc.base] : NULL;
+}
+
+static int is_pass(const struct lc_ev *ev, int dir)
+{
+	return ev && ev->kind == TRACE_EV_PASS && ev->naux > 0 && ev->aux[0] == dir;
+}
+
+/* --- send ------------------------------------------------------------------------------ */
+
+int lc_anc_out_pre(const struct msghdr *m)
+{
+	struct msghdr mm;
+	size_t len = 0;
+
+	if (!m || !m->msg_control || !m->msg_controllen || !lc_on())
+		return 0;
+	mm = *m;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mm); c; c = CMSG_NXTHDR(&mm, c)) {
+		size_t nfd, i;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		/* the recorder classified them before the send: their first-use events come now */
+		for (i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			(void)lc_fd_class(fd);
+		}
+		if (len + CMSG_SPACE(nfd * sizeof(int)) <= sizeof(anc.out.b)) {
+			memcpy(anc.out.b + len, c, c->cmsg_len);
+			len += CMSG_SPACE(nfd * sizeof(int));
+		}
+	}
+	anc.out_len = len;
+	anc.out_pending = 1;
+	return 1;
+}
+
+void lc_anc_send_ctl(struct msghdr *m)
+{
+	if (anc.out_pending && anc.out_len) {
+		m->msg_control = anc.out.b;
+		m->msg_controllen = anc.out_len;
+	}
+}
+
+void lc_anc_out_clear(void)
+{
+	anc.out_pending = 0;
+	anc.out_len = 0;
+}
+
+void lc_anc_out_done(const struct msghdr *m)
+{
+	struct msghdr mm = *m;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mm);
+	size_t i = 0;
+
+	lc_anc_out_clear();
+	while (is_pass(lc_peek(), TRACE_PASS_OUT)) {
+		const struct lc_ev *ev = lc_expect(TRACE_EV_PASS, -1, "sendmsg");
+		int fd = -1;
+
+		/* the next descriptor of the program's SCM_RIGHTS messages */
+		for (; c; c = CMSG_NXTHDR(&mm, c), i = 0)
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len >= CMSG_LEN(0) && i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int)) {
+				memcpy(&fd, CMSG_DATA(c) + i++ * sizeof(int), sizeof(int));
+				break;
+			}
+		if (fd != ev->fd)
+			lc_diverge("sendmsg passed descriptor %d, the recorded one was %d (channel %u)",
+			           fd, ev->fd, ev->channel);
+		lc_commit();
+	}
+}
+
+/* --- receive --------------------------------------------------------------------------- */
+
+int lc_anc_follows(void)
+{
+	return is_pass(ahead(1), TRACE_PASS_IN);
+}
+
+void lc_anc_in_arm(int flags)
+{
+	anc.nreal = 0;
+	anc.in_armed = lc_anc_follows();
+	anc.in_cloexec = (flags & MSG_CMSG_CLOEXEC) != 0;
+}
+
+int lc_anc_armed(void)
+{
+	return anc.in_armed;
+}
+
+void lc_anc_recv_ctl(struct msghdr *m)
+{
+	if (anc.in_armed) {
+		m->msg_control = anc.in.b;
+		m->msg_controllen = sizeof(anc.in.b);
+	}
+}
+
+void lc_anc_recv_got(struct msghdr *m)
+{
+	if (!anc.in_armed || !m->msg_control)
+		return;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		size_t nfd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (anc.nreal < ANC_FD_MAX)
+				anc.real[anc.nreal++] = fd;
+			else
+				syscall(SYS_close, fd);
+		}
+	}
+}
+
+/* The recorded ancillary data of a receive from a recorded peer (recorder/chan.c: after
+ * the source address, aux[0] and aux[1] their lengths), as input_extra gives input's. */
+void lc_anc_control(const struct lc_ev *ev, struct msghdr *msg)
+{
+	size_t room = msg->msg_control ? msg->msg_controllen : 0, alen, clen;
+
+	msg->msg_controllen = 0;
+	if (ev->naux < 2 || ev->aux[0] < 0 || ev->aux[1] <= 0 ||
+	    (uint64_t)ev->aux[0] + (uint64_t)ev->aux[1] > ev->data_len)
+		return;
+	alen = (size_t)ev->aux[0];
+	clen = (size_t)ev->aux[1];
+	if (clen <= room) {
+		memcpy(msg->msg_control, lc.data + ev->data_off + ev->data_len - clen, clen);
+		msg->msg_controllen = clen;
+	}
+	(void)alen;
+}
+
+/* A stand-in for a descriptor passed by a process outside the session. */
+static int stand_in(const struct lc_ev *ev)
+{
+	int what = ev->naux > 2 ? (int)ev->aux[2] : TRACE_PASS_OTHER, sv[2];
+
+	if ((what == TRACE_PASS_SOCKET || what == TRACE_PASS_LISTENER) &&
+	    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+		syscall(SYS_close, sv[1]);
+		return sv[0];
+	}
+	return (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+/* Put descriptor `fd` at number `to` (closing fd), close-on-exec as the kernel gave it. */
+static void place(int fd, int to)
+{
+	if (fd == to)
+		return;
+	lc_own_fd_move(to);
+	if (syscall(SYS_dup3, fd, to, anc.in_cloexec ? O_CLOEXEC : 0) < 0)
+		lc_diverge("recvmsg: cannot put a received descriptor at its recorded number %d: %s",
+		           to, strerror(errno));
+	syscall(SYS_close, fd);
+}
+
+void lc_anc_in_done(void)
+{
+	const struct lc_ev *rev = lc.pos > lc.base ? &lc.ev[lc.pos - 1 - lc.base] : NULL;
+	int input = rev && rev->kind == TRACE_EV_INPUT, n = 0, i;
+
+	while (is_pass(ahead((uint64_t)n), TRACE_PASS_IN))
+		n++;
+	if (!n) {
+		for (i = 0; i < anc.nreal; i++)
+			syscall(SYS_close, anc.real[i]);
+		anc.nreal = anc.in_armed = 0;
+		return;
+	}
+	if (!input && anc.nreal < n)
+		lc_diverge("recvmsg on channel %u received %d descriptors, %d were recorded",
+		           rev ? rev->channel : 0, anc.nreal, n);
+	if (input) {
+		for (i = 0; i < anc.nreal; i++)
+			syscall(SYS_close, anc.real[i]);
+		anc.nreal = 0;
+		for (i = 0; i < n && i < ANC_FD_MAX; i++)
+			anc.real[anc.nreal++] = stand_in(ahead((uint64_t)i));
+	}
+	/* the kernel closed the descriptors beyond the recorded call's room (MSG_CTRUNC) */
+	for (i = n; i < anc.nreal; i++)
+		syscall(SYS_close, anc.real[i]);
+	/* out of the way of each other first, then at the recorded numbers */
+	for (i = 0; i < n && i < anc.nreal; i++) {
+		const struct lc_ev *p = ahead((uint64_t)i);
+
+		if (anc.real[i] >= 0 && anc.real[i] != p->fd) {
+			int hi = (int)syscall(SYS_fcntl, anc.real[i], F_DUPFD_CLOEXEC, 1024);
+
+			if (hi >= 0) {
+				syscall(SYS_close, anc.real[i]);
+				anc.real[i] = hi;
+			}
+		}
+	}
+	for (i = 0; i < n && i < anc.nreal; i++) {
+		const struct lc_ev *p = ahead((uint64_t)i);
+
+		if (anc.real[i] >= 0)
+			place(anc.real[i], p->fd);
+	}
+	anc.nreal = anc.in_armed = 0;
+	/* the PASS events: each descriptor is its recorded channel end from now on */
+	for (i = 0; i < n; i++) {
+		const struct lc_ev *ev = lc_expect(TRACE_EV_PASS, -1, "recvmsg");
+
+		if (ev->fd >= 0 && ev->fd < LC_FD_MAX)
+			lc_fd[ev->fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;
+		if (input && ev->channel && ev->channel < LC_CHAN_MAX)
+			lc_chan[ev->channel].external = 2; /* a stand-in: nothing goes out */
+		lc_commit();
+	}
+}

@@ -1,0 +1,223 @@
+/*
+ * replay_fdpass.c: descriptor passing as nginx does it with `master_process on`
+ * (recorder/ancillary.c, replayer/lc_ancillary.c).  A master listens on TCP, forks a worker
+ * joined to it by a socketpair and N clients one after the other.  It accepts each client's
+ * connection and passes it to the worker with SCM_RIGHTS (one byte plus the descriptor,
+ * the ancillary-only case); the worker serves it.  Then the master passes the listening
+ * socket itself, with its credentials (SCM_CREDENTIALS), and the worker accepts the last
+ * client on it.  The worker reads credentials too (SO_PASSCRED) and checks that the pid they
+ * carry is its parent's.  Every line printed depends on the bytes that travelled on the
+ * passed connections; the worker marks `served` after each connection.
+ * Usage: replay_fdpass [N]   (N clients served through passed connections, default 2)
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "encore.h"
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+/* One byte of command plus, optionally, a descriptor and our credentials. */
+static void pass(int sock, char cmd, int fd, int creds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+	} u;
+	struct iovec v = { .iov_base = &cmd, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	size_t len = 0;
+
+	memset(&u, 0, sizeof(u));
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&m);
+	if (fd >= 0) {
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		len += CMSG_SPACE(sizeof(int));
+		c = CMSG_NXTHDR(&m, c);
+	}
+	if (creds) {
+		struct ucred uc = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_CREDENTIALS;
+		c->cmsg_len = CMSG_LEN(sizeof(uc));
+		memcpy(CMSG_DATA(c), &uc, sizeof(uc));
+		len += CMSG_SPACE(sizeof(uc));
+	}
+	m.msg_controllen = len;
+	if (len == 0)
+		m.msg_control = NULL;
+	if (sendmsg(sock, &m, 0) != 1)
+		die("sendmsg");
+}
+
+/* Serve one connection: read a line, answer it. */
+static void serve(int c, int k)
+{
+	char req[128], resp[192];
+	ssize_t n = 0, r;
+
+	while (n < (ssize_t)sizeof(req) - 1 && (r = read(c, req + n, sizeof(req) - 1 - (size_t)n)) > 0) {
+		n += r;
+		if (req[n - 1] == '\n')
+			break;
+	}
+	req[n > 0 ? n - 1 : 0] = '\0';
+	snprintf(resp, sizeof(resp), "worker answers '%s' (connection %d)\n", req, k);
+	if (write(c, resp, strlen(resp)) != (ssize_t)strlen(resp))
+		die("write");
+	printf("worker: served '%s'\n", req);
+	fflush(stdout);
+	close(c);
+	encore_mark("served", k);
+}
+
+static void worker(int sock)
+{
+	int one = 1, k = 0;
+
+	if (setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
+		die("SO_PASSCRED");
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		} u;
+		char cmd;
+		struct iovec v = { .iov_base = &cmd, .iov_len = 1 };
+		struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+		                    .msg_controllen = sizeof(u.buf) };
+		int fd = -1, credok = 0;
+
+		if (recvmsg(sock, &m, 0) != 1)
+			die("recvmsg");
+		if (m.msg_flags & MSG_CTRUNC) {
+			fprintf(stderr, "worker: ancillary data cut\n");
+			exit(3);
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+				struct ucred uc;
+
+				memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+				credok = uc.pid == getppid() && uc.uid == getuid();
+			}
+		}
+		printf("worker: command %c, descriptor %s, credentials %s\n", cmd,
+		       fd >= 0 ? "received" : "none", credok ? "of the master" : "wrong");
+		fflush(stdout);
+		if (cmd == 'q')
+			exit(0);
+		if (fd < 0)
+			exit(4);
+		if (cmd == 'c') {
+			serve(fd, ++k);
+		} else if (cmd == 'l') {
+			/* the listening socket itself: accept one client here */
+			int c = accept(fd, NULL, NULL);
+
+			if (c < 0)
+				die("accept");
+			close(fd);
+			serve(c, ++k);
+		}
+	}
+}
+
+static void client(int port, int k)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[64], resp[256];
+	ssize_t n = 0, r;
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) != 0)
+		die("connect");
+	snprintf(req, sizeof(req), "hello from client %d\n", k);
+	if (write(s, req, strlen(req)) != (ssize_t)strlen(req))
+		die("write");
+	while ((r = read(s, resp + n, sizeof(resp) - 1 - (size_t)n)) > 0)
+		n += r;
+	resp[n] = '\0';
+	printf("client %d: %s", k, resp);
+	fflush(stdout);
+	exit(0);
+}
+
+static pid_t spawn_client(int lfd, int port, int k)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		die("fork");
+	if (p == 0) {
+		close(lfd);
+		client(port, k);
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 2, sv[2], lfd, port, one = 1;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	pid_t w, c;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&a, &alen) != 0)
+		die("listen");
+	port = ntohs(a.sin_port);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		die("socketpair");
+	if ((w = fork()) < 0)
+		die("fork");
+	if (w == 0) {
+		close(sv[0]);
+		close(lfd);
+		worker(sv[1]);
+	}
+	close(sv[1]);
+	for (int k = 1; k <= n; k++) {
+		int s;
+
+		c = spawn_client(lfd, port, k);
+		if ((s = accept(lfd, NULL, NULL)) < 0)
+			die("accept");
+		pass(sv[0], 'c', s, 0);
+		close(s);
+		waitpid(c, NULL, 0);
+	}
+	/* the listening socket itself, with our credentials */
+	pass(sv[0], 'l', lfd, 1);
+	c = spawn_client(lfd, port, n + 1);
+	close(lfd);
+	waitpid(c, NULL, 0);
+	pass(sv[0], 'q', -1, 1);
+	waitpid(w, NULL, 0);
+	printf("master: %d connections passed\n", n + 1);
+	return 0;
+}
