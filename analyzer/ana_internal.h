@@ -143,6 +143,18 @@ struct ana_session {
 		uint32_t proc, idx, chan;
 	} *readyrefs;
 	size_t nready, capready;
+	/* descriptors passed with SCM_RIGHTS (PASS events), for match.c */
+	struct ana_passref {
+		uint32_t proc, idx;   /* the PASS event */
+		uint32_t chan;        /* the passed channel (sender) or the new end (receiver); 0 none */
+		uint32_t via;         /* the channel it travelled on */
+		uint32_t seq;         /* its place among the PASS events of its call */
+		uint8_t in;           /* 1 received, 0 sent */
+		uint8_t linked;
+		uint64_t at;          /* offset of the call's first byte on `via` */
+		uint64_t sent, received; /* sender: the passed channel's bytes so far */
+	} *passrefs;
+	size_t npass, cappass;
 
 	/* reachability columns (ana_hb), the ANA_NCOLS most recently used:
 	 * col[c][base[q] + j - 1] = last event of colproc[c] that happened before or is (q,j) */
@@ -168,6 +180,8 @@ int ana__find_key(const struct ana_session *s, const char *key);
 const struct ana_stackrec *ana__stack(const struct ana_session *s, size_t p, uint32_t site);
 
 /* match.c */
+/* A PASS event (event number idx of p): kept for matching the ends it joins. */
+int ana__pass_event(struct ana_session *s, uint32_t p, uint64_t idx, const struct trace_event *ev);
 int ana__match(struct ana_session *s, struct trace_diag *diag);
 /* A channel of process p whose defining events the disk budget dropped, as the trace's
  * checkpoint describes it (trace_reader_kept_channels). */

@@ -181,14 +181,14 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 		}
 		if (nin < 2)
 			continue;
-		/* a channel q creates (socket, accept, pipe) cannot deliver before it exists;
-		 * one it inherited existed from the start */
+		/* a channel q creates (socket, accept, pipe) or receives (SCM_RIGHTS, a pass)
+		 * cannot deliver before it exists; one it inherited existed from the start */
 		for (uint64_t j = 1; j <= pr->n; j++) {
 			const struct ana_ev *e = ana__ev(s, q, j);
 
 			if (e->end != ANA_NONE && e->kind != TRACE_EV_MARK && birth[e->end] == UINT64_MAX)
 				birth[e->end] = (e->kind == TRACE_EV_SOCKET || e->kind == TRACE_EV_ACCEPT ||
-				                 e->kind == TRACE_EV_PIPE) ? j : 0;
+				                 e->kind == TRACE_EV_PIPE || e->kind == TRACE_EV_PASS) ? j : 0;
 		}
 		if (!(col = column(s, q))) {
 			rc = TRACE_ENOMEM;

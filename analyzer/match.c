@@ -598,6 +598,244 @@ static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *wa
 	return 0;
 }
 
+/* --- descriptor passing ------------------------------------------------------------------
+ *
+ * A descriptor passed with SCM_RIGHTS is a dup across processes: the receiver's new end is
+ * the sender's end (recorder/ancillary.c).  The k-th descriptor sent on one side of a channel
+ * is the k-th received on the other (a stream keeps their order), so the PASS events are
+ * paired in that order once the channel they travel on is matched; the receiver's end then
+ * joins the sender's end object, and its offsets continue from the sender's byte counts at
+ * the pass (the reader starts the new end at 0).  Until then a received end takes no part in
+ * the pairing by addresses (its 4-tuple is the sender's); one whose sender is not recorded is
+ * paired like any other end afterwards. */
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | p[k];
+	return v;
+}
+
+int ana__pass_event(struct ana_session *s, uint32_t p, uint64_t idx, const struct trace_event *ev)
+{
+	const struct ana_proc *pr = &s->procs[p];
+	struct ana_passref *r;
+	uint32_t seq = 0;
+	uint64_t k;
+	size_t need = s->npass + 1;
+
+	if (ev->naux < 2 || (ev->aux[0] != TRACE_PASS_OUT && ev->aux[0] != TRACE_PASS_IN) ||
+	    ev->aux[1] <= 0 || ev->aux[1] > UINT32_MAX)
+		return 0;
+	if (need > s->cappass) {
+		size_t nc = s->cappass ? s->cappass * 2 : 16;
+		void *np = realloc(s->passrefs, nc * sizeof(*s->passrefs));
+
+		if (!np)
+			return TRACE_ENOMEM;
+		s->passrefs = np;
+		s->cappass = nc;
+	}
+	r = &s->passrefs[s->npass++];
+	memset(r, 0, sizeof(*r));
+	r->proc = p;
+	r->idx = (uint32_t)idx;
+	r->chan = ev->channel;
+	r->via = (uint32_t)ev->aux[1];
+	r->in = ev->aux[0] == TRACE_PASS_IN;
+	/* the send or receive of the call comes just before its PASS events */
+	for (k = idx - 1; k >= 1 && pr->ev[k - 1].kind == TRACE_EV_PASS; k--)
+		seq++;
+	r->seq = seq;
+	if (k >= 1)
+		r->at = pr->ev[k - 1].offset;
+	if (!r->in && ev->data && ev->data_len >= 16) {
+		r->sent = get_u64(ev->data);
+		r->received = get_u64(ev->data + 8);
+	}
+	return 0;
+}
+
+/* The end object on the other side of the channel a pass travelled on, from the sender's
+ * side's point of view: the sender's root for a sent one, the peer of the receiver's root for
+ * a received one; ANA_NONE when not known (yet). */
+static uint32_t pass_side(struct ana_session *s, const struct ana_passref *r)
+{
+	uint32_t e = ana__end_lookup(s, r->proc, r->via), root;
+
+	if (e == ANA_NONE)
+		return ANA_NONE;
+	root = uf_find(s, e);
+	if (!r->in)
+		return root;
+	e = s->ends[root].peer;
+	return e == root ? ANA_NONE : e;
+}
+
+struct passkey {
+	uint32_t side;
+	uint32_t ref;
+};
+
+static const struct ana_session *passkey_s;
+
+static int cmp_passkey(const void *a, const void *b)
+{
+	const struct passkey *x = a, *y = b;
+	const struct ana_passref *rx = &passkey_s->passrefs[x->ref], *ry = &passkey_s->passrefs[y->ref];
+
+	if (x->side != y->side)
+		return x->side < y->side ? -1 : 1;
+	if (rx->at != ry->at)
+		return rx->at < ry->at ? -1 : 1;
+	if (rx->proc != ry->proc)
+		return rx->proc < ry->proc ? -1 : 1;
+	if (rx->idx != ry->idx)
+		return rx->idx < ry->idx ? -1 : 1;
+	return 0;
+}
+
+/* Before pairing by addresses: every received end is set aside (its peer points to itself). */
+static void pass_set_aside(struct ana_session *s, int aside)
+{
+	for (size_t i = 0; i < s->npass; i++) {
+		const struct ana_passref *r = &s->passrefs[i];
+		uint32_t e, root;
+
+		if (!r->in || !r->chan || r->linked ||
+		    (e = ana__end_lookup(s, r->proc, r->chan)) == ANA_NONE)
+			continue;
+		root = uf_find(s, e);
+		if (aside && s->ends[root].peer == ANA_NONE)
+			s->ends[root].peer = root;
+		else if (!aside && s->ends[root].peer == root)
+			s->ends[root].peer = ANA_NONE;
+	}
+}
+
+/* Pair sent and received descriptors in order, per side of each channel; join each received
+ * end to the sender's.  links[] gets (received record, sent record, ref of the sent one).
+ * Returns the number of new links, or a negative code. */
+static int64_t pass_link(struct ana_session *s, uint32_t (*links)[3], size_t *nlinks)
+{
+	struct passkey *out = malloc((s->npass ? s->npass : 1) * sizeof(*out));
+	struct passkey *in = malloc((s->npass ? s->npass : 1) * sizeof(*in));
+	size_t nout = 0, nin = 0, i = 0, j = 0;
+	int64_t made = 0;
+
+	if (!out || !in) {
+		free(out);
+		free(in);
+		return TRACE_ENOMEM;
+	}
+	for (size_t k = 0; k < s->npass; k++) {
+		struct ana_passref *r = &s->passrefs[k];
+		uint32_t side = pass_side(s, r);
+
+		if (side == ANA_NONE)
+			continue;
+		if (r->in) {
+			in[nin].side = side;
+			in[nin++].ref = (uint32_t)k;
+		} else {
+			out[nout].side = side;
+			out[nout++].ref = (uint32_t)k;
+		}
+	}
+	passkey_s = s;
+	qsort(out, nout, sizeof(*out), cmp_passkey);
+	qsort(in, nin, sizeof(*in), cmp_passkey);
+	while (i < nout && j < nin) {
+		struct ana_passref *ro, *ri;
+		uint32_t eo, ei, ri_root;
+
+		if (out[i].side != in[j].side) {
+			if (out[i].side < in[j].side)
+				i++;
+			else
+				j++;
+			continue;
+		}
+		ro = &s->passrefs[out[i++].ref];
+		ri = &s->passrefs[in[j++].ref];
+		if (ri->linked || !ri->chan || !ro->chan)
+			continue;
+		eo = ana__end_lookup(s, ro->proc, ro->chan);
+		ei = ana__end_lookup(s, ri->proc, ri->chan);
+		if (eo == ANA_NONE || ei == ANA_NONE)
+			continue;
+		ri_root = uf_find(s, ei);
+		if (s->ends[ri_root].peer == ri_root)
+			s->ends[ri_root].peer = ANA_NONE;
+		if (s->ends[ri_root].peer != ANA_NONE)
+			continue; /* paired by its addresses already: leave it */
+		ri->linked = ro->linked = 1;
+		uf_union(s, ei, eo);
+		links[*nlinks][0] = ei;
+		links[*nlinks][1] = eo;
+		links[(*nlinks)++][2] = (uint32_t)(ro - s->passrefs);
+		made++;
+	}
+	free(out);
+	free(in);
+	return made;
+}
+
+/* Offsets of received ends continue from the sender's counts at the pass; an end inherited
+ * from such an end (fork, exec) continues with it. */
+static int pass_offsets(struct ana_session *s, uint32_t (*links)[3], size_t nlinks)
+{
+	uint64_t *base = calloc(2 * (s->nends ? s->nends : 1), sizeof(*base));
+	int changed = 1, rounds = 0;
+
+	if (!base)
+		return TRACE_ENOMEM;
+	while (changed && rounds++ < 64) {
+		changed = 0;
+		for (size_t i = 0; i < nlinks; i++) {
+			const struct ana_passref *ro = &s->passrefs[links[i][2]];
+			uint64_t o = base[2 * links[i][1]] + ro->sent, n = base[2 * links[i][1] + 1] + ro->received;
+
+			if (base[2 * links[i][0]] != o || base[2 * links[i][0] + 1] != n) {
+				base[2 * links[i][0]] = o;
+				base[2 * links[i][0] + 1] = n;
+				changed = 1;
+			}
+		}
+		for (size_t p = 0; p < s->nprocs; p++) {
+			struct ana_proc *pr = &s->procs[p];
+			int q = pr->ninherited && pr->parent[0] ? ana_proc_find(s, pr->parent) : -1;
+
+			for (size_t i = 0; q >= 0 && i < pr->ninherited; i++) {
+				uint32_t c = ana__end_lookup(s, (uint32_t)p, pr->inherited[i]);
+				uint32_t par = ana__end_lookup(s, (uint32_t)q, pr->inherited[i]);
+
+				if (c == ANA_NONE || par == ANA_NONE ||
+				    (base[2 * c] == base[2 * par] && base[2 * c + 1] == base[2 * par + 1]))
+					continue;
+				base[2 * c] = base[2 * par];
+				base[2 * c + 1] = base[2 * par + 1];
+				changed = 1;
+			}
+		}
+	}
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 0; k < s->procs[p].n; k++) {
+			struct ana_ev *e = &s->procs[p].ev[k];
+
+			if (e->end == ANA_NONE || e->end >= s->nends)
+				continue;
+			if (e->kind == TRACE_EV_SEND)
+				e->offset += base[2 * e->end];
+			else if (e->kind == TRACE_EV_RECV)
+				e->offset += base[2 * e->end + 1];
+		}
+	free(base);
+	return 0;
+}
+
 int ana__match(struct ana_session *s, struct trace_diag *diag)
 {
 	uint64_t *cnt = NULL;
@@ -605,8 +843,12 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	uint8_t *active = NULL, *rootactive = NULL, *warned = NULL;
 	size_t nroots;
 	uint64_t unmatched = 0, lost = 0;
+	uint32_t (*links)[3] = NULL;
+	size_t nlinks = 0;
 	int rc;
 
+	for (size_t i = 0; i < s->npass; i++)
+		s->passrefs[i].linked = 0;
 	if ((rc = link_inherited(s)))
 		goto out;
 	pair_pipes(s);
@@ -621,12 +863,42 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	}
 	nroots = list_roots(s, roots, active, rootactive);
 
-	/* 4. pairing by what the ends logged */
+	/* 4. pairing by what the ends logged; ends received with SCM_RIGHTS are the sender's */
+	if (s->npass)
+		pass_set_aside(s, 1);
 	match_inodes(s, roots, nroots);
 	if ((rc = match_tcp(s, roots, nroots)))
 		goto out;
 	match_unix(s, roots, nroots, active);
 	match_fifos(s, roots, nroots);
+	if (s->npass) {
+		int64_t made;
+
+		links = malloc(s->npass * sizeof(*links));
+		if (!links) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		/* a descriptor passed over a channel that was itself passed: as many rounds as
+		 * that nests */
+		do {
+			made = pass_link(s, links, &nlinks);
+			if (made < 0) {
+				rc = (int)made;
+				goto out;
+			}
+		} while (made > 0);
+		pass_set_aside(s, 0);
+		memset(rootactive, 0, s->nends);
+		nroots = list_roots(s, roots, active, rootactive);
+		match_inodes(s, roots, nroots);
+		if ((rc = match_tcp(s, roots, nroots)))
+			goto out;
+		match_unix(s, roots, nroots, active);
+		match_fifos(s, roots, nroots);
+		if ((rc = pass_offsets(s, links, nlinks)))
+			goto out;
+	}
 
 	/* An end with no peer and no endpoint in a trace whose oldest events were dropped: the
 	 * events that would have named its peer (its creation, or all its parent's use of it)
@@ -666,6 +938,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 out:
 	if (rc == TRACE_ENOMEM)
 		ana__diag(diag, rc, "out of memory while matching channels");
+	free(links);
 	free(cnt);
 	free(roots);
 	free(active);

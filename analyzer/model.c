@@ -122,6 +122,7 @@ void ana_free(struct ana_session *s)
 	free(s->xin);
 	free(s->xout);
 	free(s->readyrefs);
+	free(s->passrefs);
 	for (int c = 0; c < ANA_NCOLS; c++)
 		free(s->col[c]);
 	free(s->base);
@@ -421,13 +422,17 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		if ((rc = ana__end_get(s, (uint32_t)p, ev->channel, &e->end)))
 			return rc;
 	}
-	if (is_endpoint_kind(e->kind) && ev->data && ev->data_len) {
+	if ((is_endpoint_kind(e->kind) ||
+	     (e->kind == TRACE_EV_PASS && ev->naux && ev->aux[0] == TRACE_PASS_IN)) &&
+	    ev->data && ev->data_len) {
 		memset(&ep, 0, sizeof(ep));
 		have_ep = trace_endpoint_decode(ev->data, ev->data_len, &ep) == 0;
 		if (have_ep && e->end != ANA_NONE && e->kind != TRACE_EV_PIPE)
 			end_set_ep(s, e->end, &ep);
 	}
 	if (e->kind == TRACE_EV_PIPE && (rc = add_pipe_pair(s, (uint32_t)p, ev, &ep, have_ep)))
+		return rc;
+	if (e->kind == TRACE_EV_PASS && (rc = ana__pass_event(s, (uint32_t)p, pr->n + 1, ev)))
 		return rc;
 	if (e->kind == TRACE_EV_THREAD)
 		pr->threads = 1;

@@ -79,11 +79,12 @@ static void serve(int c, int k)
 			break;
 	}
 	req[n > 0 ? n - 1 : 0] = '\0';
+	/* printed before the answer goes, so that every line comes in one order */
+	printf("worker: serves '%s'\n", req);
+	fflush(stdout);
 	snprintf(resp, sizeof(resp), "worker answers '%s' (connection %d)\n", req, k);
 	if (write(c, resp, strlen(resp)) != (ssize_t)strlen(resp))
 		die("write");
-	printf("worker: served '%s'\n", req);
-	fflush(stdout);
 	close(c);
 	encore_mark("served", k);
 }
