@@ -30,7 +30,7 @@
 #define ANC_CTL_MAX 4096 /* more than SCM_MAX_FD (253) descriptors' worth */
 #define ANC_FD_MAX 256
 
-static __thread struct {
+static struct { /* not thread-local: the static TLS room of a dlopen is small */
 	/* send */
 	int out_pending;
 	size_t out_len;
