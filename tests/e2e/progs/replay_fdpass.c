@@ -9,6 +9,11 @@
  * carry is its parent's.  Every line printed depends on the bytes that travelled on the
  * passed connections; the worker marks `served` after each connection.
  * Usage: replay_fdpass [N]   (N clients served through passed connections, default 2)
+ *        replay_fdpass helper PATH    (run bare, outside the session) listen on the Unix
+ *                                     socket PATH, pass the first client one end of a
+ *                                     socketpair with a line waiting in it, exit
+ *        replay_fdpass outside PATH   connect to the helper, receive the descriptor, print
+ *                                     what it reads from it (all input from outside)
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +183,65 @@ static pid_t spawn_client(int lfd, int port, int k)
 	return p;
 }
 
+static void unix_addr(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "%s", path);
+}
+
+static int helper(const char *path)
+{
+	struct sockaddr_un a;
+	const char line[] = "a line from a process outside the session\n";
+	int l = socket(AF_UNIX, SOCK_STREAM, 0), c, sv[2];
+
+	unix_addr(&a, path);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 1) != 0)
+		die("helper listen");
+	if ((c = accept(l, NULL, NULL)) < 0)
+		die("helper accept");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
+	    write(sv[1], line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
+		die("helper socketpair");
+	close(sv[1]);
+	pass(c, 'o', sv[0], 0);
+	close(sv[0]);
+	close(c);
+	unlink(path);
+	return 0;
+}
+
+static int outside(const char *path)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct sockaddr_un a;
+	char cmd, line[128];
+	struct iovec v = { .iov_base = &cmd, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+	                    .msg_controllen = sizeof(u.buf) };
+	ssize_t n = 0, r;
+	int s = socket(AF_UNIX, SOCK_STREAM, 0), fd = -1;
+
+	unix_addr(&a, path);
+	while (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) != 0)
+		usleep(1000); /* the helper starts beside us: its path comes soon */
+	if (recvmsg(s, &m, 0) != 1)
+		die("recvmsg");
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	printf("command %c, descriptor %s\n", cmd, fd >= 0 ? "received" : "none");
+	while (fd >= 0 && (r = read(fd, line + n, sizeof(line) - 1 - (size_t)n)) > 0)
+		n += r;
+	line[n] = '\0';
+	printf("read from it: %s", line);
+	return fd >= 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 2, sv[2], lfd, port, one = 1;
@@ -184,6 +249,10 @@ int main(int argc, char **argv)
 	socklen_t alen = sizeof(a);
 	pid_t w, c;
 
+	if (argc > 2 && strcmp(argv[1], "helper") == 0)
+		return helper(argv[2]);
+	if (argc > 2 && strcmp(argv[1], "outside") == 0)
+		return outside(argv[2]);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
 		die("socket");
