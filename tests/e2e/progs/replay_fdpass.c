@@ -2,8 +2,10 @@
  * replay_fdpass.c: descriptor passing as nginx does it with `master_process on`
  * (recorder/ancillary.c, replayer/lc_ancillary.c).  A master listens on TCP, forks a worker
  * joined to it by a socketpair and N clients one after the other.  It accepts each client's
- * connection and passes it to the worker with SCM_RIGHTS (one byte plus the descriptor,
- * the ancillary-only case); the worker serves it.  Then the master passes the listening
+ * connection, greets the client and reads the first word of its request itself, then passes
+ * the connection to the worker with SCM_RIGHTS (one byte plus the descriptor, the
+ * ancillary-only case); the worker reads the rest of the request and answers on it, so the
+ * bytes of both directions continue across the pass.  Then the master passes the listening
  * socket itself, with its credentials (SCM_CREDENTIALS), and the worker accepts the last
  * client on it.  The worker reads credentials too (SO_PASSCRED) and checks that the pid they
  * carry is its parent's.  Every line printed depends on the bytes that travelled on the
@@ -170,6 +172,23 @@ static void client(int port, int k)
 	exit(0);
 }
 
+/* The master's part of a connection before it passes it: a greeting out, a word in. */
+static void greet(int s)
+{
+	const char hello[] = "welcome\n";
+	char word[7];
+	size_t n = 0;
+	ssize_t r;
+
+	if (write(s, hello, sizeof(hello) - 1) != (ssize_t)sizeof(hello) - 1)
+		die("write");
+	while (n < 6 && (r = read(s, word + n, 6 - n)) > 0)
+		n += (size_t)r;
+	word[n] = '\0';
+	printf("master: read '%s', passes the rest\n", word);
+	fflush(stdout);
+}
+
 static pid_t spawn_client(int lfd, int port, int k)
 {
 	pid_t p = fork();
@@ -277,6 +296,7 @@ int main(int argc, char **argv)
 		c = spawn_client(lfd, port, k);
 		if ((s = accept(lfd, NULL, NULL)) < 0)
 			die("accept");
+		greet(s);
 		pass(sv[0], 'c', s, 0);
 		close(s);
 		waitpid(c, NULL, 0);
