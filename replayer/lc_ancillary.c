@@ -75,12 +75,17 @@ int lc_anc_out_pre(const struct msghdr *m)
 		    c->cmsg_len < CMSG_LEN(0))
 			continue;
 		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		/* the recorder classified them before the send: their first-use events come now */
+		/* the recorder classified them before a send that succeeded: their first-use
+		 * events come now (only those: a descriptor met otherwise stays unknown here) */
 		for (i = 0; i < nfd; i++) {
+			const struct lc_ev *nx = lc_peek();
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			(void)lc_fd_class(fd);
+			if (fd >= 0 && fd < LC_FD_MAX && lc_fd[fd] == LC_FD_UNKNOWN && nx &&
+			    nx->fd == fd && nx->call == TRACE_CALL_NONE &&
+			    (nx->kind == TRACE_EV_SOCKET || nx->kind == TRACE_EV_PIPE))
+				(void)lc_fd_class(fd);
 		}
 		if (len + CMSG_SPACE(nfd * sizeof(int)) <= sizeof(anc.out.b)) {
 			memcpy(anc.out.b + len, c, c->cmsg_len);
