@@ -174,6 +174,10 @@ LC_HIDDEN void lc_anc_recv_ctl(struct msghdr *m);
 LC_HIDDEN void lc_anc_recv_got(struct msghdr *m);
 LC_HIDDEN void lc_anc_control(const struct lc_ev *ev, struct msghdr *msg);
 LC_HIDDEN void lc_anc_in_done(void);
+/* A stand-in socket for a peer outside the session (accept, descriptors passed): for
+ * AF_INET or AF_INET6 a TCP connection over loopback whose other end is closed, else one end
+ * of a socketpair; close-on-exec; -1 on failure. */
+LC_HIDDEN int lc_stand_in(int domain);
 
 /* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
  * through the listening socket lfd. */

@@ -15,12 +15,14 @@
  * buffer was too small: MSG_CTRUNC) are closed, as the kernel closed them then.  The program
  * then gets the recorded ancillary data, credentials included (their pid is the recorded
  * one, the pid the replayed processes see).  Descriptors passed by a process outside the
- * session cannot come: each gets a stand-in at its recorded number, one end of a new
- * socketpair for a socket (its traffic is the trace's input, sends go nowhere) and /dev/null
- * for anything else (replayer/README.md, "Descriptor passing").
+ * session cannot come: each gets a stand-in at its recorded number, a TCP connection over
+ * loopback whose other end is closed for a TCP socket, one end of a socketpair for another
+ * socket (its traffic is the trace's input, sends go nowhere), /dev/null for anything else (replayer/README.md, "Descriptor passing").
  */
 #undef _FILE_OFFSET_BITS
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -205,17 +207,52 @@ void lc_anc_control(const struct lc_ev *ev, struct msghdr *msg)
 	(void)alen;
 }
 
-/* A stand-in for a descriptor passed by a process outside the session. */
-static int stand_in(const struct lc_ev *ev)
+int lc_stand_in(int domain)
 {
-	int what = ev->naux > 2 ? (int)ev->aux[2] : TRACE_PASS_OTHER, sv[2];
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	int l, c = -1, s = -1, sv[2];
 
-	if ((what == TRACE_PASS_SOCKET || what == TRACE_PASS_LISTENER) &&
-	    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+	if (domain != AF_INET && domain != AF_INET6) {
+		if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+			return -1;
 		syscall(SYS_close, sv[1]);
 		return sv[0];
 	}
-	return (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	/* TCP over loopback, so that TCP's socket options work on it (nginx sets TCP_NODELAY
+	 * on a connection it keeps alive, and closes it when that fails) */
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((l = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (syscall(SYS_bind, l, &a, sizeof(a)) == 0 && syscall(SYS_listen, l, 1) == 0 &&
+	    syscall(SYS_getsockname, l, &a, &al) == 0 &&
+	    (c = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+	    syscall(SYS_connect, c, &a, sizeof(a)) == 0)
+		s = (int)syscall(SYS_accept4, l, NULL, NULL, SOCK_CLOEXEC);
+	syscall(SYS_close, l);
+	if (c >= 0)
+		syscall(SYS_close, c);
+	return s;
+}
+
+/* A stand-in for a descriptor passed by a process outside the session. */
+static int stand_in(const struct lc_ev *ev)
+{
+	int what = ev->naux > 2 ? (int)ev->aux[2] : TRACE_PASS_OTHER, fd = -1;
+
+	if (what == TRACE_PASS_SOCKET || what == TRACE_PASS_LISTENER) {
+		struct trace_endpoint ep;
+
+		memset(&ep, 0, sizeof(ep));
+		if (ev->data_len)
+			trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep);
+		fd = lc_stand_in(ep.type == TRACE_CHAN_TCP ? AF_INET : AF_UNIX);
+	}
+	if (fd < 0)
+		fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	return fd;
 }
 
 /* Put descriptor `fd` at number `to` (closing fd), close-on-exec as the kernel gave it. */

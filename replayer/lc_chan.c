@@ -305,6 +305,8 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           "asked for %zu", ev->channel, fd, n, total);
 		n = total;
 	}
+	if (msg)
+		lc_anc_in_arm(flags); /* descriptors passed with it (lc_ancillary.c) */
 	if (ev->kind == TRACE_EV_INPUT) {
 		/* Bytes from outside the session: the recorded value, the world untouched. */
 		size_t have = input_extra(ev, name, msg);
@@ -325,8 +327,6 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           "the session again", ev->channel, fd, n);
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
-		if (msg)
-			lc_anc_in_arm(flags);
 		recv_exact(ev, fd, iov, cnt, flags, name, n);
 		if (msg)
 			lc_anc_control(ev, msg);
@@ -1098,26 +1098,21 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		/* A client outside the session: it need not exist now.  The process gets a stand-in
 		 * socket at the recorded number; its input comes from the trace, its output goes
 		 * nowhere. */
-		int sv[2];
+		int sv[2], dom = 0;
+		socklen_t dl = sizeof(dom);
 
-		if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		/* of the listener's family: TCP's options work on a TCP stand-in */
+		syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl);
+		if ((sv[0] = lc_stand_in(dom)) < 0)
 			lc_diverge("accept of a client outside the session: no stand-in socket: %s",
 			           strerror(errno));
-		if (sv[1] == (int)ev->result) {
-			int t = sv[0];
-
-			sv[0] = sv[1];
-			sv[1] = t;
-		}
 		if (sv[0] != (int)ev->result) {
 			if (syscall(SYS_dup2, sv[0], (int)ev->result) < 0)
 				lc_diverge("accept of a client outside the session: descriptor %lld: %s",
 				           (long long)ev->result, strerror(errno));
 			syscall(SYS_close, sv[0]);
 		}
-		syscall(SYS_close, sv[1]);
-		if (flags & SOCK_CLOEXEC)
-			syscall(SYS_fcntl, (int)ev->result, F_SETFD, FD_CLOEXEC);
+		syscall(SYS_fcntl, (int)ev->result, F_SETFD, flags & SOCK_CLOEXEC ? FD_CLOEXEC : 0);
 		if (flags & SOCK_NONBLOCK)
 			syscall(SYS_fcntl, (int)ev->result, F_SETFL, O_NONBLOCK);
 		lc_chan[ev->channel].external = 2;
