@@ -415,6 +415,8 @@ struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, vo
 
 	*what = TRACE_PASS_OTHER;
 	memset(ep, 0, sizeof(*ep));
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return NULL; /* beyond the table: not recorded (README.md, "Limits") */
 	fd_fresh(fd, ra);
 	if (fstat(fd, &st) != 0)
 		return NULL;

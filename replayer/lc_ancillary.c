@@ -140,9 +140,24 @@ void lc_anc_out_done(const struct msghdr *m)
 
 /* --- receive --------------------------------------------------------------------------- */
 
+/* A received descriptor's PASS event at ahead(k), or the CLOSE the recorder logs first when
+ * it still knew the number (a close it missed, recorder/chan.c's fd_fresh) followed by it:
+ * the number of events it takes (1 or 2), 0 when there is none there. */
+static int pass_in_at(uint64_t k)
+{
+	const struct lc_ev *e = ahead(k), *n;
+
+	if (is_pass(e, TRACE_PASS_IN))
+		return 1;
+	if (e && e->kind == TRACE_EV_CLOSE && (n = ahead(k + 1)) && is_pass(n, TRACE_PASS_IN) &&
+	    n->fd == e->fd)
+		return 2;
+	return 0;
+}
+
 int lc_anc_follows(void)
 {
-	return is_pass(ahead(1), TRACE_PASS_IN);
+	return pass_in_at(1) != 0;
 }
 
 void lc_anc_in_arm(int flags)
@@ -270,10 +285,13 @@ static void place(int fd, int to)
 void lc_anc_in_done(void)
 {
 	const struct lc_ev *rev = lc.pos > lc.base ? &lc.ev[lc.pos - 1 - lc.base] : NULL;
-	int input = rev && rev->kind == TRACE_EV_INPUT, n = 0, i;
+	int input = rev && rev->kind == TRACE_EV_INPUT, n = 0, i, w;
+	uint64_t k = 0, at[ANC_FD_MAX]; /* where each PASS event is, from the next event on */
 
-	while (is_pass(ahead((uint64_t)n), TRACE_PASS_IN))
-		n++;
+	while (n < ANC_FD_MAX && (w = pass_in_at(k))) {
+		at[n++] = k + (uint64_t)w - 1;
+		k += (uint64_t)w;
+	}
 	if (!n) {
 		for (i = 0; i < anc.nreal; i++)
 			syscall(SYS_close, anc.real[i]);
@@ -287,15 +305,15 @@ void lc_anc_in_done(void)
 		for (i = 0; i < anc.nreal; i++)
 			syscall(SYS_close, anc.real[i]);
 		anc.nreal = 0;
-		for (i = 0; i < n && i < ANC_FD_MAX; i++)
-			anc.real[anc.nreal++] = stand_in(ahead((uint64_t)i));
+		for (i = 0; i < n; i++)
+			anc.real[anc.nreal++] = stand_in(ahead(at[i]));
 	}
 	/* the kernel closed the descriptors beyond the recorded call's room (MSG_CTRUNC) */
 	for (i = n; i < anc.nreal; i++)
 		syscall(SYS_close, anc.real[i]);
 	/* out of the way of each other first, then at the recorded numbers */
 	for (i = 0; i < n && i < anc.nreal; i++) {
-		const struct lc_ev *p = ahead((uint64_t)i);
+		const struct lc_ev *p = ahead(at[i]);
 
 		if (anc.real[i] >= 0 && anc.real[i] != p->fd) {
 			int hi = (int)syscall(SYS_fcntl, anc.real[i], F_DUPFD_CLOEXEC, 1024);
@@ -307,7 +325,7 @@ void lc_anc_in_done(void)
 		}
 	}
 	for (i = 0; i < n && i < anc.nreal; i++) {
-		const struct lc_ev *p = ahead((uint64_t)i);
+		const struct lc_ev *p = ahead(at[i]);
 
 		if (anc.real[i] >= 0)
 			place(anc.real[i], p->fd);
@@ -315,7 +333,13 @@ void lc_anc_in_done(void)
 	anc.nreal = anc.in_armed = 0;
 	/* the PASS events: each descriptor is its recorded channel end from now on */
 	for (i = 0; i < n; i++) {
-		const struct lc_ev *ev = lc_expect(TRACE_EV_PASS, -1, "recvmsg");
+		const struct lc_ev *ev;
+
+		if (pass_in_at(0) == 2) {
+			lc_expect(TRACE_EV_CLOSE, -1, "recvmsg"); /* the number's old channel */
+			lc_commit();
+		}
+		ev = lc_expect(TRACE_EV_PASS, -1, "recvmsg");
 
 		if (ev->fd >= 0 && ev->fd < LC_FD_MAX)
 			lc_fd[ev->fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$encore" record -q -o "$tmp/s" --name fdp -- "$prog" 2 > "$tmp/rec.out"
 "$encore" analyze "$tmp/s" > "$tmp/an" 2>&1 || { echo "FAIL: analyze"; cat "$tmp/an"; exit 1; }
-for want in '0 external receives; 0 unmatched' 'channels   4 (4 matched, 0 external)'; do
+for want in '0 external receives; 0 unmatched' 'channels   5 (5 matched, 0 external)'; do
     grep -q "$want" "$tmp/an" || { echo "FAIL: analyze does not say '$want':"; cat "$tmp/an"; exit 1; }
 done
 # the PASS events: 3 sent by the master, 3 received by the worker
