@@ -397,6 +397,8 @@ ignore:
 	return NULL;
 }
 
+static void fd_fresh(int fd, void *ra);
+
 /* A descriptor received with SCM_RIGHTS (ancillary.c): it becomes a channel end of this
  * process now, described in *ep, the peer decided as for a descriptor met at first use, but
  * with what a passed end may be: an accepted TCP connection whose client registered (or will
@@ -405,8 +407,6 @@ ignore:
  * terminals: external (their other end may be anywhere: the bytes are recorded).  *what gets
  * enum trace_pass_what.  Returns the channel, or NULL for a descriptor that is none (file,
  * epoll...).  Called with the guard held. */
-static void fd_fresh(int fd, void *ra);
-
 struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, void *ra)
 {
 	struct rec_chan *c;

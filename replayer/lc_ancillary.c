@@ -341,8 +341,9 @@ void lc_anc_in_done(void)
 		}
 		ev = lc_expect(TRACE_EV_PASS, -1, "recvmsg");
 
+		/* not a channel: judged at first use, as the recorder judged it (/dev/urandom) */
 		if (ev->fd >= 0 && ev->fd < LC_FD_MAX)
-			lc_fd[ev->fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;
+			lc_fd[ev->fd] = ev->channel ? (int32_t)ev->channel : LC_FD_UNKNOWN;
 		if (input && ev->channel && ev->channel < LC_CHAN_MAX)
 			lc_chan[ev->channel].external = 2; /* a stand-in: nothing goes out */
 		lc_commit();

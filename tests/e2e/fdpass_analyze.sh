@@ -15,17 +15,21 @@ trap 'rm -rf "$tmp"' EXIT
 for want in '0 external receives; 0 unmatched' 'channels   5 (5 matched, 0 external)'; do
     grep -q "$want" "$tmp/an" || { echo "FAIL: analyze does not say '$want':"; cat "$tmp/an"; exit 1; }
 done
-# the PASS events: 3 sent by the master, 3 received by the worker
-n=$("$encore" dump "$tmp/s" | grep -c ' pass  *sendmsg ') || true
-[ "$n" = 3 ] || { echo "FAIL: $n PASS events on the master's side, 3 expected"; exit 1; }
-n=$("$encore" dump "$tmp/s" | grep -c ' pass  *recvmsg ') || true
-[ "$n" = 3 ] || { echo "FAIL: $n PASS events on the worker's side, 3 expected"; exit 1; }
+# the PASS events: 4 sent by the master (two connections, a file, the listener), 4 received
+# by the worker; the file is no channel (aux[2] = 4, a file)
+"$encore" dump "$tmp/s" > "$tmp/dump"
+n=$(grep -c ' pass  *sendmsg ' "$tmp/dump") || true
+[ "$n" = 4 ] || { echo "FAIL: $n PASS events on the master's side, 4 expected"; exit 1; }
+n=$(grep -c ' pass  *recvmsg ' "$tmp/dump") || true
+[ "$n" = 4 ] || { echo "FAIL: $n PASS events on the worker's side, 4 expected"; exit 1; }
+grep -q ' pass  *recvmsg fd=[0-9]* = [0-9]* aux=2,[0-9]*,4 ' "$tmp/dump" || {
+    echo "FAIL: no PASS event of a file without channel:"; grep ' pass ' "$tmp/dump"; exit 1; }
 "$encore" sql "$tmp/s" "SELECT ps.name || '>' || pr.name || ':' || count(*) FROM message m
     JOIN event s ON s.id = m.send JOIN event r ON r.id = m.recv
     JOIN process ps ON ps.id = s.proc JOIN process pr ON pr.id = r.proc
     GROUP BY ps.name, pr.name ORDER BY 1" > "$tmp/msgs"
-# the master's four commands; each client's request to the worker and the worker's answer
-for want in 'fdp>fdp.1:4' 'fdp.1>fdp.2:1' 'fdp.1>fdp.3:1' 'fdp.1>fdp.4:1' 'fdp.2>fdp.1:1' \
+# the master's five commands; each client's request to the worker and the worker's answer
+for want in 'fdp>fdp.1:5' 'fdp.1>fdp.2:1' 'fdp.1>fdp.3:1' 'fdp.1>fdp.4:1' 'fdp.2>fdp.1:1' \
             'fdp.3>fdp.1:1' 'fdp.4>fdp.1:1'; do
     grep -qx "$want" "$tmp/msgs" || { echo "FAIL: no message $want:"; cat "$tmp/msgs"; exit 1; }
 done

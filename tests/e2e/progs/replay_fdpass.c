@@ -5,7 +5,8 @@
  * connection, greets the client and reads the first word of its request itself, then passes
  * the connection to the worker with SCM_RIGHTS (one byte plus the descriptor, the
  * ancillary-only case); the worker reads the rest of the request and answers on it, so the
- * bytes of both directions continue across the pass.  Then the master passes the listening
+ * bytes of both directions continue across the pass.  A regular file passed in between is
+ * read as it is (no channel).  Then the master passes the listening
  * socket itself, with its credentials (SCM_CREDENTIALS), and the worker accepts the last
  * client on it.  The worker reads credentials too (SO_PASSCRED) and checks that the pid they
  * carry is its parent's.  Every line printed depends on the bytes that travelled on the
@@ -18,6 +19,7 @@
  *                                     what it reads from it (all input from outside)
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,7 +146,17 @@ static void worker(int sock)
 			exit(0);
 		if (fd < 0)
 			exit(4);
-		if (cmd == 'c') {
+		if (cmd == 'f') {
+			/* a regular file: not a channel, read as it is */
+			char head[4] = { 0 };
+
+			if (read(fd, head, 4) != 4)
+				die("read file");
+			printf("worker: the file passed starts with %s\n",
+			       memcmp(head, "\177ELF", 4) == 0 ? "ELF" : "something else");
+			fflush(stdout);
+			close(fd);
+		} else if (cmd == 'c') {
 			serve(fd, ++k);
 		} else if (cmd == 'l') {
 			/* the listening socket itself: accept one client here */
@@ -308,7 +320,11 @@ int main(int argc, char **argv)
 		close(s);
 		waitpid(c, NULL, 0);
 	}
-	/* the listening socket itself, with our credentials */
+	/* a file (our own program), then the listening socket itself, with our credentials */
+	if ((c = open(argv[0], O_RDONLY)) < 0)
+		die("open");
+	pass(sv[0], 'f', c, 0);
+	close(c);
 	pass(sv[0], 'l', lfd, 1);
 	c = spawn_client(lfd, port, n + 1);
 	close(lfd);
