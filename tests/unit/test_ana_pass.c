@@ -102,7 +102,9 @@ static void src_is(struct ana_session *s, int p, uint64_t k, uint32_t sp, uint64
 
 /* A master accepts a client, greets it (8 bytes) and reads 6 bytes, then passes the
  * connection over a socketpair to its forked worker, which reads the other 14 bytes and
- * answers with 46: both directions continue across the pass. */
+ * answers with 46: both directions continue across the pass.  The worker's child, forked
+ * after, inherits the connection and writes 4 more (its offsets continue from the worker's,
+ * which continue from the master's). */
 START_TEST(pass_joins_the_senders_end)
 {
 	struct raw r = {0};
@@ -114,7 +116,9 @@ START_TEST(pass_joins_the_senders_end)
 	ck_assert_int_eq(ana_add_process(r.s, "m", NULL, 0), 0);
 	ck_assert_int_eq(ana_add_process(r.s, "m.1", "m", 2), 1);
 	ck_assert_int_eq(ana_add_process(r.s, "c", NULL, 0), 2);
+	ck_assert_int_eq(ana_add_process(r.s, "m.1.1", "m.1", 5), 3);
 	ck_assert_int_eq(ana_add_inherited(r.s, 1, 3), 0);
+	ck_assert_int_eq(ana_add_inherited(r.s, 3, 9), 0);
 
 	memset(&ep, 0, sizeof(ep));
 	ep.type = TRACE_CHAN_SOCKETPAIR;
@@ -135,12 +139,18 @@ START_TEST(pass_joins_the_senders_end)
 	ck_assert_int_eq(pass_ev(&r, 1, 1, 9, 3, 0, 0, &ep), 2);
 	ck_assert_int_eq(io(&r, 1, TRACE_EV_RECV, 9, 14), 3);         /* [6,20) */
 	ck_assert_int_eq(io(&r, 1, TRACE_EV_SEND, 9, 46), 4);         /* [8,54) */
+	ck_assert_int_eq(ev_add(&r, 1, TRACE_EV_FORK, 0, 78, NULL, 0, NULL, NULL, 0), 5);
+	ck_assert_int_eq(ev_add(&r, 1, TRACE_EV_CLOSE, 9, 0, NULL, 0, NULL, NULL, 0), 6);
+	r.off[3][9][0] = 46; /* the reader continues the inherited counts (trace_writer_inherit) */
+	r.off[3][9][1] = 14;
+	ck_assert_int_eq(io(&r, 3, TRACE_EV_SEND, 9, 4), 1);          /* [54,58) */
 
 	tcp_ep(&ep, 5000, 80);
 	ck_assert_int_eq(ev_add(&r, 2, TRACE_EV_CONNECT, 3, 0, &ep, 0, NULL, NULL, 0), 1);
 	ck_assert_int_eq(io(&r, 2, TRACE_EV_SEND, 3, 20), 2);
 	ck_assert_int_eq(io(&r, 2, TRACE_EV_RECV, 3, 8), 3);
 	ck_assert_int_eq(io(&r, 2, TRACE_EV_RECV, 3, 46), 4);
+	ck_assert_int_eq(io(&r, 2, TRACE_EV_RECV, 3, 4), 5);
 	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
 
 	src_is(r.s, 0, 5, 2, 2);   /* the master's 6 bytes: the client's send */
@@ -148,6 +158,7 @@ START_TEST(pass_joins_the_senders_end)
 	src_is(r.s, 1, 3, 2, 2);   /* the worker's 14: the same send, its last byte 19 */
 	src_is(r.s, 2, 3, 0, 4);   /* the greeting */
 	src_is(r.s, 2, 4, 1, 4);   /* the answer, offset 8 on: the worker's send */
+	src_is(r.s, 2, 5, 3, 1);   /* the worker's child's 4 bytes, offset 54 on */
 	/* the send that carried the descriptor happened before the worker had it */
 	ck_assert_int_eq(ana_hb(r.s, 0, 6, 1, 2), 1);
 	ck_assert_int_eq(ana_stats(r.s, &st), 0);
