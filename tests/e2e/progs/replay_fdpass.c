@@ -11,7 +11,9 @@
  * client on it.  The worker reads credentials too (SO_PASSCRED) and checks that the pid they
  * carry is its parent's.  Every line printed depends on the bytes that travelled on the
  * passed connections; the worker marks `served` after each connection.
- * Usage: replay_fdpass [N]   (N clients served through passed connections, default 2)
+ * Usage: replay_fdpass [N [seqpacket]]   (N clients served through passed connections,
+ *                                        default 2; the master and the worker joined by a
+ *                                        SOCK_SEQPACKET socketpair instead of a stream)
  *        replay_fdpass helper PATH    (run bare, outside the session) listen on the Unix
  *                                     socket PATH, pass the first client one end of a
  *                                     socketpair with a line waiting in it, exit
@@ -299,7 +301,8 @@ int main(int argc, char **argv)
 	    getsockname(lfd, (struct sockaddr *)&a, &alen) != 0)
 		die("listen");
 	port = ntohs(a.sin_port);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+	if (socketpair(AF_UNIX, argc > 2 && strcmp(argv[2], "seqpacket") == 0 ? SOCK_SEQPACKET :
+	                                                                      SOCK_STREAM, 0, sv) != 0)
 		die("socketpair");
 	if ((w = fork()) < 0)
 		die("fork");
