@@ -327,8 +327,11 @@ void lc_anc_in_done(void)
 	for (i = 0; i < n && i < anc.nreal; i++) {
 		const struct lc_ev *p = ahead(at[i]);
 
-		if (anc.real[i] >= 0)
-			place(anc.real[i], p->fd);
+		if (anc.real[i] < 0)
+			continue;
+		place(anc.real[i], p->fd);
+		if (input) /* made close-on-exec: as the program asked (MSG_CMSG_CLOEXEC) */
+			syscall(SYS_fcntl, p->fd, F_SETFD, anc.in_cloexec ? FD_CLOEXEC : 0);
 	}
 	anc.nreal = anc.in_armed = 0;
 	/* the PASS events: each descriptor is its recorded channel end from now on */
