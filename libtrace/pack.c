@@ -595,3 +595,58 @@ fail:
 	free(text);
 	return rc;
 }
+
+/* --- file inputs against the file system ------------------------------------------------ */
+
+int trace_file_check(const struct trace_file_input *f, const char *path, char *what, size_t cap)
+{
+	static uint8_t buf[64 * 1024];
+	struct stat st;
+	uint64_t off = 0;
+	uint32_t crc = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			snprintf(what, cap, "missing");
+			return 1;
+		}
+		return TRACE_EIO;
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return TRACE_EIO;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size) {
+		close(fd);
+		snprintf(what, cap, "size");
+		return 1;
+	}
+	if ((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns) {
+		close(fd);
+		return 0;
+	}
+	if (f->kind != TRACE_FILE_READ) {
+		close(fd);
+		snprintf(what, cap, "mtime");
+		return 1;
+	}
+	while (off < f->hashed) {
+		size_t k = f->hashed - off < sizeof(buf) ? (size_t)(f->hashed - off) : sizeof(buf);
+		ssize_t n = pread(fd, buf, k, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		crc = trace_crc32c(crc, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	close(fd);
+	if (off != f->hashed || crc != f->crc) {
+		snprintf(what, cap, "content");
+		return 1;
+	}
+	return 0;
+}

@@ -456,6 +456,13 @@ int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f);
 size_t trace_reader_files(const struct trace_reader *r, const struct trace_file_input **list);
 /* "exe", "lib", "file", "unknown". */
 const char *trace_file_kind_name(uint32_t kind);
+/* Whether the file at `path` is still the one f describes: 0 the same; 1 changed, with what
+ * changed in `what` ("missing", "size", "content": size and mtime first, the hash of the first
+ * f->hashed bytes only when the mtime differs, so that a file touched but not changed is
+ * the same); a negative code when it cannot be read.  Files of kind EXE and LIB, which
+ * carry no hash, compare by size and mtime alone. */
+int trace_file_check(const struct trace_file_input *f, const char *path, char *what,
+                     size_t cap);
 
 /* ---------------------------------------------------------------------------------------
  * Packed sessions (schemas/pack.md): DIR/pack/objects/SHA256HEX holds each distinct file
