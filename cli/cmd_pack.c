@@ -401,7 +401,7 @@ static int have_object(struct packer *pk, const char *hex)
 static void pack_item(struct packer *pk, struct item *it)
 {
 	const char *src = it->resolved[0] ? it->resolved : it->path;
-	char tmp[64] = "", hex[65] = "", what[32] = "";
+	char tmp[64] = "", hex[65] = "", what[32] = "", real[PATH_MAX];
 	struct stat st;
 	uint64_t total = 0;
 	uint32_t crc = 0;
@@ -409,6 +409,9 @@ static void pack_item(struct packer *pk, struct item *it)
 
 	if (src[0] != '/')
 		return; /* a record without an absolute path: nothing to find it by */
+	/* an absolute path is noted as given (recorder/files.c): its links are resolved here */
+	if (!it->resolved[0] && realpath(src, real))
+		src = real;
 	/* Written during the recording before it was read: an output of the run, not an input
 	 * (replay makes it again). */
 	if (it->f.kind == TRACE_FILE_READ && it->f.mtime_ns >= pk->start_ns)

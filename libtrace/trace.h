@@ -448,7 +448,7 @@ struct trace_file_input {
 
 /* The largest file prefix the recorder hashes when a file is opened (a bigger file gets its
  * first TRACE_FILE_HASH_MAX bytes hashed: size and mtime cover the rest). */
-#define TRACE_FILE_HASH_MAX (1u << 20)
+#define TRACE_FILE_HASH_MAX (64u << 10)
 
 /* Append a file input record (writer side; allocates nothing). */
 int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f);

@@ -8,7 +8,7 @@
  * changed since (replayer/gd_files.c).
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
- * fstat, a readlink of /proc/self/fd/N, the reads of the hashed prefix (the page cache the
+ * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
  * program then reads from) and one record.  The objects mapped are listed at the start of
  * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
  * each file opened) and at exit.  bench/file_bench.c measures it.
@@ -219,10 +219,18 @@ static void note_open(int fd, const char *path, int flags)
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		goto out;
-	proc_fd_path(proc, fd);
-	n = readlink(proc, res, sizeof(res) - 1);
-	res[n > 0 ? n : 0] = '\0';
-	if (n <= 0 || pseudo_path(res) || strncmp(res, rec.dir, strlen(rec.dir)) == 0)
+	res[0] = '\0';
+	if (!path || path[0] != '/') {
+		/* relative (to the working directory or a directory descriptor): where it was is
+		 * known only now; an absolute path is resolved offline (a system call less) */
+		proc_fd_path(proc, fd);
+		n = readlink(proc, res, sizeof(res) - 1);
+		if (n <= 0)
+			goto out;
+		res[n] = '\0';
+	}
+	if (pseudo_path(res[0] ? res : path) ||
+	    strncmp(res[0] ? res : path, rec.dir, strlen(rec.dir)) == 0)
 		goto out;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;

@@ -79,7 +79,8 @@ echo "ok: $(cat "$tmp/pack2.out")"
     { cat "$tmp/rep.err"; fail "replay of the unpacked session"; }
 # ...and refuses once it changed (same size: the content is compared), naming it
 printf 'listen 8081\nname demo\n' > "$p/etc/demo.conf"
-expect_fail "$p/etc/demo.conf changed since the recording (content)" \
+# (named by the path the program opened: the link)
+expect_fail "$p/etc/link.conf changed since the recording (content)" \
     "$encore" replay "$tmp/unpacked"
 grep -qF -- "--ignore-changed-files" "$tmp/err" || fail "the refusal does not name the option"
 if "$encore" replay --ignore-changed-files -q "$tmp/unpacked" > "$tmp/out" 2> "$tmp/err"; then :; fi
@@ -87,7 +88,7 @@ if grep -qF "changed since the recording" "$tmp/err"; then
     fail "--ignore-changed-files still refused"
 fi
 printf 'listen 8080\nname demo and more\n' > "$p/etc/demo.conf"
-expect_fail "$p/etc/demo.conf changed since the recording (size)" "$encore" replay "$tmp/unpacked"
+expect_fail "$p/etc/link.conf changed since the recording (size)" "$encore" replay "$tmp/unpacked"
 # pack now: the file is named and left out, the rest is already there
 expect_fail "$p/etc/demo.conf changed since the recording (size); not packed" \
     "$encore" pack "$tmp/unpacked"
