@@ -201,6 +201,59 @@ START_TEST(test_manifest_refused)
 }
 END_TEST
 
+/* Mutations of a valid manifest: parsed or refused, never a crash (sanitizer builds check). */
+START_TEST(test_manifest_mutations)
+{
+	char valid[600], m[700];
+	char p1[] = "/usr/bin/x", p2[] = "/etc/a%b\tc";
+	struct trace_pack *p = trace_pack_new(), *q;
+	struct trace_pack_entry e1 = entry("h", TRACE_PACK_EXE, 'a', 0755, 1, p1);
+	struct trace_pack_entry e2 = entry("h", TRACE_PACK_FILE, 'b', 0644, 22, p2);
+	struct unit_rng r;
+	struct trace_diag d;
+	char *text;
+	size_t len, n, k;
+	int i;
+
+	ck_assert_int_eq(trace_pack_add(p, &e1), 1);
+	ck_assert_int_eq(trace_pack_add(p, &e2), 1);
+	ck_assert_int_eq(trace_pack_format(p, &text, &len), 0);
+	ck_assert_uint_lt(len, sizeof(valid));
+	memcpy(valid, text, len);
+	free(text);
+	/* the text parses back to the same two lines */
+	ck_assert_int_eq(trace_pack_parse(valid, len, &q, &d), 0);
+	ck_assert_uint_eq(trace_pack_count(q), 2);
+	ck_assert_str_eq(trace_pack_entry(q, 1)->path, p2);
+	trace_pack_free(q);
+	unit_rng_seed(&r, unit_seed());
+	for (i = 0; i < 20000; i++) {
+		n = len;
+		memcpy(m, valid, n);
+		for (k = unit_rng_below(&r, 4) + 1; k > 0; k--) {
+			size_t at = unit_rng_below(&r, n);
+
+			switch (unit_rng_below(&r, 3)) {
+			case 0: m[at] = (char)unit_rng_next(&r); break;
+			case 1: n = at; break; /* cut */
+			default: m[at] = "\t\n%0/"[unit_rng_below(&r, 5)]; break;
+			}
+		}
+		q = NULL;
+		if (trace_pack_parse(m, n, &q, &d) == 0) {
+			size_t j;
+
+			for (j = 0; j < trace_pack_count(q); j++)
+				ck_assert_ptr_nonnull(trace_pack_entry(q, j)->path);
+		} else {
+			ck_assert_ptr_null(q);
+		}
+		trace_pack_free(q);
+	}
+	trace_pack_free(p);
+}
+END_TEST
+
 START_TEST(test_file_records)
 {
 	char dir[4096], path[4200];
@@ -278,6 +331,7 @@ static Suite *pack_suite(void)
 	tcase_add_test(tc, test_escape_round_trip);
 	tcase_add_test(tc, test_manifest_write_read);
 	tcase_add_test(tc, test_manifest_refused);
+	tcase_add_test(tc, test_manifest_mutations);
 	tcase_add_test(tc, test_file_records);
 	suite_add_tcase(s, tc);
 	return s;
