@@ -31,7 +31,8 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore pack - add to a session the files a replay on another machine needs\n\n"
 	        "SYNOPSIS\n"
-	        "    encore pack [--dry-run] [--trust] [-q] DIR\n\n"
+	        "    encore pack [--dry-run] [--trust] [-q] DIR\n"
+	        "    encore pack --merge SRC [--dry-run] [--trust] [-q] DIR\n\n"
 	        "DESCRIPTION\n"
 	        "    Copies into DIR/pack every executable and shared library the recorded\n"
 	        "    processes mapped (the dynamic loader and interpreters included) and every\n"
@@ -47,12 +48,16 @@ static void usage(FILE *out)
 	        "    processes wrote before reading them (modified after the recording began)\n"
 	        "    are outputs of the run, not inputs: they are not packed.  Processes\n"
 	        "    recorded on another host (another machine id) are skipped with a message:\n"
-	        "    pack each host's traces there, then merge the directories by copying.\n\n"
+	        "    pack each host's traces there, then merge: copy the other hosts' *.trace\n"
+	        "    files into one directory and add their packs with --merge.\n\n"
 	        "    Packing again adds only what is missing (\"nothing to add\" otherwise).\n"
 	        "    A damaged session (a trace that does not read to its end) is refused, as\n"
 	        "    replay refuses it, and so is a session another user owns or others may\n"
 	        "    write (see --trust).\n\n"
 	        "OPTIONS\n"
+	        "    --merge SRC    add the pack of session SRC (packed on another host) to DIR's:\n"
+	        "                   its manifest lines, and the objects DIR lacks (each checked\n"
+	        "                   against its SHA-256 name); DIR's traces are not read\n"
 	        "    -n, --dry-run  list what would be added; write nothing\n"
 	        "    --trust        pack DIR even if another user owns it or others may write it\n"
 	        "                   (docs/security.md)\n"
@@ -67,7 +72,8 @@ static void usage(FILE *out)
 	        "    or a file cannot be written; 2 usage error.\n\n"
 	        "EXAMPLE\n"
 	        "    encore record -o /tmp/s -- ./server --config app.conf\n"
-	        "    encore pack /tmp/s && tar czf s.tgz -C /tmp s\n");
+	        "    encore pack /tmp/s && tar czf s.tgz -C /tmp s\n"
+	        "    cp hostb/*.trace all/ && encore pack --merge hostb all\n");
 	fprintf(out, "\nSee encore-pack(1).\n");
 }
 
@@ -516,10 +522,91 @@ static uint64_t store_bytes(struct packer *pk)
 	return total;
 }
 
+/* --merge SRC: SRC's manifest lines and the objects DIR lacks.  0 or -1. */
+static int merge(struct packer *pk, const char *src)
+{
+	struct trace_pack *other = NULL;
+	struct trace_diag d;
+	char path[PATH_MAX + 32], sz[32];
+	int srcobj, rc;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	rc = trace_pack_open(src, &other, &d);
+	if (rc == TRACE_ENOENT) {
+		cli_error("pack", "%s is not packed: run encore pack %s on the host that recorded it "
+		          "first", src, src);
+		return -1;
+	}
+	if (rc != 0) {
+		cli_diag("pack", &d);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/" TRACE_PACK_DIRNAME "/" TRACE_PACK_OBJECTS, src);
+	srcobj = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (srcobj < 0) {
+		cli_error("pack", "%s: %s", path, strerror(errno));
+		trace_pack_free(other);
+		return -1;
+	}
+	for (i = 0; i < trace_pack_count(other) && !pk->failed; i++) {
+		const struct trace_pack_entry *e = trace_pack_entry(other, i);
+		char tmp[64] = "", hex[65];
+		uint64_t total = 0;
+		uint32_t crc;
+		int fd;
+
+		if (!have_object(pk, e->sha256)) {
+			fd = openat(srcobj, e->sha256, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || copy_hash(pk, fd, 0, tmp, hex, &crc, &total) != 0) {
+				cli_error("pack", "%s/%s: %s", path, e->sha256, strerror(errno));
+				pk->failed = 1;
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+			close(fd);
+			if (strcmp(hex, e->sha256) != 0 || total != e->size) {
+				cli_error("pack", "%s/%s is damaged (its content does not have its name): "
+				          "pack %s again where it was recorded", path, e->sha256, src);
+				if (tmp[0])
+					unlinkat(pk->objfd, tmp, 0);
+				pk->failed = 1;
+				break;
+			}
+			if (!pk->dry && renameat(pk->objfd, tmp, pk->objfd, hex) != 0) {
+				cli_error("pack", "%s: cannot store it: %s", hex, strerror(errno));
+				unlinkat(pk->objfd, tmp, 0);
+				pk->failed = 1;
+				break;
+			}
+			pk->new_objects++;
+			pk->new_bytes += total;
+		}
+		rc = trace_pack_add(pk->man, e);
+		if (rc < 0) {
+			pk->failed = 1;
+			break;
+		}
+		if (rc == 1) {
+			pk->added_files++;
+			if (!pk->quiet) {
+				human(e->size, sz, sizeof(sz));
+				printf("%s %s %s (%s, host %s)\n", pk->dry ? "would add" : "added",
+				       trace_pack_kind_name(e->kind), e->path, sz, e->host_id);
+			}
+		}
+	}
+	close(srcobj);
+	trace_pack_free(other);
+	return pk->failed ? -1 : 0;
+}
+
 int cmd_pack(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "merge", required_argument, NULL, 'm' },
 		{ "trust", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -528,6 +615,7 @@ int cmd_pack(int argc, char **argv)
 	struct packer pk;
 	struct trace_diag d;
 	char a[32], b[32];
+	const char *merge_src = NULL;
 	int c, trust = 0, rc, ret = CLI_FAIL;
 	size_t i;
 
@@ -537,6 +625,7 @@ int cmd_pack(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': pk.dry = 1; break;
+		case 'm': merge_src = optarg; break;
 		case 'U': trust = 1; break;
 		case 'q': pk.quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
@@ -552,7 +641,7 @@ int cmd_pack(int argc, char **argv)
 	if (cli_session_trusted("pack", pk.dir, trust))
 		return CLI_FAIL;
 	read_machine_id(pk.host_id, sizeof(pk.host_id));
-	if (collect(&pk) != 0)
+	if (!merge_src && collect(&pk) != 0)
 		goto out;
 	memset(&d, 0, sizeof(d));
 	rc = trace_pack_open(pk.dir, &pk.man, &d);
@@ -576,6 +665,8 @@ int cmd_pack(int argc, char **argv)
 		snprintf(objs, sizeof(objs), "%s/" TRACE_PACK_DIRNAME "/" TRACE_PACK_OBJECTS, pk.dir);
 		pk.objfd = open(objs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
+	if (merge_src && merge(&pk, merge_src) != 0)
+		goto out;
 	for (i = 0; i < pk.nitems; i++)
 		pack_item(&pk, &pk.items[i]);
 	if (!pk.dry && pk.added_files) {

@@ -74,6 +74,26 @@ grep -q '^nothing to add' "$tmp/pack2.out" || { cat "$tmp/pack2.out"; fail "pack
 cmp -s "$man" "$tmp/man1" || fail "pack again changed the manifest"
 echo "ok: $(cat "$tmp/pack2.out")"
 
+# merge: the pack of another session (as another host's would be) joins this one's
+printf 'other\n' > "$p/etc/other.conf"
+"$encore" record -q -o "$tmp/b" -- "$p/bin/packdemo" "$p/etc/other.conf" > /dev/null
+"$encore" pack -q "$tmp/b" > /dev/null || fail "pack b"
+cp -r "$tmp/b" "$tmp/b2"
+"$encore" pack --merge "$tmp/b" "$tmp/s" > "$tmp/merge.out" 2>&1 || { cat "$tmp/merge.out"; fail "merge"; }
+grep -qF "added file $p/etc/other.conf" "$tmp/merge.out" || { cat "$tmp/merge.out"; fail "merge did not add other.conf"; }
+line file "$p/etc/other.conf" "$p/etc/other.conf"
+line file "$p/etc/demo.conf" "$p/etc/demo.conf"   # this session's lines stay
+"$encore" pack --merge "$tmp/b" "$tmp/s" > "$tmp/merge2.out" 2>&1 || fail "merge again"
+grep -q '^nothing to add' "$tmp/merge2.out" || { cat "$tmp/merge2.out"; fail "merge again added"; }
+# an object whose content does not match its name is refused
+cp "$man" "$tmp/man2"
+sum=$(awk -F'\t' '$2 == "file" { print $3; exit }' "$tmp/b2/pack/manifest")
+rm -rf "$tmp/s/pack/objects/$sum"
+chmod u+w "$tmp/b2/pack/objects/$sum" && echo tampered > "$tmp/b2/pack/objects/$sum"
+expect_fail "is damaged" "$encore" pack --merge "$tmp/b2" "$tmp/s"
+cmp -s "$man" "$tmp/man2" || fail "a refused merge changed the manifest"
+"$encore" pack --merge "$tmp/b" "$tmp/s" > /dev/null 2>&1 || fail "merge after the refusal"
+
 # the unpacked copy replays while the file is unchanged...
 "$encore" replay -q "$tmp/unpacked" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
     { cat "$tmp/rep.err"; fail "replay of the unpacked session"; }
