@@ -94,6 +94,33 @@ expect_fail "is damaged" "$encore" pack --merge "$tmp/b2" "$tmp/s"
 cmp -s "$man" "$tmp/man2" || fail "a refused merge changed the manifest"
 "$encore" pack --merge "$tmp/b" "$tmp/s" > /dev/null 2>&1 || fail "merge after the refusal"
 
+# another host: a mount namespace where /etc/machine-id says another id (skipped where user
+# namespaces are not allowed).  Its session is packed there; here, pack skips its process,
+# naming the host, and --merge adds its pack to a directory holding both hosts' traces.
+echo 0123456789abcdef0123456789abcdef > "$tmp/machine-id"
+if unshare -rm sh -c "mount --bind '$tmp/machine-id' /etc/machine-id" 2> /dev/null; then
+    printf 'host b\n' > "$p/etc/hostb.conf"
+    unshare -rm sh -c "mount --bind '$tmp/machine-id' /etc/machine-id &&
+        '$encore' record -q -o '$tmp/hb' --name hostb -- '$p/bin/packdemo' '$p/etc/hostb.conf' > /dev/null &&
+        '$encore' pack -q '$tmp/hb' > /dev/null" || fail "record and pack on host b"
+    grep -q '^0123456789abcdef0123456789abcdef	file	' "$tmp/hb/pack/manifest" ||
+        { cat "$tmp/hb/pack/manifest"; fail "host b's manifest does not carry its host id"; }
+    mkdir -m 700 "$tmp/all"
+    cp "$tmp/s"/*.trace "$tmp/hb"/*.trace "$tmp/all/" 2> /dev/null ||
+        fail "both hosts' traces have the same names"
+    "$encore" pack -q "$tmp/all" > "$tmp/all.out" 2> "$tmp/all.err" || { cat "$tmp/all.err"; fail "pack all"; }
+    grep -qF "recorded on host" "$tmp/all.err" || { cat "$tmp/all.err"; fail "host b's process not named"; }
+    if grep -q '^0123456789abcdef' "$tmp/all/pack/manifest"; then fail "host b's files packed on host a"; fi
+    "$encore" pack -q --merge "$tmp/hb" "$tmp/all" > /dev/null || fail "merge host b"
+    grep -q "^0123456789abcdef0123456789abcdef	file	.*	$p/etc/hostb.conf\$" "$tmp/all/pack/manifest" ||
+        { cat "$tmp/all/pack/manifest"; fail "host b's file is not in the merged manifest"; }
+    grep -q "^$host	file	.*	$p/etc/demo.conf\$" "$tmp/all/pack/manifest" ||
+        fail "host a's file is not in the merged manifest"
+    echo "ok: two hosts' packs merged"
+else
+    echo "(no user namespaces: the second host is not tested)"
+fi
+
 # the unpacked copy replays while the file is unchanged...
 "$encore" replay -q "$tmp/unpacked" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
     { cat "$tmp/rep.err"; fail "replay of the unpacked session"; }
