@@ -130,6 +130,11 @@ printf 'listen 8081\nname demo\n' > "$p/etc/demo.conf"
 expect_fail "$p/etc/link.conf changed since the recording (content)" \
     "$encore" replay "$tmp/unpacked"
 grep -qF -- "--ignore-changed-files" "$tmp/err" || fail "the refusal does not name the option"
+# the packed session is not checked (its replay is to use the packed files)
+if "$encore" replay -q "$tmp/s" > "$tmp/out" 2> "$tmp/err"; then :; fi
+if grep -qF "changed since the recording" "$tmp/err"; then
+    cat "$tmp/err"; fail "the packed session was checked against the file system"
+fi
 if "$encore" replay --ignore-changed-files -q "$tmp/unpacked" > "$tmp/out" 2> "$tmp/err"; then :; fi
 if grep -qF "changed since the recording" "$tmp/err"; then
     fail "--ignore-changed-files still refused"
