@@ -52,6 +52,14 @@ static int pseudo_path(const char *p)
 	       strncmp(p, "/dev/", 5) == 0;
 }
 
+/* A file of the session directory (a trace, the registry): the recorder's, not an input. */
+static int in_session(const char *p)
+{
+	size_t n = strlen(rec.dir);
+
+	return n && strncmp(p, rec.dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
 static int obj_seen(uint64_t dev, uint64_t ino)
 {
 	unsigned i;
@@ -229,8 +237,7 @@ static void note_open(int fd, const char *path, int flags)
 			goto out;
 		res[n] = '\0';
 	}
-	if (pseudo_path(res[0] ? res : path) ||
-	    strncmp(res[0] ? res : path, rec.dir, strlen(rec.dir)) == 0)
+	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
 		goto out;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;
