@@ -42,7 +42,10 @@ static void usage(FILE *out)
 	        "    report naming the process, the event, and the difference.\n\n"
 	        "    A session whose traces are damaged, or whose executables changed (another\n"
 	        "    ELF build-id), is refused before anything starts; so is a directory that\n"
-	        "    another user owns or that group or others may write (see --trust).\n\n"
+	        "    another user owns or that group or others may write (see --trust), and\n"
+	        "    an unpacked session one of whose input files changed since the recording\n"
+	        "    (\"FILE changed since the recording (size|content)\": see encore pack and\n"
+	        "    --ignore-changed-files).\n\n"
 	        "    With --stop or --cut, every process halts before the first event outside\n"
 	        "    the cut, blocked inside its controller, and the global state is printed:\n"
 	        "    per process its logical name, pid, state index, last and next event, a\n"
@@ -81,6 +84,10 @@ static void usage(FILE *out)
 	        "                        write into it.  Replay runs the recorded commands with\n"
 	        "                        your privileges, so by default such a session is\n"
 	        "                        refused (docs/security.md)\n"
+	        "    --ignore-changed-files\n"
+	        "                        replay an unpacked session even though a file its\n"
+	        "                        processes read changed since the recording (the replay\n"
+	        "                        reads the file as it is now, and may diverge)\n"
 	        "    -q, --quiet         no summary line\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
@@ -314,7 +321,7 @@ static void note_truncated(const char *dir)
 /* What the command line asked for. */
 struct replay_args {
 	const char *stop, *cutfile, *then, *dir;
-	int json, quiet, online, trust;
+	int json, quiet, online, trust, ignore_changed;
 	const char *steps[64];
 	size_t nsteps, stepped;
 	double stall;
@@ -332,6 +339,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "then", required_argument, NULL, 't' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "trust", no_argument, NULL, 'U' },
+		{ "ignore-changed-files", no_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -363,6 +371,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			}
 			break;
 		case 'U': a->trust = 1; break;
+		case 'I': a->ignore_changed = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
@@ -618,6 +627,7 @@ int cmd_replay(int argc, char **argv)
 	ro.lib = lib;
 	ro.stall_ms = (unsigned)(a.stall * 1000);
 	ro.interrupted = &interrupted;
+	ro.ignore_changed_files = a.ignore_changed;
 	/* --json: stdout carries the report alone; the programs write to our stderr */
 	ro.roots_stdout = a.json ? STDERR_FILENO : 0;
 	memset(&d, 0, sizeof(d));

@@ -5,6 +5,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);

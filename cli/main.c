@@ -11,6 +11,7 @@ static const struct cli_command commands[] = {
 	{ "record",  "run a program and record every process it starts", cmd_record },
 	{ "replay",  "re-execute a recorded session and halt at a global state", cmd_replay },
 	{ "debug",   "an interactive global debugger over a replay", cmd_debug },
+	{ "pack",    "add the files a replay elsewhere needs to a session", cmd_pack },
 	{ "dump",    "print the processes and events of a session or trace file", cmd_dump },
 	{ "check",   "verify trace files: headers, chunk checksums, damage", cmd_check },
 	{ "analyze", "summarise a session: channels, messages, races", cmd_analyze },

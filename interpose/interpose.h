@@ -87,6 +87,10 @@ ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                        struct sockaddr *addr, socklen_t *len);
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
 int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
                 const sigset_t *mask, size_t fdslen);
 

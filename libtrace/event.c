@@ -62,6 +62,16 @@ const char *trace_call_name(uint32_t call)
 	return call < TRACE_CALL_MAX ? call_names[call] : "unknown";
 }
 
+const char *trace_file_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case TRACE_FILE_EXE: return "exe";
+	case TRACE_FILE_LIB: return "lib";
+	case TRACE_FILE_READ: return "file";
+	}
+	return "unknown";
+}
+
 const char *trace_strerror(int code)
 {
 	switch (code) {

@@ -78,6 +78,8 @@ enum {
 	REC_STACK = 0x80,
 	REC_INHERIT = 0x81,
 	REC_CHECKPOINT = 0x82,
+	/* 0x83-0x85: threads and signals */
+	REC_FILE = 0x86,     /* a file input (trace.h, struct trace_file_input) */
 };
 
 /* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */

@@ -78,6 +78,8 @@ struct trace_reader {
 	size_t ninherits, cap_inherits;
 	struct trace_chan_def *defs; /* the first checkpoint after dropped chunks */
 	size_t ndefs;
+	struct trace_file_input *files; /* file input records (trace_reader_files) */
+	size_t nfiles, cap_files;
 	int started_late;         /* chunks were dropped: reading starts at live_off */
 	int defs_taken;           /* that checkpoint was read */
 
@@ -586,6 +588,70 @@ static int decode_inherit(struct trace_reader *r, struct cursor *c)
 	return add_inherit(r, &in);
 }
 
+/* A file input record (schemas/trace-format.md, "File inputs"); bytes after the known
+ * fields are a later version's and skipped. */
+static int decode_file(struct trace_reader *r, struct cursor *c)
+{
+	struct trace_file_input f;
+	const uint8_t *bid, *path, *res = NULL;
+	uint64_t bl, pl, rl = 0;
+	char *ps, *rs;
+
+	memset(&f, 0, sizeof(f));
+	f.kind = (uint32_t)cur_varint(c);
+	f.mode = (uint32_t)cur_varint(c);
+	f.dev = cur_varint(c);
+	f.ino = cur_varint(c);
+	f.size = cur_varint(c);
+	f.mtime_ns = unzigzag(cur_varint(c));
+	f.hashed = cur_varint(c);
+	f.crc = (uint32_t)cur_varint(c);
+	bl = cur_varint(c);
+	if (c->short_read || c->bad || bl > sizeof(f.build_id))
+		return TRACE_ECORRUPT;
+	bid = cur_bytes(c, bl);
+	pl = cur_varint(c);
+	if (c->short_read || c->bad || pl > TRACE_FILE_PATH_MAX)
+		return TRACE_ECORRUPT;
+	path = cur_bytes(c, pl);
+	if (c->p < c->end) {
+		rl = cur_varint(c);
+		if (c->short_read || c->bad || rl > TRACE_FILE_PATH_MAX)
+			return TRACE_ECORRUPT;
+		res = cur_bytes(c, rl);
+	}
+	if (c->short_read || c->bad || (pl && memchr(path, 0, pl)) || (rl && memchr(res, 0, rl)))
+		return TRACE_ECORRUPT;
+	memcpy(f.build_id, bid, bl);
+	f.build_id_len = (uint32_t)bl;
+	if (r->nfiles == r->cap_files) {
+		size_t n = r->cap_files ? r->cap_files * 2 : 16;
+		struct trace_file_input *nf = realloc(r->files, n * sizeof(*nf));
+
+		if (!nf)
+			return TRACE_ENOMEM;
+		r->files = nf;
+		r->cap_files = n;
+	}
+	ps = strndup(pl ? (const char *)path : "", pl);
+	rs = strndup(rl ? (const char *)res : "", rl);
+	if (!ps || !rs) {
+		free(ps);
+		free(rs);
+		return TRACE_ENOMEM;
+	}
+	f.path = ps;
+	f.resolved = rs;
+	r->files[r->nfiles++] = f;
+	return 0;
+}
+
+size_t trace_reader_files(const struct trace_reader *r, const struct trace_file_input **list)
+{
+	*list = r->files;
+	return r->nfiles;
+}
+
 /* A checkpoint (schemas/trace-format.md, "Disk budget").  Only the first one read after
  * dropped chunks matters: it gives the byte counts the kept events continue from, and the
  * definitions and inheritances that were dropped.  Reading from the start, the events
@@ -782,6 +848,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_inherit(r, &pc);
 				else if (tag == REC_CHECKPOINT)
 					rc = decode_checkpoint(r, &pc);
+				else if (tag == REC_FILE)
+					rc = decode_file(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {
@@ -895,6 +963,11 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->chans);
 	free(r->inherits);
 	free(r->defs);
+	for (i = 0; i < r->nfiles; i++) {
+		free((char *)r->files[i].path);
+		free((char *)r->files[i].resolved);
+	}
+	free(r->files);
 	free(r->buf);
 	fmt_meta_free(&r->proc);
 	ZSTD_freeDCtx(r->dctx);

@@ -440,6 +440,128 @@ void trace_session_close(struct trace_session *s);
 int trace_file_name(const char *name, uint32_t segment, char *out, size_t cap);
 
 /* ---------------------------------------------------------------------------------------
+ * File inputs (schemas/trace-format.md, "File inputs"): what the recorder noted about every
+ * regular file a process opened for reading and every executable and shared object it
+ * mapped.  They are meta records, not events: they take no event index and replay does not
+ * consume them.  The reader collects them (trace_reader_files, complete at the end).
+ */
+enum trace_file_kind {
+	TRACE_FILE_NONE = 0,
+	TRACE_FILE_EXE = 1,   /* the executable of the image */
+	TRACE_FILE_LIB = 2,   /* a mapped shared object, the dynamic loader included */
+	TRACE_FILE_READ = 3,  /* a regular file opened for reading (O_RDONLY or O_RDWR) */
+};
+
+#define TRACE_FILE_PATH_MAX 4096
+
+struct trace_file_input {
+	uint32_t kind;          /* enum trace_file_kind */
+	uint32_t mode;          /* st_mode of the file when noted */
+	uint64_t dev, ino;      /* st_dev, st_ino */
+	uint64_t size;          /* st_size when noted */
+	int64_t mtime_ns;       /* st_mtim in nanoseconds since the epoch */
+	uint64_t hashed;        /* bytes [0, hashed) of the file that `crc` covers (READ) */
+	uint32_t crc;           /* trace_crc32c of those bytes; 0 when hashed is 0 */
+	uint32_t build_id_len;  /* EXE, LIB: ELF NT_GNU_BUILD_ID, 0 when none */
+	uint8_t build_id[64];
+	const char *path;       /* as the process named it ("" when it named none) */
+	const char *resolved;   /* absolute, symbolic links resolved (/proc/self/fd/N) */
+};
+
+/* The largest file prefix the recorder hashes when a file is opened (a bigger file gets its
+ * first TRACE_FILE_HASH_MAX bytes hashed: size and mtime cover the rest). */
+#define TRACE_FILE_HASH_MAX (64u << 10)
+
+/* Append a file input record (writer side; allocates nothing). */
+int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f);
+/* The file inputs read so far (all of them once trace_reader_next returned 0). */
+size_t trace_reader_files(const struct trace_reader *r, const struct trace_file_input **list);
+/* "exe", "lib", "file", "unknown". */
+const char *trace_file_kind_name(uint32_t kind);
+/* Whether the file at `path` is still the one f describes: 0 the same; 1 changed, with what
+ * changed in `what` ("missing", "size", "content": size and mtime first, the hash of the first
+ * f->hashed bytes only when the mtime differs, so that a file touched but not changed is
+ * the same); a negative code when it cannot be read.  Files of kind EXE and LIB, which
+ * carry no hash, compare by size and mtime alone. */
+int trace_file_check(const struct trace_file_input *f, const char *path, char *what,
+                     size_t cap);
+
+/* ---------------------------------------------------------------------------------------
+ * Packed sessions (schemas/pack.md): DIR/pack/objects/SHA256HEX holds each distinct file
+ * content once, DIR/pack/manifest lists which host used which content at which path.
+ * Written by `encore pack`, read by replay.
+ */
+enum trace_pack_kind {
+	TRACE_PACK_EXE = 1,
+	TRACE_PACK_LIB = 2,
+	TRACE_PACK_FILE = 3,
+	TRACE_PACK_DIR = 4,  /* reserved */
+};
+
+#define TRACE_PACK_DIRNAME "pack"
+#define TRACE_PACK_MANIFEST "manifest"
+#define TRACE_PACK_OBJECTS "objects"
+#define TRACE_PACK_HEADER "encore-pack 1"
+
+struct trace_pack_entry {
+	char host_id[64];     /* META_HOST_ID of the processes that used the file */
+	uint32_t kind;        /* enum trace_pack_kind */
+	char sha256[65];      /* lowercase hex of the content: the object's name */
+	uint32_t mode;        /* permission bits when packed (07777 at most) */
+	uint64_t size;
+	char *path;           /* absolute, unescaped */
+};
+
+struct trace_pack;
+
+/* Read DIR/pack/manifest of session DIR.  TRACE_ENOENT (and an empty *out) when the session
+ * is not packed; TRACE_ECORRUPT with the line in diag when a line does not parse. */
+int trace_pack_open(const char *dir, struct trace_pack **out, struct trace_diag *d);
+/* Parse a manifest held in memory (the same rules; for trace_pack_open and the tests). */
+int trace_pack_parse(const char *text, size_t len, struct trace_pack **out,
+                     struct trace_diag *d);
+/* An empty manifest, to add entries to and write. */
+struct trace_pack *trace_pack_new(void);
+size_t trace_pack_count(const struct trace_pack *p);
+const struct trace_pack_entry *trace_pack_entry(const struct trace_pack *p, size_t i);
+/* The entry of `path` for host `host_id` (NULL host_id: any host); NULL when none. */
+const struct trace_pack_entry *trace_pack_find(const struct trace_pack *p, const char *host_id,
+                                               const char *path);
+/* Add a copy of e unless an identical line is there: 1 added, 0 already there, or
+ * TRACE_EINVAL (bad hash, kind, relative path, host id with a TAB...) / TRACE_ENOMEM. */
+int trace_pack_add(struct trace_pack *p, const struct trace_pack_entry *e);
+/* The manifest text (header and lines, in order) into a malloc'd *text of *len bytes. */
+int trace_pack_format(const struct trace_pack *p, char **text, size_t *len);
+/* Write the manifest into the pack directory `pack_dirfd` (DIR/pack opened O_DIRECTORY|
+ * O_NOFOLLOW by the caller): a temporary file made O_CREAT|O_EXCL|O_NOFOLLOW 0600, written,
+ * fsync'd and renamed over `manifest`. */
+int trace_pack_write(int pack_dirfd, const struct trace_pack *p, struct trace_diag *d);
+void trace_pack_free(struct trace_pack *p);
+const char *trace_pack_kind_name(uint32_t kind);
+/* enum trace_pack_kind of "exe", "lib", "file", "dir"; 0 for anything else. */
+uint32_t trace_pack_kind_from_name(const char *name);
+/* "DIR/pack/objects/SHA256HEX" into out; TRACE_EINVAL when it does not fit or the hash is
+ * not 64 lowercase hex digits. */
+int trace_pack_object_path(const char *dir, const char *sha256, char *out, size_t cap);
+/* A path as the manifest writes it: %, TAB, newline and bytes below 0x20 (and 0x7f) as %XX.
+ * Returns the length, or TRACE_EINVAL when out (cap bytes, NUL included) is too small. */
+int trace_pack_escape(const char *path, char *out, size_t cap);
+/* The inverse; TRACE_ECORRUPT for a bad %XX or a %00, TRACE_EINVAL when out is too small. */
+int trace_pack_unescape(const char *in, size_t len, char *out, size_t cap);
+
+/* SHA-256 (FIPS 180-4), for the pack's content names. */
+struct trace_sha256 {
+	uint32_t h[8];
+	uint64_t bytes;
+	uint8_t buf[64];
+	uint32_t fill;
+};
+void trace_sha256_init(struct trace_sha256 *c);
+void trace_sha256_update(struct trace_sha256 *c, const void *data, size_t len);
+/* The digest as 64 lowercase hex digits and a NUL. */
+void trace_sha256_hex(struct trace_sha256 *c, char hex[65]);
+
+/* ---------------------------------------------------------------------------------------
  * Small shared helpers.
  */
 /* CRC-32C (Castagnoli) of buf, continuing from crc (0 to start). */

@@ -824,6 +824,40 @@ int trace_writer_inherit(struct trace_writer *w, uint32_t channel, uint64_t sent
 	return meta_record(w, REC_INHERIT, &p, 1);
 }
 
+/* A file input (schemas/trace-format.md, "File inputs"): the numbers, then the build-id,
+ * the path and the resolved path, each length-prefixed.  No allocation. */
+int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f)
+{
+	uint8_t nums[128], l1[10], l2[10];
+	const char *path = f->path ? f->path : "", *res = f->resolved ? f->resolved : "";
+	size_t nn = 0, pl = strnlen(path, TRACE_FILE_PATH_MAX), rl = strnlen(res, TRACE_FILE_PATH_MAX);
+	uint32_t bl = f->build_id_len <= sizeof(f->build_id) ? f->build_id_len : 0;
+	struct piece pieces[5];
+
+	nn += put_varint(nums + nn, f->kind);
+	nn += put_varint(nums + nn, f->mode);
+	nn += put_varint(nums + nn, f->dev);
+	nn += put_varint(nums + nn, f->ino);
+	nn += put_varint(nums + nn, f->size);
+	nn += put_varint(nums + nn, zigzag(f->mtime_ns));
+	nn += put_varint(nums + nn, f->hashed);
+	nn += put_varint(nums + nn, f->crc);
+	nn += put_varint(nums + nn, bl);
+	pieces[0] = (struct piece){ nums, nn };
+	pieces[1] = (struct piece){ f->build_id, bl };
+	pieces[2] = (struct piece){ l1, put_varint(l1, pl) };
+	pieces[3] = (struct piece){ path, pl };
+	pieces[4] = (struct piece){ l2, put_varint(l2, rl) };
+	if (rl == 0)
+		return meta_record(w, REC_FILE, pieces, 5);
+	{
+		struct piece all[6] = { pieces[0], pieces[1], pieces[2], pieces[3], pieces[4],
+		                        { res, rl } };
+
+		return meta_record(w, REC_FILE, all, 6);
+	}
+}
+
 /* The checkpoint record (schemas/trace-format.md, "Disk budget"): every live channel with
  * its byte counts, pair and endpoint, so that a reader starting at this chunk after the
  * chunks before it were dropped can still place and match the events that follow. */

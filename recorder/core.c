@@ -127,6 +127,8 @@ void rec_finish(int status, int signo)
 	 * interrupted the recorder (last aux entry; absent when there were none). */
 	if (rec.unlogged)
 		ev.aux[ev.naux++] = (int64_t)rec.unlogged;
+	if (!signo)
+		rec_files_exit(); /* not from a signal handler: the loader's lock is not safe there */
 	rec_log(&ev, NULL);
 	trace_writer_close(rec.w);
 	rec.w = NULL;
@@ -640,6 +642,7 @@ __attribute__((constructor)) static void rec_init(void)
 	proc_fill_image();
 	if (rec_open_trace((int64_t)syscall(SYS_getppid)) != 0)
 		goto out;
+	rec_files_start();
 	rec_chan_inherit_all();
 	rec_signals_install();
 	rec_atfork_install();

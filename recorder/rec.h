@@ -301,6 +301,13 @@ REC_HIDDEN int rec_fd_cloexec(int fd);
  * close flushes unseen, and forget f. */
 REC_HIDDEN void rec_stdio_close(FILE *f, void *ra);
 
+/* --- file inputs (files.c) ------------------------------------------------------------ */
+/* The trace was opened (root or new image; the caller holds the guard): note the objects
+ * mapped. */
+REC_HIDDEN void rec_files_start(void);
+/* The process ends (under rec_enter): note the objects loaded since the last scan. */
+REC_HIDDEN void rec_files_exit(void);
+
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */
 REC_HIDDEN uint32_t rec_site(void *ra);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # replay_crash.sh: a replayed process that dies where the recorded one did not (its input
-# file changed: files are not recorded) ends the replay early, and the report says how it
+# file changed: file contents are not recorded, and --ignore-changed-files lets the replay
+# start although the file changed) ends the replay early, and the report says how it
 # died (the signal, or the exit status) and where, not only the state it reached.  And a
 # root that died of SIGPIPE writing to a reader outside the session replays to that death.
 # Usage: replay_crash.sh ENCORE PROG   (PROG crash FILE: abort() when FILE says "crash";
@@ -14,7 +15,7 @@ echo ok > "$tmp/in"
 grep -q '^no crash$' "$tmp/rec.out" || { echo "FAIL: the recorded run crashed"; exit 1; }
 echo crash > "$tmp/in"
 rc=0
-timeout 60 "$encore" replay --stall-timeout 20 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || rc=$?
+timeout 60 "$encore" replay --ignore-changed-files --stall-timeout 20 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || rc=$?
 [ "$rc" = 1 ] || { echo "FAIL: replay exit status $rc, expected 1"; cat "$tmp/rep.err"; exit 1; }
 grep -q 'ended early' "$tmp/rep.err" && grep -q 'cr ended at state 2 of 4, killed by signal 6 (Aborted)' "$tmp/rep.err" || {
     echo "FAIL: the report does not say how cr died:"; cat "$tmp/rep.err"; exit 1; }

@@ -55,6 +55,19 @@ static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 	}
 	trace_writer_inherit(w, 2, 10, 20);
 	trace_writer_stack(w, 1, f, 2);
+	{
+		/* a file input record (schemas/trace-format.md, "File inputs") */
+		struct trace_file_input fi;
+
+		memset(&fi, 0, sizeof(fi));
+		fi.kind = TRACE_FILE_LIB;
+		fi.size = 1234;
+		fi.mtime_ns = 1700000000000000000ll;
+		fi.build_id_len = 20;
+		fi.path = "/lib/libseed.so";
+		fi.resolved = "/usr/lib/libseed.so.1";
+		trace_writer_file(w, &fi);
+	}
 	memset(&ep, 0, sizeof(ep));
 	ep.type = TRACE_CHAN_UNIX;
 	ep.inode = 77;

@@ -49,6 +49,13 @@ static void consume(const char *path)
 			sink += strlen(s);
 		}
 	}
+	{
+		const struct trace_file_input *fl;
+		size_t i, n = trace_reader_files(r, &fl);
+
+		for (i = 0; i < n; i++)
+			sink += strlen(fl[i].path) + strlen(fl[i].resolved) + fl[i].build_id_len;
+	}
 	trace_reader_damage(r, &d);
 	trace_reader_close(r);
 	(void)sink;

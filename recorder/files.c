@@ -1,0 +1,375 @@
+/*
+ * files.c: file inputs.  The recorder notes every regular file a process opens for reading
+ * (open, openat, their 64 and _FORTIFY_SOURCE forms, fopen) and every executable and shared
+ * object it maps, in a file input record of its trace (schemas/trace-format.md, "File
+ * inputs"): the path as given and resolved, st_dev/st_ino, size, mtime, and for files read a
+ * CRC-32C of their first bytes (up to TRACE_FILE_HASH_MAX) taken when opened.  `encore pack`
+ * copies what was noted; `encore replay` of an unpacked session refuses to start when a file
+ * changed since (replayer/gd_files.c).
+ *
+ * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
+ * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
+ * program then reads from) and one record.  The objects mapped are listed at the start of
+ * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
+ * each file opened) and at exit.  bench/file_bench.c measures it.
+ */
+/* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
+ * them to their 64 forms, which are rows of their own). */
+#undef _FILE_OFFSET_BITS
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* Objects already noted in this image, by device and inode: a fixed table (no malloc); past
+ * its size, objects are noted again at each scan, which costs records, not correctness. */
+#define OBJ_MAX 1024
+static struct {
+	uint64_t dev, ino;
+} objs[OBJ_MAX];
+static unsigned nobjs;
+static unsigned long long obj_adds; /* dlpi_adds at the last scan: objects ever loaded */
+static const char *self_so = "";    /* this library (found before the loader's lock is held) */
+
+/* Scratch for the hashed prefix, used under the writer lock (rec_enter) only. */
+static uint8_t hashbuf[64 * 1024];
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Not inputs a replay elsewhere could take along: kernel views and devices. */
+static int pseudo_path(const char *p)
+{
+	return strncmp(p, "/proc/", 6) == 0 || strncmp(p, "/sys/", 5) == 0 ||
+	       strncmp(p, "/dev/", 5) == 0;
+}
+
+/* A file of the session directory (a trace, the registry): the recorder's, not an input. */
+static int in_session(const char *p)
+{
+	size_t n = strlen(rec.dir);
+
+	return n && strncmp(p, rec.dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+static int obj_seen(uint64_t dev, uint64_t ino)
+{
+	unsigned i;
+
+	for (i = 0; i < nobjs; i++)
+		if (objs[i].dev == dev && objs[i].ino == ino)
+			return 1;
+	if (nobjs < OBJ_MAX) {
+		objs[nobjs].dev = dev;
+		objs[nobjs].ino = ino;
+		nobjs++;
+	}
+	return 0;
+}
+
+static void fill_stat(struct trace_file_input *f, const struct stat *st)
+{
+	f->mode = st->st_mode;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->size = (uint64_t)st->st_size;
+	f->mtime_ns = mtime_ns(st);
+}
+
+/* The GNU build-id of a loaded object, from its PT_NOTE segments in memory. */
+static void note_build_id(const struct dl_phdr_info *info, struct trace_file_input *f)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *d = p + sizeof(*nh) + name;
+
+			if (d + desc > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(p + sizeof(*nh), "GNU", 4) == 0 && nh->n_descsz <= sizeof(f->build_id)) {
+				memcpy(f->build_id, d, nh->n_descsz);
+				f->build_id_len = nh->n_descsz;
+				return;
+			}
+			p = d + desc;
+		}
+	}
+}
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct trace_file_input f;
+	char exe[4096], res[4096];
+	const char *path = info->dlpi_name;
+	struct stat st;
+	int *first = arg;
+	ssize_t n;
+
+	(void)size;
+	memset(&f, 0, sizeof(f));
+	f.kind = TRACE_FILE_LIB;
+	if (*first) {
+		/* the main program: dlpi_name is "" */
+		*first = 0;
+		obj_adds = info->dlpi_adds;
+		if (!path || !path[0]) {
+			n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			if (n <= 0)
+				return 0;
+			exe[n] = '\0';
+			path = exe;
+			f.kind = TRACE_FILE_EXE;
+		}
+	}
+	if (!path || path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* the vDSO, or an object gone from the file system */
+	if (obj_seen(st.st_dev, st.st_ino) || strcmp(path, self_so) == 0)
+		return 0; /* noted already, or the recorder itself (replay has its own) */
+	fill_stat(&f, &st);
+	note_build_id(info, &f);
+	f.path = path;
+	f.resolved = realpath(path, res) ? res : "";
+	trace_writer_file(rec.w, &f);
+	return 0;
+}
+
+/* Note the objects mapped now that were not noted yet.  Under rec_enter. */
+static void scan_objects(void)
+{
+	int first = 1;
+
+	self_so = rec_self_so();
+	rec_internal_begin();
+	dl_iterate_phdr(scan_cb, &first);
+	rec_internal_end();
+}
+
+static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* Scan again if the loader loaded something since the last scan (dlopen). */
+static void rescan_if_loaded(void)
+{
+	unsigned long long adds = obj_adds;
+
+	rec_internal_begin();
+	dl_iterate_phdr(adds_cb, &adds);
+	rec_internal_end();
+	if (adds != obj_adds)
+		scan_objects();
+}
+
+void rec_files_start(void)
+{
+	if (rec.w)
+		scan_objects();
+}
+
+void rec_files_exit(void)
+{
+	if (rec.w)
+		rescan_if_loaded();
+}
+
+/* "/proc/self/fd/N" without stdio. */
+static void proc_fd_path(char out[64], int fd)
+{
+	char digits[16];
+	int n = 0, i = 0;
+	unsigned v = (unsigned)fd;
+
+	memcpy(out, "/proc/self/fd/", 14);
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		out[14 + i++] = digits[--n];
+	out[14 + i] = '\0';
+}
+
+/* fd was opened (path as the program gave it) with `flags`: note it if it is a regular file
+ * opened for reading.  errno is the caller's to keep. */
+static void note_open(int fd, const char *path, int flags)
+{
+	struct trace_file_input f;
+	struct stat st;
+	char proc[64], res[4096];
+	uint64_t want, off = 0;
+	uint32_t crc = 0;
+	ssize_t n;
+
+	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
+		return;
+	if (!rec_enter())
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto out;
+	res[0] = '\0';
+	if (!path || path[0] != '/') {
+		/* relative (to the working directory or a directory descriptor): where it was is
+		 * known only now; an absolute path is resolved offline (a system call less) */
+		proc_fd_path(proc, fd);
+		n = readlink(proc, res, sizeof(res) - 1);
+		if (n <= 0)
+			goto out;
+		res[n] = '\0';
+	}
+	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
+		goto out;
+	memset(&f, 0, sizeof(f));
+	f.kind = TRACE_FILE_READ;
+	fill_stat(&f, &st);
+	want = f.size < TRACE_FILE_HASH_MAX ? f.size : TRACE_FILE_HASH_MAX;
+	while (off < want) {
+		size_t k = want - off < sizeof(hashbuf) ? (size_t)(want - off) : sizeof(hashbuf);
+
+		n = pread(fd, hashbuf, k, (off_t)off);
+		if (n <= 0)
+			break; /* shorter than it said (it shrank): the hash covers what was there */
+		crc = trace_crc32c(crc, hashbuf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	f.hashed = off;
+	f.crc = crc;
+	f.path = path ? path : "";
+	f.resolved = res;
+	trace_writer_file(rec.w, &f);
+	rescan_if_loaded();
+out:
+	rec_leave();
+}
+
+static int open_has_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+#define OPEN_BODY(call)                                   \
+	do {                                              \
+		int r_, e_;                               \
+		r_ = call;                                \
+		e_ = errno;                               \
+		note_open(r_, path, flags);               \
+		errno = e_;                               \
+		return r_;                                \
+	} while (0)
+
+REC_EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (open_has_mode(flags)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	OPEN_BODY(IP_REAL(open)(path, flags, mode));
+}
+
+REC_EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (open_has_mode(flags)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	OPEN_BODY(IP_REAL(open64)(path, flags, mode));
+}
+
+REC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (open_has_mode(flags)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	OPEN_BODY(IP_REAL(openat)(dirfd, path, flags, mode));
+}
+
+REC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (open_has_mode(flags)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	OPEN_BODY(IP_REAL(openat64)(dirfd, path, flags, mode));
+}
+
+REC_EXPORT int __open_2(const char *path, int flags)
+{
+	OPEN_BODY(IP_REAL(__open_2)(path, flags));
+}
+
+REC_EXPORT int __open64_2(const char *path, int flags)
+{
+	OPEN_BODY(IP_REAL(__open64_2)(path, flags));
+}
+
+REC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	OPEN_BODY(IP_REAL(__openat_2)(dirfd, path, flags));
+}
+
+REC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	OPEN_BODY(IP_REAL(__openat64_2)(dirfd, path, flags));
+}
+
+/* fopen's mode reads when it starts with 'r' or has a '+'. */
+static FILE *note_fopen(FILE *f, const char *path, const char *mode)
+{
+	int e = errno;
+
+	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
+		note_open(fileno(f), path, O_RDONLY);
+	errno = e;
+	return f;
+}
+
+REC_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return note_fopen(IP_REAL(fopen)(path, mode), path, mode);
+}
+
+REC_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return note_fopen(IP_REAL(fopen64)(path, mode), path, mode);
+}

@@ -1,0 +1,85 @@
+/*
+ * lc_files.c: the file-opening calls in replay.  The recorder notes the regular files a
+ * process opens for reading (recorder/files.c, schemas/trace-format.md "File inputs"); that
+ * produces no event, so replay has nothing to feed here: each call goes straight to the real
+ * one.  They are interposed on this side only because interpose/calls.def is one list for
+ * both libraries (interpose/README.md).  Which file a replayed process reads is decided
+ * before it starts: the GD refuses an unpacked session whose files changed
+ * (replayer/gd_files.c).
+ */
+/* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
+ * them to their 64 forms, which are rows of their own). */
+#undef _FILE_OFFSET_BITS
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lc.h"
+
+static int open_has_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* The mode argument of a variadic open, when the flags say there is one. */
+#define OPEN_MODE(last, flags)                                        \
+	({                                                            \
+		mode_t m_ = 0;                                        \
+		if (open_has_mode(flags)) {                           \
+			va_list ap_;                                  \
+			va_start(ap_, last);                          \
+			m_ = va_arg(ap_, mode_t);                     \
+			va_end(ap_);                                  \
+		}                                                     \
+		m_;                                                   \
+	})
+
+LC_EXPORT int open(const char *path, int flags, ...)
+{
+	return IP_REAL(open)(path, flags, OPEN_MODE(flags, flags));
+}
+
+LC_EXPORT int open64(const char *path, int flags, ...)
+{
+	return IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags));
+}
+
+LC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	return IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags));
+}
+
+LC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	return IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags));
+}
+
+LC_EXPORT int __open_2(const char *path, int flags)
+{
+	return IP_REAL(__open_2)(path, flags);
+}
+
+LC_EXPORT int __open64_2(const char *path, int flags)
+{
+	return IP_REAL(__open64_2)(path, flags);
+}
+
+LC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return IP_REAL(__openat_2)(dirfd, path, flags);
+}
+
+LC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return IP_REAL(__openat64_2)(dirfd, path, flags);
+}
+
+LC_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return IP_REAL(fopen)(path, mode);
+}
+
+LC_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return IP_REAL(fopen64)(path, mode);
+}
