@@ -240,6 +240,16 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	case REP_MSG_ACCEPTED:
 		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
 		break;
+	case REP_MSG_DGRAM: {
+		/* matched datagrams are receives of the model with their send as source
+		 * (analyzer/dgram.c) */
+		struct ana_event ev;
+		int yes = p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, (uint64_t)m.a, &ev) == 0 &&
+		          ev.kind == TRACE_EV_RECV && ev.src_proc != ANA_NO_PROC;
+
+		rep_proto_send(p->conn, yes ? REP_MSG_GO : REP_MSG_STOP, 0, 0, 0, NULL);
+		break;
+	}
 	case REP_MSG_HALTED:
 		on_halted_msg(r, p, &m);
 		break;
