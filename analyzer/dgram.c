@@ -11,7 +11,9 @@
  * order.  So a datagram lost in the recording (sent, never received) is skipped, and
  * datagrams received in another order than sent are matched by content, not position.  A
  * receive cut short by a small buffer (no hash to compare) takes the first send of its flow
- * not taken yet that is longer (or, with MSG_TRUNC, as long as the result says).  A receive
+ * not taken yet that is longer (or, with MSG_TRUNC, as long as the result says); one with no
+ * source address (recv on a socket not connected) the first send to its port with its
+ * content from any process of its host.  A receive
  * matched so becomes a receive of the model (kind RECV, its send as source); one with no
  * recorded send stays external input.
  *
@@ -209,10 +211,30 @@ static int fits(const struct ana_session *s, const struct ana_dgram *sd,
 	return !addr_any(from) && !addr_loopback(from) && !addr_loopback(src);
 }
 
+/* Receive rv took send sd (row `row`): the model's edge. */
+static void dg_link(struct ana_session *s, const struct ana_dgram *rv, const struct ana_dgram *sd,
+                 uint32_t row, uint8_t *taken)
+{
+	struct ana_ev *e = &s->procs[rv->proc].ev[rv->idx - 1];
+	struct ana_ev *se = &s->procs[sd->proc].ev[sd->idx - 1];
+
+	if (!rv->peek) /* a peek leaves the datagram for the next receive */
+		taken[row] = 1;
+	s->ends[rv->end].dgram_linked = s->ends[sd->end].dgram_linked = 1;
+	e->kind = TRACE_EV_RECV;
+	e->external = 0;
+	e->src_proc = sd->proc;
+	e->src_idx = sd->idx;
+	if (se->src_proc == ANA_NONE) {
+		se->src_proc = rv->proc;
+		se->src_idx = rv->idx;
+	}
+}
+
 int ana__dgram_match(struct ana_session *s)
 {
 	struct ana_dgaddr *loc = NULL;
-	struct dkey *keys = NULL;
+	struct dkey *keys = NULL, *bydst = NULL;
 	uint8_t *taken = NULL;
 	size_t nk = 0;
 	int rc = 0;
@@ -221,8 +243,9 @@ int ana__dgram_match(struct ana_session *s)
 		return 0;
 	loc = calloc(s->nends ? s->nends : 1, sizeof(*loc));
 	keys = malloc(s->ndgrams * sizeof(*keys));
+	bydst = malloc(s->ndgrams * sizeof(*bydst));
 	taken = calloc(s->ndgrams, 1);
-	if (!loc || !keys || !taken) {
+	if (!loc || !keys || !bydst || !taken) {
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
@@ -252,11 +275,15 @@ int ana__dgram_match(struct ana_session *s)
 		keys[nk++].row = (uint32_t)i;
 	}
 	qsort(keys, nk, sizeof(*keys), cmp_dkey);
+	/* the same sends by destination alone, for receives that do not say their source */
+	memcpy(bydst, keys, nk * sizeof(*keys));
+	for (size_t j = 0; j < nk; j++)
+		bydst[j].sport = 0;
+	qsort(bydst, nk, sizeof(*bydst), cmp_dkey);
 	for (size_t i = 0; i < s->ndgrams; i++) {
 		const struct ana_dgram *rv = &s->dgrams[i];
 		const struct ana_dgaddr *at;
 		struct ana_dgaddr src = rv->a;
-		struct ana_ev *e, *se;
 		size_t j, pick = SIZE_MAX;
 
 		if (rv->send || rv->end == ANA_NONE)
@@ -264,8 +291,29 @@ int ana__dgram_match(struct ana_session *s)
 		if (!src.fam && s->ends[rv->end].ep.peer_len)
 			addr_from(&src, s->ends[rv->end].ep.peer, s->ends[rv->end].ep.peer_len);
 		at = end_local(s, loc, rv->end);
-		if (!src.fam || !at->fam)
+		if (!at->fam)
 			continue;
+		if (!src.fam) {
+			/* recv or read on a socket not connected: no source to compare, so by
+			 * destination and content alone, whole datagrams only */
+			for (j = lower(bydst, nk, at->port, 0, rv->hash, 0);
+			     rv->whole && j < nk && bydst[j].dport == at->port && bydst[j].hash == rv->hash;
+			     j++) {
+				const struct ana_dgram *sd = &s->dgrams[bydst[j].row];
+				struct ana_dgaddr to = sd->a;
+
+				if (!to.fam)
+					addr_from(&to, s->ends[sd->end].ep.peer, s->ends[sd->end].ep.peer_len);
+				if (!taken[bydst[j].row] && sd->len == rv->len && addr_fits(&to, at) &&
+				    strcmp(s->procs[sd->proc].host_id, s->procs[rv->proc].host_id) == 0) {
+					pick = j;
+					break;
+				}
+			}
+			if (pick != SIZE_MAX)
+				dg_link(s, rv, &s->dgrams[bydst[pick].row], bydst[pick].row, taken);
+			continue;
+		}
 		/* by content: the first send of the flow with this hash not taken yet */
 		if (rv->whole)
 			for (j = lower(keys, nk, at->port, src.port, rv->hash, 0);
@@ -298,29 +346,13 @@ int ana__dgram_match(struct ana_session *s)
 				    (pick == SIZE_MAX || keys[j].row < keys[pick].row))
 					pick = j;
 			}
-		if (pick == SIZE_MAX)
-			continue;
-		{
-			const struct ana_dgram *sd = &s->dgrams[keys[pick].row];
-
-			if (!rv->peek) /* a peek leaves the datagram for the next receive */
-				taken[keys[pick].row] = 1;
-			e = &s->procs[rv->proc].ev[rv->idx - 1];
-			se = &s->procs[sd->proc].ev[sd->idx - 1];
-			s->ends[rv->end].dgram_linked = s->ends[sd->end].dgram_linked = 1;
-			e->kind = TRACE_EV_RECV;
-			e->external = 0;
-			e->src_proc = sd->proc;
-			e->src_idx = sd->idx;
-			if (se->src_proc == ANA_NONE) {
-				se->src_proc = rv->proc;
-				se->src_idx = rv->idx;
-			}
-		}
+		if (pick != SIZE_MAX)
+			dg_link(s, rv, &s->dgrams[keys[pick].row], keys[pick].row, taken);
 	}
 out:
 	free(loc);
 	free(keys);
+	free(bydst);
 	free(taken);
 	return rc;
 }

@@ -331,20 +331,23 @@ END_TEST
 
 /* By hand: a connected client (send and recv without addresses), a reply read into a small
  * buffer (cut short, no MSG_TRUNC), one with MSG_TRUNC, one datagram from outside, one
- * lost, and two received in the other order than sent. */
+ * lost, two received in the other order than sent, and a reply read with recv on a socket
+ * not connected (no source address). */
 START_TEST(by_hand)
 {
 	struct sim m;
 	struct ana_event ev;
-	uint64_t s1, s2, s3, s4, s5, lostk, r1, r2, r3, r4, r5, rx;
+	uint64_t s1, s2, s3, s4, s5, lostk, r1, r2, r3, r4, r5, rx, py1, py2, pr1, pr2;
 	const char *big = "a rather long answer";
 
 	memset(&m, 0, sizeof(m));
 	ck_assert_int_eq(ana_new(&m.s), 0);
 	ck_assert_int_eq(ana_add_process(m.s, "srv", NULL, 0), 0);
 	ck_assert_int_eq(ana_add_process(m.s, "cli", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(m.s, "py", NULL, 0), 2);
 	sock(&m, 0, -1);
 	sock(&m, 1, 0);                          /* connected to the server */
+	sock(&m, 2, -1);
 	s1 = send_dg(&m, 1, -1, "hello");
 	lostk = send_dg(&m, 1, -1, "lost one");
 	s2 = send_dg(&m, 1, -1, "first");
@@ -357,7 +360,18 @@ START_TEST(by_hand)
 	s5 = send_dg(&m, 0, 1, big);
 	r4 = recv_dg(&m, 1, -1, big, 4, 4, 0);               /* cut to 4 bytes of room */
 	r5 = recv_dg(&m, 1, -1, big, 4, (int64_t)strlen(big), TRACE_FL_TRUNC);
+	/* sendto, then recv without the source on a socket not connected (Python's s.recv) */
+	py1 = send_dg(&m, 2, 0, "query");
+	pr1 = recv_dg(&m, 0, 2, "query", 5, 5, 0);
+	py2 = send_dg(&m, 0, 2, "reply");
+	pr2 = recv_dg(&m, 2, -1, "reply", 5, 5, 0);
 	ck_assert_int_eq(ana_finish(m.s, NULL), 0);
+	ck_assert_int_eq(ana_event_get(m.s, 0, pr1, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, 2);
+	ck_assert_uint_eq(ev.src_index, py1);
+	ck_assert_int_eq(ana_event_get(m.s, 2, pr2, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, 0);
+	ck_assert_uint_eq(ev.src_index, py2);
 
 	ck_assert_int_eq(ana_event_get(m.s, 0, r1, &ev), 0);
 	ck_assert_uint_eq(ev.src_proc, 1);
