@@ -93,6 +93,7 @@ struct ana_end {
 	                         budget (its process's oldest events): not external */
 	uint8_t builder;      /* made by ana_add_channel: peer already known */
 	uint8_t dgram_linked; /* UDP: a datagram of it was matched with a recorded peer's */
+	uint8_t unix_dgram;   /* a Unix datagram socket (its SOCKET event's domain and type) */
 	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
 	                         (ana_set_capacity); 0: as the end's type says (edges.c) */
 	uint8_t ambiguous;    /* 1: several processes wrote it, 2: several read it,
@@ -115,9 +116,10 @@ struct ana_sendref {
 
 /* A datagram sent or received on a UDP socket (dgram.c), noted while loading. */
 struct ana_dgaddr {
-	uint16_t fam;         /* AF_INET (IPv4-mapped IPv6 too), AF_INET6; 0: unknown */
-	uint16_t port;
-	uint8_t ip[16];
+	uint16_t fam;         /* AF_INET (IPv4-mapped IPv6 too), AF_INET6, AF_UNIX; 0: unknown
+	                         (or a Unix socket without a name) */
+	uint16_t port;        /* AF_UNIX: 16 bits of the path's hash, for sorting */
+	uint8_t ip[16];       /* AF_UNIX: the path's 64-bit hash, then zeros */
 };
 
 struct ana_dgram {
@@ -130,6 +132,7 @@ struct ana_dgram {
 	uint8_t send;
 	uint8_t whole;        /* receive: its bytes are the whole datagram */
 	uint8_t peek;
+	uint8_t anon;         /* receive: from a Unix socket without a name (source: family only) */
 	struct ana_dgaddr a;  /* send: destination (0: connected); receive: source */
 	struct ana_dgaddr b;  /* send: the local address, when the recorder logged it */
 };

@@ -21,10 +21,12 @@
  * only (the receive takes the earliest); datagrams between hosts are matched only where the
  * sender bound an explicit address; Unix datagram sockets are not matched (type "other").
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "ana_internal.h"
 
@@ -57,6 +59,19 @@ static void addr_from(struct ana_dgaddr *a, const uint8_t *sa, size_t len)
 			a->fam = AF_INET6;
 			memcpy(a->ip, in6.sin6_addr.s6_addr, 16);
 		}
+	} else if (fam == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path)) {
+		/* a path (up to its NUL) or an abstract name (all its bytes); FNV-1a */
+		const uint8_t *n = sa + offsetof(struct sockaddr_un, sun_path);
+		size_t nl = len - offsetof(struct sockaddr_un, sun_path);
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		if (n[0])
+			nl = strnlen((const char *)n, nl);
+		for (size_t i = 0; i < nl; i++)
+			h = (h ^ n[i]) * 0x100000001b3ull;
+		a->fam = AF_UNIX;
+		a->port = (uint16_t)(h >> 48);
+		memcpy(a->ip, &h, sizeof(h));
 	}
 }
 
@@ -71,6 +86,8 @@ static int addr_loopback(const struct ana_dgaddr *a)
 {
 	static const uint8_t one6[16] = { [15] = 1 };
 
+	if (a->fam == AF_UNIX)
+		return 1; /* a name on this host only */
 	return a->fam == AF_INET ? a->ip[0] == 127 : memcmp(a->ip, one6, 16) == 0;
 }
 
@@ -80,14 +97,16 @@ static int addr_fits(const struct ana_dgaddr *a, const struct ana_dgaddr *b)
 {
 	if (!a->fam || !b->fam || a->port != b->port)
 		return 0;
-	if (addr_any(a) || addr_any(b))
+	if (a->fam != AF_UNIX && b->fam != AF_UNIX && (addr_any(a) || addr_any(b)))
 		return 1;
 	return a->fam == b->fam && memcmp(a->ip, b->ip, a->fam == AF_INET ? 4 : 16) == 0;
 }
 
-static int is_udp(const struct ana_session *s, uint32_t end)
+/* A UDP or Unix datagram socket. */
+static int is_dgram(const struct ana_session *s, uint32_t end)
 {
-	return end != ANA_NONE && s->ends[end].has_ep && s->ends[end].ep.type == TRACE_CHAN_UDP;
+	return end != ANA_NONE && (s->ends[end].unix_dgram ||
+	                           (s->ends[end].has_ep && s->ends[end].ep.type == TRACE_CHAN_UDP));
 }
 
 int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event *ev,
@@ -98,13 +117,19 @@ int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event 
 
 	if (end == ANA_NONE || ev->result < 0)
 		return 0;
+	if (ev->kind == TRACE_EV_SOCKET) {
+		/* socket(domain, type): aux[0] and aux[1] */
+		if (ev->naux >= 2 && ev->aux[0] == AF_UNIX && (ev->aux[1] & 0xf) == SOCK_DGRAM)
+			s->ends[end].unix_dgram = 1;
+		return 0;
+	}
 	if (ev->kind == TRACE_EV_SEND) {
 		if (ev->naux < 3 || ev->aux[1] < 0 || ev->aux[2] < 0 ||
 		    (uint64_t)ev->aux[1] + (uint64_t)ev->aux[2] > ev->data_len)
 			return 0;
 	} else if (ev->kind == TRACE_EV_INPUT) {
 		/* the type is known unless the end was inherited (checked again at matching) */
-		if (s->ends[end].has_ep && !is_udp(s, end))
+		if ((s->ends[end].has_ep || s->ends[end].unix_dgram) && !is_dgram(s, end))
 			return 0;
 	} else {
 		return 0;
@@ -138,6 +163,12 @@ int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event 
 	    (uint64_t)ev->aux[0] + (uint64_t)ev->aux[1] <= ev->data_len) {
 		n = ev->data_len - (size_t)ev->aux[0] - (size_t)ev->aux[1];
 		addr_from(&d->a, ev->data + n, (size_t)ev->aux[0]);
+		if (!d->a.fam && ev->aux[0] >= (int64_t)sizeof(sa_family_t)) {
+			sa_family_t fam;
+
+			memcpy(&fam, ev->data + n, sizeof(fam));
+			d->anon = fam == AF_UNIX;
+		}
 	}
 	d->bytes = n;
 	d->whole = (uint64_t)ev->result == n && !(ev->flags & TRACE_FL_TRUNC);
@@ -236,7 +267,7 @@ int ana__dgram_match(struct ana_session *s)
 	struct ana_dgaddr *loc = NULL;
 	struct dkey *keys = NULL, *bydst = NULL;
 	uint8_t *taken = NULL;
-	size_t nk = 0;
+	size_t nk = 0, nd = 0;
 	int rc = 0;
 
 	if (!s->ndgrams)
@@ -254,7 +285,7 @@ int ana__dgram_match(struct ana_session *s)
 		struct ana_dgram *d = &s->dgrams[i];
 
 		d->end = s->procs[d->proc].ev[d->idx - 1].end;
-		if (!is_udp(s, d->end))
+		if (!is_dgram(s, d->end))
 			d->end = ANA_NONE;
 		else if (d->send && d->b.fam && !loc[d->end].fam && !s->ends[d->end].ep.local_len)
 			loc[d->end] = d->b;
@@ -267,7 +298,15 @@ int ana__dgram_match(struct ana_session *s)
 			continue;
 		if (!to.fam && s->ends[d->end].ep.peer_len) /* a connected socket */
 			addr_from(&to, s->ends[d->end].ep.peer, s->ends[d->end].ep.peer_len);
-		if (!to.fam || !end_local(s, loc, d->end)->fam)
+		if (!to.fam)
+			continue;
+		/* by destination alone, for receives that do not say their source (and the
+		 * sends of Unix sockets without a name) */
+		bydst[nd].dport = to.port;
+		bydst[nd].sport = 0;
+		bydst[nd].hash = d->hash;
+		bydst[nd++].row = (uint32_t)i;
+		if (!end_local(s, loc, d->end)->fam)
 			continue;
 		keys[nk].dport = to.port;
 		keys[nk].sport = loc[d->end].port;
@@ -275,11 +314,7 @@ int ana__dgram_match(struct ana_session *s)
 		keys[nk++].row = (uint32_t)i;
 	}
 	qsort(keys, nk, sizeof(*keys), cmp_dkey);
-	/* the same sends by destination alone, for receives that do not say their source */
-	memcpy(bydst, keys, nk * sizeof(*keys));
-	for (size_t j = 0; j < nk; j++)
-		bydst[j].sport = 0;
-	qsort(bydst, nk, sizeof(*bydst), cmp_dkey);
+	qsort(bydst, nd, sizeof(*bydst), cmp_dkey);
 	for (size_t i = 0; i < s->ndgrams; i++) {
 		const struct ana_dgram *rv = &s->dgrams[i];
 		const struct ana_dgaddr *at;
@@ -294,10 +329,11 @@ int ana__dgram_match(struct ana_session *s)
 		if (!at->fam)
 			continue;
 		if (!src.fam) {
-			/* recv or read on a socket not connected: no source to compare, so by
-			 * destination and content alone, whole datagrams only */
-			for (j = lower(bydst, nk, at->port, 0, rv->hash, 0);
-			     rv->whole && j < nk && bydst[j].dport == at->port && bydst[j].hash == rv->hash;
+			/* recv or read on a socket not connected, or a Unix sender without a name
+			 * (then only such senders): no source to compare, so by destination and
+			 * content alone, whole datagrams only */
+			for (j = lower(bydst, nd, at->port, 0, rv->hash, 0);
+			     rv->whole && j < nd && bydst[j].dport == at->port && bydst[j].hash == rv->hash;
 			     j++) {
 				const struct ana_dgram *sd = &s->dgrams[bydst[j].row];
 				struct ana_dgaddr to = sd->a;
@@ -305,6 +341,7 @@ int ana__dgram_match(struct ana_session *s)
 				if (!to.fam)
 					addr_from(&to, s->ends[sd->end].ep.peer, s->ends[sd->end].ep.peer_len);
 				if (!taken[bydst[j].row] && sd->len == rv->len && addr_fits(&to, at) &&
+				    (!rv->anon || !loc[sd->end].fam) &&
 				    strcmp(s->procs[sd->proc].host_id, s->procs[rv->proc].host_id) == 0) {
 					pick = j;
 					break;

@@ -430,7 +430,7 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 	}
 	if (e->kind == TRACE_EV_PIPE && (rc = add_pipe_pair(s, (uint32_t)p, ev, &ep, have_ep)))
 		return rc;
-	if ((e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_INPUT) &&
+	if ((e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_INPUT || e->kind == TRACE_EV_SOCKET) &&
 	    (rc = ana__dgram_note(s, (uint32_t)p, ev, e->end)))
 		return rc;
 	if (e->kind == TRACE_EV_THREAD)

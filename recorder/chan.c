@@ -356,6 +356,7 @@ static struct rec_chan *classify(int fd)
 		c = rec_chan_new(ip_sock_chan_type(domain, type));
 		if (!c)
 			goto ignore;
+		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
 		rec_fd_bind(fd, c);
 		fill_endpoint(fd, c, &ep, NULL, 0);
 		decide_peer(c, &ep, 0);
@@ -443,6 +444,7 @@ REC_EXPORT int socket(int domain, int type, int protocol)
 		c = rec_chan_new(ip_sock_chan_type(domain, type));
 	}
 	if (c) {
+		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
 		rec_fd_bind(r, c);
 		memset(&ep, 0, sizeof(ep));
 		ep.type = c->type;
@@ -1118,24 +1120,24 @@ static uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
 	return h;
 }
 
-/* A datagram sent on a UDP socket: what the analyzer needs to find the receive that took
- * it (schemas/trace-format.md, "Datagrams"): aux[0] = the datagram's own hash (trace_hash
- * of its bytes alone), aux[1] = bytes of destination address (sendto's, sendmsg's
- * msg_name; none on a connected socket, whose CONNECT event names the peer), aux[2] = bytes
- * of local address, given once per channel, at the first send after the socket has a port
- * (a first sendto binds it implicitly: one getsockname then, none afterwards).  Both
- * addresses follow each other in the data, written into `out` (room for two). */
+/* A datagram sent on a UDP or Unix datagram socket: what the analyzer needs to find the
+ * receive that took it (schemas/trace-format.md, "Datagrams"): aux[0] = the datagram's own
+ * hash (trace_hash of its bytes alone), aux[1] = bytes of destination address (sendto's,
+ * sendmsg's msg_name; none on a connected socket, whose CONNECT event names the peer),
+ * aux[2] = bytes of local address, given once per UDP socket, at the first send after it
+ * has a port (a first sendto binds it implicitly: one getsockname then, none afterwards;
+ * a Unix socket's path is its BIND's).  Both addresses follow each other in the data,
+ * written into `out` (room for two). */
 static void dgram_out(int fd, struct rec_chan *c, const struct bytes *b, size_t n,
                       struct trace_event *ev, uint8_t *out)
 {
 	size_t dl = 0, ll = 0;
 
 	if (b->addr && b->addrlen >= sizeof(sa_family_t)) {
-		dl = b->addrlen < sizeof(struct sockaddr_in6) ? b->addrlen
-		                                              : sizeof(struct sockaddr_in6);
+		dl = b->addrlen < sizeof(struct sockaddr_un) ? b->addrlen : sizeof(struct sockaddr_un);
 		memcpy(out, b->addr, dl);
 	}
-	if (!c->local_port) {
+	if (!c->local_port && !c->unix_dgram) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 		int port;
@@ -1168,7 +1170,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	struct trace_event ev;
 	struct rec_chan *c;
 	size_t n;
-	uint8_t dgram_addrs[2 * sizeof(struct sockaddr_in6)];
+	uint8_t dgram_addrs[2 * sizeof(struct sockaddr_un)];
 	int32_t v = rec.fd[fd]; /* the caller checked 0 <= fd < REC_FD_MAX */
 	int random = 0;
 
@@ -1228,7 +1230,8 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		if (!ev.data)
 			ev.data_len = 0;
 	}
-	if (__builtin_expect(c->type == TRACE_CHAN_UDP, 0) && dir == REC_OUT && r >= 0)
+	if (__builtin_expect(c->type == TRACE_CHAN_UDP || c->unix_dgram, 0) && dir == REC_OUT &&
+	    r >= 0)
 		dgram_out(fd, c, b, n, &ev, dgram_addrs);
 	if (n && !(flags & MSG_PEEK)) {
 		c->bytes[dir] += n;

@@ -260,8 +260,8 @@ static size_t input_extra(const struct lc_ev *ev, struct msghdr *name, struct ms
 
 /* --- datagrams (replayer/README.md, "Datagrams") ------------------------------------------ */
 
-/* A UDP socket (IPv4 or IPv6 datagrams). */
-static int is_udp(int fd)
+/* A datagram socket: UDP (IPv4, IPv6) or Unix. */
+static int is_dgram(int fd)
 {
 	int type = 0, dom = 0;
 	socklen_t l = sizeof(int);
@@ -270,7 +270,7 @@ static int is_udp(int fd)
 		return 0;
 	l = sizeof(int);
 	return syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
-	       (dom == AF_INET || dom == AF_INET6);
+	       (dom == AF_INET || dom == AF_INET6 || dom == AF_UNIX);
 }
 
 /* Datagrams that came before their turn (received in another order when recorded): the
@@ -439,7 +439,7 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		if (n > have)
 			lc_diverge("input on channel %u: the trace holds %zu of its %zu bytes",
 			           ev->channel, have, n);
-		if (ev->result >= 0 && is_udp(fd) && lc_dgram_recorded(lc.pos + 1)) {
+		if (ev->result >= 0 && is_dgram(fd) && lc_dgram_recorded(lc.pos + 1)) {
 			if (lc.online)
 				lc_request(lc.pos + 1);
 			dgram_wait(ev, fd, flags & MSG_PEEK);
@@ -579,7 +579,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		           "%zu", ev->channel, fd, want, lc_iov_total(iov, cnt));
 	if (lc.online && want > 0)
 		lc_request(lc.pos + 1); /* a write into a full pipe waits for the reader's room */
-	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_udp(fd))
+	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_dgram(fd))
 		dgram_pin(ev, fd);
 	flags &= ~MSG_DONTWAIT;
 	while (got < want) {
@@ -628,7 +628,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
 			break; /* the reader is gone: it never read these bytes (a receive of them
 			          would have waited for them), so there is nobody to give them to */
-		if (r < 0 && errno == ECONNREFUSED && sock && is_udp(fd))
+		if (r < 0 && errno == ECONNREFUSED && sock && is_dgram(fd))
 			break; /* an earlier datagram's ICMP error: nobody there now, as a peer
 			          outside the session may not be */
 		lc_diverge("send on channel %u (fd %d) failed: %s (the recorded call moved %zu bytes)",
@@ -1035,11 +1035,12 @@ LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t
 	return 0;
 }
 
-/* A UDP socket's connect: made for real, from the recorded local port (the connect's
- * endpoint), so that datagrams between recorded processes travel as when recorded (its
- * receives from a recorded peer wait for them, dgram_wait).  Returns -1 when it cannot be
- * made (no route now to a peer outside the session): then, as for any outside peer, what
- * the process sends goes nowhere. */
+/* The connect of a datagram socket (UDP, Unix): made for real, from the recorded local port
+ * (the connect's endpoint), so that its datagrams travel as when recorded (its receives
+ * from a recorded peer wait for them, dgram_wait); datagrams to a peer outside the session
+ * go out too, as a sendto's always do.  Returns -1 when it cannot be made now (no route, no
+ * such path): then, as for a peer outside the session, what the process sends goes
+ * nowhere. */
 static int dgram_connect(int fd, const struct lc_ev *ev, const struct sockaddr *addr,
                          socklen_t len)
 {
@@ -1085,7 +1086,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		LC_RECORDED_FAILURE(ev);
 	}
 	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external && ev->result == 0 &&
-	    is_udp(fd) && dgram_connect(fd, ev, addr, len) == 0) {
+	    is_dgram(fd) && dgram_connect(fd, ev, addr, len) == 0) {
 		lc_commit();
 		return 0;
 	}

@@ -1,30 +1,35 @@
 #!/bin/sh
-# replay_dgram.sh: UDP datagrams between recorded processes (analyzer/README.md, "Datagrams";
-# replayer/README.md, "Datagrams").  A server and 3 clients (tests/e2e/progs/udp_pp.c: one
-# client connected, one sending a datagram nobody reads), recorded:
+# replay_dgram.sh: datagrams between recorded processes, UDP or Unix (analyzer/README.md,
+# "Datagrams"; replayer/README.md, the datagram rows).  A server and 3 clients
+# (tests/e2e/progs/udp_pp.c: one client connected, one sending a datagram nobody reads),
+# recorded:
 #   - `encore analyze` links every datagram received to its send (no external receive), and
 #     `encore sql` has them in the message table;
 #   - the replay prints the recorded lines (each process's in its recorded order);
 #   - replay --stop halts at the cut of `encore inf`, offline and online, for a predicate on a
 #     client (the cut holds the server's reply) and on the server.
-# Usage: replay_dgram.sh ENCORE PROG
+# Usage: replay_dgram.sh ENCORE PROG udp|unix
 set -eu
-encore=$1 prog=$2
+encore=$1 prog=$2 mode=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_dgram.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 s=$tmp/s
+dir=""
+if [ "$mode" = unix ]; then mkdir "$tmp/w"; dir=$tmp/w; fi
 
 cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }
 
-"$encore" record -q -o "$s" --name udp -- "$prog" 3 4 > "$tmp/rec"
+# shellcheck disable=SC2086
+"$encore" record -q -o "$s" --name udp -- "$prog" 3 4 $dir > "$tmp/rec"
 # 3 clients x (4 requests + bye) to the server, 12 answers back: 27 datagrams received
 "$encore" analyze "$s" > "$tmp/an"
 grep -q "27 linked; 0 external receives; 0 unmatched" "$tmp/an" || {
     echo "FAIL: the datagrams are not all linked:"; cat "$tmp/an"; exit 1; }
 n=$("$encore" sql "$s" "SELECT count(*) FROM message m JOIN event e ON e.id = m.recv
-                        JOIN channel c ON c.id = e.channel WHERE c.type = 'udp'" | tail -1 | tr -d ' ')
-[ "$n" = 27 ] || { echo "FAIL: $n udp messages in SQL, 27 expected"; exit 1; }
-echo "ok: 27 datagrams linked"
+                        JOIN channel c ON c.id = e.channel WHERE c.type IN ('udp', 'other')" |
+     tail -1 | tr -d ' ')
+[ "$n" = 27 ] || { echo "FAIL: $n $mode messages in SQL, 27 expected"; exit 1; }
+echo "ok: 27 $mode datagrams linked"
 
 for run in 1 2; do
     "$encore" replay "$s" > "$tmp/rep" 2> "$tmp/err" || {

@@ -10,11 +10,14 @@
  *   - identical datagrams in one flow: each receive gets a send of the same flow and
  *     content, no send twice, always one sent before the receive;
  *   - connected sockets (no address in the receive), a receive cut short by a small
- *     buffer, and a datagram from outside (external input) by hand.
+ *     buffer, and a datagram from outside (external input) by hand;
+ *   - Unix datagram sockets: by path, and from a sender without a name.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "ana.h"
 #include "trace.h"
@@ -399,6 +402,116 @@ START_TEST(by_hand)
 }
 END_TEST
 
+/* A Unix datagram socket of process p, channel 1, bound to `path` unless NULL. */
+static void usock(struct sim *m, int p, const char *path)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct sockaddr_un u;
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	int n;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(&ep, 0, sizeof(ep));
+	ep.type = TRACE_CHAN_OTHER; /* as the recorder types AF_UNIX SOCK_DGRAM */
+	n = trace_endpoint_encode(&ep, buf, sizeof(buf));
+	ev.kind = TRACE_EV_SOCKET;
+	ev.channel = 1;
+	ev.fd = 3;
+	ev.result = 3;
+	ev.naux = 2;
+	ev.aux[0] = AF_UNIX;
+	ev.aux[1] = SOCK_DGRAM | SOCK_CLOEXEC;
+	ev.data = buf;
+	ev.data_len = (uint32_t)n;
+	add(m, p, &ev);
+	if (!path)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.sun_family = AF_UNIX;
+	snprintf(u.sun_path, sizeof(u.sun_path), "%s", path);
+	memcpy(ep.local, &u, sizeof(u));
+	ep.local_len = sizeof(u);
+	n = trace_endpoint_encode(&ep, buf, sizeof(buf));
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_BIND;
+	ev.channel = 1;
+	ev.fd = 3;
+	ev.data = buf;
+	ev.data_len = (uint32_t)n;
+	add(m, p, &ev);
+}
+
+/* A Unix datagram send to `path`, or its receive from `path` (NULL: a sender without a name,
+ * whose address is the family alone). */
+static uint64_t udg(struct sim *m, int p, int send, const char *path, const char *text)
+{
+	struct trace_event ev;
+	struct sockaddr_un u;
+	uint8_t data[64 + sizeof(u)];
+	size_t n = strlen(text), al = path ? sizeof(u) : offsetof(struct sockaddr_un, sun_path);
+
+	memset(&u, 0, sizeof(u));
+	u.sun_family = AF_UNIX;
+	if (path)
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", path);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = send ? TRACE_EV_SEND : TRACE_EV_INPUT;
+	ev.channel = 1;
+	ev.fd = 3;
+	ev.result = (int64_t)n;
+	ev.len = n;
+	if (send) {
+		ev.naux = 3;
+		ev.aux[0] = trace_hash(0, text, n);
+		ev.aux[1] = (int64_t)al;
+		memcpy(data, &u, al);
+		ev.data_len = (uint32_t)al;
+	} else {
+		memcpy(data, text, n);
+		memcpy(data + n, &u, al);
+		ev.naux = 2;
+		ev.aux[0] = (int64_t)al;
+		ev.data_len = (uint32_t)(n + al);
+	}
+	ev.data = data;
+	return add(m, p, &ev);
+}
+
+START_TEST(unix_dgram)
+{
+	struct sim m;
+	struct ana_event ev;
+	uint64_t s1, s2, s3, r1, r2, r3;
+
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(ana_new(&m.s), 0);
+	ck_assert_int_eq(ana_add_process(m.s, "srv", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(m.s, "cli", NULL, 0), 1);
+	ck_assert_int_eq(ana_add_process(m.s, "anon", NULL, 0), 2);
+	usock(&m, 0, "/run/s");
+	usock(&m, 1, "/run/c");
+	usock(&m, 2, NULL);
+	s1 = udg(&m, 1, 1, "/run/s", "ping");
+	s3 = udg(&m, 2, 1, "/run/s", "ping");   /* the same bytes, from a socket with no name */
+	r3 = udg(&m, 0, 0, NULL, "ping");
+	r1 = udg(&m, 0, 0, "/run/c", "ping");
+	s2 = udg(&m, 0, 1, "/run/c", "pong");
+	r2 = udg(&m, 1, 0, "/run/s", "pong");
+	ck_assert_int_eq(ana_finish(m.s, NULL), 0);
+	ck_assert_int_eq(ana_event_get(m.s, 0, r1, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, 1);
+	ck_assert_uint_eq(ev.src_index, s1);
+	ck_assert_int_eq(ana_event_get(m.s, 0, r3, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, 2);
+	ck_assert_uint_eq(ev.src_index, s3);
+	ck_assert_int_eq(ana_event_get(m.s, 1, r2, &ev), 0);
+	ck_assert_uint_eq(ev.src_proc, 0);
+	ck_assert_uint_eq(ev.src_index, s2);
+	ana_free(m.s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ana_dgram");
@@ -407,6 +520,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, random_unique, 0, 4);
 	tcase_add_loop_test(tc, random_duplicates, 0, 4);
 	tcase_add_test(tc, by_hand);
+	tcase_add_test(tc, unix_dgram);
 	suite_add_tcase(s, tc);
 	return s;
 }

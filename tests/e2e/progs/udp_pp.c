@@ -7,7 +7,9 @@
  * and prints what it got in the order it came, which varies between runs.  Client 2 also
  * sends one datagram to a socket the server binds and closes unread: a datagram lost in the
  * recording.  Each client ends by sending "bye"; the server ends after N byes and reaps them.
- * Usage: udp_pp N K
+ * With a directory DIR, the same over Unix datagram sockets bound to paths in DIR (each
+ * client binds its own path, so that the server can answer it).
+ * Usage: udp_pp N K [DIR]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,17 +27,53 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void client(int i, int k, const struct sockaddr_in *srv, const struct sockaddr_in *sink)
+static const char *dir; /* Unix sockets in it, else UDP on 127.0.0.1 */
+static socklen_t alen;
+
+/* A socket bound to `name` in dir (Unix), or to 127.0.0.1 on any port (UDP; name NULL: not
+ * bound), its address in *a. */
+static int dsock(const char *name, struct sockaddr_storage *a)
 {
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-	char req[64], rep[128];
+	int s = socket(dir ? AF_UNIX : AF_INET, SOCK_DGRAM, 0);
+	socklen_t l = sizeof(*a);
 
 	if (s < 0)
 		die("socket");
-	if (i == 1 && connect(s, (const struct sockaddr *)srv, sizeof(*srv)))
+	memset(a, 0, sizeof(*a));
+	if (dir) {
+		struct sockaddr_un *u = (struct sockaddr_un *)a;
+
+		u->sun_family = AF_UNIX;
+		snprintf(u->sun_path, sizeof(u->sun_path), "%s/%s", dir, name);
+		unlink(u->sun_path);
+		if (bind(s, (struct sockaddr *)a, sizeof(*u)))
+			die("bind");
+		alen = sizeof(*u);
+		return s;
+	}
+	alen = sizeof(struct sockaddr_in);
+	if (!name)
+		return s;
+	((struct sockaddr_in *)a)->sin_family = AF_INET;
+	((struct sockaddr_in *)a)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s, (struct sockaddr *)a, alen) || getsockname(s, (struct sockaddr *)a, &l))
+		die("bind");
+	return s;
+}
+
+static void client(int i, int k, const struct sockaddr_storage *srv,
+                   const struct sockaddr_storage *sink)
+{
+	struct sockaddr_storage me;
+	char req[64], rep[128], name[16];
+	int s;
+
+	snprintf(name, sizeof(name), "c%d", i);
+	s = dsock(dir ? name : NULL, &me);
+	if (i == 1 && connect(s, (const struct sockaddr *)srv, alen))
 		die("connect");
 	for (int j = 0; j <= k; j++) {
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t fl = sizeof(from);
 		ssize_t n;
 		int len = j < k ? snprintf(req, sizeof(req), "client %d request %d", i, j)
@@ -43,11 +82,11 @@ static void client(int i, int k, const struct sockaddr_in *srv, const struct soc
 		if (i == 1)
 			n = send(s, req, (size_t)len, 0);
 		else
-			n = sendto(s, req, (size_t)len, 0, (const struct sockaddr *)srv, sizeof(*srv));
+			n = sendto(s, req, (size_t)len, 0, (const struct sockaddr *)srv, alen);
 		if (n != len)
 			die("send");
 		if (i == 2 && j == 0 &&
-		    sendto(s, "never read", 10, 0, (const struct sockaddr *)sink, sizeof(*sink)) != 10)
+		    sendto(s, "never read", 10, 0, (const struct sockaddr *)sink, alen) != 10)
 			die("sendto sink");
 		if (j == k)
 			break;
@@ -64,23 +103,12 @@ static void client(int i, int k, const struct sockaddr_in *srv, const struct soc
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in srv, sink;
-	socklen_t sl = sizeof(srv);
-	int nc = argc > 1 ? atoi(argv[1]) : 3, k = argc > 2 ? atoi(argv[2]) : 3, byes = 0;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), d = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_storage srv, sink;
+	int nc = argc > 1 ? atoi(argv[1]) : 3, k = argc > 2 ? atoi(argv[2]) : 3, byes = 0, s, d;
 
-	if (s < 0 || d < 0)
-		die("socket");
-	memset(&srv, 0, sizeof(srv));
-	srv.sin_family = AF_INET;
-	srv.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sink = srv;
-	if (bind(s, (struct sockaddr *)&srv, sizeof(srv)) || getsockname(s, (struct sockaddr *)&srv, &sl))
-		die("bind");
-	sl = sizeof(sink);
-	if (bind(d, (struct sockaddr *)&sink, sizeof(sink)) ||
-	    getsockname(d, (struct sockaddr *)&sink, &sl))
-		die("bind sink");
+	dir = argc > 3 ? argv[3] : NULL;
+	s = dsock("srv", &srv);
+	d = dsock("sink", &sink);
 	for (int i = 1; i <= nc; i++) {
 		pid_t pid = fork();
 
@@ -94,7 +122,7 @@ int main(int argc, char **argv)
 		}
 	}
 	while (byes < nc) {
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t fl = sizeof(from);
 		char buf[128], rep[160];
 		ssize_t n = recvfrom(s, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&from, &fl);
