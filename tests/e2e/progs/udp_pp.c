@@ -7,6 +7,9 @@
  * and prints what it got in the order it came, which varies between runs.  Client 2 also
  * sends one datagram to a socket the server binds and closes unread: a datagram lost in the
  * recording.  Each client ends by sending "bye"; the server ends after N byes and reaps them.
+ * Client 3 sends one more datagram after its bye, which the server reads (and prints) when it
+ * comes before the last bye, and leaves unread otherwise: unread when recorded, the replayed
+ * server finds it on its socket and must pass over it.
  * With a directory DIR, the same over Unix datagram sockets bound to paths in DIR (each
  * client binds its own path, so that the server can answer it).
  * Usage: udp_pp N K [DIR]
@@ -88,8 +91,12 @@ static void client(int i, int k, const struct sockaddr_storage *srv,
 		if (i == 2 && j == 0 &&
 		    sendto(s, "never read", 10, 0, (const struct sockaddr *)sink, alen) != 10)
 			die("sendto sink");
-		if (j == k)
+		if (j == k) {
+			if (i == 3 &&
+			    sendto(s, "late", 4, 0, (const struct sockaddr *)srv, alen) != 4)
+				die("send late");
 			break;
+		}
 		n = i == 1 ? recv(s, rep, sizeof(rep) - 1, 0)
 		           : recvfrom(s, rep, sizeof(rep) - 1, 0, (struct sockaddr *)&from, &fl);
 		if (n < 0)
@@ -136,6 +143,8 @@ int main(int argc, char **argv)
 		}
 		printf("server: %s\n", buf);
 		fflush(stdout);
+		if (!strcmp(buf, "late"))
+			continue;
 		n = snprintf(rep, sizeof(rep), "answer to %s", buf);
 		if (sendto(s, rep, (size_t)n, 0, (struct sockaddr *)&from, fl) != n)
 			die("sendto");
