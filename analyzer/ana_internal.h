@@ -130,7 +130,8 @@ struct ana_dgram {
 	                         MSG_TRUNC) */
 	uint64_t bytes;       /* receive: bytes recorded */
 	uint8_t send;
-	uint8_t whole;        /* receive: its bytes are the whole datagram */
+	uint8_t whole;        /* receive: its bytes are the whole datagram, as far as it says */
+	uint8_t filled;       /* receive: its bytes filled the room (it may have been cut) */
 	uint8_t peek;
 	uint8_t anon;         /* receive: from a Unix socket without a name (source: family only) */
 	struct ana_dgaddr a;  /* send: destination (0: connected); receive: source */

@@ -10,8 +10,8 @@
  * hash is the hash of the received bytes: the first such send not taken yet, in the sender's
  * order.  So a datagram lost in the recording (sent, never received) is skipped, and
  * datagrams received in another order than sent are matched by content, not position.  A
- * receive cut short by a small buffer (no hash to compare) takes the first send of its flow
- * not taken yet that is longer (or, with MSG_TRUNC, as long as the result says); one with no
+ * receive cut short by a small buffer (it filled it; no hash to compare) takes the first
+ * send of its flow not taken yet that is longer (or, with MSG_TRUNC, as long as the result says); one with no
  * source address (recv on a socket not connected) the first send to its port with its
  * content from any process of its host.  A receive
  * matched so becomes a receive of the model (kind RECV, its send as source); one with no
@@ -172,6 +172,7 @@ int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event 
 	}
 	d->bytes = n;
 	d->whole = (uint64_t)ev->result == n && !(ev->flags & TRACE_FL_TRUNC);
+	d->filled = ev->len == n;
 	d->hash = trace_hash(0, ev->data, n);
 	return 0;
 }
@@ -373,7 +374,7 @@ int ana__dgram_match(struct ana_session *s)
 			     j < nk && keys[j].dport == at->port && keys[j].sport == src.port; j++) {
 				const struct ana_dgram *sd = &s->dgrams[keys[j].row];
 				struct ana_dgaddr to = sd->a;
-				int len_ok = rv->whole ? sd->len > rv->len
+				int len_ok = rv->whole ? rv->filled && sd->len > rv->len
 				                       : sd->len == rv->len && rv->bytes <= sd->len;
 
 				if (!to.fam)

@@ -294,8 +294,9 @@ static int dgram_is(const struct lc_ev *e, size_t len, size_t have)
 		n = e->data_len - (size_t)e->aux[0] - (size_t)e->aux[1];
 	if (e->result < 0 || len < n || have < n)
 		return 0;
-	/* the whole datagram; or, cut to the room when recorded, at least as long */
-	if (len != (size_t)e->result && (size_t)e->result != n)
+	/* the whole datagram (MSG_TRUNC: the result is its length); or, cut to the room when
+	 * recorded (the room filled), at least as long */
+	if (len != (size_t)e->result && !(len > n && (size_t)e->result == n && e->len == n))
 		return 0;
 	return trace_hash(0, dgbuf, n) == trace_hash(0, lc.data + e->data_off, n);
 }
@@ -309,12 +310,20 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 {
 	uint64_t k = lc.pos + 1;
 
-	for (size_t i = 0; i < ndgq; i++)
-		if (dgq[i].k == k && dgq[i].chan == ev->channel) {
+	for (size_t i = 0; i < ndgq; i++) {
+		const struct lc_ev *q = &lc.ev[dgq[i].k - 1 - lc.base];
+
+		if (dgq[i].chan != ev->channel)
+			continue;
+		/* its own, or for a peek the one the read after it takes (the same bytes) */
+		if (dgq[i].k == k ||
+		    (peek && q->data_len == ev->data_len && q->result == ev->result &&
+		     memcmp(lc.data + q->data_off, lc.data + ev->data_off, ev->data_len) == 0)) {
 			if (!peek)
 				dgq[i] = dgq[--ndgq];
 			return;
 		}
+	}
 	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, ev->result > 0 ? (uint64_t)ev->result : 0);
 	for (;;) {
 		long r = syscall(SYS_recvfrom, fd, dgbuf, sizeof(dgbuf),
@@ -328,6 +337,10 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 				else
 					wait_fd(fd, POLLIN);
 			}
+			else if (errno != EINTR && errno != ECONNREFUSED)
+				lc_diverge("receive on channel %u (fd %d) failed: %s (the recorded call "
+				           "got a datagram of %lld bytes)", ev->channel, fd,
+				           strerror(errno), (long long)ev->result);
 			/* EINTR, or an ICMP error of an earlier send (ECONNREFUSED): read on */
 			continue;
 		}

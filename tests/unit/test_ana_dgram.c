@@ -139,7 +139,7 @@ static uint64_t recv_dg(struct sim *m, int p, int from, const char *text, size_t
 	ev.channel = 1;
 	ev.fd = 3;
 	ev.result = result;
-	ev.len = 64;
+	ev.len = keep < strlen(text) ? keep : 64; /* cut: it filled the room */
 	ev.flags = flags;
 	memcpy(data, text, keep);
 	ev.data = data;
