@@ -282,7 +282,7 @@ static struct {
 	uint64_t k;
 } dgq[LC_DGQ_MAX];
 static size_t ndgq;
-static uint8_t dgbuf[65536];
+static uint8_t dgbuf[1 << 18]; /* above the largest Unix datagram Linux sends by default */
 
 /* Is the datagram of `len` bytes (the first `have` in dgbuf) the one receive event e took? */
 static int dgram_is(const struct lc_ev *e, size_t len, size_t have)
