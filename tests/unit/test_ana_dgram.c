@@ -10,7 +10,8 @@
  *   - identical datagrams in one flow: each receive gets a send of the same flow and
  *     content, no send twice, always one sent before the receive;
  *   - connected sockets (no address in the receive), a receive cut short by a small
- *     buffer, and a datagram from outside (external input) by hand;
+ *     buffer, a datagram from outside (external input), and a poll that found a datagram
+ *     there (after its send) by hand;
  *   - Unix datagram sockets: by path, and from a sender without a name.
  */
 #include <arpa/inet.h>
@@ -340,7 +341,7 @@ START_TEST(by_hand)
 {
 	struct sim m;
 	struct ana_event ev;
-	uint64_t s1, s2, s3, s4, s5, lostk, r1, r2, r3, r4, r5, rx, py1, py2, pr1, pr2;
+	uint64_t s1, s2, s3, s4, s5, lostk, r1, r2, r3, r4, r5, rx, py1, py2, pr1, pr2, ready;
 	const char *big = "a rather long answer";
 
 	memset(&m, 0, sizeof(m));
@@ -355,6 +356,18 @@ START_TEST(by_hand)
 	lostk = send_dg(&m, 1, -1, "lost one");
 	s2 = send_dg(&m, 1, -1, "first");
 	s3 = send_dg(&m, 1, -1, "second");
+	{
+		/* poll found the socket readable: after the send of what the next receive took */
+		struct trace_event rd;
+
+		memset(&rd, 0, sizeof(rd));
+		rd.kind = TRACE_EV_READY;
+		rd.fd = -1;
+		rd.result = 1;
+		rd.naux = 1;
+		rd.aux[0] = 1; /* channel 1 */
+		ready = add(&m, 0, &rd);
+	}
 	r1 = recv_dg(&m, 0, 1, "hello", 5, 5, 0);
 	r3 = recv_dg(&m, 0, 1, "second", 6, 6, 0);
 	r2 = recv_dg(&m, 0, 1, "first", 5, 5, 0);
@@ -398,6 +411,8 @@ START_TEST(by_hand)
 	ck_assert_int_eq(ana_hb(m.s, 1, s1, 1, r4), 1);
 	ck_assert_int_eq(ana_hb(m.s, 1, s3, 0, s4), 1);
 	ck_assert_int_eq(ana_hb(m.s, 1, lostk, 0, r1), 0);
+	ck_assert_int_eq(ana_hb(m.s, 1, s1, 0, ready), 1);
+	ck_assert_int_eq(ana_hb(m.s, 1, s2, 0, ready), 0);
 	ana_free(m.s);
 }
 END_TEST
