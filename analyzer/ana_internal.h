@@ -181,6 +181,12 @@ struct ana_session {
 
 	struct ana_dgram *dgrams; /* datagram sends and receives (dgram.c) */
 	size_t ndgrams, capdgrams;
+	/* every datagram send with each datagram socket its destination names, sorted by
+	 * (end, proc, idx): the rivals of a datagram receive (hb.c, races) */
+	struct ana_dgdest {
+		uint32_t end, proc, idx;
+	} *dgdest;
+	size_t ndgdest;
 
 	char **warnings;
 	size_t nwarnings, capwarnings;
@@ -209,6 +215,9 @@ int64_t ana__find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte);
 int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event *ev,
                     uint32_t end);
 int ana__dgram_match(struct ana_session *s);
+/* The rows of s->dgdest for datagram socket `end` (a root end); *count gets their number. */
+const struct ana_dgdest *ana__dgram_dests(const struct ana_session *s, uint32_t end,
+                                          size_t *count);
 
 /* edges.c: happened-before edges other than messages, linked by ana_finish after matching */
 void ana__link_forks(struct ana_session *s);

@@ -253,6 +253,8 @@ static void dg_link(struct ana_session *s, const struct ana_dgram *rv, const str
 	if (!rv->peek) /* a peek leaves the datagram for the next receive */
 		taken[row] = 1;
 	s->ends[rv->end].dgram_linked = s->ends[sd->end].dgram_linked = 1;
+	if (s->ends[rv->end].reader == ANA_NONE) /* match.c counted streams' receives only */
+		s->ends[rv->end].reader = rv->proc;
 	e->kind = TRACE_EV_RECV;
 	e->external = 0;
 	e->src_proc = sd->proc;
@@ -261,6 +263,107 @@ static void dg_link(struct ana_session *s, const struct ana_dgram *rv, const str
 		se->src_proc = rv->proc;
 		se->src_idx = rv->idx;
 	}
+}
+
+static int cmp_dest(const void *a, const void *b)
+{
+	const struct ana_dgdest *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_u32pair(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* s->dgdest: each send (bydst, nd of them, sorted by destination port) with each datagram
+ * socket whose local address its destination names. */
+static int dests(struct ana_session *s, const struct ana_dgaddr *loc, const struct dkey *bydst,
+                 size_t nd)
+{
+	uint32_t (*ends)[2] = NULL; /* (port, end) of the datagram sockets with an address */
+	size_t ne = 0, cap = 0;
+	int rc = 0;
+
+	free(s->dgdest);
+	s->dgdest = NULL;
+	s->ndgdest = 0;
+	if (!(ends = malloc((s->nends ? s->nends : 1) * sizeof(*ends))))
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < s->nends; i++)
+		if (s->ends[i].uf == i && loc[i].fam && is_dgram(s, (uint32_t)i)) {
+			ends[ne][0] = loc[i].port;
+			ends[ne++][1] = (uint32_t)i;
+		}
+	qsort(ends, ne, sizeof(*ends), cmp_u32pair);
+	for (size_t j = 0; j < nd; j++) {
+		const struct ana_dgram *sd = &s->dgrams[bydst[j].row];
+		struct ana_dgaddr to = sd->a;
+		size_t lo = 0, hi = ne;
+
+		if (!to.fam)
+			addr_from(&to, s->ends[sd->end].ep.peer, s->ends[sd->end].ep.peer_len);
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ends[mid][0] < bydst[j].dport)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ne && ends[lo][0] == bydst[j].dport; lo++) {
+			uint32_t e = ends[lo][1];
+
+			if (e == sd->end || !addr_fits(&to, &loc[e]) ||
+			    strcmp(s->procs[sd->proc].host_id, s->procs[s->ends[e].proc].host_id) != 0)
+				continue;
+			if (s->ndgdest == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct ana_dgdest *nv = realloc(s->dgdest, nc * sizeof(*nv));
+
+				if (!nv) {
+					rc = TRACE_ENOMEM;
+					goto out;
+				}
+				s->dgdest = nv;
+				cap = nc;
+			}
+			s->dgdest[s->ndgdest].end = e;
+			s->dgdest[s->ndgdest].proc = sd->proc;
+			s->dgdest[s->ndgdest++].idx = sd->idx;
+		}
+	}
+	qsort(s->dgdest, s->ndgdest, sizeof(*s->dgdest), cmp_dest);
+out:
+	free(ends);
+	return rc;
+}
+
+const struct ana_dgdest *ana__dgram_dests(const struct ana_session *s, uint32_t end,
+                                          size_t *count)
+{
+	size_t lo = 0, hi = s->ndgdest, first;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->dgdest[mid].end < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < s->ndgdest && s->dgdest[lo].end == end)
+		lo++;
+	*count = lo - first;
+	return s->dgdest + first;
 }
 
 int ana__dgram_match(struct ana_session *s)
@@ -387,6 +490,7 @@ int ana__dgram_match(struct ana_session *s)
 		if (pick != SIZE_MAX)
 			dg_link(s, rv, &s->dgrams[keys[pick].row], keys[pick].row, taken);
 	}
+	rc = dests(s, loc, bydst, nd);
 out:
 	free(loc);
 	free(keys);

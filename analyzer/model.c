@@ -123,6 +123,7 @@ void ana_free(struct ana_session *s)
 	free(s->xout);
 	free(s->readyrefs);
 	free(s->dgrams);
+	free(s->dgdest);
 	for (int c = 0; c < ANA_NCOLS; c++)
 		free(s->col[c]);
 	free(s->base);

@@ -12,7 +12,9 @@
  *   - connected sockets (no address in the receive), a receive cut short by a small
  *     buffer, a datagram from outside (external input), and a poll that found a datagram
  *     there (after its send) by hand;
- *   - Unix datagram sockets: by path, and from a sender without a name.
+ *   - Unix datagram sockets: by path, and from a sender without a name;
+ *   - message races on a datagram socket: another process's datagram not received yet,
+ *     unless the receive happened before its send.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -527,6 +529,56 @@ START_TEST(unix_dgram)
 }
 END_TEST
 
+/* srv receives A1 from a, then answers b, which then sends B2; with early, b sent B1 first:
+ * A1's receive could have taken B1 instead (a race), never B2 (sent after it). */
+static void race_case(int early)
+{
+	struct sim m;
+	struct ana_race *v = NULL;
+	size_t n = 0;
+	uint64_t a1, b1 = 0, r1;
+
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(ana_new(&m.s), 0);
+	for (int p = 0; p < 3; p++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "p%d", p);
+		ck_assert_int_eq(ana_add_process(m.s, name, NULL, 0), p);
+		sock(&m, p, -1);
+	}
+	a1 = send_dg(&m, 1, 0, "A1");
+	if (early)
+		b1 = send_dg(&m, 2, 0, "B1");
+	r1 = recv_dg(&m, 0, 1, "A1", 2, 2, 0);
+	send_dg(&m, 0, 2, "go");
+	recv_dg(&m, 2, 0, "go", 2, 2, 0);
+	send_dg(&m, 2, 0, "B2");
+	if (early)
+		recv_dg(&m, 0, 2, "B1", 2, 2, 0);
+	recv_dg(&m, 0, 2, "B2", 2, 2, 0);
+	ck_assert_int_eq(ana_finish(m.s, NULL), 0);
+	ck_assert_int_eq(ana_races(m.s, &v, &n), 0);
+	ck_assert_uint_eq(n, early ? 1 : 0);
+	if (early) {
+		ck_assert_uint_eq(v[0].proc, 0);
+		ck_assert_uint_eq(v[0].recv, r1);
+		ck_assert_uint_eq(v[0].src_proc, 1);
+		ck_assert_uint_eq(v[0].src_send, a1);
+		ck_assert_uint_eq(v[0].rival_proc, 2);
+		ck_assert_uint_eq(v[0].rival_send, b1);
+	}
+	free(v);
+	ana_free(m.s);
+}
+
+START_TEST(races)
+{
+	race_case(1);
+	race_case(0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ana_dgram");
@@ -536,6 +588,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, random_duplicates, 0, 4);
 	tcase_add_test(tc, by_hand);
 	tcase_add_test(tc, unix_dgram);
+	tcase_add_test(tc, races);
 	suite_add_tcase(s, tc);
 	return s;
 }
