@@ -3,8 +3,9 @@
 # "Datagrams"; replayer/README.md, the datagram rows).  A server and 3 clients
 # (tests/e2e/progs/udp_pp.c: one client connected, one sending a datagram nobody reads),
 # recorded:
-#   - `encore analyze` links every datagram received to its send (no external receive), and
-#     `encore sql` has them in the message table;
+#   - `encore analyze` links every datagram received to its send (no external receive) and
+#     reports message races between the clients' datagrams, and `encore sql` has them in
+#     the message table;
 #   - the replay prints the recorded lines (each process's in its recorded order);
 #   - replay --stop halts at the cut of `encore inf`, offline and online, for a predicate on a
 #     client (the cut holds the server's reply) and on the server.
@@ -33,6 +34,9 @@ n=$("$encore" sql "$s" "SELECT count(*) FROM message m JOIN event e ON e.id = m.
      tail -1 | tr -d ' ')
 [ "$n" = "$want" ] || { echo "FAIL: $n $mode messages in SQL, $want expected"; exit 1; }
 echo "ok: $want $mode datagrams linked"
+# the clients' first requests are concurrent: the server's first receive could have taken
+# another client's (a message race)
+grep -Eq "races +[1-9]" "$tmp/an" || { echo "FAIL: no message race reported:"; cat "$tmp/an"; exit 1; }
 
 for run in 1 2; do
     "$encore" replay "$s" > "$tmp/rep" 2> "$tmp/err" || {
