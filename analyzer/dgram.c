@@ -1,25 +1,27 @@
 /*
  * dgram.c: datagram matching (analyzer/README.md, "Datagrams").
  *
- * A UDP socket has no peer end: each datagram goes where its send says.  The recorder logs a
- * datagram send with its own content hash and its destination (and, once per socket, the
- * local address it left from), and a receive of one as INPUT with its bytes and the source
- * address the kernel gave (schemas/trace-format.md, "Datagrams").  A receive is the send
- * whose sender's local port is the receive's source port, whose destination port is the
- * receiver's local port, on the same host (or between explicit, equal addresses), and whose
- * hash is the hash of the received bytes: the first such send not taken yet, in the sender's
- * order.  So a datagram lost in the recording (sent, never received) is skipped, and
- * datagrams received in another order than sent are matched by content, not position.  A
- * receive cut short by a small buffer (it filled it; no hash to compare) takes the first
- * send of its flow not taken yet that is longer (or, with MSG_TRUNC, as long as the result says); one with no
- * source address (recv on a socket not connected) the first send to its port with its
- * content from any process of its host.  A receive
- * matched so becomes a receive of the model (kind RECV, its send as source); one with no
- * recorded send stays external input.
+ * A UDP or Unix datagram socket has no peer end: each datagram goes where its send says.
+ * The recorder logs a datagram send with its own content hash and its destination (and, once
+ * per UDP socket, the local address it left from), and a receive of one as INPUT with its
+ * bytes and the source address the kernel gave (schemas/trace-format.md, "Datagrams").  A
+ * receive is the send whose sender's local address is the receive's source, whose
+ * destination is the receiver's local address, on the same host (or between explicit, equal
+ * addresses), and whose hash is the hash of the received bytes: the first such send not
+ * taken yet, in the sender's order.  So a datagram lost in the recording (sent, never
+ * received) is skipped, and datagrams received in another order than sent are matched by
+ * content, not position.  A receive cut short by a small buffer (it filled it; no hash to
+ * compare) takes the first send of its flow not taken yet that is longer (with MSG_TRUNC, as
+ * long as the result says); one with no source address (recv on a socket not connected, a
+ * Unix sender without a name) the first send to its address with its content from its host.
+ * A receive matched so becomes a receive of the model (kind RECV, its send as source); one
+ * with no recorded send stays external input.  The sends to each socket are kept for the
+ * message races (hb.c).
  *
  * Limits: identical datagrams of one flow of which some were lost are told apart by order
- * only (the receive takes the earliest); datagrams between hosts are matched only where the
- * sender bound an explicit address; Unix datagram sockets are not matched (type "other").
+ * only (the receive takes the earliest); UDP between hosts is matched only where the sender
+ * bound an explicit address; a datagram sent to several sockets (broadcast) is linked to one
+ * receive.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -153,8 +155,10 @@ int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event 
 	if (ev->kind == TRACE_EV_SEND) {
 		d->send = 1;
 		d->hash = (uint32_t)ev->aux[0];
-		addr_from(&d->a, ev->data, (size_t)ev->aux[1]);
-		addr_from(&d->b, ev->data + ev->aux[1], (size_t)ev->aux[2]);
+		if (ev->data) {
+			addr_from(&d->a, ev->data, (size_t)ev->aux[1]);
+			addr_from(&d->b, ev->data + ev->aux[1], (size_t)ev->aux[2]);
+		}
 		return 0;
 	}
 	/* INPUT: the bytes, then aux[0] bytes of source address, aux[1] of ancillary data */
@@ -162,8 +166,9 @@ int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event 
 	if (ev->naux >= 2 && ev->aux[0] >= 0 && ev->aux[1] >= 0 &&
 	    (uint64_t)ev->aux[0] + (uint64_t)ev->aux[1] <= ev->data_len) {
 		n = ev->data_len - (size_t)ev->aux[0] - (size_t)ev->aux[1];
-		addr_from(&d->a, ev->data + n, (size_t)ev->aux[0]);
-		if (!d->a.fam && ev->aux[0] >= (int64_t)sizeof(sa_family_t)) {
+		if (ev->data)
+			addr_from(&d->a, ev->data + n, (size_t)ev->aux[0]);
+		if (ev->data && !d->a.fam && ev->aux[0] >= (int64_t)sizeof(sa_family_t)) {
 			sa_family_t fam;
 
 			memcpy(&fam, ev->data + n, sizeof(fam));
