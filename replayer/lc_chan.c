@@ -282,6 +282,7 @@ static struct {
 	uint64_t k;
 } dgq[LC_DGQ_MAX];
 static size_t ndgq;
+static long dgq_pid; /* the process they were held by: a forked child starts with none */
 static uint8_t dgbuf[1 << 18]; /* above the largest Unix datagram Linux sends by default */
 
 /* Is the datagram of `len` bytes (the first `have` in dgbuf) the one receive event e took? */
@@ -310,6 +311,8 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 {
 	uint64_t k = lc.pos + 1;
 
+	if (ndgq && dgq_pid != syscall(SYS_getpid))
+		ndgq = 0;
 	for (size_t i = 0; i < ndgq; i++) {
 		const struct lc_ev *q = &lc.ev[dgq[i].k - 1 - lc.base];
 
@@ -361,6 +364,7 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 			for (size_t i = 0; i < ndgq; i++)
 				queued |= dgq[i].k == j && dgq[i].chan == ev->channel;
 			if (!queued) {
+				dgq_pid = syscall(SYS_getpid);
 				dgq[ndgq].chan = ev->channel;
 				dgq[ndgq++].k = j;
 				break;
