@@ -357,11 +357,15 @@ static struct rec_chan *classify(int fd)
 		if (!c)
 			goto ignore;
 		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
+		c->dgram_known = 1;
 		rec_fd_bind(fd, c);
 		fill_endpoint(fd, c, &ep, NULL, 0);
 		decide_peer(c, &ep, 0);
 		rec_event_init(&ev, TRACE_EV_SOCKET, TRACE_CALL_NONE, fd);
 		ev.channel = c->id;
+		ev.naux = 2; /* as socket() logs them: the analyzer tells Unix datagrams by them */
+		ev.aux[0] = domain;
+		ev.aux[1] = type;
 		log_endpoint(&ev, &ep, NULL);
 		return c;
 	}
@@ -445,6 +449,7 @@ REC_EXPORT int socket(int domain, int type, int protocol)
 	}
 	if (c) {
 		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
+		c->dgram_known = 1;
 		rec_fd_bind(r, c);
 		memset(&ep, 0, sizeof(ep));
 		ep.type = c->type;
@@ -1157,6 +1162,28 @@ static void dgram_out(int fd, struct rec_chan *c, const struct bytes *b, size_t 
 	ev->data_len = (uint32_t)(dl + ll);
 }
 
+/* A UDP or Unix datagram socket (c is of type UDP or other).  A Unix socket that came
+ * through exec (its channel rebuilt from ENCORE_RECORD, which does not say) is looked at
+ * once, at its first send. */
+static int is_dgram(int fd, struct rec_chan *c)
+{
+	if (c->type == TRACE_CHAN_UDP)
+		return 1;
+	if (!c->dgram_known) {
+		int dom = 0, type = 0;
+		socklen_t l = sizeof(int);
+
+		c->dgram_known = 1;
+		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
+		    dom == AF_UNIX) {
+			l = sizeof(int);
+			c->unix_dgram = syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 &&
+			                type == SOCK_DGRAM;
+		}
+	}
+	return c->unix_dgram;
+}
+
 /* Log one call that moved bytes.  dir REC_OUT or REC_IN; r and e are the real call's
  * result and errno; `asked` the bytes requested.
  *
@@ -1230,8 +1257,8 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		if (!ev.data)
 			ev.data_len = 0;
 	}
-	if (__builtin_expect(c->type == TRACE_CHAN_UDP || c->unix_dgram, 0) && dir == REC_OUT &&
-	    r >= 0)
+	if (__builtin_expect(c->type >= TRACE_CHAN_UDP, 0) && dir == REC_OUT && r >= 0 &&
+	    is_dgram(fd, c))
 		dgram_out(fd, c, b, n, &ev, dgram_addrs);
 	if (n && !(flags & MSG_PEEK)) {
 		c->bytes[dir] += n;

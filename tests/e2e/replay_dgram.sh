@@ -9,14 +9,27 @@
 #   - the replay prints the recorded lines (each process's in its recorded order);
 #   - replay --stop halts at the cut of `encore inf`, offline and online, for a predicate on a
 #     client (the cut holds the server's reply) and on the server.
-# Usage: replay_dgram.sh ENCORE PROG udp|unix
+# With mode exec, PROG is tests/e2e/progs/dgram_exec.c: a Unix datagram socket that went
+# through exec; its two datagrams are linked, and the replay prints the recorded lines.
+# Usage: replay_dgram.sh ENCORE PROG udp|unix|exec
 set -eu
 encore=$1 prog=$2 mode=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_dgram.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 s=$tmp/s
 dir=""
-if [ "$mode" = unix ]; then mkdir "$tmp/w"; dir=$tmp/w; fi
+if [ "$mode" != udp ]; then mkdir "$tmp/w"; dir=$tmp/w; fi
+
+if [ "$mode" = exec ]; then
+    "$encore" record -q -o "$s" --name dx -- "$prog" "$dir" > "$tmp/rec"
+    "$encore" analyze "$s" > "$tmp/an"
+    grep -q "2 linked; 0 external receives; 0 unmatched" "$tmp/an" || {
+        echo "FAIL: the datagrams across exec are not linked:"; cat "$tmp/an"; exit 1; }
+    "$encore" replay "$s" > "$tmp/rep" 2> "$tmp/err" || { echo "FAIL: replay:"; cat "$tmp/err"; exit 1; }
+    cmp -s "$tmp/rec" "$tmp/rep" || { echo "FAIL: other output:"; diff "$tmp/rec" "$tmp/rep"; exit 1; }
+    echo "ok: datagrams across exec linked and replayed"
+    exit 0
+fi
 
 cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }
 
