@@ -302,7 +302,7 @@ static int dgram_is(const struct lc_ev *e, size_t len, size_t have)
 	return trace_hash(0, dgbuf, n) == trace_hash(0, lc.data + e->data_off, n);
 }
 
-/* Receive event lc.pos + 1 (ev, on UDP socket fd) is a datagram a recorded process sent: wait
+/* Receive event lc.pos + 1 (ev, on datagram socket fd) is a datagram a recorded process sent: wait
  * for it on the socket before giving its recorded bytes, so that it is received after its
  * replayed send, as when recorded.  Datagrams ahead of it are those a later receive took
  * (kept in dgq for it) or ones the recording never received (lost then: dropped now).  A
@@ -339,11 +339,11 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 					wait_in(fd, 0);
 				else
 					wait_fd(fd, POLLIN);
-			}
-			else if (errno != EINTR && errno != ECONNREFUSED)
+			} else if (errno != EINTR && errno != ECONNREFUSED) {
 				lc_diverge("receive on channel %u (fd %d) failed: %s (the recorded call "
 				           "got a datagram of %lld bytes)", ev->channel, fd,
 				           strerror(errno), (long long)ev->result);
+			}
 			/* EINTR, or an ICMP error of an earlier send (ECONNREFUSED): read on */
 			continue;
 		}
