@@ -92,6 +92,8 @@ struct ana_end {
 	uint8_t peer_dropped; /* no peer found, and what would name it was dropped by the disk
 	                         budget (its process's oldest events): not external */
 	uint8_t builder;      /* made by ana_add_channel: peer already known */
+	uint8_t dgram_linked; /* UDP: a datagram of it was matched with a recorded peer's */
+	uint8_t unix_dgram;   /* a Unix datagram socket (its SOCKET event's domain and type) */
 	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
 	                         (ana_set_capacity); 0: as the end's type says (edges.c) */
 	uint8_t ambiguous;    /* 1: several processes wrote it, 2: several read it,
@@ -110,6 +112,30 @@ struct ana_sendref {
 	uint64_t len;
 	uint32_t proc;
 	uint32_t idx;
+};
+
+/* A datagram sent or received on a UDP socket (dgram.c), noted while loading. */
+struct ana_dgaddr {
+	uint16_t fam;         /* AF_INET (IPv4-mapped IPv6 too), AF_INET6, AF_UNIX; 0: unknown
+	                         (or a Unix socket without a name) */
+	uint16_t port;        /* AF_UNIX: 16 bits of the path's hash, for sorting */
+	uint8_t ip[16];       /* AF_UNIX: the path's 64-bit hash, then zeros */
+};
+
+struct ana_dgram {
+	uint32_t proc, idx;   /* the event */
+	uint32_t end;         /* its end record, then its root end (ANA_NONE: not UDP) */
+	uint32_t hash;        /* send: the datagram's hash; receive: of the bytes recorded */
+	uint64_t len;         /* the result: bytes sent; received (the whole length with
+	                         MSG_TRUNC) */
+	uint64_t bytes;       /* receive: bytes recorded */
+	uint8_t send;
+	uint8_t whole;        /* receive: its bytes are the whole datagram, as far as it says */
+	uint8_t filled;       /* receive: its bytes filled the room (it may have been cut) */
+	uint8_t peek;
+	uint8_t anon;         /* receive: from a Unix socket without a name (source: family only) */
+	struct ana_dgaddr a;  /* send: destination (0: connected); receive: source */
+	struct ana_dgaddr b;  /* send: the local address, when the recorder logged it */
 };
 
 struct ana_session {
@@ -165,6 +191,15 @@ struct ana_session {
 	uint64_t coltick;
 	uint64_t *base;
 
+	struct ana_dgram *dgrams; /* datagram sends and receives (dgram.c) */
+	size_t ndgrams, capdgrams;
+	/* every datagram send with each datagram socket its destination names, sorted by
+	 * (end, proc, idx): the rivals of a datagram receive (hb.c, races) */
+	struct ana_dgdest {
+		uint32_t end, proc, idx;
+	} *dgdest;
+	size_t ndgdest;
+
 	char **warnings;
 	size_t nwarnings, capwarnings;
 };
@@ -188,6 +223,15 @@ int ana__match(struct ana_session *s, struct trace_diag *diag);
 int ana__kept_channel(struct ana_session *s, uint32_t p, const struct trace_chan_def *d);
 /* The send among v[0..n) (sorted by offset) whose bytes hold `byte`, or -1. */
 int64_t ana__find_send(const struct ana_sendref *v, uint64_t n, uint64_t byte);
+
+/* dgram.c: datagrams noted while loading (event p's next index), matched after the
+ * channels (match.c) */
+int ana__dgram_note(struct ana_session *s, uint32_t p, const struct trace_event *ev,
+                    uint32_t end);
+int ana__dgram_match(struct ana_session *s);
+/* The rows of s->dgdest for datagram socket `end` (a root end); *count gets their number. */
+const struct ana_dgdest *ana__dgram_dests(const struct ana_session *s, uint32_t end,
+                                          size_t *count);
 
 /* edges.c: happened-before edges other than messages, linked by ana_finish after matching */
 void ana__link_forks(struct ana_session *s);

@@ -538,6 +538,16 @@ static int link_ready(struct ana_session *s, size_t nin_sorted, size_t *xcap, si
 				}
 				continue;
 			}
+			if (w == ANA_NONE && e->src_proc != ANA_NONE) {
+				/* a datagram socket (dgram.c): the datagram that receive took was the
+				 * first in the queue, there already */
+				q = e->src_proc;
+				if (q != p &&
+				    ((rc = push_xedge(&s->xin, &s->nxin, xcap, p, rr->idx, q, e->src_idx)) ||
+				     (rc = push_xedge(&s->xout, &s->nxout, ocap, q, e->src_idx, p, rr->idx))))
+					goto out;
+				continue;
+			}
 			if (w == ANA_NONE || (s->ends[w].ambiguous & 4))
 				continue;
 			{

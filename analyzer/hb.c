@@ -141,11 +141,61 @@ static int push_race(struct ana_race **v, size_t *n, size_t *cap, const struct a
 	return 0;
 }
 
+/* The datagram races of receive r = (q, j) on datagram socket e->end (dgram.c): from each
+ * other process that sent datagrams there, the first one q had not received before r could
+ * have been taken by r instead, unless r happened before its send.  cur[] (one cursor per
+ * row of s->dgdest, valid where stamp[] holds q + 1) skips the ones received already: rows
+ * of one sender are in its order, and what q received before r only grows with j. */
+static int dgram_rivals(struct ana_session *s, size_t q, uint64_t j, const struct ana_ev *e,
+                        const uint32_t *col, size_t *cur, size_t *stamp, struct ana_race **v,
+                        size_t *n, size_t *cap)
+{
+	size_t cnt, g, first;
+	const struct ana_dgdest *d = ana__dgram_dests(s, e->end, &cnt);
+	int rc;
+
+	first = (size_t)(d - s->dgdest);
+	for (g = 0; g < cnt;) {
+		size_t end = g, at = first + g, c;
+		uint32_t w = d[g].proc;
+
+		while (end < cnt && d[end].proc == w)
+			end++;
+		if (stamp[at] != q + 1) {
+			stamp[at] = q + 1;
+			cur[at] = g;
+		}
+		for (c = cur[at]; c < end; c++) {
+			const struct ana_ev *se = ana__ev(s, d[c].proc, d[c].idx);
+
+			if (!(se->src_proc == q && se->src_idx < j))
+				break;
+		}
+		cur[at] = c;
+		if (w != e->src_proc && w != q && c < end &&
+		    col[s->base[d[c].proc] + d[c].idx - 1] < j) {
+			struct ana_race race;
+
+			race.proc = q;
+			race.recv = j;
+			race.src_proc = e->src_proc;
+			race.src_send = e->src_idx;
+			race.rival_proc = d[c].proc;
+			race.rival_send = d[c].idx;
+			if ((rc = push_race(v, n, cap, &race)))
+				return rc;
+		}
+		g = end;
+	}
+	return 0;
+}
+
 /*
  * Races (Netzer & Miller's message races, restricted to what a stream channel allows): the
  * channels of one receiver are FIFO, so the only alternative to a receive r on channel A is
  * the message that was next in line on another channel B.  It could have been received
- * instead unless r happened before its send.
+ * instead unless r happened before its send.  A datagram socket is many channels in one: a
+ * datagram another process sent there could have been received instead (dgram_rivals).
  */
 int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 {
@@ -153,6 +203,8 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 	size_t n = 0, cap = 0;
 	uint32_t *in = NULL;
 	uint64_t *consumed = NULL, *birth = NULL;
+	size_t *dcur = NULL, *dstamp = NULL;
+	uint8_t *dproc = NULL; /* processes that received a linked datagram */
 	const uint32_t *col;
 	int rc = 0;
 
@@ -161,9 +213,18 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 	in = malloc((s->nends ? s->nends : 1) * sizeof(*in));
 	consumed = malloc((s->nends ? s->nends : 1) * sizeof(*consumed));
 	birth = malloc((s->nends ? s->nends : 1) * sizeof(*birth));
-	if (!in || !consumed || !birth) {
+	dcur = malloc((s->ndgdest ? s->ndgdest : 1) * sizeof(*dcur));
+	dstamp = calloc(s->ndgdest ? s->ndgdest : 1, sizeof(*dstamp));
+	dproc = calloc(s->nprocs ? s->nprocs : 1, 1);
+	if (!in || !consumed || !birth || !dcur || !dstamp || !dproc) {
 		rc = TRACE_ENOMEM;
 		goto out;
+	}
+	for (size_t i = 0; i < s->ndgdest; i++) {
+		uint32_t r = s->ends[s->dgdest[i].end].reader;
+
+		if (r != ANA_NONE)
+			dproc[r] = 1;
 	}
 	for (size_t q = 0; q < s->nprocs; q++) {
 		const struct ana_proc *pr = &s->procs[q];
@@ -179,7 +240,7 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 				in[nin++] = (uint32_t)i;
 			}
 		}
-		if (nin < 2)
+		if (nin < 2 && !dproc[q])
 			continue;
 		/* a channel q creates (socket, accept, pipe) or receives (SCM_RIGHTS, a pass)
 		 * cannot deliver before it exists; one it inherited existed from the start */
@@ -222,6 +283,9 @@ int ana_races(struct ana_session *s, struct ana_race **races, size_t *nraces)
 				if ((rc = push_race(&v, &n, &cap, &race)))
 					goto out;
 			}
+			if (dproc[q] && s->ends[e->end].peer == ANA_NONE && !(e->flags & TRACE_FL_PEEK) &&
+			    (rc = dgram_rivals(s, q, j, e, col, dcur, dstamp, &v, &n, &cap)))
+				goto out;
 			if (!(e->flags & TRACE_FL_PEEK))
 				consumed[e->end] = e->offset + (uint64_t)e->result;
 		}
@@ -230,6 +294,9 @@ out:
 	free(in);
 	free(consumed);
 	free(birth);
+	free(dcur);
+	free(dstamp);
+	free(dproc);
 	if (rc) {
 		free(v);
 		v = NULL;

@@ -923,6 +923,8 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 				lost += m == 2;
 			}
 		}
+	if ((rc = ana__dgram_match(s)))
+		goto out;
 	if (lost)
 		ana__warn(s, "%llu receives got bytes whose sends the disk budget (--max-bytes) "
 		          "dropped from their sender's trace: they are not linked",

@@ -123,6 +123,8 @@ void ana_free(struct ana_session *s)
 	free(s->xout);
 	free(s->readyrefs);
 	free(s->passrefs);
+	free(s->dgrams);
+	free(s->dgdest);
 	for (int c = 0; c < ANA_NCOLS; c++)
 		free(s->col[c]);
 	free(s->base);
@@ -433,6 +435,9 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 	if (e->kind == TRACE_EV_PIPE && (rc = add_pipe_pair(s, (uint32_t)p, ev, &ep, have_ep)))
 		return rc;
 	if (e->kind == TRACE_EV_PASS && (rc = ana__pass_event(s, (uint32_t)p, pr->n + 1, ev)))
+		return rc;
+	if ((e->kind == TRACE_EV_SEND || e->kind == TRACE_EV_INPUT || e->kind == TRACE_EV_SOCKET) &&
+	    (rc = ana__dgram_note(s, (uint32_t)p, ev, e->end)))
 		return rc;
 	if (e->kind == TRACE_EV_THREAD)
 		pr->threads = 1;
@@ -1103,6 +1108,10 @@ int ana_stats(const struct ana_session *s, struct ana_stats *st)
 				st->channels++;
 				st->channels_matched++;
 			}
+		} else if (e->dgram_linked) {
+			/* a datagram socket has no one peer: matched when its datagrams are */
+			st->channels++;
+			st->channels_matched++;
 		} else if ((e->writer != ANA_NONE || e->reader != ANA_NONE) && !e->peer_dropped) {
 			st->channels++;
 			st->channels_external++;

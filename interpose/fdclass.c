@@ -36,8 +36,11 @@ uint8_t ip_sock_chan_type(int domain, int type)
 	if (domain == AF_INET || domain == AF_INET6)
 		return type == SOCK_STREAM ? TRACE_CHAN_TCP :
 		       type == SOCK_DGRAM ? TRACE_CHAN_UDP : TRACE_CHAN_OTHER;
+	/* SOCK_SEQPACKET connects and accepts as a stream does: matched as one (its records
+	 * replay as the receives that took them) */
 	if (domain == AF_UNIX)
-		return type == SOCK_STREAM ? TRACE_CHAN_UNIX : TRACE_CHAN_OTHER;
+		return type == SOCK_STREAM || type == SOCK_SEQPACKET ? TRACE_CHAN_UNIX
+		                                                     : TRACE_CHAN_OTHER;
 	return TRACE_CHAN_OTHER;
 }
 

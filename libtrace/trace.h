@@ -229,7 +229,7 @@ enum trace_chan_type {
 	TRACE_CHAN_UNIX = 2,      /* AF_UNIX stream socket */
 	TRACE_CHAN_SOCKETPAIR = 3,
 	TRACE_CHAN_PIPE = 4,
-	TRACE_CHAN_UDP = 5,       /* datagram: recorded, not yet matched */
+	TRACE_CHAN_UDP = 5,       /* UDP: datagrams matched one by one (schemas/trace-format.md) */
 	TRACE_CHAN_OTHER = 6,
 };
 

@@ -356,11 +356,16 @@ static struct rec_chan *classify(int fd)
 		c = rec_chan_new(ip_sock_chan_type(domain, type));
 		if (!c)
 			goto ignore;
+		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
+		c->dgram_known = 1;
 		rec_fd_bind(fd, c);
 		fill_endpoint(fd, c, &ep, NULL, 0);
 		decide_peer(c, &ep, 0);
 		rec_event_init(&ev, TRACE_EV_SOCKET, TRACE_CALL_NONE, fd);
 		ev.channel = c->id;
+		ev.naux = 2; /* as socket() logs them: the analyzer tells Unix datagrams by them */
+		ev.aux[0] = domain;
+		ev.aux[1] = type;
 		log_endpoint(&ev, &ep, NULL);
 		return c;
 	}
@@ -528,6 +533,8 @@ REC_EXPORT int socket(int domain, int type, int protocol)
 		c = rec_chan_new(ip_sock_chan_type(domain, type));
 	}
 	if (c) {
+		c->unix_dgram = domain == AF_UNIX && (type & 0xf) == SOCK_DGRAM;
+		c->dgram_known = 1;
 		rec_fd_bind(r, c);
 		memset(&ep, 0, sizeof(ep));
 		ep.type = c->type;
@@ -1203,6 +1210,65 @@ static uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
 	return h;
 }
 
+/* A datagram sent on a UDP or Unix datagram socket: what the analyzer needs to find the
+ * receive that took it (schemas/trace-format.md, "Datagrams"): aux[0] = the datagram's own
+ * hash (trace_hash of its bytes alone), aux[1] = bytes of destination address (sendto's,
+ * sendmsg's msg_name; none on a connected socket, whose CONNECT event names the peer),
+ * aux[2] = bytes of local address, given once per UDP socket, at the first send after it
+ * has a port (a first sendto binds it implicitly: one getsockname then, none afterwards;
+ * a Unix socket's path is its BIND's).  Both addresses follow each other in the data,
+ * written into `out` (room for two). */
+static void dgram_out(int fd, struct rec_chan *c, const struct bytes *b, size_t n,
+                      struct trace_event *ev, uint8_t *out)
+{
+	size_t dl = 0, ll = 0;
+
+	if (b->addr && b->addrlen >= sizeof(sa_family_t)) {
+		dl = b->addrlen < sizeof(struct sockaddr_un) ? b->addrlen : sizeof(struct sockaddr_un);
+		memcpy(out, b->addr, dl);
+	}
+	if (!c->local_port && !c->unix_dgram) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int port;
+
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+		    (port = addr_port((const uint8_t *)&ss, len)) > 0) {
+			c->local_port = (uint16_t)port;
+			ll = len < sizeof(struct sockaddr_in6) ? len : sizeof(struct sockaddr_in6);
+			memcpy(out + dl, &ss, ll);
+		}
+	}
+	ev->naux = 3;
+	ev->aux[0] = hash_bytes(0, b, n);
+	ev->aux[1] = (int64_t)dl;
+	ev->aux[2] = (int64_t)ll;
+	ev->data = dl + ll ? out : NULL;
+	ev->data_len = (uint32_t)(dl + ll);
+}
+
+/* A UDP or Unix datagram socket (c is of type UDP or other).  A Unix socket that came
+ * through exec (its channel rebuilt from ENCORE_RECORD, which does not say) is looked at
+ * once, at its first send. */
+static int is_dgram(int fd, struct rec_chan *c)
+{
+	if (c->type == TRACE_CHAN_UDP)
+		return 1;
+	if (!c->dgram_known) {
+		int dom = 0, type = 0;
+		socklen_t l = sizeof(int);
+
+		c->dgram_known = 1;
+		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
+		    dom == AF_UNIX) {
+			l = sizeof(int);
+			c->unix_dgram = syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 &&
+			                type == SOCK_DGRAM;
+		}
+	}
+	return c->unix_dgram;
+}
+
 /* Log one call that moved bytes.  dir REC_OUT or REC_IN; r and e are the real call's
  * result and errno; `asked` the bytes requested.
  *
@@ -1216,6 +1282,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	struct trace_event ev;
 	struct rec_chan *c;
 	size_t n;
+	uint8_t dgram_addrs[2 * sizeof(struct sockaddr_un)];
 	int32_t v = rec.fd[fd]; /* the caller checked 0 <= fd < REC_FD_MAX */
 	int random = 0;
 
@@ -1281,6 +1348,9 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 		if (!(ev.data = input_data(b, 0, &ev)))
 			ev.data_len = 0;
 	}
+	if (__builtin_expect(c->type >= TRACE_CHAN_UDP, 0) && dir == REC_OUT && r >= 0 &&
+	    is_dgram(fd, c))
+		dgram_out(fd, c, b, n, &ev, dgram_addrs);
 	if (n && !(flags & MSG_PEEK)) {
 		c->bytes[dir] += n;
 		c->hash[dir] = hash_bytes(c->hash[dir], b, n);
@@ -1332,6 +1402,13 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	                .addrlen_out = NULL, .msg = NULL }
 #define IOV(v, c) { .buf = NULL, .iov = (v), .iovcnt = (c), .addr = NULL, .addrlen = 0, \
 	                  .addrlen_out = NULL, .msg = NULL }
+/* sendto, sendmsg: the destination address (for datagrams, dgram_out). */
+#define BUF_TO(p, ad, al) { .buf = (p), .iov = NULL, .iovcnt = 0, .addr = (ad), \
+	                      .addrlen = (ad) ? (al) : 0, .addrlen_out = NULL, .msg = NULL }
+#define MSG_TO(m) { .buf = NULL, .iov = msg_iov(m), .iovcnt = msg_iovcnt(m), \
+	            .addr = (m) && (m)->msg_name ? (m)->msg_name : NULL, \
+	            .addrlen = (m) && (m)->msg_name ? (m)->msg_namelen : 0, .addrlen_out = NULL, \
+	            .msg = NULL }
 /* recvfrom: the room for the address is read before the call (the kernel then writes the
  * address's real length there, which may be more than it copied). */
 #define BUF_FROM(p, ad, al, room) { .buf = (p), .iov = NULL, .iovcnt = 0, \
@@ -1363,10 +1440,9 @@ static size_t msg_len(const struct msghdr *m)
 #define REC_SHAPE_BYTES_OUT(nm, wh, call, fd, b, cnt, fl, realcall) \
 	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
 #define REC_SHAPE_BYTES_OUT_TO(nm, wh, call, fd, b, cnt, fl, ad, al, realcall) \
-	DATA_BODY(fd, REC_OUT, cnt, fl, BUF(b), call, realcall)
+	DATA_BODY(fd, REC_OUT, cnt, fl, BUF_TO(b, ad, al), call, realcall)
 #define REC_SHAPE_MSG_OUT(nm, wh, call, fd, m, fl, realcall) \
-	DATA_BODY_ANC(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, call, realcall, m, \
-	              IOV(msg_iov(m), msg_iovcnt(m)))
+	DATA_BODY_ANC(fd, REC_OUT, r >= 0 ? msg_len(m) : 0, fl, call, realcall, m, MSG_TO(m))
 #define REC_SHAPE_IOV_OUT(nm, wh, call, fd, v, vc, realcall) \
 	DATA_BODY(fd, REC_OUT, r >= 0 ? iov_len(v, vc) : 0, 0, IOV(v, vc), call, realcall)
 #define REC_SHAPE_BYTES_IN(nm, wh, call, fd, b, cnt, fl, realcall) \

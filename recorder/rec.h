@@ -74,7 +74,9 @@ struct rec_chan {
 	uint8_t undecided;    /* TCP accept from loopback: decide at the first data */
 	uint8_t dir;          /* pipes: 1 read end, 2 write end, 0 both ways */
 	uint16_t peer_port;   /* TCP: the peer's port, for the undecided case */
-	uint16_t local_port;  /* TCP: our port */
+	uint16_t local_port;  /* TCP: our port; UDP: our port once a send logged it (chan.c) */
+	uint8_t unix_dgram;   /* a Unix datagram socket: its sends log as UDP's do (chan.c) */
+	uint8_t dgram_known;  /* unix_dgram is decided (at socket(), else at the first send) */
 	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN */
 	uint32_t nfds;        /* descriptors of this process referring to it */
 	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */

@@ -93,6 +93,16 @@ static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid
 	rep_proto_send(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
 }
 
+/* REP_MSG_DGRAM: matched datagrams are receives of the model with their send as source
+ * (analyzer/dgram.c). */
+static int dgram_recorded(struct rep *r, struct gd_proc *p, uint64_t k)
+{
+	struct ana_event ev;
+
+	return p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, k, &ev) == 0 &&
+	       ev.kind == TRACE_EV_RECV && ev.src_proc != ANA_NO_PROC;
+}
+
 static void on_connected(struct rep *r, struct gd_proc *p, int port)
 {
 	if (port && p->nports < sizeof(p->ports) / sizeof(p->ports[0]))
@@ -239,6 +249,10 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		break;
 	case REP_MSG_ACCEPTED:
 		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
+		break;
+	case REP_MSG_DGRAM:
+		rep_proto_send(p->conn, dgram_recorded(r, p, (uint64_t)m.a) ? REP_MSG_GO : REP_MSG_STOP,
+		               0, 0, 0, NULL);
 		break;
 	case REP_MSG_HALTED:
 		on_halted_msg(r, p, &m);

@@ -642,6 +642,22 @@ int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port)
 	return m.type == REP_MSG_GO;
 }
 
+int lc_dgram_recorded(uint64_t k)
+{
+	struct rep_msg m;
+
+	if (lc.ctl < 0)
+		return 0;
+	lc_depth++;
+	if (ctl_send(REP_MSG_DGRAM, (int64_t)k, 0, NULL) != 0)
+		syscall(SYS_exit_group, 111);
+	do
+		ctl_recv(&m);
+	while (m.type != REP_MSG_GO && m.type != REP_MSG_STOP);
+	lc_depth--;
+	return m.type == REP_MSG_GO;
+}
+
 void lc_request(uint64_t k)
 {
 	struct rep_msg m;

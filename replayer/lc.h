@@ -205,6 +205,9 @@ LC_HIDDEN void lc_counters(int64_t c[4], int set);
 LC_HIDDEN void lc_terms_text(char *out, size_t cap);
 /* Before receive event k from a recorded peer: ask the GD (REQ) and obey its answer. */
 LC_HIDDEN void lc_request(uint64_t k);
+/* Ask the GD whether receive event k is a datagram the analyzer matched to a recorded send
+ * (lc_chan.c waits for it on the socket then): 1 yes, 0 no. */
+LC_HIDDEN int lc_dgram_recorded(uint64_t k);
 /* While waiting for bytes: a message from the GD is there; 1 when it says STOP (a halt
  * marker: halt now, nothing of the receive was done). */
 LC_HIDDEN int lc_ctl_stop(void);

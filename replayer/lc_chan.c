@@ -261,6 +261,153 @@ static size_t input_extra(const struct lc_ev *ev, struct msghdr *name, struct ms
 	return n;
 }
 
+/* --- datagrams (replayer/README.md, "Datagrams") ------------------------------------------ */
+
+/* A datagram socket: UDP (IPv4, IPv6) or Unix. */
+static int is_dgram(int fd)
+{
+	int type = 0, dom = 0;
+	socklen_t l = sizeof(int);
+
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0 || type != SOCK_DGRAM)
+		return 0;
+	l = sizeof(int);
+	return syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
+	       (dom == AF_INET || dom == AF_INET6 || dom == AF_UNIX);
+}
+
+/* Datagrams that came before their turn (received in another order when recorded): the
+ * later receive event each belongs to.  Only their identity is kept: the bytes the process
+ * gets are the trace's. */
+#define LC_DGQ_MAX 64
+static struct {
+	uint32_t chan;
+	uint64_t k;
+} dgq[LC_DGQ_MAX];
+static size_t ndgq;
+static long dgq_pid; /* the process they were held by: a forked child starts with none */
+static uint8_t dgbuf[1 << 18]; /* above the largest Unix datagram Linux sends by default */
+
+/* Is the datagram of `len` bytes (the first `have` in dgbuf) the one receive event e took? */
+static int dgram_is(const struct lc_ev *e, size_t len, size_t have)
+{
+	size_t n = e->data_len;
+
+	if (e->naux >= 2 && e->aux[0] >= 0 && e->aux[1] >= 0 &&
+	    (uint64_t)e->aux[0] + (uint64_t)e->aux[1] <= e->data_len)
+		n = e->data_len - (size_t)e->aux[0] - (size_t)e->aux[1];
+	if (e->result < 0 || len < n || have < n)
+		return 0;
+	/* the whole datagram (MSG_TRUNC: the result is its length); or, cut to the room when
+	 * recorded (the room filled), at least as long */
+	if (len != (size_t)e->result && !(len > n && (size_t)e->result == n && e->len == n))
+		return 0;
+	return trace_hash(0, dgbuf, n) == trace_hash(0, lc.data + e->data_off, n);
+}
+
+/* Receive event lc.pos + 1 (ev, on datagram socket fd) is a datagram a recorded process sent: wait
+ * for it on the socket before giving its recorded bytes, so that it is received after its
+ * replayed send, as when recorded.  Datagrams ahead of it are those a later receive took
+ * (kept in dgq for it) or ones the recording never received (lost then: dropped now).  A
+ * peek leaves the datagram there. */
+static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
+{
+	uint64_t k = lc.pos + 1;
+
+	if (ndgq && dgq_pid != syscall(SYS_getpid))
+		ndgq = 0;
+	for (size_t i = 0; i < ndgq; i++) {
+		const struct lc_ev *q = &lc.ev[dgq[i].k - 1 - lc.base];
+
+		if (dgq[i].chan != ev->channel)
+			continue;
+		/* its own, or for a peek the one the read after it takes (the same bytes) */
+		if (dgq[i].k == k ||
+		    (peek && q->data_len == ev->data_len && q->result == ev->result &&
+		     memcmp(lc.data + q->data_off, lc.data + ev->data_off, ev->data_len) == 0)) {
+			if (!peek)
+				dgq[i] = dgq[--ndgq];
+			return;
+		}
+	}
+	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, ev->result > 0 ? (uint64_t)ev->result : 0);
+	for (;;) {
+		long r = syscall(SYS_recvfrom, fd, dgbuf, sizeof(dgbuf),
+		                 MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT, NULL, NULL);
+		size_t have;
+
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (lc.online)
+					wait_in(fd, 0);
+				else
+					wait_fd(fd, POLLIN);
+			} else if (errno != EINTR && errno != ECONNREFUSED) {
+				lc_diverge("receive on channel %u (fd %d) failed: %s (the recorded call "
+				           "got a datagram of %lld bytes)", ev->channel, fd,
+				           strerror(errno), (long long)ev->result);
+			}
+			/* EINTR, or an ICMP error of an earlier send (ECONNREFUSED): read on */
+			continue;
+		}
+		have = (size_t)r < sizeof(dgbuf) ? (size_t)r : sizeof(dgbuf);
+		if (dgram_is(ev, (size_t)r, have)) {
+			if (!peek)
+				syscall(SYS_recvfrom, fd, dgbuf, 1, MSG_DONTWAIT, NULL, NULL);
+			break;
+		}
+		/* not this one: a later receive's (reordered), else lost when recorded */
+		for (uint64_t j = k + 1; j <= lc.nev && j < k + 256 && ndgq < LC_DGQ_MAX; j++) {
+			const struct lc_ev *e = &lc.ev[j - 1 - lc.base];
+			int queued = 0;
+
+			if (e->kind != TRACE_EV_INPUT || e->channel != ev->channel ||
+			    (e->flags & TRACE_FL_PEEK) || !dgram_is(e, (size_t)r, have))
+				continue;
+			for (size_t i = 0; i < ndgq; i++)
+				queued |= dgq[i].k == j && dgq[i].chan == ev->channel;
+			if (!queued) {
+				dgq_pid = syscall(SYS_getpid);
+				dgq[ndgq].chan = ev->channel;
+				dgq[ndgq++].k = j;
+				break;
+			}
+		}
+		syscall(SYS_recvfrom, fd, dgbuf, 1, MSG_DONTWAIT, NULL, NULL);
+		lc.slot->progress++;
+	}
+	lc_wait_state(0, -1, 0, 0);
+}
+
+static int sa_port(const void *sa, size_t len);
+
+/* A datagram send that logged the local address its socket got (the implicit bind of a
+ * first sendto, recorder/chan.c): bind the socket to that port again, so that the replies
+ * the peers send to the recorded address reach it. */
+static void dgram_pin(const struct lc_ev *ev, int fd)
+{
+	struct sockaddr_storage ss, rec;
+	socklen_t sl = sizeof(ss);
+	size_t dl, ll;
+	int one = 1, port;
+
+	if (ev->naux < 3 || ev->aux[1] < 0 || ev->aux[2] <= 0 ||
+	    (uint64_t)ev->aux[1] + (uint64_t)ev->aux[2] > ev->data_len)
+		return;
+	dl = (size_t)ev->aux[1];
+	ll = (size_t)ev->aux[2];
+	if (ll > sizeof(rec) || getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+	    sa_port(&ss, sl) != 0)
+		return;
+	memcpy(&rec, lc.data + ev->data_off + dl, ll);
+	if (!(port = sa_port(&rec, ll)) || rec.ss_family != ss.ss_family)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (IP_REAL(bind)(fd, (struct sockaddr *)&rec, (socklen_t)ll) != 0)
+		lc_diverge("datagram socket (fd %d): the recorded port %d is taken (%s): free it and "
+		           "replay again", fd, port, strerror(errno));
+}
+
 /* The result flags of a replayed recvmsg: the recorded ones. */
 static int in_flags(const struct lc_ev *ev)
 {
@@ -314,6 +461,11 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		if (n > have)
 			lc_diverge("input on channel %u: the trace holds %zu of its %zu bytes",
 			           ev->channel, have, n);
+		if (ev->result >= 0 && is_dgram(fd) && lc_dgram_recorded(lc.pos + 1)) {
+			if (lc.online)
+				lc_request(lc.pos + 1);
+			dgram_wait(ev, fd, flags & MSG_PEEK);
+		}
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
 		if (n && ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external == 2)
@@ -449,6 +601,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		           "%zu", ev->channel, fd, want, lc_iov_total(iov, cnt));
 	if (lc.online && want > 0)
 		lc_request(lc.pos + 1); /* a write into a full pipe waits for the reader's room */
+	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_dgram(fd))
+		dgram_pin(ev, fd);
 	flags &= ~MSG_DONTWAIT;
 	while (got < want) {
 		int n = lc_iov_window(iov, cnt, got, want - got, win);
@@ -498,6 +652,9 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
 			break; /* the reader is gone: it never read these bytes (a receive of them
 			          would have waited for them), so there is nobody to give them to */
+		if (r < 0 && errno == ECONNREFUSED && sock && is_dgram(fd))
+			break; /* an earlier datagram's ICMP error: nobody there now, as a peer
+			          outside the session may not be */
 		lc_diverge("send on channel %u (fd %d) failed: %s (the recorded call moved %zu bytes)",
 		           ev->channel, fd, r < 0 ? strerror(errno) : "no progress", want);
 	}
@@ -910,6 +1067,31 @@ LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t
 	return 0;
 }
 
+/* The connect of a datagram socket (UDP, Unix): made for real, from the recorded local port
+ * (the connect's endpoint), so that its datagrams travel as when recorded (its receives
+ * from a recorded peer wait for them, dgram_wait); datagrams to a peer outside the session
+ * go out too, as a sendto's always do.  Returns -1 when it cannot be made now (no route, no
+ * such path): then, as for a peer outside the session, what the process sends goes
+ * nowhere. */
+static int dgram_connect(int fd, const struct lc_ev *ev, const struct sockaddr *addr,
+                         socklen_t len)
+{
+	struct trace_endpoint ep;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int one = 1;
+
+	if (ev->data_len && trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) == 0 &&
+	    sa_port(ep.local, ep.local_len) && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    sa_port(&ss, sl) == 0 && ep.local_len <= sizeof(ss)) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (IP_REAL(bind)(fd, (const struct sockaddr *)(const void *)ep.local, ep.local_len) != 0)
+			lc_diverge("datagram socket (fd %d): the recorded port %d is taken (%s): free it "
+			           "and replay again", fd, sa_port(ep.local, ep.local_len), strerror(errno));
+	}
+	return IP_REAL(connect)(fd, addr, len) == 0 ? 0 : -1;
+}
+
 /* The peer may not listen yet: in the recorded run it did.  Retry with a growing pause
  * (the status board says we wait to connect; the GD reports it if that lasts).  An attempt
  * that failed when recorded does not reach the network, whoever listens now. */
@@ -934,6 +1116,11 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		conn_failed[ev->channel] = 1;
 		lc_chan[ev->channel].external = 2;
 		LC_RECORDED_FAILURE(ev);
+	}
+	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external && ev->result == 0 &&
+	    is_dgram(fd) && dgram_connect(fd, ev, addr, len) == 0) {
+		lc_commit();
+		return 0;
 	}
 	if (ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external) {
 		/* The peer is outside the session (its bytes are INPUT in the trace): it need not

@@ -53,6 +53,9 @@ enum rep_msg_type {
 	REP_MSG_ACCEPTED = 7, /* is this the recorded peer of accept event a?  b = the peer's pid
 	                         (SO_PEERCRED, Unix sockets; 0 else), flags = its TCP port (0 for
 	                         none); answered GO (yes) or STOP (no: keep it for later) */
+	REP_MSG_DGRAM = 14,   /* is receive event a a datagram from a recorded process (the
+	                         analyzer matched it to a send)?  answered GO (yes: wait for it on
+	                         the socket) or STOP (no: outside input, given from the trace) */
 	/* GD -> LC */
 	REP_MSG_CONFIG = 16,  /* a = slot, b = target (offline) or floor (online), flags =
 	                         REP_CF_*, text = the process's simple predicate or "" */

@@ -272,6 +272,8 @@ START_TEST(socket_channel_types)
 	ck_assert_uint_eq(ip_sock_chan_type(AF_INET, SOCK_RAW), TRACE_CHAN_OTHER);
 	ck_assert_uint_eq(ip_sock_chan_type(AF_UNIX, SOCK_STREAM), TRACE_CHAN_UNIX);
 	ck_assert_uint_eq(ip_sock_chan_type(AF_UNIX, SOCK_DGRAM), TRACE_CHAN_OTHER);
+	ck_assert_uint_eq(ip_sock_chan_type(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC),
+	                  TRACE_CHAN_UNIX);
 	ck_assert_uint_eq(ip_sock_chan_type(AF_NETLINK, SOCK_RAW), TRACE_CHAN_OTHER);
 }
 END_TEST
