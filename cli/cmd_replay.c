@@ -81,6 +81,20 @@ static void usage(FILE *out)
 	        "                        write into it.  Replay runs the recorded commands with\n"
 	        "                        your privileges, so by default such a session is\n"
 	        "                        refused (docs/security.md)\n"
+	        "    --no-isolate        let the replayed programs write to this machine's files.\n"
+	        "                        By default they run in a mount namespace of their own\n"
+	        "                        where every writable file system is covered by an\n"
+	        "                        overlay: what they create, write or delete goes to a\n"
+	        "                        scratch area, discarded at the end.  Where the kernel\n"
+	        "                        allows no namespace (no unprivileged user namespaces)\n"
+	        "                        the replay is refused, saying why, unless this is given\n"
+	        "    --keep-scratch DIR  keep the scratch area in DIR (new or empty): for each\n"
+	        "                        recorded host, host-ID/fs/NAME/upper holds what the\n"
+	        "                        replay wrote under the file system NAME (a deleted file\n"
+	        "                        is a character device 0/0 there)\n"
+	        "    --no-pack           ignore DIR/pack (encore pack): use this machine's files.\n"
+	        "                        By default a packed session's processes see every packed\n"
+	        "                        file at its recorded path, read-only, each host its own\n"
 	        "    -q, --quiet         no summary line\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
@@ -89,7 +103,9 @@ static void usage(FILE *out)
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
 	        "                        replay, in a directory of mode 0700 created without\n"
-	        "                        following symbolic links; removed when it ends\n\n"
+	        "                        following symbolic links; removed when it ends; its\n"
+	        "                        scratch/ holds what an isolated replay writes\n"
+	        "    DIR/pack/manifest   the packed files (schemas/pack.md)\n\n"
 	        "EXIT STATUS\n"
 	        "    0 replayed to the end, or halted; 1 divergence, refusal, stall or a replay\n"
 	        "    that ended early; 2 usage error; 130 SIGINT (Ctrl-C), 143 SIGTERM, 129\n"
@@ -318,6 +334,9 @@ struct replay_args {
 	const char *steps[64];
 	size_t nsteps, stepped;
 	double stall;
+	/* isolation and packed files (replayer/README.md) */
+	int no_isolate, no_pack;
+	const char *keep_scratch;
 };
 
 /* Parse the options into *a: -1 to go on, else the exit status. */
@@ -334,6 +353,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "trust", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* isolation and packed files */
+		{ "no-isolate", no_argument, NULL, 'I' },
+		{ "keep-scratch", required_argument, NULL, 'K' },
+		{ "no-pack", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -365,6 +388,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'U': a->trust = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
+		case 'I': a->no_isolate = 1; break;
+		case 'K': a->keep_scratch = optarg; break;
+		case 'P': a->no_pack = 1; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -375,6 +401,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	a->dir = argv[optind];
 	if (a->stop && a->cutfile) {
 		cli_error("replay", "--stop and --cut both say where to halt: give one");
+		return CLI_USAGE;
+	}
+	if (a->no_isolate && a->keep_scratch) {
+		cli_error("replay", "--keep-scratch keeps what an isolated replay wrote: drop "
+		          "--no-isolate");
 		return CLI_USAGE;
 	}
 	if (!a->then)
@@ -620,6 +651,9 @@ int cmd_replay(int argc, char **argv)
 	ro.interrupted = &interrupted;
 	/* --json: stdout carries the report alone; the programs write to our stderr */
 	ro.roots_stdout = a.json ? STDERR_FILENO : 0;
+	ro.no_isolate = a.no_isolate;
+	ro.keep_scratch = a.keep_scratch;
+	ro.no_pack = a.no_pack;
 	memset(&d, 0, sizeof(d));
 	if (rep_open(a.dir, &ro, &r, &d) != 0) {
 		cli_diag("replay", &d);
@@ -634,7 +668,16 @@ int cmd_replay(int argc, char **argv)
 			cli_diag("replay", &d);
 			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
 		} else {
+			if (!a.quiet && rep_packed_files(r))
+				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
+				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),
+				        rep_packed_files(r) == 1 ? "" : "s",
+				        rep_packed_files(r) == 1 ? "its" : "their",
+				        rep_packed_files(r) == 1 ? "" : "s");
 			ret = run(r, &a);
+			if (a.keep_scratch && rep_scratch(r))
+				fprintf(stderr, "encore replay: what the replay wrote is kept in %s "
+				        "(host-ID/fs/NAME/upper)\n", rep_scratch(r));
 		}
 	}
 	rep_close(r); /* ends whatever still runs, reaps everything */
