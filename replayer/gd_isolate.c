@@ -1104,6 +1104,8 @@ static void drop_workdirs(int root)
 	DIR *hosts = fdopendir(dup(root));
 	struct dirent *h;
 
+	if (hosts)
+		rewinddir(hosts); /* the offset is shared with root's, read through before */
 	while (hosts && (h = readdir(hosts)) != NULL) {
 		char fs[600];
 		DIR *units;
