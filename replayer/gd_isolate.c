@@ -65,6 +65,7 @@ struct gd_iso {
 	int keep;                /* --keep-scratch: left in place */
 	int made;                /* the scratch root is ours to remove */
 	int userns;              /* the namespaces include a user namespace */
+	char gaps[1024];         /* rep_isolation_gaps */
 };
 
 /* What the helper tells the GD once its namespace is ready (or not). */
@@ -73,6 +74,7 @@ struct iso_reply {
 	int status;
 	int userns;
 	char msg[1024];
+	char gaps[1024];         /* directories whose own entries are not covered (split) */
 };
 
 static struct gd_iso *iso_get(struct rep *r)
@@ -276,6 +278,7 @@ struct ctx {
 	int isolate;
 	int userns;
 	char *msg;               /* the reply's message */
+	char *gaps;              /* the reply's gaps */
 	struct mnt *m;
 	size_t nm;
 };
@@ -678,13 +681,111 @@ static int mount_pack(struct ctx *c)
 	return 0;
 }
 
+static void rm_tree(int dfd, const char *name, int depth);
+
+/* Can the scratch area hold an overlay's upper layer?  A trial overlay inside it. */
+static int probe(struct ctx *c)
+{
+	static const char *const sub[] = { "probe", "probe/l", "probe/u", "probe/w", "probe/m" };
+	char opts[512], target[128];
+	int rc, e;
+
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+		if (mkdirat(c->hostfd, sub[i], 0700) != 0 && errno != EEXIST)
+			return -1;
+	snprintf(opts, sizeof(opts), "lowerdir=/proc/self/fd/%d/probe/l,upperdir=/proc/self/fd/%d/"
+	         "probe/u,workdir=/proc/self/fd/%d/probe/w%s", c->hostfd, c->hostfd, c->hostfd,
+	         c->userns ? ",userxattr" : "");
+	snprintf(target, sizeof(target), "/proc/self/fd/%d/probe/m", c->hostfd);
+	rc = mount("overlay", target, "overlay", 0, opts);
+	e = errno;
+	if (rc == 0)
+		umount2(target, MNT_DETACH);
+	rm_tree(c->hostfd, "probe", 0);
+	errno = e;
+	return rc;
+}
+
+static int is_mount_point(const struct ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->nm; i++)
+		if (strcmp(c->m[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* In a user namespace, overlayfs refuses a lower directory with mounts below it (they are
+ * locked: an overlay would show what they hide).  Its subdirectories are covered one by one
+ * instead, down to the mounts; the files directly in the directories split so are not
+ * (rep_isolation_gaps). */
+static int split(struct ctx *c, const char *path, int fd, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	size_t gl = strlen(c->gaps);
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0; /* unreadable: nothing the program could write there either */
+	}
+	if (gl + strlen(path) + 3 < sizeof(((struct iso_reply *)0)->gaps))
+		snprintf(c->gaps + gl, sizeof(((struct iso_reply *)0)->gaps) - gl, "%s%s",
+		         gl ? ", " : "", path);
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		struct mnt sub;
+		struct stat st;
+		char name[1024];
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		memset(&sub, 0, sizeof(sub));
+		snprintf(sub.path, sizeof(sub.path), "%s/%s", strcmp(path, "/") ? path : "",
+		         e->d_name);
+		if (is_mount_point(c, sub.path))
+			continue;
+		if ((sub.fd = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		                     O_CLOEXEC)) < 0)
+			continue;
+		unit_name(sub.path, name, sizeof(name));
+		if (overlay(c, &sub, name) != 0) {
+			if (errno == EINVAL && depth < 32) {
+				rc = split(c, sub.path, sub.fd, depth + 1);
+			} else {
+				say(c, "overlayfs refused to cover %s (%s)", sub.path, strerror(errno));
+				rc = -1;
+			}
+		}
+		close(sub.fd);
+	}
+	closedir(d);
+	return rc;
+}
+
 static int host_mounts(struct ctx *c)
 {
 	char ctl[4200];
-	int tried_tmpfs = 0, mounted = 0;
 
 	if (list_mounts(c) != 0)
 		return -1;
+	/* the upper layers go to the scratch area, or, where overlayfs will not have them there
+	 * (an overlay, a file system without the xattrs it needs), to a tmpfs (in memory) */
+	if (c->isolate && probe(c) != 0) {
+		int e = errno;
+
+		if (c->r->iso->keep) {
+			say(c, "overlayfs refuses the --keep-scratch directory as an upper layer (%s): "
+			    "name one on ext4, xfs, btrfs or tmpfs", strerror(e));
+			return -1;
+		}
+		if (scratch_on_tmpfs(c) != 0 || probe(c) != 0) {
+			say(c, "overlayfs refused a trial mount (%s)", strerror(errno));
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < c->nm; i++) {
 		struct mnt *m = &c->m[i];
 		char name[1024], src[64];
@@ -692,22 +793,15 @@ static int host_mounts(struct ctx *c)
 
 		unit_name(m->path, name, sizeof(name));
 		if (m->unit == 1) {
-			while (overlay(c, m, name) != 0) {
-				int e = errno;
-
-				/* the first overlay says whether the scratch area can hold upper layers */
-				if (!mounted && !tried_tmpfs && !c->r->iso->keep) {
-					tried_tmpfs = 1;
-					if (scratch_on_tmpfs(c) == 0)
-						continue;
-				}
-				say(c, "overlayfs refused to cover %s (%s)%s", m->path, strerror(e),
-				    c->r->iso->keep ? ": the --keep-scratch directory must be on a file "
-				    "system overlayfs takes as an upper layer (ext4, xfs, btrfs, tmpfs)" : "");
-				return -1;
+			if (overlay(c, m, name) == 0)
+				continue;
+			if (errno == EINVAL && c->userns) {
+				if (split(c, m->path, m->fd, 0) != 0)
+					return -1;
+				continue;
 			}
-			mounted = 1;
-			continue;
+			say(c, "overlayfs refused to cover %s (%s)", m->path, strerror(errno));
+			return -1;
 		}
 		if (m->unit == 2) {
 			if (cover_file(c, m, name) != 0)
@@ -795,6 +889,7 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	c.hostfd = hostfd;
 	c.isolate = !r->opt.no_isolate;
 	c.msg = rp.msg;
+	c.gaps = rp.gaps;
 	c.m = calloc(ISO_MOUNTS_MAX, sizeof(*c.m));
 	/* as root a mount namespace is enough (a user namespace would take root's powers over
 	 * the machine away from the replayed programs); otherwise a user namespace too */
@@ -973,6 +1068,8 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 		char path[64];
 
 		iso->userns = rp.userns;
+		if (rp.gaps[0] && !iso->gaps[0])
+			snprintf(iso->gaps, sizeof(iso->gaps), "%s", rp.gaps);
 		if (rp.userns) {
 			snprintf(path, sizeof(path), "/proc/%ld/ns/user", (long)pid);
 			h->userns = open(path, O_RDONLY | O_CLOEXEC);
@@ -1061,6 +1158,11 @@ int rep__iso_enter(const struct rep *r, const struct gd_proc *p)
 		return 0;
 	}
 	return 0;
+}
+
+const char *rep_isolation_gaps(const struct rep *r)
+{
+	return r->iso && r->iso->gaps[0] && !r->opt.no_isolate ? r->iso->gaps : NULL;
 }
 
 const char *rep_scratch(const struct rep *r)
