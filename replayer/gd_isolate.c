@@ -476,6 +476,23 @@ static int list_mounts(struct ctx *c)
 		}
 		closedir(d);
 	}
+	/* in a user namespace overlayfs cannot copy up a directory of another user's (root's
+	 * /var): writable directories of theirs that programs commonly write in are covered as
+	 * units of their own, so that nothing needs copying up above them */
+	if (c->isolate && c->userns) {
+		static const char *const shared[] = { "/var/tmp", "/var/lock" };
+
+		for (size_t k = 0; k < sizeof(shared) / sizeof(shared[0]); k++) {
+			struct stat st;
+			int mounted = 0;
+
+			for (size_t i = 0; i < n && !mounted; i++)
+				mounted = pts[i].mp && strcmp(pts[i].mp, shared[k]) == 0;
+			if (!mounted && lstat(shared[k], &st) == 0 && S_ISDIR(st.st_mode) &&
+			    add_mnt(c, shared[k], 1) != 0)
+				break;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		free(pts[i].mp);
 		free(pts[i].type);

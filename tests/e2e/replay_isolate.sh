@@ -81,6 +81,11 @@ if [ "${2:-}" = --as-user ]; then
     user="setpriv --reuid=65534 --regid=65534 --clear-groups"
     $user true 2> /dev/null || { echo "SKIP: cannot run as uid 65534"; exit 77; }
     $user test -x "$encore" || { echo "SKIP: uid 65534 cannot run $encore"; exit 77; }
+    # in a user namespace overlayfs cannot copy up a directory of root's (the build tree's
+    # parents): the work directory goes where users write, /tmp (replayer/README.md)
+    rm -rf "$tmp"
+    tmp=$(mktemp -d /tmp/replay_isolate.XXXXXX)
+    chmod 755 "$tmp"
     chown 65534:65534 "$tmp"
     owner=65534:65534
     # shellcheck disable=SC2086
