@@ -281,7 +281,30 @@ struct ctx {
 	char *gaps;              /* the reply's gaps */
 	struct mnt *m;
 	size_t nm;
+	char **cov;              /* the directories an overlay covers */
+	size_t ncov;
 };
+
+static int under(const char *path, const char *dir);
+
+static void covered(struct ctx *c, const char *path)
+{
+	char **n = realloc(c->cov, (c->ncov + 1) * sizeof(*c->cov));
+
+	if (n && (n[c->ncov] = strdup(path)) != NULL)
+		c->ncov++;
+	if (n)
+		c->cov = n;
+}
+
+/* Is path below a covered directory (so that what is made there goes to the scratch area)? */
+static int in_overlay(const struct ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->ncov; i++)
+		if (under(path, c->cov[i]) && strcmp(path, c->cov[i]) != 0)
+			return 1;
+	return 0;
+}
 
 static void say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct ctx *c, const char *fmt, ...)
@@ -592,7 +615,10 @@ static int overlay(struct ctx *c, struct mnt *m, const char *name)
 	         "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/fs/%s/upper,"
 	         "workdir=/proc/self/fd/%d/fs/%s/work%s", m->fd, c->hostfd, name, c->hostfd, name,
 	         c->userns ? ",userxattr" : "");
-	return mount("overlay", m->path, "overlay", 0, opts);
+	if (mount("overlay", m->path, "overlay", 0, opts) != 0)
+		return -1;
+	covered(c, m->path);
+	return 0;
 }
 
 /* The scratch area on a tmpfs of this namespace, for a file system overlayfs will not take as
@@ -671,6 +697,14 @@ static int mount_pack(struct ctx *c)
 		if (!have || S_ISLNK(st.st_mode)) {
 			int fd;
 
+			/* made only where it goes to the scratch area, never on the real file system */
+			if (!in_overlay(c, e->path)) {
+				say(c, "the packed %s %s here and no overlay covers its directory%s",
+				    e->path, have ? "is a symbolic link" : "does not exist",
+				    c->isolate ? "" : " (without --no-isolate the replay makes it in its "
+				    "scratch area)");
+				return -1;
+			}
 			if (have)
 				unlink(e->path);
 			snprintf(dir, sizeof(dir), "%s", e->path);
@@ -682,9 +716,8 @@ static int mount_pack(struct ctx *c)
 			}
 			fd = open(e->path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (fd < 0) {
-				say(c, "cannot make a mount point for the packed %s: %s%s", e->path,
-				    strerror(errno), c->isolate ? "" : " (without --no-isolate the replay "
-				    "makes it in its scratch area)");
+				say(c, "cannot make a mount point for the packed %s: %s", e->path,
+				    strerror(errno));
 				return -1;
 			}
 			close(fd);
