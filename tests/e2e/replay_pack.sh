@@ -81,6 +81,16 @@ single)
     grep -q "the executable changed since the recording" "$tmp/err" ||
         { echo "FAIL: --no-pack with another binary:"; cat "$tmp/err"; exit 1; }
     echo "ok: another binary and configuration at the recorded paths: the packed ones replay"
+    # a damaged manifest line is refused before anything runs, naming the line
+    cp "$tmp/s/pack/manifest" "$tmp/manifest.good"
+    printf 'x\texe\tnot-a-hash\t755\t1\t/bin/true\n' >> "$tmp/s/pack/manifest"
+    if "$encore" replay "$tmp/s" > /dev/null 2> "$tmp/err"; then
+        echo "FAIL: a damaged manifest was used"; exit 1
+    fi
+    grep -q "line 5 of the pack's manifest is damaged" "$tmp/err" ||
+        { echo "FAIL: damaged manifest:"; cat "$tmp/err"; exit 1; }
+    cp "$tmp/manifest.good" "$tmp/s/pack/manifest"
+    echo "ok: a damaged manifest is refused, naming its line"
     ;;
 hosts)
     # two hosts: two machine ids, each recorded where /etc/machine-id says so
