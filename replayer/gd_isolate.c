@@ -297,11 +297,21 @@ static void covered(struct ctx *c, const char *path)
 		c->cov = n;
 }
 
-/* Is path below a covered directory (so that what is made there goes to the scratch area)? */
+/* Is path below a covered directory (so that what is made there goes to the scratch area)?
+ * Asked of its nearest existing directory with the links in its path resolved (/lib64 may
+ * be a link to /usr/lib64). */
 static int in_overlay(const struct ctx *c, const char *path)
 {
+	char dir[4096], real[4096], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	do {
+		if (!(slash = strrchr(dir, '/')))
+			return 0;
+		*slash = '\0';
+	} while (!realpath(dir[0] ? dir : "/", real));
 	for (size_t i = 0; i < c->ncov; i++)
-		if (under(path, c->cov[i]) && strcmp(path, c->cov[i]) != 0)
+		if (under(real, c->cov[i]))
 			return 1;
 	return 0;
 }
@@ -659,6 +669,9 @@ static int mount_pack(struct ctx *c)
 
 		if (strcmp(e->host, c->host) != 0)
 			continue;
+		/* the kernel's files are this machine's: a pack has no business there */
+		if (under(e->path, "/proc") || under(e->path, "/sys") || under(e->path, "/dev"))
+			continue;
 		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", iso->objects_fd, e->sha);
 		if (e->mode & 0111) {
 			char name[96];
@@ -944,18 +957,13 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	/* as root a mount namespace is enough (a user namespace would take root's powers over
 	 * the machine away from the replayed programs); otherwise a user namespace too */
 	if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
-		int e0 = uid == 0 ? errno : 0;
-
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
 			int e = errno;
 
 			rp.status = ISO_NONS;
-			snprintf(rp.msg, sizeof(rp.msg), "%s%s%sunshare(CLONE_NEWUSER|CLONE_NEWNS): %s%s",
-			         e0 ? "unshare(CLONE_NEWNS): " : "", e0 ? strerror(e0) : "",
-			         e0 ? "; " : "", strerror(e),
-			         e == EPERM || e == ENOSPC ? ": unprivileged user namespaces are disabled "
-			         "here (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
-			         "or a seccomp policy)" : "");
+			snprintf(rp.msg, sizeof(rp.msg), "no user namespace: %s%s", strerror(e),
+			         e == EPERM || e == ENOSPC ? "; see sysctl user.max_user_namespaces, "
+			         "kernel.unprivileged_userns_clone" : "");
 			goto reply;
 		}
 		c.userns = rp.userns = 1;
@@ -1137,18 +1145,18 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 		;
 	if (rp.status == ISO_NONS && !r->opt.no_isolate) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "replay is not isolated: files the replayed "
-		              "programs create, write or delete would be changed for real (%s); pass "
-		              "--no-isolate to accept that", rp.msg);
+		              "programs write would be written for real (%.130s); pass --no-isolate "
+		              "to accept that", rp.msg);
 		return TRACE_EINVAL;
 	}
 	if (rp.status == ISO_NONS) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "this session is packed, and its packed files "
-		              "need a mount namespace (%s): replay it on a machine that allows one, or "
-		              "pass --no-pack to replay with this machine's files", rp.msg);
+		              "need a mount namespace (%.100s): replay where one is allowed, or pass "
+		              "--no-pack to replay with this machine's files", rp.msg);
 		return TRACE_EINVAL;
 	}
 	if (rp.status != ISO_OK) {
-		rep__diag_set(d, TRACE_EIO, NULL, "host %.32s: %s%s", h->id[0] ? h->id : "?", rp.msg,
+		rep__diag_set(d, TRACE_EIO, NULL, "host %.32s: %.160s%s", h->id[0] ? h->id : "?", rp.msg,
 		              r->opt.no_isolate ? "" : "; --no-isolate replays without isolation");
 		return TRACE_EIO;
 	}

@@ -6,7 +6,10 @@
 # output is the recorded one.  --keep-scratch keeps what the replay wrote (the new file's
 # bytes, a whiteout for the deleted one); --no-isolate writes for real.  Run as root, the
 # same again as an unprivileged user (a user namespace then) when setpriv can drop to one.
-# Usage: replay_isolate.sh ENCORE [--as-user]
+#   --refused: where no user namespace may be made (user.max_user_namespaces = 0, set in a
+#   user namespace of the test's own), an unprivileged replay is refused, saying why and that
+#   --no-isolate accepts it, and nothing was written; with --no-isolate it replays.
+# Usage: replay_isolate.sh ENCORE [--as-user | --refused]
 set -eu
 encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_isolate.XXXXXX")
@@ -73,6 +76,52 @@ run() { # run ENCORE-WRAPPER...: the whole check, with "$@" before encore
     echo "ok: --no-isolate wrote for real"
     rm -rf "$tmp/s"
 }
+
+refused() { # in a user namespace whose user.max_user_namespaces is 0, as uid 65534
+    echo 0 > /proc/sys/user/max_user_namespaces
+    user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    owner=65534:65534
+    chown "$owner" "$tmp"
+    restore
+    $user "$encore" record -q -o "$tmp/s" -- sh -c 'cd "$1" && echo created > new' sh "$tmp/w"
+    restore
+    snapshot > "$tmp/before"
+    if $user "$encore" replay "$tmp/s" > /dev/null 2> "$tmp/rep.err"; then
+        echo "FAIL: replayed although no namespace could be made"; exit 1
+    fi
+    grep -q "replay is not isolated: files the replayed programs write would be written for real (no user namespace: .*); pass --no-isolate to accept that" "$tmp/rep.err" ||
+        { echo "FAIL: the refusal does not say why:"; cat "$tmp/rep.err"; exit 1; }
+    snapshot > "$tmp/after"
+    cmp -s "$tmp/before" "$tmp/after" || { echo "FAIL: the refused replay wrote"; exit 1; }
+    echo "ok: refused: $(cat "$tmp/rep.err")"
+    $user "$encore" replay -q --no-isolate "$tmp/s" > /dev/null 2> "$tmp/rep.err" ||
+        { echo "FAIL: replay --no-isolate:"; cat "$tmp/rep.err"; exit 1; }
+    [ "$(cat "$tmp/w/new")" = created ] || { echo "FAIL: --no-isolate did not write"; exit 1; }
+    echo "ok: --no-isolate replays there"
+}
+
+if [ "${2:-}" = --refused ]; then
+    if [ "${3:-}" = --inside ]; then refused; exit 0; fi
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make the test's user namespace"; exit 77; }
+    command -v setpriv > /dev/null && command -v unshare > /dev/null ||
+        { echo "SKIP: no setpriv or unshare"; exit 77; }
+    # a user namespace mapping root and 65534, where the test may lower the limit; the maps
+    # are written from here once it exists (one write each), then it runs the check
+    mkfifo "$tmp/up" "$tmp/go"
+    unshare -U sh -c 'echo up > "$1"; read -r x < "$2"; shift 2; exec "$@"' sh "$tmp/up" "$tmp/go" \
+        sh "$0" "$1" --refused --inside > "$tmp/inside.out" 2>&1 & ns=$!
+    read -r x < "$tmp/up"
+    printf '0 0 1\n65534 65534 1\n' > "$tmp/map"
+    if ! dd if="$tmp/map" of="/proc/$ns/uid_map" bs=4096 status=none 2> /dev/null ||
+       ! dd if="$tmp/map" of="/proc/$ns/gid_map" bs=4096 status=none 2> /dev/null; then
+        echo go > "$tmp/go"; wait "$ns" || true
+        echo "SKIP: cannot map uids in a user namespace"; exit 77
+    fi
+    echo go > "$tmp/go"
+    st=0; wait "$ns" || st=$?
+    cat "$tmp/inside.out"
+    exit "$st"
+fi
 
 if [ "${2:-}" = --as-user ]; then
     # the unprivileged path: a user namespace, mounts below a directory split
