@@ -353,10 +353,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "trust", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		/* isolation and packed files */
-		{ "no-isolate", no_argument, NULL, 'I' },
-		{ "keep-scratch", required_argument, NULL, 'K' },
-		{ "no-pack", no_argument, NULL, 'P' },
+		/* isolation and packed files (codes above any letter: no clash with other options) */
+		{ "no-isolate", no_argument, NULL, 0x101 },
+		{ "keep-scratch", required_argument, NULL, 0x102 },
+		{ "no-pack", no_argument, NULL, 0x103 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -388,9 +388,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'U': a->trust = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		case 'I': a->no_isolate = 1; break;
-		case 'K': a->keep_scratch = optarg; break;
-		case 'P': a->no_pack = 1; break;
+		case 0x101: a->no_isolate = 1; break;
+		case 0x102: a->keep_scratch = optarg; break;
+		case 0x103: a->no_pack = 1; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}

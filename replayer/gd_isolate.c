@@ -135,14 +135,16 @@ static int parse_line(char *line, struct pack_ent *e)
 	len = strlen(f[2]);
 	if (len != 64 || strspn(f[2], "0123456789abcdef") != 64)
 		return -1;
-	if (strlen(f[1]) >= sizeof(e->kind) || strlen(f[3]) == 0 ||
-	    strspn(f[3], "01234567") != strlen(f[3]) || strspn(f[4], "0123456789") != strlen(f[4]))
+	if ((strcmp(f[1], "exe") && strcmp(f[1], "lib") && strcmp(f[1], "file") &&
+	     strcmp(f[1], "dir")) || strlen(f[3]) == 0 || strlen(f[3]) > 5 ||
+	    strspn(f[3], "01234567") != strlen(f[3]) || strtoul(f[3], NULL, 8) > 07777 || strlen(f[4]) == 0 ||
+	    strspn(f[4], "0123456789") != strlen(f[4]) || strchr(f[5], '\t'))
 		return -1;
 	if (unescape(f[5]) != 0 || f[5][0] != '/')
 		return -1;
 	memcpy(e->sha, f[2], 65);
 	snprintf(e->kind, sizeof(e->kind), "%s", f[1]);
-	e->mode = (unsigned)strtoul(f[3], NULL, 8) & 07777;
+	e->mode = (unsigned)strtoul(f[3], NULL, 8);
 	e->host = strdup(f[0]);
 	e->path = strdup(f[5]);
 	return e->host && e->path ? 0 : -1;
@@ -196,8 +198,13 @@ int rep__pack_load(struct rep *r, struct trace_diag *d)
 		struct pack_ent e;
 
 		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
+		if (!len || line[len - 1] != '\n') { /* a cut file */
+			rep__diag_set(d, TRACE_ETRUNCATED, path, "the pack's manifest ends inside line "
+			              "%zu: pack the session again (encore pack)", lineno);
+			rc = TRACE_ETRUNCATED;
+			break;
+		}
+		line[--len] = '\0';
 		if (lineno == 1) {
 			if (strcmp(line, "encore-pack 1") != 0) {
 				rep__diag_set(d, TRACE_EVERSION, path, "not a pack manifest this encore "
@@ -1068,7 +1075,9 @@ static int scratch_root(struct rep *r, struct gd_iso *iso, struct trace_diag *d)
 		return 0;
 	}
 	snprintf(iso->scratch, sizeof(iso->scratch), "%s/" REP_SUBDIR "/scratch", r->dir);
-	if (mkdirat(r->cdir, "scratch", 0700) != 0 && errno != EEXIST) {
+	/* one left by a replay that was killed would show its writes in this one */
+	rm_tree(r->cdir, "scratch", 0);
+	if (mkdirat(r->cdir, "scratch", 0700) != 0) {
 		rep__diag_set(d, TRACE_EIO, iso->scratch, "cannot make the scratch area: %s",
 		              strerror(errno));
 		return -1;
