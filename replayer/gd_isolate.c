@@ -714,7 +714,19 @@ static int mount_pack(struct ctx *c)
 			say(c, "the packed file %s is a directory on this machine", e->path);
 			return -1;
 		}
-		if (!have || S_ISLNK(st.st_mode)) {
+		/* a link here that cannot be replaced (without root, in a directory of root's): the
+		 * mount goes through it, onto the regular file it leads to */
+		if (have && S_ISLNK(st.st_mode) && (!in_overlay(c, e->path) || unlink(e->path) != 0)) {
+			struct stat t;
+
+			if (stat(e->path, &t) != 0 || !S_ISREG(t.st_mode)) {
+				say(c, "the packed %s is a symbolic link here that cannot be replaced (%s) "
+				    "and leads to no file", e->path, strerror(errno));
+				return -1;
+			}
+			have = 2;
+		}
+		if (!have || (have == 1 && S_ISLNK(st.st_mode))) {
 			int fd;
 
 			/* made only where it goes to the scratch area, never on the real file system */
@@ -725,8 +737,6 @@ static int mount_pack(struct ctx *c)
 				    "scratch area)");
 				return -1;
 			}
-			if (have)
-				unlink(e->path);
 			snprintf(dir, sizeof(dir), "%s", e->path);
 			for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
 				*s = '\0';
