@@ -669,10 +669,9 @@ int cmd_replay(int argc, char **argv)
 			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
 		} else {
 			if (rep_isolation_gaps(r))
-				fprintf(stderr, "encore replay: warning: files made directly in %s (not in "
-				        "their subdirectories) are written for real: mounts below them keep an "
-				        "unprivileged overlay out (replay as root to cover them)\n",
-				        rep_isolation_gaps(r));
+				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
+				        "change this machine's files: %s (replayer/README.md, \"Isolation and "
+				        "packed files\")\n", rep_isolation_gaps(r));
 			if (!a.quiet && rep_packed_files(r))
 				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
 				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),

@@ -317,10 +317,25 @@ static int in_overlay(const struct ctx *c, const char *path)
 			return 0;
 		*slash = '\0';
 	} while (!realpath(dir[0] ? dir : "/", real));
+	/* the deepest overlay over it, unless a mount left as it is lies deeper still */
+	size_t cov = 0, kept = 0;
+
 	for (size_t i = 0; i < c->ncov; i++)
-		if (under(real, c->cov[i]))
-			return 1;
-	return 0;
+		if (under(real, c->cov[i]) && strlen(c->cov[i]) + 1 > cov)
+			cov = strlen(c->cov[i]) + 1;
+	for (size_t i = 0; i < c->nm; i++)
+		if (c->m[i].unit == 0 && under(real, c->m[i].path) && strlen(c->m[i].path) + 1 > kept)
+			kept = strlen(c->m[i].path) + 1;
+	return cov > kept;
+}
+
+/* A place whose writes are not covered, for rep_isolation_gaps: "PATH (WHY)". */
+static void gap(struct ctx *c, const char *path, const char *why)
+{
+	size_t gl = strlen(c->gaps), cap = sizeof(((struct iso_reply *)0)->gaps);
+
+	if (gl + strlen(path) + strlen(why) + 6 < cap)
+		snprintf(c->gaps + gl, cap - gl, "%s%s (%s)", gl ? ", " : "", path, why);
 }
 
 static void say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -492,6 +507,10 @@ static int list_mounts(struct ctx *c)
 			continue;
 		unit = c->isolate && !pseudo_fs(type) && pts[i].rw &&
 		       strncmp(type, "fuse", 4) != 0;
+		/* FUSE (sshfs, gvfs...): an overlay over it may be refused or block; left as it
+		 * is, and named */
+		if (c->isolate && pts[i].rw && strncmp(type, "fuse", 4) == 0)
+			gap(c, mp, "FUSE");
 		if (add_mnt(c, mp, unit) != 0)
 			break;
 	}
@@ -803,16 +822,13 @@ static int split(struct ctx *c, const char *path, int fd, int depth)
 	DIR *d;
 	struct dirent *e;
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	size_t gl = strlen(c->gaps);
 
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		if (dfd >= 0)
 			close(dfd);
 		return 0; /* unreadable: nothing the program could write there either */
 	}
-	if (gl + strlen(path) + 3 < sizeof(((struct iso_reply *)0)->gaps))
-		snprintf(c->gaps + gl, sizeof(((struct iso_reply *)0)->gaps) - gl, "%s%s",
-		         gl ? ", " : "", path);
+	gap(c, path, "its own entries");
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		struct mnt sub;
 		struct stat st;

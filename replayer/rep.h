@@ -195,9 +195,9 @@ int rep_output_path(const struct rep *r, size_t i, char *buf, size_t cap);
  * not isolated.  The number of packed files DIR/pack/manifest lists (0: not packed, or
  * no_pack). */
 const char *rep_scratch(const struct rep *r);
-/* Directories whose own entries an isolated replay does not cover, "/run, /mnt" (in a user
- * namespace, a directory with mounts below it is covered subdirectory by subdirectory), or
- * NULL. */
+/* Where an isolated replay's writes are real, "PATH (WHY), ...": a directory with mounts below
+ * it, in a user namespace, covered subdirectory by subdirectory ("/run (its own entries)"),
+ * a FUSE mount ("/mnt/x (FUSE)"); or NULL. */
 const char *rep_isolation_gaps(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
 
