@@ -293,6 +293,7 @@ struct ctx {
 };
 
 static int under(const char *path, const char *dir);
+static void rm_tree(int dfd, const char *name, int depth);
 
 static void covered(struct ctx *c, const char *path)
 {
@@ -632,6 +633,8 @@ static int cover_file(struct ctx *c, struct mnt *m, const char *name)
 	return 0;
 }
 
+/* An overlay on m->path: lower m's original, upper and work SCRATCH/host-ID/fs/NAME/.  -1
+ * with errno when overlayfs refuses (its directories removed again). */
 static int overlay(struct ctx *c, struct mnt *m, const char *name)
 {
 	char opts[2600], sub[1100];
@@ -651,8 +654,14 @@ static int overlay(struct ctx *c, struct mnt *m, const char *name)
 	         "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/fs/%s/upper,"
 	         "workdir=/proc/self/fd/%d/fs/%s/work%s", m->fd, c->hostfd, name, c->hostfd, name,
 	         c->userns ? ",userxattr" : "");
-	if (mount("overlay", m->path, "overlay", 0, opts) != 0)
+	if (mount("overlay", m->path, "overlay", 0, opts) != 0) {
+		int e = errno;
+
+		snprintf(sub, sizeof(sub), "fs/%s", name);
+		rm_tree(c->hostfd, sub, 0);
+		errno = e;
 		return -1;
+	}
 	covered(c, m->path);
 	return 0;
 }
@@ -779,8 +788,6 @@ static int mount_pack(struct ctx *c)
 	}
 	return 0;
 }
-
-static void rm_tree(int dfd, const char *name, int depth);
 
 /* Can the scratch area hold an overlay's upper layer?  A trial overlay inside it. */
 static int probe(struct ctx *c)
