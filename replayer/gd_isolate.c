@@ -330,6 +330,13 @@ static int in_overlay(const struct ctx *c, const char *path)
 	return cov > kept;
 }
 
+/* A mount that went away while the namespace was made (another program unmounted it and
+ * removed its directory): nothing left there to cover. */
+static int gone(int e)
+{
+	return e == ENOENT || e == ESTALE;
+}
+
 /* A place whose writes are not covered, for rep_isolation_gaps: "PATH (WHY)". */
 static void gap(struct ctx *c, const char *path, const char *why)
 {
@@ -626,7 +633,7 @@ static int cover_file(struct ctx *c, struct mnt *m, const char *name)
 	close(in);
 	close(out);
 	snprintf(dst, sizeof(dst), "/proc/self/fd/%d/files/%s", c->hostfd, name);
-	if (rc != 0 || mount(dst, m->path, NULL, MS_BIND, NULL) != 0) {
+	if (rc != 0 || (mount(dst, m->path, NULL, MS_BIND, NULL) != 0 && !gone(errno))) {
 		say(c, "cannot cover the file %s: %s", m->path, strerror(errno));
 		return -1;
 	}
@@ -854,7 +861,7 @@ static int split(struct ctx *c, const char *path, int fd, int depth)
 		                     O_CLOEXEC)) < 0)
 			continue;
 		unit_name(sub.path, name, sizeof(name));
-		if (overlay(c, &sub, name) != 0) {
+		if (overlay(c, &sub, name) != 0 && !gone(errno)) {
 			if (errno == EINVAL && depth < 32) {
 				rc = split(c, sub.path, sub.fd, depth + 1);
 			} else {
@@ -896,7 +903,7 @@ static int host_mounts(struct ctx *c)
 
 		unit_name(m->path, name, sizeof(name));
 		if (m->unit == 1) {
-			if (overlay(c, m, name) == 0)
+			if (overlay(c, m, name) == 0 || gone(errno))
 				continue;
 			if (errno == EINVAL && c->userns) {
 				if (split(c, m->path, m->fd, 0) != 0)
@@ -917,7 +924,7 @@ static int host_mounts(struct ctx *c)
 		if (!parent)
 			continue;
 		snprintf(src, sizeof(src), "/proc/self/fd/%d", m->fd);
-		if (mount(src, m->path, NULL, MS_BIND | MS_REC, NULL) != 0) {
+		if (mount(src, m->path, NULL, MS_BIND | MS_REC, NULL) != 0 && !gone(errno)) {
 			say(c, "cannot keep the mount %s visible over the overlay: %s", m->path,
 			    strerror(errno));
 			return -1;
