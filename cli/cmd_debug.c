@@ -58,6 +58,9 @@ static void usage(FILE *out)
 	        "                        line of stdout (schemas/json.md)\n"
 	        "    --stall-timeout S   a move that makes no progress for S seconds stops and says\n"
 	        "                        which process waits for what (default 10)\n"
+	        "    --no-isolate, --no-pack\n"
+	        "                        as for encore replay: let the programs write to this\n"
+	        "                        machine's files; ignore DIR/pack (encore-replay(1))\n"
 	        "    -h, --help          this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 after quit or the end of input; 1 the session cannot be replayed; 2 usage;\n"
@@ -136,6 +139,10 @@ static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
 				cli_error("debug", "--stall-timeout wants a positive number of seconds");
 				return CLI_USAGE;
 			}
+		} else if (strcmp(argv[i], "--no-isolate") == 0) { /* see encore-replay(1) */
+			g->ro.no_isolate = 1;
+		} else if (strcmp(argv[i], "--no-pack") == 0) {
+			g->ro.no_pack = 1;
 		} else if (cli_is_help(argv[i])) {
 			usage(stdout);
 			return CLI_OK;

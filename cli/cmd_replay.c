@@ -88,6 +88,20 @@ static void usage(FILE *out)
 	        "                        replay an unpacked session even though a file its\n"
 	        "                        processes read changed since the recording (the replay\n"
 	        "                        reads the file as it is now, and may diverge)\n"
+	        "    --no-isolate        let the replayed programs write to this machine's files.\n"
+	        "                        By default they run in a mount namespace of their own\n"
+	        "                        where every writable file system is covered by an\n"
+	        "                        overlay: what they create, write or delete goes to a\n"
+	        "                        scratch area, discarded at the end.  Where the kernel\n"
+	        "                        allows no namespace (no unprivileged user namespaces)\n"
+	        "                        the replay is refused, saying why, unless this is given\n"
+	        "    --keep-scratch DIR  keep the scratch area in DIR (new or empty): for each\n"
+	        "                        recorded host, host-ID/fs/NAME/upper holds what the\n"
+	        "                        replay wrote under the file system NAME (a deleted file\n"
+	        "                        is a character device 0/0 there)\n"
+	        "    --no-pack           ignore DIR/pack (encore pack): use this machine's files.\n"
+	        "                        By default a packed session's processes see every packed\n"
+	        "                        file at its recorded path, read-only, each host its own\n"
 	        "    -q, --quiet         no summary line\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
@@ -96,7 +110,9 @@ static void usage(FILE *out)
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
 	        "                        replay, in a directory of mode 0700 created without\n"
-	        "                        following symbolic links; removed when it ends\n\n"
+	        "                        following symbolic links; removed when it ends; its\n"
+	        "                        scratch/ holds what an isolated replay writes\n"
+	        "    DIR/pack/manifest   the packed files (schemas/pack.md)\n\n"
 	        "EXIT STATUS\n"
 	        "    0 replayed to the end, or halted; 1 divergence, refusal, stall or a replay\n"
 	        "    that ended early; 2 usage error; 130 SIGINT (Ctrl-C), 143 SIGTERM, 129\n"
@@ -325,6 +341,9 @@ struct replay_args {
 	const char *steps[64];
 	size_t nsteps, stepped;
 	double stall;
+	/* isolation and packed files (replayer/README.md) */
+	int no_isolate, no_pack;
+	const char *keep_scratch;
 };
 
 /* Parse the options into *a: -1 to go on, else the exit status. */
@@ -342,6 +361,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "ignore-changed-files", no_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* isolation and packed files (codes above any letter: no clash with other options) */
+		{ "no-isolate", no_argument, NULL, 0x101 },
+		{ "keep-scratch", required_argument, NULL, 0x102 },
+		{ "no-pack", no_argument, NULL, 0x103 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -374,6 +397,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'I': a->ignore_changed = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
+		case 0x101: a->no_isolate = 1; break;
+		case 0x102: a->keep_scratch = optarg; break;
+		case 0x103: a->no_pack = 1; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -384,6 +410,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	a->dir = argv[optind];
 	if (a->stop && a->cutfile) {
 		cli_error("replay", "--stop and --cut both say where to halt: give one");
+		return CLI_USAGE;
+	}
+	if (a->no_isolate && a->keep_scratch) {
+		cli_error("replay", "--keep-scratch keeps what an isolated replay wrote: drop "
+		          "--no-isolate");
 		return CLI_USAGE;
 	}
 	if (!a->then)
@@ -630,6 +661,9 @@ int cmd_replay(int argc, char **argv)
 	ro.ignore_changed_files = a.ignore_changed;
 	/* --json: stdout carries the report alone; the programs write to our stderr */
 	ro.roots_stdout = a.json ? STDERR_FILENO : 0;
+	ro.no_isolate = a.no_isolate;
+	ro.keep_scratch = a.keep_scratch;
+	ro.no_pack = a.no_pack;
 	memset(&d, 0, sizeof(d));
 	if (rep_open(a.dir, &ro, &r, &d) != 0) {
 		cli_diag("replay", &d);
@@ -644,7 +678,20 @@ int cmd_replay(int argc, char **argv)
 			cli_diag("replay", &d);
 			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
 		} else {
+			if (rep_isolation_gaps(r))
+				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
+				        "change this machine's files: %s (replayer/README.md, \"Isolation and "
+				        "packed files\")\n", rep_isolation_gaps(r));
+			if (!a.quiet && rep_packed_files(r))
+				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
+				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),
+				        rep_packed_files(r) == 1 ? "" : "s",
+				        rep_packed_files(r) == 1 ? "its" : "their",
+				        rep_packed_files(r) == 1 ? "" : "s");
 			ret = run(r, &a);
+			if (a.keep_scratch && rep_scratch(r))
+				fprintf(stderr, "encore replay: what the replay wrote is kept in %s "
+				        "(host-ID/fs/NAME/upper)\n", rep_scratch(r));
 		}
 	}
 	rep_close(r); /* ends whatever still runs, reaps everything */

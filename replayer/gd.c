@@ -65,8 +65,10 @@ static void free_argv(struct gd_proc *p)
 }
 
 /* Read one trace through; fill p from its header.  Refuses damage. */
-static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d)
+static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
+                       struct trace_diag *d)
 {
+	char packed[4096 + 128];
 	struct trace_reader *rd = NULL;
 	struct trace_event ev;
 	const struct trace_process *h;
@@ -81,6 +83,7 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 	snprintf(p->parent, sizeof(p->parent), "%s", h->parent);
 	snprintf(p->exe, sizeof(p->exe), "%s", h->exe);
 	snprintf(p->cwd, sizeof(p->cwd), "%s", h->cwd);
+	snprintf(p->host_id, sizeof(p->host_id), "%s", h->host_id);
 	p->fork_index = h->fork_index;
 	p->rec_pid = (long)h->pid;
 	p->argc = h->argc;
@@ -88,18 +91,23 @@ static int check_trace(const char *path, struct gd_proc *p, struct trace_diag *d
 	for (uint32_t i = 0; p->argv && i < h->argc; i++)
 		p->argv[i] = strdup(h->argv[i]);
 	if (h->build_id_len) {
-		n = rep_elf_build_id(h->exe, bid, sizeof(bid));
+		/* a packed session runs the packed executable (gd_isolate.c) */
+		int in_pack = rep__pack_object(r, h->host_id, h->exe, packed, sizeof(packed));
+
+		n = rep_elf_build_id(in_pack ? packed : h->exe, bid, sizeof(bid));
 		if (n < 0) {
-			rep__diag_set(d, TRACE_ENOENT, h->exe,
-			              "process %s: the recorded executable cannot be read (%s): restore it, "
-			              "or replay on the machine that recorded it", h->name, strerror(errno));
+			rep__diag_set(d, TRACE_ENOENT, in_pack ? packed : h->exe,
+			              in_pack ? "process %s: the packed executable cannot be read (%s): "
+			              "pack the session again" : "process %s: the recorded executable cannot "
+			              "be read (%s): restore it, pack the session on the machine that "
+			              "recorded it (encore pack), or replay there", h->name, strerror(errno));
 			rc = TRACE_ENOENT;
 			goto out;
 		}
 		if ((uint32_t)n != h->build_id_len || memcmp(bid, h->build_id, (size_t)n) != 0) {
 			hex(h->build_id, h->build_id_len, want, sizeof(want));
 			hex(bid, n > 0 ? (size_t)n : 0, have, sizeof(have));
-			rep__diag_set(d, TRACE_EINVAL, h->exe,
+			rep__diag_set(d, TRACE_EINVAL, in_pack ? packed : h->exe,
 			              "process %s: the executable changed since the recording (build-id %s, "
 			              "recorded %s): replay needs the recorded binary; rebuild or restore it",
 			              h->name, have[0] ? have : "none", want);
@@ -174,6 +182,8 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 	}
 	if ((rc = trace_session_open(r->dir, &s, d)) != 0)
 		goto fail;
+	if ((rc = rep__pack_load(r, d)) != 0)
+		goto fail;
 	r->nprocs = trace_session_count(s);
 	if (!r->nprocs) {
 		rep__diag_set(d, TRACE_ENOENT, r->dir, "no trace files in this directory: record with "
@@ -200,7 +210,7 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 			struct gd_proc seg;
 
 			memset(&seg, 0, sizeof(seg));
-			if ((rc = check_trace(paths[f], f ? &seg : p, d)) != 0) {
+			if ((rc = check_trace(r, paths[f], f ? &seg : p, d)) != 0) {
 				free_argv(&seg);
 				goto fail;
 			}
@@ -258,6 +268,7 @@ void rep_close(struct rep *r)
 	free(r->procs);
 	if (r->lfd >= 0)
 		close(r->lfd);
+	rep__iso_free(r); /* after rep_kill: the namespaces are gone, the scratch area removed */
 	if (r->cdir >= 0) {
 		/* names only, inside the directory checked when it was made */
 		int dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -23,6 +23,7 @@ struct gd_proc {
 	char parent[TRACE_NAME_MAX];
 	char exe[4096];
 	char cwd[4096];
+	char host_id[64];       /* the trace's META_HOST_ID: its host's namespace (gd_isolate.c) */
 	char **argv;
 	uint32_t argc;
 	uint64_t nevents;
@@ -105,6 +106,7 @@ struct rep {
 	size_t ntraces;
 	struct rep_traced *hits;/* what they reported since rep_traced_clear */
 	size_t nhits, caphits;
+	struct gd_iso *iso;     /* isolation and packed files (gd_isolate.c), or NULL */
 };
 
 /* gd.c */
@@ -148,6 +150,15 @@ void rep__offline_here(struct rep *r);          /* after an online halt: targets
 /* symbols.c: the LC's backtrace text of halted process pid with functions, files and lines
  * (libdw); NULL when it cannot (keep the LC's). */
 char *rep__symbolize(long pid, const char *raw);
+
+/* gd_isolate.c: the pack's manifest (rep_open), the namespaces of each host (rep_start), a
+ * root entering its host's (in the forked child: 0 or -errno), their end (rep_close) */
+int rep__pack_load(struct rep *r, struct trace_diag *d);
+int rep__pack_object(const struct rep *r, const char *host, const char *path, char *out,
+                     size_t cap);                   /* 1: out is the packed copy of path */
+int rep__iso_setup(struct rep *r, struct trace_diag *d);
+int rep__iso_enter(const struct rep *r, const struct gd_proc *p);
+void rep__iso_free(struct rep *r);
 
 /* gd_stall.c */
 uint64_t rep__board_sum(struct rep *r);

@@ -34,15 +34,25 @@ static void replay_env(const struct rep *r, const struct gd_proc *p, char *out, 
 		out[0] = '\0';
 }
 
-/* In the forked child, before exec: environment, directory, group, death with the GD.  A
- * failure is reported through `err` (close-on-exec): what failed (1 chdir, 2 exec), errno. */
+/* In the forked child, before exec: its host's namespaces (gd_isolate.c), environment,
+ * directory, group, death with the GD.  A failure is reported through `err` (close-on-exec):
+ * what failed (1 chdir, 2 exec, 3 setns), errno. */
 static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 {
 	static char preload[8192], cfg[8192];
 	const char *old = getenv("LD_PRELOAD");
-	int what[2];
+	int what[2], e;
 
 	setpgid(0, (pid_t)pgid);
+	/* first: what follows (the output file, the directory, the executable) is seen as the
+	 * replayed process sees it; the death signal after, entering a user namespace clears it */
+	if ((e = rep__iso_enter(r, p)) != 0) {
+		what[0] = 3;
+		what[1] = -e;
+		if (write(err, what, sizeof(what)) < 0)
+			what[0] = 0;
+		_exit(127);
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (r->opt.roots_stdout > 0 && r->opt.roots_stdout != STDOUT_FILENO)
 		dup2(r->opt.roots_stdout, STDOUT_FILENO);
@@ -82,6 +92,9 @@ int rep_start(struct rep *r, struct trace_diag *d)
 	int rc;
 
 	if ((rc = rep__make_control(r, d)) != 0)
+		return rc;
+	/* a mount namespace per recorded host: overlays, packed files (gd_isolate.c) */
+	if ((rc = rep__iso_setup(r, d)) != 0)
 		return rc;
 	/* Orphans of the replayed programs become our children: all are reaped here. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -124,9 +137,10 @@ int rep_start(struct rep *r, struct trace_diag *d)
 		close(err[0]);
 		if (n == (ssize_t)sizeof(what)) {
 			errno = what[1];
-			rep__diag_set(d, TRACE_EIO, what[0] == 1 ? p->cwd : p->exe,
+			rep__diag_set(d, TRACE_EIO, what[0] == 1 ? p->cwd : what[0] == 2 ? p->exe : NULL,
 			              what[0] == 1 ? "process %s: cannot enter its recorded directory: %s" :
-			                        "process %s: cannot run its recorded executable: %s",
+			              what[0] == 2 ? "process %s: cannot run its recorded executable: %s" :
+			                        "process %s: cannot enter its host's mount namespace: %s",
 			         p->name, strerror(what[1]));
 			return TRACE_EIO;
 		}

@@ -42,6 +42,14 @@ struct rep_options {
 	                             (rep_online_here; `encore debug`) */
 	int ignore_changed_files; /* 1: do not refuse an unpacked session whose file inputs
 	                             changed since the recording (rep_check_files) */
+	/* Isolation and packed files (replayer/README.md, "Isolation and packed files") */
+	int no_isolate;           /* 1: no overlay: the replayed processes write to this machine's
+	                             files (otherwise rep_start refuses where the kernel cannot
+	                             isolate, saying why) */
+	const char *keep_scratch; /* the scratch area (what the replay wrote) goes in this new or
+	                             empty directory and is kept; NULL: DIR/.encore-replay/scratch,
+	                             removed by rep_close */
+	int no_pack;              /* 1: DIR/pack is ignored, this machine's files are used */
 };
 
 /* Open a recorded session for replay: every trace is read through (a damaged one is refused,
@@ -189,6 +197,17 @@ int rep_read_global(struct rep *r, size_t i, const char *name, int64_t *value,
 /* With roots_output: the file collecting process i's output (its root's); 0, or
  * TRACE_ENOENT without roots_output. */
 int rep_output_path(const struct rep *r, size_t i, char *buf, size_t cap);
+
+/* Isolation: the scratch area of the running replay (one host-HOSTID directory per recorded
+ * host, each with fs/NAME/upper for every file system covered), or NULL when the replay is
+ * not isolated.  The number of packed files DIR/pack/manifest lists (0: not packed, or
+ * no_pack). */
+const char *rep_scratch(const struct rep *r);
+/* Where an isolated replay's writes are real, "PATH (WHY), ...": a directory with mounts below
+ * it, in a user namespace, covered subdirectory by subdirectory ("/run (its own entries)"),
+ * a FUSE mount ("/mnt/x (FUSE)"); or NULL. */
+const char *rep_isolation_gaps(const struct rep *r);
+size_t rep_packed_files(const struct rep *r);
 
 /* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
  * negative code (TRACE_EIO cannot read, TRACE_EINVAL not ELF). */

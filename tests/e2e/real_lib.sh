@@ -110,7 +110,8 @@ real_counts() {
 # stdin when recorded must come from the trace); its stdout must be EXPECTED's bytes
 # (compared sorted with `sorted`: several processes share stdout and interleave freely).
 real_replay() {
-    timeout "$real_t" "$encore" replay -q --stall-timeout 20 "$1" < /dev/null \
+    # shellcheck disable=SC2086
+    timeout "$real_t" "$encore" replay -q ${real_replay_opts:-} --stall-timeout 20 "$1" < /dev/null \
         > "$real_tmp/replay.out" 2> "$real_tmp/replay.err" ||
         { cat "$real_tmp/replay.err"; real_fail "encore replay $1"; }
     if [ "${3:-}" = sorted ]; then
