@@ -92,7 +92,7 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
-	int e = errno; /* the program's: a failed write of ours must not show through */
+	int *ep = &errno, e = *ep; /* the program's: a failed write of ours must not show through */
 
 	if (!rec.w)
 		return;
@@ -104,7 +104,7 @@ void rec_log(struct trace_event *ev, void *ra)
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;
 	}
-	errno = e;
+	*ep = e;
 }
 
 void rec_finish(int status, int signo)
