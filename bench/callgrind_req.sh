@@ -8,18 +8,20 @@
 # (callgrind_control -d): the dump's instruction total divided by N is printed.  Only the
 # server is counted, never the load tool; the server's own threads are.
 #
-#   callgrind_req.sh [--encore PATH] [-n N] [-w W] [--bare-only|--rec-only] [--keep DIR] SERVER...
+#   callgrind_req.sh [--encore PATH] [-n N] [-w W] [--bare-only|--rec-only] [--close]
+#                    [--keep DIR] SERVER...
 #
 # SERVER: redis (redis-benchmark -c 8 -P 1, SET then GET), redis-p16 (the same with -P 16),
 # nginx, lighttpd (ab -k -c 8 on a 612-byte file).  (memcached refuses to start under
 # valgrind: it cannot set its descriptor limit there.)
-# Defaults: N 20000 (redis-p16: 100000), W 2000.  --keep DIR keeps each run's files (the
+# Defaults: N 20000 (redis-p16: 100000), W 2000.  --close: the HTTP load opens a connection
+# per request (ab without -k).  --keep DIR keeps each run's files (the
 # callgrind dump SERVER.MODE/cg.out.1, for callgrind_annotate; the recorded session) in DIR.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 ENCORE=${ENCORE:-$here/../build/cli/encore}
-N= W=2000 MODES="bare rec" SERVERS=() KEEP=
+N= W=2000 MODES="bare rec" SERVERS=() KEEP= KA=-k
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--bare-only) MODES=bare ;;
 	--rec-only) MODES=rec ;;
 	--keep) KEEP=$2; shift ;;
+	--close) KA= ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "callgrind_req.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) SERVERS+=("$1") ;;
@@ -103,7 +106,7 @@ load() {
 	case $srv in
 	redis) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$((n / 2))" -P 1 -t set,get -q ;;
 	redis-p16) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$((n / 2))" -P 16 -t set,get -q ;;
-	nginx|lighttpd) ab -k -c 8 -n "$n" "http://127.0.0.1:$port/index.html" ;;
+	nginx|lighttpd) ab $KA -c 8 -n "$n" "http://127.0.0.1:$port/index.html" ;;
 	esac >>"$WORK/load.log" 2>&1
 }
 
