@@ -367,11 +367,15 @@ static size_t put_dec(char *p, unsigned long v)
 
 /* DIR/.encore-registry/KIND.KEY[.SUB] into path (cap bytes); 0, or -1 when it does not fit.
  * Built by hand: an accepted loopback connection looks the registry up twice, and snprintf
- * took about 1,600 instructions each time. */
+ * took about 1,600 instructions each time.  rec.dir is set once per image, before any
+ * lookup: its length is measured once. */
 static int registry_path(char *path, size_t cap, const char *kind, unsigned long key, long sub)
 {
-	size_t dl = strnlen(rec.dir, sizeof(rec.dir)), kl = strlen(kind), n;
+	static size_t dl = SIZE_MAX;
+	size_t kl = strlen(kind), n;
 
+	if (dl == SIZE_MAX)
+		dl = strnlen(rec.dir, sizeof(rec.dir));
 	if (dl + sizeof("/" REC_REGISTRY "/") + kl + 2 * 24 > cap)
 		return -1;
 	memcpy(path, rec.dir, dl);
