@@ -11,7 +11,9 @@
 #   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install] [SERVER...]
 #   soak.sh --check [--encore PATH] [--keep DIR [--perf]] [SERVER...]
 #
-# SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all).  --quick: 3 s per
+# SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all), and nginx-close
+# lighttpd-close (not in the default: the same servers, a connection per request; the
+# recorder's cost per connection, which the others' long connections hide).  --quick: 3 s per
 # run and 2 pairs.  --install: apt-get install each server's Debian packages first; a server
 # whose packages cannot be installed is skipped, saying so.  --check (the CI test
 # tests/e2e/soak_short.sh): each server recorded once under a bounded number of requests;
@@ -33,6 +35,7 @@ KEEP=
 PERF=()
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
+EXTRA=(nginx-close lighttpd-close)
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while [ $# -gt 0 ]; do
@@ -53,8 +56,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#SERVERS[@]} -gt 0 ] || SERVERS=("${ALL[@]}")
 for s in "${SERVERS[@]}"; do
-	case " ${ALL[*]} " in *" $s "*) ;; *)
-		echo "soak.sh: unknown server '$s' (one of: ${ALL[*]})" >&2; exit 2 ;;
+	case " ${ALL[*]} ${EXTRA[*]} " in *" $s "*) ;; *)
+		echo "soak.sh: unknown server '$s' (one of: ${ALL[*]} ${EXTRA[*]})" >&2; exit 2 ;;
 	esac
 done
 case "$PAIRS$SECS" in *[!0-9]*) echo "soak.sh: --pairs and --seconds take whole numbers" >&2; exit 2 ;; esac
@@ -102,7 +105,7 @@ say() { printf '%s\n' "$*"; }
 packages() {
 	local http=wrk
 	[ $CHECK = 1 ] && http=apache2-utils
-	case $1 in
+	case ${1%-close} in
 	redis|redis-p16) echo redis-server redis-tools ;;
 	nginx) echo nginx $http ;;
 	lighttpd) echo lighttpd $http ;;
@@ -111,10 +114,11 @@ packages() {
 	esac
 }
 have() {
-	case $1 in
+	local b=${1%-close}
+	case $b in
 	redis|redis-p16) command -v redis-server && command -v redis-benchmark ;;
-	nginx|lighttpd) command -v "$1" && command -v ab ||
-		{ [ $CHECK = 0 ] && command -v "$1" && command -v wrk; } ;;
+	nginx|lighttpd) command -v "$b" && command -v ab ||
+		{ [ $CHECK = 0 ] && command -v "$b" && command -v wrk; } ;;
 	memcached) command -v memcached && { command -v memcaslap || command -v memaslap; } &&
 		as_user_ok ;;
 	postgres) [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && as_user_ok ;;
@@ -160,7 +164,7 @@ free_port() {
 setup() {
 	local srv=$1 dir=$2 port=$3
 	RUNAS=()
-	case $srv in
+	case ${srv%-close} in
 	redis|redis-p16)
 		CMD=(redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no
 		     --daemonize no --dir "$dir" --logfile "$dir/server.log") ;;
@@ -246,10 +250,12 @@ ready() {
 }
 
 # load SERVER PORT OUT: drive the server (8 clients); the tool's output goes to OUT.
-# Bounded by time in a benchmark, by request count under --check.
+# Bounded by time in a benchmark, by request count under --check.  SERVER-close: a new
+# connection per request (wrk: "Connection: close"; ab: no keep-alive).
 load() {
-	local srv=$1 port=$2 n
-	case $srv in
+	local srv=$1 port=$2 n ka=(-k) close=()
+	case $srv in *-close) ka=() close=(-H "Connection: close") ;; esac
+	case ${srv%-close} in
 	redis|redis-p16)
 		local pipe=1
 		[ "$srv" = redis-p16 ] && pipe=16
@@ -259,11 +265,12 @@ load() {
 			-P "$pipe" -t set,get --csv ;;
 	nginx|lighttpd)
 		if [ $CHECK = 0 ] && command -v wrk >/dev/null; then
-			timeout $((SECS + 60)) wrk -t 2 -c 8 -d "${SECS}s" "http://127.0.0.1:$port/index.html"
+			timeout $((SECS + 60)) wrk -t 2 -c 8 -d "${SECS}s" "${close[@]}" \
+				"http://127.0.0.1:$port/index.html"
 		elif [ $CHECK = 1 ]; then
-			timeout 300 ab -k -c 8 -n 20000 "http://127.0.0.1:$port/index.html"
+			timeout 300 ab "${ka[@]}" -c 8 -n 20000 "http://127.0.0.1:$port/index.html"
 		else
-			timeout $((SECS + 60)) ab -k -c 8 -t "$SECS" -n 100000000 \
+			timeout $((SECS + 60)) ab "${ka[@]}" -c 8 -t "$SECS" -n 100000000 \
 				"http://127.0.0.1:$port/index.html"
 		fi ;;
 	memcached)
@@ -289,7 +296,7 @@ load() {
 parse() {
 	local out=$2
 	REQS=0 RPS=0 ERRS=0
-	case $1 in
+	case ${1%-close} in
 	redis|redis-p16)
 		# --csv: "SET","rps",...: the same N requests per test, so the combined throughput
 		# is the harmonic mean of the tests'.
@@ -460,7 +467,10 @@ median() {
 		printf f "\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
-label() { case $1 in redis) echo "redis -P 1" ;; redis-p16) echo "redis -P 16" ;; *) echo "$1" ;; esac; }
+label() {
+	case $1 in redis) echo "redis -P 1" ;; redis-p16) echo "redis -P 16" ;; *-close) echo "$1" ;;
+	*) echo "$1" ;; esac
+}
 
 # ---- the runs -------------------------------------------------------------------------------
 
@@ -478,17 +488,17 @@ for srv in "${SERVERS[@]}"; do
 	if ! have "$srv" && [ ${#AS_USER[@]} -gt 0 ] && [ -z "$(missing "$srv" 2>/dev/null)" ] &&
 		! as_user_ok; then
 		say "== $(label "$srv"): SKIP, it runs as nobody, who cannot run $ENCORE or use $WORK"
-		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: nobody cannot run encore")")
+		ROWS+=("$(printf '%-14s %s' "$(label "$srv")" "skipped: nobody cannot run encore")")
 		continue
 	fi
 	if ! have "$srv"; then
 		say "== $(label "$srv"): SKIP, not installed (Debian packages: $(packages "$srv"))"
-		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: not installed")")
+		ROWS+=("$(printf '%-14s %s' "$(label "$srv")" "skipped: not installed")")
 		continue
 	fi
 	if ! prepare "$srv"; then
 		say "== $(label "$srv"): SKIP, could not prepare its data (initdb/pgbench -i failed)"
-		ROWS+=("$(printf '%-12s %s' "$(label "$srv")" "skipped: setup failed")")
+		ROWS+=("$(printf '%-14s %s' "$(label "$srv")" "skipped: setup failed")")
 		continue
 	fi
 	RAN=$((RAN + 1))
@@ -526,7 +536,7 @@ for srv in "${SERVERS[@]}"; do
 			fi
 		done
 	done
-	ROWS+=("$(printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
+	ROWS+=("$(printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
 		"$(median %.0f "${bares[@]}")" "$(median %.0f "${recs[@]}")" "$(median %.3f "${ratios[@]}")" \
 		"$(median %.2f "${cpub[@]}")" "$(median %.2f "${cpur[@]}")" "$(median %.3f "${cratios[@]}")" \
 		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${bpr[@]}")")")
@@ -540,7 +550,7 @@ if [ $CHECK = 1 ]; then
 fi
 say ""
 say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-12s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
+printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
 	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
 printf '%s\n' "${ROWS[@]}"
 say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"

@@ -726,8 +726,15 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 		if ((rc = append(w, buf, n)) != 0)
 			return rc;
 	}
-	if (with_data && (rc = append(w, ev->data, ev->data_len)) != 0)
-		return rc;
+	if (with_data) {
+		if (ev->data_len < w->cap - w->used) {
+			/* fits before the chunk's end (which would flush): no call */
+			memcpy(w->data + w->used, ev->data, ev->data_len);
+			w->used += ev->data_len;
+		} else if ((rc = append(w, ev->data, ev->data_len)) != 0) {
+			return rc;
+		}
+	}
 	w->count++;
 	record_commit(w);
 	if (w->ck)

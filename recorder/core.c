@@ -92,7 +92,7 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
-	int e = errno; /* the program's: a failed write of ours must not show through */
+	int *ep = &errno, e = *ep; /* the program's: a failed write of ours must not show through */
 
 	if (!rec.w)
 		return;
@@ -104,7 +104,7 @@ void rec_log(struct trace_event *ev, void *ra)
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;
 	}
-	errno = e;
+	*ep = e;
 }
 
 void rec_finish(int status, int signo)
@@ -353,21 +353,58 @@ static int registry_ready(void)
 	return registry_state > 0;
 }
 
+/* Decimal digits of v at p; returns their number. */
+static size_t put_dec(char *p, unsigned long v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* DIR/.encore-registry/KIND.KEY[.SUB] into path (cap bytes); 0, or -1 when it does not fit.
+ * Built by hand: an accepted loopback connection looks the registry up twice, and snprintf
+ * took about 1,600 instructions each time.  rec.dir is set once per image, before any
+ * lookup: its length is measured once. */
+static int registry_path(char *path, size_t cap, const char *kind, unsigned long key, long sub)
+{
+	static size_t dl = SIZE_MAX;
+	size_t kl = strlen(kind), n;
+
+	if (dl == SIZE_MAX)
+		dl = strnlen(rec.dir, sizeof(rec.dir));
+	if (dl + sizeof("/" REC_REGISTRY "/") + kl + 2 * 24 > cap)
+		return -1;
+	memcpy(path, rec.dir, dl);
+	n = dl;
+	memcpy(path + n, "/" REC_REGISTRY "/", sizeof("/" REC_REGISTRY "/") - 1);
+	n += sizeof("/" REC_REGISTRY "/") - 1;
+	memcpy(path + n, kind, kl);
+	n += kl;
+	path[n++] = '.';
+	n += put_dec(path + n, key);
+	if (sub >= 0) {
+		path[n++] = '.';
+		n += put_dec(path + n, (unsigned long)sub);
+	}
+	path[n] = '\0';
+	return 0;
+}
+
 /* Create DIR/.encore-registry/KIND.KEY[.SUB] holding `content` (may be NULL).  With excl, an
  * existing file is a failure (used to claim a number).  Returns 0 or -1. */
 static int registry_put(const char *kind, unsigned long key, long sub, const char *content,
                         int excl)
 {
 	char path[4096 + 64];
-	int fd, n;
+	int fd;
 
-	if (!registry_ready())
-		return -1;
-
-	n = sub >= 0 ? snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu.%ld", rec.dir, kind,
-	                        key, sub)
-	             : snprintf(path, sizeof(path), "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key);
-	if (n < 0 || n >= (int)sizeof(path))
+	if (!registry_ready() || registry_path(path, sizeof(path), kind, key, sub) != 0)
 		return -1;
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
 	                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC),
@@ -378,15 +415,6 @@ static int registry_put(const char *kind, unsigned long key, long sub, const cha
 		syscall(SYS_write, fd, content, strlen(content));
 	syscall(SYS_close, fd);
 	return 0;
-}
-
-static int registry_path(char *path, size_t cap, const char *kind, unsigned long key, long sub)
-{
-	int n = sub >= 0 ? snprintf(path, cap, "%s/" REC_REGISTRY "/%s.%lu.%ld", rec.dir, kind, key,
-	                            sub)
-	                 : snprintf(path, cap, "%s/" REC_REGISTRY "/%s.%lu", rec.dir, kind, key);
-
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 void rec_registry_add(const char *kind, unsigned long key, long sub)

@@ -7,7 +7,8 @@
  * waits on the right descriptor.
  *
  * A fixed open-addressing table keyed by (epfd, data): no allocation, one probe sequence per
- * event.  A registration whose descriptor was closed without EPOLL_CTL_DEL stays until its
+ * event; each descriptor remembers the slot of its newest registration, so that forgetting it
+ * (EPOLL_CTL_DEL, once per connection) takes no scan of the table.  A registration whose descriptor was closed without EPOLL_CTL_DEL stays until its
  * data is registered again (programs reuse their structures, so the newest registration of
  * a data value wins) or the table is full, when new registrations go unrecorded and their
  * events are logged with descriptor -1 (replay then matches by data, as it did before).
@@ -24,6 +25,8 @@ static struct epoll_reg {
 	int fd;     /* -1: forgotten (EPOLL_CTL_DEL), the slot reusable */
 	uint64_t data;
 } regs[REC_EPOLL_SLOTS];
+/* fd -> 1 + the slot of its newest registration, 0 when none is known. */
+static uint16_t fd_slot[REC_FD_MAX];
 
 static uint32_t slot_of(int epfd, uint64_t data)
 {
@@ -56,13 +59,36 @@ static void reg_put(int epfd, int fd, uint64_t data)
 	regs[reuse].epfd = epfd;
 	regs[reuse].fd = fd;
 	regs[reuse].data = data;
+	if (fd >= 0 && fd < REC_FD_MAX)
+		fd_slot[fd] = (uint16_t)(reuse + 1);
 }
 
-/* Forget fd's registrations in epfd (EPOLL_CTL_DEL, a MOD that changes the data): linear,
- * but those come once per connection, not per event.  The
- * slot stays on the probe sequences that pass it (fd -1), for reg_put to take again. */
+/* Forget the registration of fd in epfd that fd_slot remembers; 1 if there was one.  The
+ * kernel holds one registration per (epfd, fd), so that slot is the live one; older slots of
+ * the same descriptor number are registrations a close ended, whose data is never returned
+ * again (a new registration of that data takes the slot over). */
+static int reg_forget_newest(int epfd, int fd)
+{
+	struct epoll_reg *r;
+
+	if (fd < 0 || fd >= REC_FD_MAX || !fd_slot[fd])
+		return 0;
+	r = &regs[fd_slot[fd] - 1];
+	if (r->epfd != epfd || r->fd != fd)
+		return 0;
+	r->fd = -1;
+	fd_slot[fd] = 0;
+	return 1;
+}
+
+/* Forget fd's registration in epfd (EPOLL_CTL_DEL, a MOD that changes the data): without a
+ * scan when fd_slot knows it (once per connection), else (the descriptor is in several epoll
+ * instances) by scanning the table.  The slot stays on the probe sequences that pass it
+ * (fd -1), for reg_put to take again. */
 static void reg_drop_fd(int epfd, int fd)
 {
+	if (reg_forget_newest(epfd, fd))
+		return;
 	for (uint32_t i = 0; i < REC_EPOLL_SLOTS; i++)
 		if (regs[i].epfd == epfd && regs[i].fd == fd)
 			regs[i].fd = -1;
@@ -96,6 +122,8 @@ REC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	}
 	if (op == EPOLL_CTL_DEL || op == EPOLL_CTL_MOD)
 		reg_drop_fd(epfd, fd);
+	else if (op == EPOLL_CTL_ADD)
+		reg_forget_newest(epfd, fd); /* a registration a close ended, now stale */
 	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && ev)
 		reg_put(epfd, fd, ev->data.u64);
 	rec_leave();
