@@ -92,8 +92,11 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
-	int e = errno; /* the program's: a failed write of ours must not show through */
+	int e;
 
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		rec_sig_at_event(ev); /* deferred signal handlers run before the event */
+	e = errno; /* the program's: a failed write of ours must not show through */
 	if (!rec.w)
 		return;
 	if (rec.depth && ra)

@@ -1,6 +1,6 @@
 /*
  * pidcalls.c: the recorder's interposers for the calls that take or return a process id
- * (kill, sigqueue, tgkill, pidfd_open, the wait family) and that wait for a signal (sigwait,
+ * (pidfd_open, the wait family; kill, sigqueue and tgkill are in signals.c) and that wait for a signal (sigwait,
  * sigwaitinfo, sigsuspend, pause).  The wait family logs a WAIT event: the child it reaped and
  * the child's status, so that the analyzer orders the child's end before it and the replay
  * gives back the same child (schemas/trace-format.md, kind 23).  The others log nothing: a
@@ -17,28 +17,12 @@
 
 /* <sys/wait.h> is not included: it declares waitid with idtype_t, which calls.def writes as
  * int; the declarations here follow calls.def. */
-int tgkill(pid_t tgid, pid_t tid, int sig);
 int pidfd_open(pid_t pid, unsigned int flags);
 pid_t waitpid(pid_t pid, int *status, int options);
 pid_t wait(int *status);
 pid_t wait3(int *status, int options, struct rusage *ru);
 pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru);
 int waitid(int idtype, id_t id, siginfo_t *info, int options);
-
-REC_EXPORT int kill(pid_t pid, int sig)
-{
-	return IP_REAL(kill)(pid, sig);
-}
-
-REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
-{
-	return IP_REAL(sigqueue)(pid, sig, val);
-}
-
-REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
-{
-	return IP_REAL(tgkill)(tgid, tid, sig);
-}
 
 /* glibc 2.36 and later: without it, the call does not exist (ENOSYS, as a missing syscall). */
 REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)

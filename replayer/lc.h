@@ -227,6 +227,13 @@ LC_HIDDEN void lc_pids_parse(const char *text, const char *end);
  * the recorder logged it; forget f. */
 LC_HIDDEN void lc_stdio_close(FILE *f);
 
+/* Asynchronous signals (lc_signals.c): run the HANDLER events next in the trace (lc_expect
+ * calls it when one is next); sigsuspend and pause: 1 when a handler run next ended the
+ * wait (it has run).  lc_pids.c: wait until recorded child `rec` has ended (not reaped). */
+LC_HIDDEN void lc_signal_run(void);
+LC_HIDDEN int lc_signal_wait_due(void);
+LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
+
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);
 LC_HIDDEN long lc_sys_write(int fd, const void *buf, size_t n);

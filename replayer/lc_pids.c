@@ -255,7 +255,38 @@ pid_t lc_owner_rec(pid_t live)
 	return live < 0 ? -to_rec(-live) : to_rec(live);
 }
 
-LC_EXPORT int kill(pid_t pid, int sig)
+/* Traces with signal events: the KILL event this call logged (its target and signal are
+ * checked); NULL for older traces.  A call that failed when recorded is not made; the result
+ * is the recorded one (kill_done). */
+static const struct lc_ev *kill_next(const char *what, pid_t pid, int sig)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) ||
+	    (ev->kind != TRACE_EV_KILL && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	ev = lc_expect(TRACE_EV_KILL, -1, what);
+	if (ev->naux > 1 && (ev->aux[0] != pid || ev->aux[1] != sig))
+		lc_diverge("expected %s(%lld, %lld), but the process called %s(%d, %d)", what,
+		           (long long)ev->aux[0], (long long)ev->aux[1], what, (int)pid, sig);
+	return ev;
+}
+
+static int kill_done(const struct lc_ev *ev, int r)
+{
+	int e;
+
+	if (!ev)
+		return r;
+	r = (int)ev->result;
+	e = ev->err;
+	lc_commit();
+	if (r < 0)
+		errno = e;
+	return r;
+}
+
+static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
 
@@ -268,27 +299,57 @@ LC_EXPORT int kill(pid_t pid, int sig)
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
+LC_EXPORT int kill(pid_t pid, int sig)
+{
+	const struct lc_ev *ev = kill_next("kill", pid, sig);
+
+	return kill_done(ev, ev && ev->result < 0 ? -1 : kill_live(pid, sig));
+}
+
 LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
+	const struct lc_ev *ev = kill_next("sigqueue", pid, sig);
 	pid_t live;
 
+	if (ev && ev->result < 0)
+		return kill_done(ev, -1);
 	if (!on() || pid <= 0)
-		return IP_REAL(sigqueue)(pid, sig, val);
+		return kill_done(ev, IP_REAL(sigqueue)(pid, sig, val));
 	if (!(live = to_live(pid)))
-		return 0;
-	return IP_REAL(sigqueue)(live, sig, val);
+		return kill_done(ev, 0);
+	return kill_done(ev, IP_REAL(sigqueue)(live, sig, val));
 }
 
 LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
+	const struct lc_ev *ev = kill_next("tgkill", tgid, sig);
 	pid_t live;
 
+	if (ev && ev->result < 0)
+		return kill_done(ev, -1);
 	if (!on() || tgid <= 0)
-		return IP_REAL(tgkill)(tgid, tid, sig);
+		return kill_done(ev, IP_REAL(tgkill)(tgid, tid, sig));
 	if (!(live = to_live(tgid)))
-		return 0;
+		return kill_done(ev, 0);
 	/* single-threaded processes (the replayer's limit): the thread is the process */
-	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
+	return kill_done(ev, IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig));
+}
+
+/* Before a SIGCHLD handler run replayed from the trace: the recorded child has ended in the
+ * replay too (left waitable: the handler reaps it), as it had when the handler ran. */
+void lc_pid_wait_ended(pid_t rec)
+{
+	siginfo_t own;
+	pid_t live;
+	int r;
+
+	if (rec <= 0 || !(live = to_live(rec)))
+		return;
+	lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)rec);
+	do
+		r = IP_REAL(waitid)(P_PID, (id_t)live, &own, WEXITED | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	lc_wait_state(0, -1, 0, 0);
 }
 
 int pidfd_open(pid_t pid, unsigned int flags);
@@ -375,12 +436,22 @@ static void signal_wait_begin(void)
 	sigchld_if_reaping_next();
 }
 
+/* sigsuspend and pause, in a trace with handler runs: the one recorded next ended the wait,
+ * so it runs here instead of a real wait (the wait's result: -1, EINTR). */
+#define SIGNAL_WAIT_DUE(wh) \
+	((__builtin_strcmp(wh, "sigsuspend") == 0 || __builtin_strcmp(wh, "pause") == 0) && \
+	 lc_signal_wait_due())
+
 /* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
  * pause are generated (lc_wrappers.h, below).  INFO: the sender's pid, given back recorded. */
 #define LC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) \
 	int r_, e_; \
 	if (!on()) \
 		return realcall; \
+	if (SIGNAL_WAIT_DUE(wh)) { \
+		errno = EINTR; \
+		return -1; \
+	} \
 	signal_wait_begin(); \
 	r_ = realcall; \
 	e_ = errno; \

@@ -1,0 +1,330 @@
+/*
+ * lc_signals.c: asynchronous signals in replay.  The recorder logged where each handler of
+ * the program ran, as a HANDLER event before the event it preceded (recorder/signals.c); the
+ * controller runs the handler there, with the recorded siginfo and the program's mask, and
+ * real asynchronous signals do not run the program's handlers: the kernel sees our
+ * trampoline, which drops them (a signal a replayed process sends is still sent, and kills a
+ * target whose disposition is the default, as recorded).  Timers are not armed: alarm and
+ * setitimer give back their recorded old values.  replayer/README.md, "Signals".
+ *
+ * Traces without signal events (older recorders) keep the old behaviour: real signals run
+ * the program's handlers where they arrive, and the timers are armed for real.
+ */
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+
+#include "lc.h"
+
+static struct sigaction prog[65];
+static uint64_t held; /* bit s - 1: the program's handler of s is in prog[s] */
+
+static uint64_t bit(int sig)
+{
+	return 1ull << (sig - 1);
+}
+
+static int sync_sig(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	       sig == SIGTRAP || sig == SIGSYS || sig == SIGPIPE;
+}
+
+/* The trace of this image has signal events (a recorder that logs them): its handler runs
+ * come from it.  Decided once per image (the events are in memory). */
+static const struct lc_ev *scanned;
+static int from_trace;
+static uint64_t last_late; /* index + 1 of the last late handler run (TRACE_FL_LATE), 0 none */
+
+static int trace_signals(void)
+{
+	if (scanned != lc.ev) {
+		uint64_t i;
+
+		from_trace = 0;
+		last_late = 0;
+		for (i = 0; lc.ev && i < lc.nev - lc.base; i++) {
+			uint32_t k = lc.ev[i].kind;
+
+			from_trace |= k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER;
+			if (k == TRACE_EV_HANDLER && (lc.ev[i].flags & TRACE_FL_LATE))
+				last_late = lc.base + i + 1;
+		}
+		scanned = lc.ev;
+	}
+	return from_trace;
+}
+
+static void call_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
+{
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else
+		a->sa_handler(sig);
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a = prog[sig];
+	int e = errno;
+
+	if (lc.active && !lc.done && trace_signals()) {
+		errno = e; /* the trace says where the handler runs: not here */
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND) {
+		__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+		memset(&prog[sig], 0, sizeof(prog[sig]));
+	}
+	if ((a.sa_flags & SA_SIGINFO) ||
+	    (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN))
+		call_handler(&a, sig, si, uc);
+	errno = e;
+}
+
+static __thread int running; /* inside run_due on this thread */
+
+/* Run the HANDLER events next in the trace (lc_expect calls this when one is next, and so do
+ * sigsuspend and pause): each is committed, then the program's handler runs as the kernel
+ * would have run it, with the recorded siginfo, under the program's mask.  late_only: the
+ * late timer's, which runs only the runs recorded where the program computed. */
+static void run_due(int late_only)
+{
+	const struct lc_ev *ev;
+
+	running++;
+	while (lc_on() && (ev = lc_peek()) && ev->kind == TRACE_EV_HANDLER &&
+	       (!late_only || (ev->flags & TRACE_FL_LATE))) {
+		int sig = (int)ev->result;
+		struct sigaction a;
+		uint64_t m, old;
+		siginfo_t si;
+		ucontext_t uc;
+
+		lc_halt_if_due();
+		ev = lc_peek();
+		if (sig <= 0 || sig >= 65 || !(held & bit(sig)))
+			lc_diverge("the recorded process ran its handler of signal %d here, but the "
+			           "process has no handler for it", sig);
+		a = prog[sig];
+		memset(&si, 0, sizeof(si));
+		si.si_signo = sig;
+		si.si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
+		si.si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
+		si.si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
+		if (sig == SIGCHLD)
+			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
+		else if (ev->naux > 3)
+			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		lc_commit();
+		/* a child's end: it has ended in the replay too before its handler runs (the
+		 * handler reaps it, as recorded) */
+		if (sig == SIGCHLD &&
+		    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+			lc_pid_wait_ended(si.si_pid);
+		if (a.sa_flags & SA_RESETHAND) {
+			__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+			memset(&prog[sig], 0, sizeof(prog[sig]));
+			IP_REAL(signal)(sig, SIG_DFL);
+		}
+		memcpy(&m, &a.sa_mask, sizeof(m));
+		if (!(a.sa_flags & SA_NODEFER))
+			m |= bit(sig);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
+		memset(&uc, 0, sizeof(uc));
+		memcpy(&uc.uc_sigmask, &old, sizeof(old));
+		call_handler(&a, sig, &si, &uc);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	}
+	running--;
+}
+
+void lc_signal_run(void)
+{
+	run_due(0);
+}
+
+/* --- handler runs recorded late ---------------------------------------------------------------
+ * A run the recorder's deferral bound made while the program computed (it may spin on a flag
+ * without calling anything) is due, in replay, once the event before it is done, wherever the
+ * program is: a timer (LC_LATE_NS, while such runs remain) runs it from a signal of ours,
+ * where the program is then.  Inexact, as recorded (replayer/README.md, "Signals"). */
+#define LC_LATE_NS 5000000L
+#define LC_SIG_LATE SIGRTMAX
+
+static int late_timer; /* id + 1 */
+
+static void late_stop(void)
+{
+	if (late_timer) {
+		syscall(SYS_timer_delete, late_timer - 1);
+		late_timer = 0;
+	}
+}
+
+static void late_handler(int sig, siginfo_t *si, void *uc)
+{
+	const struct lc_ev *ev;
+	int e = errno;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!lc.active || lc.done || lc.pos >= last_late) {
+		late_stop();
+	} else if (!running && !lc_internal() && (ev = lc_peek()) &&
+	           ev->kind == TRACE_EV_HANDLER && (ev->flags & TRACE_FL_LATE)) {
+		run_due(1);
+	}
+	errno = e;
+}
+
+static void late_start(void)
+{
+	struct sigaction sa;
+	struct sigevent sev;
+	struct itimerspec its;
+	int id;
+
+	if (late_timer || !lc.active || !trace_signals() || lc.pos >= last_late)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = late_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (IP_REAL(sigaction)(LC_SIG_LATE, &sa, NULL) != 0)
+		return;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = LC_SIG_LATE;
+	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id) != 0)
+		return;
+	late_timer = id + 1;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = LC_LATE_NS;
+	its.it_interval.tv_nsec = LC_LATE_NS;
+	syscall(SYS_timer_settime, id, 0, &its, NULL);
+}
+
+/* sigsuspend and pause: a handler run recorded next is what ended the wait. */
+int lc_signal_wait_due(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) || ev->kind != TRACE_EV_HANDLER)
+		return 0;
+	lc_signal_run();
+	return 1;
+}
+
+/* --- the program's actions ------------------------------------------------------------------- */
+
+static int holdable(int sig, const struct sigaction *act)
+{
+	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP)
+		return 0;
+	return (act->sa_flags & SA_SIGINFO) ||
+	       (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
+}
+
+LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int was = sig > 0 && sig < 65 && (held & bit(sig)), r, e;
+	struct sigaction prev, k;
+
+	if (was)
+		prev = prog[sig];
+	if (act && holdable(sig, act) && !lc_internal()) {
+		k = *act;
+		k.sa_sigaction = trampoline;
+		k.sa_flags |= SA_SIGINFO;
+		prog[sig] = *act;
+		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
+		r = IP_REAL(sigaction)(sig, &k, old);
+		late_start();
+	} else {
+		r = IP_REAL(sigaction)(sig, act, old);
+		if (r == 0 && act && sig > 0 && sig < 65)
+			__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+	}
+	e = errno;
+	if (r != 0 && act && was) {
+		prog[sig] = prev;
+		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
+	} else if (r != 0 && act && sig > 0 && sig < 65) {
+		__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+	}
+	if (r == 0 && old && was)
+		*old = prev;
+	errno = e;
+	return r;
+}
+
+/* glibc's BSD semantics, as the recorder's signal(). */
+LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < 65)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+	                                   : old.sa_handler;
+}
+
+/* --- timers ---------------------------------------------------------------------------------- */
+
+/* The TIMER event of this call when the trace has one next (else NULL: arm for real). */
+static const struct lc_ev *timer_next(const char *what)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) ||
+	    (ev->kind != TRACE_EV_TIMER && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	return lc_expect(TRACE_EV_TIMER, -1, what);
+}
+
+LC_EXPORT unsigned int alarm(unsigned int secs)
+{
+	const struct lc_ev *ev = timer_next("alarm");
+	unsigned int r;
+
+	if (!ev)
+		return IP_REAL(alarm)(secs);
+	r = (unsigned int)ev->result;
+	lc_commit();
+	return r;
+}
+
+LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov)
+{
+	const struct lc_ev *ev = timer_next("setitimer");
+	int64_t v[4];
+
+	if (!ev)
+		return IP_REAL(setitimer)(which, nv, ov);
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return -1;
+	}
+	if (ov && ev->data_len == sizeof(v)) {
+		memcpy(v, lc.data + ev->data_off, sizeof(v));
+		ov->it_interval.tv_sec = v[0];
+		ov->it_interval.tv_usec = v[1];
+		ov->it_value.tv_sec = v[2];
+		ov->it_value.tv_usec = v[3];
+	}
+	lc_commit();
+	return 0;
+}
