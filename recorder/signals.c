@@ -39,6 +39,7 @@ __thread int rec_sig_npend __attribute__((tls_model("initial-exec")));
 /* One deferred signal: what the handler is given, and the action it arrived under. */
 struct pend {
 	int sig, code, pid, uid, status, flags;
+	int self; /* the process it arrived in: a fork's child copies the queue, not the signals */
 	int64_t value;
 	void *fn;
 	uint64_t mask; /* the kernel's sigset: signal s is bit s - 1 */
@@ -187,6 +188,8 @@ static void flush(int late)
 		memmove(pendq, pendq + 1, (size_t)(rec_sig_npend - 1) * sizeof(pendq[0]));
 		rec_sig_npend--;
 		sys_mask(SIG_SETMASK, &old, NULL);
+		if (p.self != (int)syscall(SYS_getpid))
+			continue; /* the parent's, deferred when it forked */
 		log_handler(&p, late, NULL);
 		run(&p);
 	}
@@ -256,6 +259,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 
 	memset(&p, 0, sizeof(p));
 	p.sig = sig;
+	p.self = (int)syscall(SYS_getpid);
 	p.flags = a->sa_flags;
 	p.fn = (a->sa_flags & SA_SIGINFO) ? (void *)a->sa_sigaction : (void *)a->sa_handler;
 	p.mask = kmask(&a->sa_mask);
@@ -274,10 +278,15 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	if (p.fn == (void *)SIG_DFL || p.fn == (void *)SIG_IGN) {
 		/* (changed under us by another thread: nothing to run) */
-	} else if (!rec.w || rec_internal) {
-		run(&p);
-	} else if (rec_depth == 0 && !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) &&
-	           in_syscall(uc)) {
+	} else if (rec_depth != 0 || __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
+		/* inside the recorder (a fork's child opening its trace too): later */
+		if (push(&p))
+			arm_bound();
+		else
+			run(&p);
+	} else if (!rec.w) {
+		run(&p); /* not recording */
+	} else if (in_syscall(uc)) {
 		if (!push(&p)) {
 			flush(0);
 			push(&p);
@@ -306,10 +315,10 @@ void rec_sig_at_event(struct trace_event *ev)
 		syscall(SYS_sched_yield);
 }
 
-/* A new child: the parent's deferred signals are not its own, nor is the parent's timer. */
+/* A new child: the parent's timer is not its own (its deferred signals are told apart by
+ * their pid: one that arrived in the child while it was still in our fork is its own). */
 void rec_sig_forked(void)
 {
-	rec_sig_npend = 0;
 	bound_timer = 0;
 }
 

@@ -673,6 +673,8 @@ void lc_run_free(void)
 
 const struct lc_ev *lc_peek(void)
 {
+	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
+		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 

@@ -84,6 +84,12 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
+/* The next event, as lc_peek() without running due handlers (lc.c runs them from there). */
+static const struct lc_ev *peek_raw(void)
+{
+	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+}
+
 static __thread int running; /* inside run_due on this thread */
 
 /* Run the HANDLER events next in the trace (lc_expect calls this when one is next, and so do
@@ -95,7 +101,7 @@ static void run_due(int late_only)
 	const struct lc_ev *ev;
 
 	running++;
-	while (lc_on() && (ev = lc_peek()) && ev->kind == TRACE_EV_HANDLER &&
+	while (lc_on() && (ev = peek_raw()) && ev->kind == TRACE_EV_HANDLER &&
 	       (!late_only || (ev->flags & TRACE_FL_LATE))) {
 		int sig = (int)ev->result;
 		struct sigaction a;
@@ -104,7 +110,7 @@ static void run_due(int late_only)
 		ucontext_t uc;
 
 		lc_halt_if_due();
-		ev = lc_peek();
+		ev = peek_raw();
 		if (sig <= 0 || sig >= 65 || !(held & bit(sig)))
 			lc_diverge("the recorded process ran its handler of signal %d here, but the "
 			           "process has no handler for it", sig);
@@ -174,7 +180,7 @@ static void late_handler(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (!lc.active || lc.done || lc.pos >= last_late) {
 		late_stop();
-	} else if (!running && !lc_internal() && (ev = lc_peek()) &&
+	} else if (!running && !lc_internal() && (ev = peek_raw()) &&
 	           ev->kind == TRACE_EV_HANDLER && (ev->flags & TRACE_FL_LATE)) {
 		run_due(1);
 	}
@@ -213,7 +219,7 @@ int lc_signal_wait_due(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = lc_peek()) || ev->kind != TRACE_EV_HANDLER)
+	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER)
 		return 0;
 	lc_signal_run();
 	return 1;
@@ -286,7 +292,7 @@ static const struct lc_ev *timer_next(const char *what)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = lc_peek()) ||
+	if (!lc_on() || !(ev = peek_raw()) ||
 	    (ev->kind != TRACE_EV_TIMER && ev->kind != TRACE_EV_HANDLER))
 		return NULL;
 	return lc_expect(TRACE_EV_TIMER, -1, what);

@@ -6,8 +6,8 @@
  *             a child and a computation that reads the clock now and then; R = 1: SA_RESTART,
  *             0: not (reads fail with EINTR).  Prints, after each read, the ticks seen so far,
  *             the EINTR count and the computation's progress at the last tick.
- *   kill      a parent signals its child (SIGUSR1, sigqueue with a value, SIGUSR2 raised inside
- *             the SIGUSR1 handler: nested handlers); the child's handlers send messages back
+ *   kill      a parent signals its child (SIGUSR1, then sigqueue of SIGRTMIN with a value;
+ *             SIGUSR2 raised inside their handler: nested handlers); the child's handlers send messages back
  *             on a socket; the child prints what its handlers saw.
  *   term F    a server polls a pipe nobody writes (100 ms timeouts) until SIGTERM (sent by the
  *             test, from outside) ends it; its pid goes to file F first.  Prints the polls.
@@ -138,12 +138,14 @@ static int kill_prog(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_sigaction = on_usr2;
 	sigaction(SIGUSR2, &sa, NULL);
+	sa.sa_sigaction = on_usr1;
+	sigaction(SIGRTMIN, &sa, NULL); /* queued: not merged with a pending SIGUSR1 */
+	back = sv[1]; /* (before the fork: the child may get a signal at once) */
 	if ((kid = fork()) == 0) {
 		char c;
 
 		close(sv[0]);
 		close(go[1]);
-		back = sv[1];
 		/* blocked in read when the signals come (in a call) */
 		while ((n = read(go[0], &c, 1)) > 0 || (n < 0 && errno == EINTR))
 			if (n > 0 && write(sv[1], "tick\n", 5) != 5)
@@ -158,7 +160,7 @@ static int kill_prog(void)
 	kill(kid, SIGUSR1);
 	if (write(go[1], "y", 1) != 1)
 		return 1;
-	sigqueue(kid, SIGUSR1, (union sigval){ .sival_int = 42 });
+	sigqueue(kid, SIGRTMIN, (union sigval){ .sival_int = 42 });
 	close(go[1]);
 	while ((n = read(sv[0], buf, sizeof(buf))) > 0)
 		fwrite(buf, 1, (size_t)n, stdout);
