@@ -111,6 +111,14 @@ static void run_due(int late_only)
 
 		lc_halt_if_due();
 		ev = peek_raw();
+		/* online: a signal another recorded process sent is run once the sender has sent
+		 * it (the analyzer's signal edge; the GD pulls the sender) */
+		if (ev->naux > 1 && ev->aux[1] > 0 && sig != SIGCHLD && lc.online) {
+			lc_request(lc.pos + 1);
+			ev = peek_raw();
+			if (!ev || ev->kind != TRACE_EV_HANDLER)
+				break;
+		}
 		if (sig <= 0 || sig >= 65 || !(held & bit(sig)))
 			lc_diverge("the recorded process ran its handler of signal %d here, but the "
 			           "process has no handler for it", sig);

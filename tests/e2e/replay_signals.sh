@@ -74,7 +74,28 @@ kill)
         grep -q "$w" "$s.out" || { echo "FAIL: the recording lacks '$w':"; cat "$s.out"; exit 1; }
     done
     replay_same "$s"
-    echo "ok: signals between recorded processes replay";;
+    # Inf(P) past the child's first handler run holds the parent's kill (the signal edge),
+    # and replay --stop halts exactly there, offline and online
+    pred='kill.1: sent >= 3'
+    "$encore" inf --json "$s" "$pred" > "$tmp/inf"
+    a=$(grep -o '"cuts":\[{[^}]*}' "$tmp/inf" | head -1)
+    k1=$("$encore" dump "$s" | awk '$1 == "process" { p = $2 } p == "kill" && $2 == "kill" { print $1; exit }')
+    h1=$("$encore" dump "$s" | awk '$1 == "process" { p = $2 } p == "kill.1" && $2 == "handler" { print $1; exit }')
+    c0=$(echo "$a" | grep -o '"kill":[0-9]*' | cut -d: -f2)
+    c1=$(echo "$a" | grep -o '"kill.1":[0-9]*' | cut -d: -f2)
+    [ -n "$c0" ] && [ -n "$c1" ] && [ -n "$k1" ] && [ -n "$h1" ] || {
+        echo "FAIL: no cut, kill or handler run:"; cat "$tmp/inf"; exit 1; }
+    if [ "$c1" -ge "$h1" ] && [ "$c0" -lt "$k1" ]; then
+        echo "FAIL: the cut $a holds kill.1's handler run $h1 but not the kill (event $k1)"; exit 1
+    fi
+    for opt in "" --online; do
+        # shellcheck disable=SC2086
+        "$encore" replay $opt --json --then kill --stop "$pred" "$s" > "$tmp/rep" 2> "$tmp/err" || {
+            echo "FAIL: replay $opt --stop '$pred':"; cat "$tmp/err"; exit 1; }
+        b=$(grep -o '"cuts":\[{[^}]*}' "$tmp/rep" | head -1)
+        [ "$a" = "$b" ] || { echo "FAIL: '$pred' $opt: encore inf says $a, replay halted at $b"; exit 1; }
+    done
+    echo "ok: signals between recorded processes replay; '$pred' halts at $a";;
 term|spin)
     s=$tmp/$mode
     record_term "$s" "$mode"
