@@ -227,10 +227,15 @@ static void bound_handler(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)si;
 	if (rec_sig_npend) {
-		if (rec_depth != 0 || __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+		if (rec_depth != 0 || __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
 			arm_bound();
-		else
+		} else {
+			/* the handlers run under the mask the thread had, not ours (all blocked) */
+			uint64_t m = kmask(&((ucontext_t *)uc)->uc_sigmask);
+
+			sys_mask(SIG_SETMASK, &m, NULL);
 			flush(!in_syscall(uc));
+		}
 	}
 	errno = e;
 }
@@ -304,8 +309,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
  * before it, each logged first, with the guard and lock released around them. */
 void rec_sig_at_event(struct trace_event *ev)
 {
+	/* (not at the events the recorder makes on its own, with no call: a descriptor's
+	 * first-use declaration, in the middle of the call that uses it) */
 	if (ev->kind == TRACE_EV_HANDLER || ev->kind == TRACE_EV_EXIT ||
-	    ev->kind == TRACE_EV_SIGNAL || rec_depth != 1 || rec_internal ||
+	    ev->kind == TRACE_EV_SIGNAL || ev->call == TRACE_CALL_NONE || rec_depth != 1 ||
+	    rec_internal ||
 	    __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
 		return;
 	rec_leave();
