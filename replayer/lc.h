@@ -233,6 +233,7 @@ LC_HIDDEN void lc_stdio_close(FILE *f);
 LC_HIDDEN void lc_signal_run(void);
 LC_HIDDEN int lc_signal_wait_due(void);
 LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
+LC_HIDDEN pid_t lc_pid_live(pid_t rec, int *gone);
 
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);

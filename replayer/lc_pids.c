@@ -335,6 +335,19 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	return kill_done(ev, IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig));
 }
 
+/* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or
+ * diverged (the board says so). */
+pid_t lc_pid_live(pid_t rec, int *gone)
+{
+	*gone = 0;
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].rec_pid == rec && lc.slots[i].pid > 0) {
+			*gone = lc.slots[i].state >= REP_SLOT_HALTED;
+			return lc.slots[i].pid;
+		}
+	return to_live(rec);
+}
+
 /* Before a SIGCHLD handler run replayed from the trace: the recorded child has ended in the
  * replay too (left waitable: the handler reaps it), as it had when the handler ran. */
 void lc_pid_wait_ended(pid_t rec)

@@ -65,13 +65,21 @@ static void call_handler(const struct sigaction *a, int sig, siginfo_t *si, void
 		a->sa_handler(sig);
 }
 
+/* Signals another process sent (kill, sigqueue, tgkill), arrived and not yet matched with
+ * a handler run of the trace. */
+static volatile uint32_t arrived[65];
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = prog[sig];
 	int e = errno;
 
 	if (lc.active && !lc.done && trace_signals()) {
-		errno = e; /* the trace says where the handler runs: not here */
+		/* the trace says where the handler runs: not here; a signal a process sent is
+		 * counted, as its handler run waits for it (run_due) */
+		if (si && si->si_code <= 0 && si->si_pid > 0)
+			__atomic_fetch_add(&arrived[sig], 1, __ATOMIC_RELAXED);
+		errno = e;
 		return;
 	}
 	if (a.sa_flags & SA_RESETHAND) {
@@ -91,6 +99,43 @@ static const struct lc_ev *peek_raw(void)
 }
 
 static __thread int running; /* inside run_due on this thread */
+
+/* A handler run of a signal another recorded process sent waits until that process has sent
+ * it in the replay too (its kill is made for real, translated): the run follows the kill, as
+ * the analyzer's signal edge says, and as receives wait for their bytes.  Not for a signal a
+ * process sent itself (its kill comes after the run in the trace: the kernel ran the handler
+ * inside the call), from outside the session, or from the kernel.  A sender that ended or
+ * halted without sending it does not hold the run (signals merged when recorded and not
+ * now, or the other way round). */
+static void wait_sender(int sig, int code, pid_t rec)
+{
+	uint64_t m = bit(sig), old;
+	pid_t live;
+	int gone = 0;
+
+	if (code > 0 || rec <= 0 || (live = lc_pid_live(rec, &gone)) <= 0 ||
+	    live == (pid_t)syscall(SYS_getpid))
+		return;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
+	lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
+	while (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) == 0) {
+		struct timespec t = { 0, 100000000 };
+		siginfo_t si;
+
+		/* (sigtimedwait takes the signal without running our trampoline) */
+		if (syscall(SYS_rt_sigtimedwait, &m, &si, &t, sizeof(m)) == sig) {
+			if (si.si_code <= 0 && si.si_pid > 0)
+				break;
+			continue;
+		}
+		if (lc_pid_live(rec, &gone) <= 0 || gone)
+			break;
+	}
+	if (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) > 0)
+		__atomic_fetch_sub(&arrived[sig], 1, __ATOMIC_RELAXED);
+	lc_wait_state(0, -1, 0, 0);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
 
 /* Run the HANDLER events next in the trace (lc_expect calls this when one is next, and so do
  * sigsuspend and pause): each is committed, then the program's handler runs as the kernel
@@ -132,6 +177,8 @@ static void run_due(int late_only)
 			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
 		else if (ev->naux > 3)
 			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		if (!late_only)
+			wait_sender(sig, si.si_code, si.si_pid);
 		lc_commit();
 		/* a child's end: it has ended in the replay too before its handler runs (the
 		 * handler reaps it, as recorded) */
@@ -254,6 +301,8 @@ LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		k = *act;
 		k.sa_sigaction = trampoline;
 		k.sa_flags |= SA_SIGINFO;
+		if (lc.active && trace_signals())
+			k.sa_flags |= SA_RESTART; /* the trampoline runs nothing: no EINTR for it */
 		prog[sig] = *act;
 		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
 		r = IP_REAL(sigaction)(sig, &k, old);
