@@ -688,8 +688,10 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
-	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
-		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
+	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
+		lc_signal_run(); /* a signal's handler ran, or the process died of one, here when
+		                    recorded (lc_signals.c) */
 	if (__builtin_expect(lc.halt_check, 0))
 		lc_maybe_halt();
 	if (__builtin_expect(lc.pos >= lc.nev, 0))

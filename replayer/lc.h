@@ -228,7 +228,7 @@ LC_HIDDEN void lc_pids_parse(const char *text, const char *end);
 LC_HIDDEN void lc_stdio_close(FILE *f);
 
 /* Asynchronous signals (lc_signals.c): run the HANDLER events next in the trace (lc_expect
- * calls it when one is next); sigsuspend and pause: 1 when a handler run next ended the
+ * calls it when one is next, or a death by a signal, which it then reproduces); sigsuspend and pause: 1 when a handler run next ended the
  * wait (it has run).  lc_pids.c: wait until recorded child `rec` has ended (not reaped). */
 LC_HIDDEN void lc_signal_run(void);
 LC_HIDDEN int lc_signal_wait_due(void);

@@ -202,8 +202,39 @@ static void run_due(int late_only)
 	running--;
 }
 
+/* The process died here of an asynchronous signal with the default action (a shell's or a
+ * peer's SIGTERM, Ctrl-C): it dies of it now, raised by the controller (the sender may be
+ * outside, and a recorded sender's kill may come later: it is given its recorded result).
+ * Synchronous signals (a fault, SIGPIPE, abort) are the program's own doing: not here. */
+static void die_as_recorded(const struct lc_ev *ev)
+{
+	int sig = (int)ev->result;
+	struct sigaction sa;
+	uint64_t m;
+
+	if (ev->naux < 1 || ev->aux[0] != 1 || sig <= 0 || sig >= 65 || sync_sig(sig) ||
+	    sig == SIGABRT || !lc_on())
+		return;
+	lc_halt_if_due();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	IP_REAL(sigaction)(sig, &sa, NULL);
+	m = bit(sig);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, sizeof(m));
+	syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
+	m = 0;
+	for (;;)
+		syscall(SYS_rt_sigsuspend, &m, sizeof(m));
+}
+
 void lc_signal_run(void)
 {
+	const struct lc_ev *ev = peek_raw();
+
+	if (ev && ev->kind == TRACE_EV_SIGNAL) {
+		die_as_recorded(ev);
+		return;
+	}
 	run_due(0);
 }
 

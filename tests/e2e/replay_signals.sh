@@ -9,7 +9,9 @@
 #                   the replay runs the handler at the same poll and prints the same count;
 #   spin            SIGTERM while the program spins on a flag without calling anything: the
 #                   recording ends (the deferral bound ran the handler, marked late) and the
-#                   replay ends too.
+#                   replay ends too;
+#   die             SIGTERM from outside, default action: the replay dies of it at the same
+#                   point, after the same lines.
 # Usage: replay_signals.sh ENCORE MODE PROG
 set -eu
 encore=$1 mode=$2 prog=$3
@@ -44,9 +46,11 @@ record_term() {
         sleep 0.01
     done
     # (a few polls first: the count printed depends on when the signal came)
-    [ "$what" = term ] && sleep 0.3
+    [ "$what" = term ] || [ "$what" = die ] && sleep 0.3
     kill -TERM "$(cat "$tmp/pid")"
-    wait "$rec" || { echo "FAIL: the recording of $what failed"; exit 1; }
+    st=0
+    wait "$rec" || st=$?
+    [ $st = 0 ] || [ "$what" = die ] || { echo "FAIL: the recording of $what failed"; exit 1; }
 }
 
 case $mode in
@@ -108,5 +112,12 @@ term|spin)
         replay_same "$s"
         echo "ok: SIGTERM from outside replays: $(cat "$s.out")"
     fi;;
-*) echo "usage: replay_signals.sh ENCORE timer1|timer0|kill|term|spin PROG"; exit 2;;
+die)
+    s=$tmp/die
+    record_term "$s" die
+    grep -q "^poll" "$s.out" || { echo "FAIL: no poll before SIGTERM:"; cat "$s.out"; exit 1; }
+    "$encore" dump "$s" | grep -q " signal .*= 15" || { echo "FAIL: no death by SIGTERM logged"; exit 1; }
+    replay_same "$s"
+    echo "ok: a death by SIGTERM from outside replays: $(wc -l < "$s.out") lines";;
+*) echo "usage: replay_signals.sh ENCORE timer1|timer0|kill|term|spin|die PROG"; exit 2;;
 esac

@@ -13,6 +13,7 @@
  *             test, from outside) ends it; its pid goes to file F first.  Prints the polls.
  *   spin F    SIGTERM from outside while the program spins on a flag without calling anything:
  *             the deferral bound runs the handler (late); prints that it stopped.
+ *   die F     as term without a handler: SIGTERM kills it; it prints each poll.
  */
 #include <errno.h>
 #include <signal.h>
@@ -194,14 +195,15 @@ static int term_prog(const char *file, int spin)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
+	if (spin < 2)
+		sigaction(SIGTERM, &sa, NULL);
 	if (pipe(p) != 0)
 		return 1;
 	pf.fd = p[0];
 	pf.events = POLLIN;
 	if (write_pid(file) != 0)
 		return 1;
-	if (spin) {
+	if (spin == 1) {
 		while (!stop)
 			spins++;
 		printf("stopped spinning\n");
@@ -212,6 +214,10 @@ static int term_prog(const char *file, int spin)
 
 		if (r == 0 || (r < 0 && errno == EINTR))
 			polls++;
+		if (spin == 2) { /* no handler: SIGTERM ends it, after some of these lines */
+			printf("poll %d\n", polls);
+			fflush(stdout);
+		}
 	}
 	printf("stopped after %d polls\n", polls);
 	return 0;
@@ -227,6 +233,8 @@ int main(int argc, char **argv)
 		return term_prog(argv[2], 0);
 	if (argc > 2 && strcmp(argv[1], "spin") == 0)
 		return term_prog(argv[2], 1);
+	if (argc > 2 && strcmp(argv[1], "die") == 0)
+		return term_prog(argv[2], 2);
 	fprintf(stderr, "usage: replay_signals timer 0|1 | kill | term FILE | spin FILE\n");
 	return 2;
 }
