@@ -256,8 +256,9 @@ pid_t lc_owner_rec(pid_t live)
 }
 
 /* Traces with signal events: the KILL event this call logged (its target and signal are
- * checked); NULL for older traces.  A call that failed when recorded is not made; the result
- * is the recorded one (kill_done). */
+ * checked); NULL for older traces.  The call is made first, as when recorded: a handler run
+ * logged before the KILL event ran after the real call (a SIGCHLD of the child it killed,
+ * which the replayed handler waits for); the result is the recorded one (kill_done). */
 static const struct lc_ev *kill_next(const char *what, pid_t pid, int sig)
 {
 	const struct lc_ev *ev;
@@ -301,38 +302,46 @@ static int kill_live(pid_t pid, int sig)
 
 LC_EXPORT int kill(pid_t pid, int sig)
 {
-	const struct lc_ev *ev = kill_next("kill", pid, sig);
+	int r = kill_live(pid, sig);
 
-	return kill_done(ev, ev && ev->result < 0 ? -1 : kill_live(pid, sig));
+	return kill_done(kill_next("kill", pid, sig), r);
+}
+
+static int sigqueue_live(pid_t pid, int sig, const union sigval val)
+{
+	pid_t live;
+
+	if (!on() || pid <= 0)
+		return IP_REAL(sigqueue)(pid, sig, val);
+	if (!(live = to_live(pid)))
+		return 0;
+	return IP_REAL(sigqueue)(live, sig, val);
 }
 
 LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 {
-	const struct lc_ev *ev = kill_next("sigqueue", pid, sig);
+	int r = sigqueue_live(pid, sig, val);
+
+	return kill_done(kill_next("sigqueue", pid, sig), r);
+}
+
+static int tgkill_live(pid_t tgid, pid_t tid, int sig)
+{
 	pid_t live;
 
-	if (ev && ev->result < 0)
-		return kill_done(ev, -1);
-	if (!on() || pid <= 0)
-		return kill_done(ev, IP_REAL(sigqueue)(pid, sig, val));
-	if (!(live = to_live(pid)))
-		return kill_done(ev, 0);
-	return kill_done(ev, IP_REAL(sigqueue)(live, sig, val));
+	if (!on() || tgid <= 0)
+		return IP_REAL(tgkill)(tgid, tid, sig);
+	if (!(live = to_live(tgid)))
+		return 0;
+	/* single-threaded processes (the replayer's limit): the thread is the process */
+	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
 }
 
 LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	const struct lc_ev *ev = kill_next("tgkill", tgid, sig);
-	pid_t live;
+	int r = tgkill_live(tgid, tid, sig);
 
-	if (ev && ev->result < 0)
-		return kill_done(ev, -1);
-	if (!on() || tgid <= 0)
-		return kill_done(ev, IP_REAL(tgkill)(tgid, tid, sig));
-	if (!(live = to_live(tgid)))
-		return kill_done(ev, 0);
-	/* single-threaded processes (the replayer's limit): the thread is the process */
-	return kill_done(ev, IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig));
+	return kill_done(kill_next("tgkill", tgid, sig), r);
 }
 
 /* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or

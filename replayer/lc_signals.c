@@ -113,9 +113,13 @@ static void wait_sender(int sig, int code, pid_t rec)
 	pid_t live;
 	int gone = 0;
 
-	if (code > 0 || rec <= 0 || (live = lc_pid_live(rec, &gone)) <= 0 ||
-	    live == (pid_t)syscall(SYS_getpid))
+	if (code > 0 || rec <= 0 || (live = lc_pid_live(rec, &gone)) <= 0)
 		return;
+	if (live == (pid_t)syscall(SYS_getpid)) { /* (sent to itself: made already, or later) */
+		if (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) > 0)
+			__atomic_fetch_sub(&arrived[sig], 1, __ATOMIC_RELAXED);
+		return;
+	}
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
 	lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
 	while (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) == 0) {
