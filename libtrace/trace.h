@@ -180,7 +180,9 @@ enum trace_call {
 #define TRACE_FL_TRUNC    0x8u  /* the result's msg_flags had MSG_TRUNC (recvmsg) */
 #define TRACE_FL_CTRUNC   0x10u /* the result's msg_flags had MSG_CTRUNC (recvmsg) */
 #define TRACE_FL_LATE     0x100u /* HANDLER: run where the program computed, not at a call:
-                                    replay runs it at this event, perhaps later (inexact) */
+                                    replay runs it after the event before it (inexact) */
+#define TRACE_FL_AFTER    0x200u /* HANDLER: deferred, run at the end of the call of the event
+                                    before it (its event logged): replay runs it there */
 
 #define TRACE_AUX_MAX 4
 

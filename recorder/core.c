@@ -92,11 +92,8 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 
 void rec_log(struct trace_event *ev, void *ra)
 {
-	int e;
+	int e = errno; /* the program's: a failed write of ours must not show through */
 
-	if (__builtin_expect(rec_sig_npend != 0, 0))
-		rec_sig_at_event(ev); /* deferred signal handlers run before the event */
-	e = errno; /* the program's: a failed write of ours must not show through */
 	if (!rec.w)
 		return;
 	if (rec.depth && ra)
@@ -108,6 +105,8 @@ void rec_log(struct trace_event *ev, void *ra)
 		rec.w = NULL;
 	}
 	errno = e;
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		rec_sig_after_event(ev); /* deferred signal handlers run after the event */
 }
 
 void rec_finish(int status, int signo)

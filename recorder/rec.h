@@ -321,12 +321,12 @@ REC_HIDDEN void rec_signals_uninstall(void);
  * (recorder/README.md, "Signals").  rec_sig_action is sigaction as the program sees it;
  * rec_sig_prog gives the program's action when we hold its handler (1), rec_sig_drop
  * forgets it (the disposition changed past signals.c).  rec_sig_npend: deferred handlers of
- * this thread, run by rec_sig_at_event before the next event (rec_log). */
+ * this thread, run by rec_sig_after_event after the next event (rec_log). */
 extern __thread int rec_sig_npend REC_HIDDEN __attribute__((tls_model("initial-exec")));
 REC_HIDDEN int rec_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
 REC_HIDDEN int rec_sig_prog(int sig, struct sigaction *out);
 REC_HIDDEN void rec_sig_drop(int sig);
-REC_HIDDEN void rec_sig_at_event(struct trace_event *ev);
+REC_HIDDEN void rec_sig_after_event(const struct trace_event *ev);
 REC_HIDDEN void rec_sig_forked(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);

@@ -10,13 +10,16 @@
  *     HANDLER event; the call's own event (EINTR or its result) comes after it.  Replay runs
  *     the handler at the entry of that call: exact;
  *   - the thread runs program code, or the recorder itself (its lock may be held): the
- *     signal is deferred (a per-thread queue) and the handler runs at the next event the
- *     thread logs, before that event: replay runs it at the same event: exact for the
- *     program's state, since no program code runs in between;
+ *     signal is deferred (a per-thread queue) and the handler runs at the end of the next
+ *     call that logs an event, after its event (TRACE_FL_AFTER): replay runs it there too,
+ *     once that event is done: exact for the program's state, since no program code runs in
+ *     between, and in the order the other processes saw (the call's effect, then the
+ *     handler's);
  *   - the deferral is bounded: a program spinning on a flag logs nothing, so a per-thread
  *     timer (REC_SIG_BOUND after REC_BOUND_NS) runs the handler where the thread is; in a
  *     system call that is the first case, in program code the HANDLER event is marked
- *     TRACE_FL_LATE: replay runs it at the next event, perhaps later than recorded.
+ *     TRACE_FL_LATE: replay runs it once the event before it is done, perhaps earlier than
+ *     recorded.
  *
  * Synchronous signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, raised by the
  * faulting instruction, and SIGPIPE, raised by the write that failed) are left to the kernel
@@ -154,7 +157,7 @@ static void run(const struct pend *p)
 	sys_mask(SIG_SETMASK, &old, NULL);
 }
 
-static void log_handler(const struct pend *p, int late, void *ra)
+static void log_handler(const struct pend *p, uint32_t flags, void *ra)
 {
 	struct trace_event ev;
 
@@ -162,7 +165,7 @@ static void log_handler(const struct pend *p, int late, void *ra)
 		return;
 	rec_event_init(&ev, TRACE_EV_HANDLER, TRACE_CALL_HANDLER, -1);
 	ev.result = p->sig;
-	ev.flags = late ? TRACE_FL_LATE : 0;
+	ev.flags = flags;
 	ev.naux = 4;
 	ev.aux[0] = p->code;
 	ev.aux[1] = p->pid;
@@ -172,8 +175,9 @@ static void log_handler(const struct pend *p, int late, void *ra)
 	rec_leave();
 }
 
-/* Log and run the deferred handlers of this thread, oldest first (the guard is free). */
-static void flush(int late)
+/* Log and run the deferred handlers of this thread, oldest first (the guard is free);
+ * flags: where they run (0: in a call, before its event; TRACE_FL_AFTER, TRACE_FL_LATE). */
+static void flush(uint32_t flags)
 {
 	for (;;) {
 		uint64_t all = ~0ull, old;
@@ -190,7 +194,7 @@ static void flush(int late)
 		sys_mask(SIG_SETMASK, &old, NULL);
 		if (p.self != (int)syscall(SYS_getpid))
 			continue; /* the parent's, deferred when it forked */
-		log_handler(&p, late, NULL);
+		log_handler(&p, flags, NULL);
 		run(&p);
 	}
 }
@@ -234,7 +238,7 @@ static void bound_handler(int sig, siginfo_t *si, void *uc)
 			uint64_t m = kmask(&((ucontext_t *)uc)->uc_sigmask);
 
 			sys_mask(SIG_SETMASK, &m, NULL);
-			flush(!in_syscall(uc));
+			flush(in_syscall(uc) ? 0 : TRACE_FL_LATE);
 		}
 	}
 	errno = e;
@@ -305,9 +309,10 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
-/* An event is about to be logged (rec_log, the guard held once): the deferred handlers run
- * before it, each logged first, with the guard and lock released around them. */
-void rec_sig_at_event(struct trace_event *ev)
+/* An event was logged (rec_log, the guard held once): the deferred handlers run now, at the
+ * end of its call (its real call made, as when they arrived), each logged first, with the
+ * guard and lock released around them. */
+void rec_sig_after_event(const struct trace_event *ev)
 {
 	/* (not at the events the recorder makes on its own, with no call: a descriptor's
 	 * first-use declaration, in the middle of the call that uses it) */
@@ -317,7 +322,7 @@ void rec_sig_at_event(struct trace_event *ev)
 	    __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
 		return;
 	rec_leave();
-	flush(0);
+	flush(TRACE_FL_AFTER);
 	rec_depth++;
 	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0)
 		syscall(SYS_sched_yield);

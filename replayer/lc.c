@@ -714,6 +714,8 @@ void lc_commit(void)
 		lc_count(&lc.ev[lc.pos - lc.base]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
+	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
+		lc_signal_after(); /* a deferred handler ran at the end of this call (lc_signals.c) */
 }
 
 /* --- descriptors --------------------------------------------------------------------------- */

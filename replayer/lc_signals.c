@@ -36,7 +36,6 @@ static int sync_sig(int sig)
  * come from it.  Decided once per image (the events are in memory). */
 static const struct lc_ev *scanned;
 static int from_trace;
-static uint64_t last_late; /* index + 1 of the last late handler run (TRACE_FL_LATE), 0 none */
 
 static int trace_signals(void)
 {
@@ -44,13 +43,10 @@ static int trace_signals(void)
 		uint64_t i;
 
 		from_trace = 0;
-		last_late = 0;
-		for (i = 0; lc.ev && i < lc.nev - lc.base; i++) {
+		for (i = 0; lc.ev && i < lc.nev - lc.base && !from_trace; i++) {
 			uint32_t k = lc.ev[i].kind;
 
-			from_trace |= k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER;
-			if (k == TRACE_EV_HANDLER && (lc.ev[i].flags & TRACE_FL_LATE))
-				last_late = lc.base + i + 1;
+			from_trace = k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER;
 		}
 		scanned = lc.ev;
 	}
@@ -98,8 +94,6 @@ static const struct lc_ev *peek_raw(void)
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
-static __thread int running; /* inside run_due on this thread */
-
 /* A handler run of a signal another recorded process sent waits until that process has sent
  * it in the replay too (its kill is made for real, translated): the run follows the kill, as
  * the analyzer's signal edge says, and as receives wait for their bytes.  Not for a signal a
@@ -141,17 +135,16 @@ static void wait_sender(int sig, int code, pid_t rec)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
-/* Run the HANDLER events next in the trace (lc_expect calls this when one is next, and so do
- * sigsuspend and pause): each is committed, then the program's handler runs as the kernel
- * would have run it, with the recorded siginfo, under the program's mask.  late_only: the
- * late timer's, which runs only the runs recorded where the program computed. */
-static void run_due(int late_only)
+/* Run the HANDLER events next in the trace (lc_expect and lc_peek call this when one is next,
+ * and so do sigsuspend and pause): each is committed, then the program's handler runs as the
+ * kernel would have run it, with the recorded siginfo, under the program's mask.  after:
+ * lc_commit's, which runs only the deferred runs (TRACE_FL_AFTER, TRACE_FL_LATE). */
+static void run_due(int after)
 {
 	const struct lc_ev *ev;
 
-	running++;
 	while (lc_on() && (ev = peek_raw()) && ev->kind == TRACE_EV_HANDLER &&
-	       (!late_only || (ev->flags & TRACE_FL_LATE))) {
+	       (!after || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))) {
 		int sig = (int)ev->result;
 		struct sigaction a;
 		uint64_t m, old;
@@ -181,8 +174,7 @@ static void run_due(int late_only)
 			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
 		else if (ev->naux > 3)
 			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
-		if (!late_only)
-			wait_sender(sig, si.si_code, si.si_pid);
+		wait_sender(sig, si.si_code, si.si_pid);
 		lc_commit();
 		/* a child's end: it has ended in the replay too before its handler runs (the
 		 * handler reaps it, as recorded) */
@@ -203,7 +195,6 @@ static void run_due(int late_only)
 		call_handler(&a, sig, &si, &uc);
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	}
-	running--;
 }
 
 /* The process died here of an asynchronous signal with the default action (a shell's or a
@@ -242,66 +233,21 @@ void lc_signal_run(void)
 	run_due(0);
 }
 
-/* --- handler runs recorded late ---------------------------------------------------------------
- * A run the recorder's deferral bound made while the program computed (it may spin on a flag
- * without calling anything) is due, in replay, once the event before it is done, wherever the
- * program is: a timer (LC_LATE_NS, while such runs remain) runs it from a signal of ours,
- * where the program is then.  Inexact, as recorded (replayer/README.md, "Signals"). */
-#define LC_LATE_NS 5000000L
-#define LC_SIG_LATE SIGRTMAX
-
-static int late_timer; /* id + 1 */
-
-static void late_stop(void)
+/* lc_commit, with a HANDLER event next: the handlers the recorder ran at the end of the call
+ * just committed (deferred: TRACE_FL_AFTER), or where the program computed after it
+ * (TRACE_FL_LATE: inexact, replayer/README.md, "Signals"), run now, before the call returns.
+ * Not after a HANDLER event itself (the recorder never delivers there: the run that follows
+ * is its own, in order, run_due's loop). */
+void lc_signal_after(void)
 {
-	if (late_timer) {
-		syscall(SYS_timer_delete, late_timer - 1);
-		late_timer = 0;
-	}
-}
+	const struct lc_ev *ev = peek_raw(), *prev;
 
-static void late_handler(int sig, siginfo_t *si, void *uc)
-{
-	const struct lc_ev *ev;
-	int e = errno;
-
-	(void)sig;
-	(void)si;
-	(void)uc;
-	if (!lc.active || lc.done || lc.pos >= last_late) {
-		late_stop();
-	} else if (!running && !lc_internal() && (ev = peek_raw()) &&
-	           ev->kind == TRACE_EV_HANDLER && (ev->flags & TRACE_FL_LATE)) {
-		run_due(1);
-	}
-	errno = e;
-}
-
-static void late_start(void)
-{
-	struct sigaction sa;
-	struct sigevent sev;
-	struct itimerspec its;
-	int id;
-
-	if (late_timer || !lc.active || !trace_signals() || lc.pos >= last_late)
+	if (!ev || lc.pos <= lc.base || !lc_on())
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = late_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	if (IP_REAL(sigaction)(LC_SIG_LATE, &sa, NULL) != 0)
+	prev = &lc.ev[lc.pos - lc.base - 1];
+	if (prev->kind == TRACE_EV_HANDLER || !(ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
 		return;
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_SIGNAL;
-	sev.sigev_signo = LC_SIG_LATE;
-	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id) != 0)
-		return;
-	late_timer = id + 1;
-	memset(&its, 0, sizeof(its));
-	its.it_value.tv_nsec = LC_LATE_NS;
-	its.it_interval.tv_nsec = LC_LATE_NS;
-	syscall(SYS_timer_settime, id, 0, &its, NULL);
+	run_due(1);
 }
 
 /* sigsuspend and pause: a handler run recorded next is what ended the wait. */
@@ -341,7 +287,6 @@ LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		prog[sig] = *act;
 		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
 		r = IP_REAL(sigaction)(sig, &k, old);
-		late_start();
 	} else {
 		r = IP_REAL(sigaction)(sig, act, old);
 		if (r == 0 && act && sig > 0 && sig < 65)
