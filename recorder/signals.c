@@ -87,9 +87,11 @@ static int rec_sig_held(int sig)
 }
 
 /* --- where the thread was -------------------------------------------------------------------
- * Interrupted in a system call: the kernel left the instruction pointer just after the
- * syscall instruction (the call returns EINTR or had returned) or, for a call it restarts
- * (SA_RESTART), on the instruction itself. */
+ * Interrupted in a system call: the kernel left the instruction pointer on the syscall
+ * instruction (a call it restarts, SA_RESTART: the handler runs before it completes), or just
+ * after it with the result -EINTR (the call was cut short).  Just after it with another
+ * result, the call completed before the signal came (signals are delivered as a call
+ * returns): the signal is deferred, its handler run after the call's event, as it came. */
 static int insn_syscall(const unsigned char *p)
 {
 #if defined(__x86_64__)
@@ -110,12 +112,15 @@ static int in_syscall(void *ucv)
 	const ucontext_t *uc = ucv;
 	uintptr_t pc;
 	size_t len;
+	long ret;
 
 #if defined(__x86_64__)
 	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	ret = (long)uc->uc_mcontext.gregs[REG_RAX];
 	len = 2;
 #elif defined(__aarch64__)
 	pc = (uintptr_t)uc->uc_mcontext.pc;
+	ret = (long)uc->uc_mcontext.regs[0];
 	len = 4;
 #else
 	(void)uc;
@@ -123,7 +128,7 @@ static int in_syscall(void *ucv)
 #endif
 	/* (the instruction before pc is read only when it lies on pc's page: mapped) */
 	if ((pc & 4095) >= len && insn_syscall((const unsigned char *)(pc - len)))
-		return 1;
+		return ret == -EINTR;
 	return (pc & 4095) <= 4096 - len && insn_syscall((const unsigned char *)pc);
 }
 
@@ -514,4 +519,27 @@ REC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, str
 	}
 	errno = e;
 	return r;
+}
+
+/* Sleeps pass through: a handler run while the thread sleeps in one is logged before the
+ * next event as for any call (in a system call); replay runs it at the sleep. */
+REC_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	return IP_REAL(nanosleep)(req, rem);
+}
+
+REC_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+                               struct timespec *rem)
+{
+	return IP_REAL(clock_nanosleep)(clk, flags, req, rem);
+}
+
+REC_EXPORT int usleep(useconds_t usec)
+{
+	return IP_REAL(usleep)(usec);
+}
+
+REC_EXPORT unsigned int sleep(unsigned int secs)
+{
+	return IP_REAL(sleep)(secs);
 }

@@ -371,3 +371,57 @@ LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, stru
 	lc_commit();
 	return 0;
 }
+
+/* --- sleeps ---------------------------------------------------------------------------------- */
+
+/* A handler run recorded next while the process ran no interposed call (in-call, not
+ * deferred): it ran while the process slept (rsync's receiver waits for its SIGUSR2 in a
+ * loop of 20 ms sleeps): it runs at this sleep, which is cut short by it (EINTR). */
+static int sleep_due(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
+	    (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
+		return 0;
+	run_due(0);
+	return 1;
+}
+
+LC_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (sleep_due()) {
+		if (rem && req)
+			*rem = *req;
+		errno = EINTR;
+		return -1;
+	}
+	return IP_REAL(nanosleep)(req, rem);
+}
+
+LC_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+                              struct timespec *rem)
+{
+	if (sleep_due()) {
+		if (rem && req && !(flags & TIMER_ABSTIME))
+			*rem = *req;
+		return EINTR;
+	}
+	return IP_REAL(clock_nanosleep)(clk, flags, req, rem);
+}
+
+LC_EXPORT int usleep(useconds_t usec)
+{
+	if (sleep_due()) {
+		errno = EINTR;
+		return -1;
+	}
+	return IP_REAL(usleep)(usec);
+}
+
+LC_EXPORT unsigned int sleep(unsigned int secs)
+{
+	if (sleep_due())
+		return secs;
+	return IP_REAL(sleep)(secs);
+}
