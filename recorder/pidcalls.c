@@ -41,12 +41,17 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 /* A SIGCHLD handler is installed and SIGCHLD is blocked: the wait is likely made inside that
  * handler, at whatever point of the program the signal came (bash reaps there), which no event
  * can pin down (or around a wait the program shields from its handler, as bash does).  Such a
- * wait is not logged; the replayer applies the same rule at the same call. */
+ * wait is not logged; the replayer applies the same rule at the same call.  Unless the
+ * handler is one signals.c holds and the trace has a signal event already: handler runs are
+ * events, so the waits a handler makes are pinned down and logged (the replayer sees the same
+ * signal events before the wait). */
 static int chld_handled(void)
 {
 	struct sigaction sa;
 	sigset_t cur;
 
+	if (rec_sig_waits_logged())
+		return 0;
 	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
 	    (!(sa.sa_flags & SA_SIGINFO) &&
 	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))

@@ -51,6 +51,10 @@ struct pend {
 static __thread struct pend pendq[REC_PEND_MAX] __attribute__((tls_model("initial-exec")));
 static __thread int bound_timer __attribute__((tls_model("initial-exec")));  /* id + 1 */
 
+/* A signal event (HANDLER, KILL, TIMER) was logged in this image's trace already: from then
+ * on, the waits a held SIGCHLD handler makes are logged (rec_sig_waits_logged). */
+static int sig_logged;
+
 /* The program's actions for the signals whose handler we hold (bit s of held). */
 static struct sigaction prog[65];
 static uint64_t held;
@@ -177,6 +181,7 @@ static void log_handler(const struct pend *p, uint32_t flags, void *ra)
 	ev.aux[2] = (int64_t)(uint32_t)p->uid | (int64_t)(uint64_t)(uint32_t)p->status << 32;
 	ev.aux[3] = p->value;
 	rec_log(&ev, ra);
+	sig_logged = 1;
 	rec_leave();
 }
 
@@ -338,6 +343,15 @@ void rec_sig_after_event(const struct trace_event *ev)
 void rec_sig_forked(void)
 {
 	bound_timer = 0;
+	sig_logged = 0; /* (a trace of its own) */
+}
+
+/* The waits made with SIGCHLD blocked and its handler held are logged once this image's
+ * trace has a signal event (before, the old rule: not logged; the replayer decides the same
+ * from the trace: replayer/lc_signals.c). */
+int rec_sig_waits_logged(void)
+{
+	return rec_sig_held(SIGCHLD) && sig_logged;
 }
 
 /* --- the program's actions ------------------------------------------------------------------- */
@@ -440,6 +454,7 @@ static void kill_log(uint32_t call, int r, int e, pid_t pid, int sig, pid_t tid,
 	ev.aux[2] = tid;
 	ev.aux[3] = val;
 	rec_log(&ev, ra);
+	sig_logged = 1;
 	rec_leave();
 }
 
@@ -485,6 +500,7 @@ REC_EXPORT unsigned int alarm(unsigned int secs)
 		rec_event_init(&ev, TRACE_EV_TIMER, TRACE_CALL_ALARM, -1);
 		ev.result = r;
 		rec_log(&ev, __builtin_return_address(0));
+		sig_logged = 1;
 		rec_leave();
 	}
 	errno = e;
@@ -515,6 +531,7 @@ REC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, str
 			ev.data_len = sizeof(v);
 		}
 		rec_log(&ev, __builtin_return_address(0));
+		sig_logged = 1;
 		rec_leave();
 	}
 	errno = e;

@@ -236,6 +236,7 @@ LC_HIDDEN void lc_signal_after(void);
 LC_HIDDEN int lc_signal_wait_due(void);
 LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
 LC_HIDDEN pid_t lc_pid_live(pid_t rec, int *gone);
+LC_HIDDEN int lc_signal_held_logged(int sig);
 
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);

@@ -157,6 +157,8 @@ static int chld_handled(void)
 	struct sigaction sa;
 	sigset_t cur;
 
+	if (lc_signal_held_logged(SIGCHLD))
+		return 0; /* (a recorder that logs handler runs logged these waits too) */
 	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
 	    (!(sa.sa_flags & SA_SIGINFO) &&
 	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))

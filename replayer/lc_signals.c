@@ -250,6 +250,26 @@ void lc_signal_after(void)
 	run_due(1);
 }
 
+/* The program's handler of sig is held here and this image's trace has a signal event before
+ * the next event that is no handler run: the recorder logged the waits its SIGCHLD handler
+ * made from then on (lc_pids.c's rule, recorder/signals.c's rec_sig_waits_logged). */
+int lc_signal_held_logged(int sig)
+{
+	uint64_t i;
+
+	if (sig <= 0 || sig >= 65 || !(held & bit(sig)) || !lc.active || !trace_signals())
+		return 0;
+	for (i = lc.base; i < lc.nev; i++) {
+		uint32_t k = lc.ev[i - lc.base].kind;
+
+		if (k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER)
+			return 1;
+		if (i >= lc.pos)
+			return 0; /* (past the handler runs due now: none before this call) */
+	}
+	return 0;
+}
+
 /* sigsuspend and pause: a handler run recorded next is what ended the wait. */
 int lc_signal_wait_due(void)
 {
