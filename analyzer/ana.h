@@ -91,6 +91,11 @@ int64_t ana_add_mark(struct ana_session *s, int p, const char *key, int64_t valu
 /* A wait of p that reaped `child` once it ended: ordered after the child's exit (or fatal
  * signal, or last event: killed outright).  The child must have been forked by p. */
 int64_t ana_add_wait(struct ana_session *s, int p, int child);
+/* Signals: p sends signal sig to `target` (kill, reaching it), and p runs its handler of a
+ * sig that `sender` sent: the n-th run of p's handler of sig sent by q is ordered after q's
+ * n-th kill of p with sig (analyzer/README.md, the signal edge). */
+int64_t ana_add_kill(struct ana_session *s, int p, int target, int sig);
+int64_t ana_add_handler(struct ana_session *s, int p, int sender, int sig);
 /* Any other event of the given enum trace_kind (exit, fork, clock...); `site` may be 0. */
 int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t site);
 

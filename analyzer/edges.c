@@ -7,7 +7,8 @@
  *   - end of file: every writer's last release of a stream -> the receive that read its end;
  *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it;
  *   - readiness: the send of the bytes a poll or select found waiting -> that result;
- *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it.
+ *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it;
+ *   - signal: a kill of a recorded process -> the run of the target's handler it caused.
  *
  * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
  * end of file may wait for several processes (every holder of the writing end must have let
@@ -359,6 +360,64 @@ static int link_waits(struct ana_session *s, size_t *xcap, size_t *ocap)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Signals
+ */
+
+/* A handler run of a signal a recorded process sent happened after the sending call: the
+ * n-th run in q of q's handler of signal s whose si_pid is process P's pid follows the n-th
+ * kill (tgkill, sigqueue) of P that reached q's pid with s.  Standard signals pending twice
+ * merge into one run: the n-th run then follows a later kill than the n-th, so the edge from
+ * the n-th is still an order that held.  Signals to groups (kill(0), kill(-pgid)) and from
+ * outside the session order nothing. */
+static int link_signals(struct ana_session *s, size_t *xcap, size_t *ocap)
+{
+	uint64_t *cur = NULL; /* per sender process and signal: the last kill matched */
+	int rc = 0;
+
+	for (size_t q = 0; q < s->nprocs && !rc; q++) {
+		const struct ana_proc *pq = &s->procs[q];
+		int any = 0;
+
+		for (uint64_t h = 1; h <= pq->n && !any; h++)
+			any = pq->ev[h - 1].kind == TRACE_EV_HANDLER && pq->ev[h - 1].result > 0;
+		if (!any || pq->pid <= 0)
+			continue;
+		if (!cur && !(cur = malloc(s->nprocs * 65 * sizeof(*cur))))
+			return TRACE_ENOMEM;
+		memset(cur, 0, s->nprocs * 65 * sizeof(*cur));
+		for (uint64_t h = 1; h <= pq->n && !rc; h++) {
+			const struct ana_ev *e = &pq->ev[h - 1];
+			uint64_t sig = e->offset;
+
+			if (e->kind != TRACE_EV_HANDLER || e->result <= 0 || sig == 0 || sig > 64)
+				continue;
+			for (size_t p = 0; p < s->nprocs; p++) {
+				const struct ana_proc *pp = &s->procs[p];
+				uint64_t *c = &cur[p * 65 + sig];
+				uint64_t k;
+
+				if (p == q || pp->pid != e->result)
+					continue;
+				for (k = *c + 1; k <= pp->n; k++) {
+					const struct ana_ev *f = &pp->ev[k - 1];
+
+					if (f->kind == TRACE_EV_KILL && f->result == pq->pid && f->offset == sig)
+						break;
+				}
+				if (k > pp->n)
+					continue;
+				*c = k;
+				if (!(rc = push_xedge(&s->xin, &s->nxin, xcap, (uint32_t)q, h, (uint32_t)p, k)))
+					rc = push_xedge(&s->xout, &s->nxout, ocap, (uint32_t)p, k, (uint32_t)q, h);
+				break; /* one sender per run */
+			}
+		}
+	}
+	free(cur);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
  * Bounded buffers
  */
 
@@ -604,7 +663,7 @@ int ana__link_streams(struct ana_session *s)
 	s->xin = s->xout = NULL;
 	s->nxin = s->nxout = 0;
 	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)) ||
-	    (rc = link_waits(s, &xcap, &ocap)))
+	    (rc = link_waits(s, &xcap, &ocap)) || (rc = link_signals(s, &xcap, &ocap)))
 		return rc;
 	if (s->nxin)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);

@@ -447,6 +447,16 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 	if (e->kind == TRACE_EV_WAIT && ev->result > 0 && ev->naux > 1 &&
 	    (ev->aux[1] == CLD_EXITED || ev->aux[1] == CLD_KILLED || ev->aux[1] == CLD_DUMPED))
 		e->ended = 1;
+	/* signals (trace.h): a kill that reached one process keeps its target pid in result and
+	 * the signal in offset; a handler run keeps the sender's pid (si_pid) and the signal */
+	if (e->kind == TRACE_EV_KILL) {
+		e->result = ev->result == 0 && ev->naux > 1 && ev->aux[0] > 0 ? ev->aux[0] : 0;
+		e->offset = ev->naux > 1 ? (uint64_t)ev->aux[1] : 0;
+	}
+	if (e->kind == TRACE_EV_HANDLER) {
+		e->result = ev->naux > 1 && ev->aux[1] > 0 ? ev->aux[1] : 0;
+		e->offset = (uint64_t)ev->result;
+	}
 	/* a zero-byte request also returns 0: only a real request read to the end of stream */
 	if (e->kind == TRACE_EV_RECV && ev->result == 0 && ev->len > 0)
 		e->eof = 1;
@@ -712,6 +722,48 @@ int64_t ana_add_wait(struct ana_session *s, int p, int child)
 	ev.result = s->procs[child].pid;
 	ev.naux = 2;
 	ev.aux[1] = CLD_EXITED;
+	return ana_add_trace_event(s, p, &ev);
+}
+
+/* Builder processes get a pid the same way for signals: p sends `sig` to `target` (a KILL
+ * that reached it), and p runs its handler of a `sig` that `sender` sent (HANDLER). */
+static int64_t builder_pid(struct ana_session *s, int p)
+{
+	if (s->procs[p].pid <= 0)
+		s->procs[p].pid = 0x40000000 + p;
+	return s->procs[p].pid;
+}
+
+int64_t ana_add_kill(struct ana_session *s, int p, int target, int sig)
+{
+	struct trace_event ev;
+
+	if (!s || !check_proc(s, p) || target < 0 || (size_t)target >= s->nprocs)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_KILL;
+	ev.call = TRACE_CALL_KILL;
+	ev.fd = -1;
+	ev.naux = 2;
+	ev.aux[0] = builder_pid(s, target);
+	ev.aux[1] = sig;
+	return ana_add_trace_event(s, p, &ev);
+}
+
+int64_t ana_add_handler(struct ana_session *s, int p, int sender, int sig)
+{
+	struct trace_event ev;
+
+	if (!s || !check_proc(s, p) || sender < 0 || (size_t)sender >= s->nprocs)
+		return TRACE_EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_HANDLER;
+	ev.call = TRACE_CALL_HANDLER;
+	ev.fd = -1;
+	ev.result = sig;
+	ev.naux = 2;
+	ev.aux[0] = SI_USER;
+	ev.aux[1] = builder_pid(s, sender);
 	return ana_add_trace_event(s, p, &ev);
 }
 

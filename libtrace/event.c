@@ -23,6 +23,8 @@ static const char *const kind_names[] = {
 	[TRACE_EV_RANDOM] = "random",   [TRACE_EV_INPUT] = "input",
 	[TRACE_EV_MARK] = "mark",       [TRACE_EV_PID] = "pid",
 	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
+	[TRACE_EV_HANDLER] = "handler", [TRACE_EV_KILL] = "kill",
+	[TRACE_EV_TIMER] = "timer",
 	[TRACE_EV_PASS] = "pass",
 };
 
@@ -52,14 +54,18 @@ static const char *const call_names[] = {
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
 	"getentropy", "waitpid", "wait", "wait3", "wait4", "waitid",
+	[TRACE_CALL_KILL] = "kill", [TRACE_CALL_TGKILL] = "tgkill",
+	[TRACE_CALL_SIGQUEUE] = "sigqueue", [TRACE_CALL_ALARM] = "alarm",
+	[TRACE_CALL_SETITIMER] = "setitimer", [TRACE_CALL_HANDLER] = "handler",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
                "call_names must follow enum trace_call");
 
+/* (numbers left free for other ranges have no name: "unknown") */
 const char *trace_call_name(uint32_t call)
 {
-	return call < TRACE_CALL_MAX ? call_names[call] : "unknown";
+	return call < TRACE_CALL_MAX && call_names[call] ? call_names[call] : "unknown";
 }
 
 const char *trace_file_kind_name(uint32_t kind)

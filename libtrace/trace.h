@@ -83,7 +83,18 @@ enum trace_kind {
 	TRACE_EV_WAIT = 23,     /* the wait family returned: result = the child reaped (its
 	                           recorded pid; 0 none, -1 failed), aux[0] = its status,
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
-	/* 24-31: other kinds of this version (threads, signals) */
+	/* 24-27: threads (another brief's range); 28-31: asynchronous signals and timers */
+	TRACE_EV_HANDLER = 28,  /* the program's handler of an asynchronous signal ran here,
+	                           before the process's next event: result = the signal, aux[0] =
+	                           si_code, aux[1] = si_pid (recorded pid, or an outsider's),
+	                           aux[2] = si_uid | si_status << 32, aux[3] = si_value;
+	                           TRACE_FL_LATE when not run at a call (inexact) */
+	TRACE_EV_KILL = 29,     /* kill, tgkill, sigqueue: result, err; aux[0] = the target
+	                           pid as given (recorded pids), aux[1] = the signal, aux[2] =
+	                           the thread id (tgkill), aux[3] = si_value (sigqueue) */
+	TRACE_EV_TIMER = 30,    /* alarm, setitimer: result, err; data = the old value
+	                           (setitimer: struct itimerval, 32 bytes), aux[0] = the timer
+	                           (setitimer's which) */
 	TRACE_EV_PASS = 32,     /* one descriptor passed (SCM_RIGHTS) by the sendmsg, or
 	                           received by the recvmsg, of the send or receive event just
 	                           before it: fd = the descriptor, channel = its channel end (a
@@ -160,7 +171,14 @@ enum trace_call {
 	TRACE_CALL_WAIT3 = 54,
 	TRACE_CALL_WAIT4 = 55,
 	TRACE_CALL_WAITID = 56,
-	TRACE_CALL_MAX = 57,                /* one past the last number; never stored */
+	/* 57-89: threads (another brief's range) */
+	TRACE_CALL_KILL = 90,               /* 90..99: signals sent and timers armed */
+	TRACE_CALL_TGKILL = 91,
+	TRACE_CALL_SIGQUEUE = 92,
+	TRACE_CALL_ALARM = 93,
+	TRACE_CALL_SETITIMER = 94,
+	TRACE_CALL_HANDLER = 95,            /* an asynchronous signal's handler ran */
+	TRACE_CALL_MAX = 96,                /* one past the last number; never stored */
 };
 
 /* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the
@@ -182,6 +200,10 @@ enum trace_pass_what {
 #define TRACE_FL_OOB      0x4u  /* MSG_OOB */
 #define TRACE_FL_TRUNC    0x8u  /* the result's msg_flags had MSG_TRUNC (recvmsg) */
 #define TRACE_FL_CTRUNC   0x10u /* the result's msg_flags had MSG_CTRUNC (recvmsg) */
+#define TRACE_FL_LATE     0x100u /* HANDLER: run where the program computed, not at a call:
+                                    replay runs it after the event before it (inexact) */
+#define TRACE_FL_AFTER    0x200u /* HANDLER: deferred, run at the end of the call of the event
+                                    before it (its event logged): replay runs it there */
 
 #define TRACE_AUX_MAX 4
 

@@ -105,6 +105,8 @@ void rec_log(struct trace_event *ev, void *ra)
 		rec.w = NULL;
 	}
 	*ep = e;
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		rec_sig_after_event(ev); /* deferred signal handlers run after the event */
 }
 
 void rec_finish(int status, int signo)

@@ -1,6 +1,6 @@
 /*
  * pidcalls.c: the recorder's interposers for the calls that take or return a process id
- * (kill, sigqueue, tgkill, pidfd_open, the wait family) and that wait for a signal (sigwait,
+ * (pidfd_open, the wait family; kill, sigqueue and tgkill are in signals.c) and that wait for a signal (sigwait,
  * sigwaitinfo, sigsuspend, pause).  The wait family logs a WAIT event: the child it reaped and
  * the child's status, so that the analyzer orders the child's end before it and the replay
  * gives back the same child (schemas/trace-format.md, kind 23).  The others log nothing: a
@@ -17,28 +17,12 @@
 
 /* <sys/wait.h> is not included: it declares waitid with idtype_t, which calls.def writes as
  * int; the declarations here follow calls.def. */
-int tgkill(pid_t tgid, pid_t tid, int sig);
 int pidfd_open(pid_t pid, unsigned int flags);
 pid_t waitpid(pid_t pid, int *status, int options);
 pid_t wait(int *status);
 pid_t wait3(int *status, int options, struct rusage *ru);
 pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru);
 int waitid(int idtype, id_t id, siginfo_t *info, int options);
-
-REC_EXPORT int kill(pid_t pid, int sig)
-{
-	return IP_REAL(kill)(pid, sig);
-}
-
-REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
-{
-	return IP_REAL(sigqueue)(pid, sig, val);
-}
-
-REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
-{
-	return IP_REAL(tgkill)(tgid, tid, sig);
-}
 
 /* glibc 2.36 and later: without it, the call does not exist (ENOSYS, as a missing syscall). */
 REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
@@ -57,12 +41,17 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
 /* A SIGCHLD handler is installed and SIGCHLD is blocked: the wait is likely made inside that
  * handler, at whatever point of the program the signal came (bash reaps there), which no event
  * can pin down (or around a wait the program shields from its handler, as bash does).  Such a
- * wait is not logged; the replayer applies the same rule at the same call. */
+ * wait is not logged; the replayer applies the same rule at the same call.  Unless the
+ * handler is one signals.c holds and the trace has a signal event already: handler runs are
+ * events, so the waits a handler makes are pinned down and logged (the replayer sees the same
+ * signal events before the wait). */
 static int chld_handled(void)
 {
 	struct sigaction sa;
 	sigset_t cur;
 
+	if (rec_sig_waits_logged())
+		return 0;
 	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
 	    (!(sa.sa_flags & SA_SIGINFO) &&
 	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))

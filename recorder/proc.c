@@ -41,6 +41,7 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 {
 	struct trace_writer *old = rec.w;
 
+	rec_sig_forked();
 	rec.w = NULL;
 	trace_writer_abandon(old);
 	if (why)
@@ -547,18 +548,25 @@ static void fake_default(struct sigaction *old)
 REC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int was = is_ours(sig), r, e;
+	struct sigaction prev;
+	int held = rec_sig_prog(sig, &prev);
 
 	/* A program restoring SIG_DFL keeps our handler, which acts as SIG_DFL plus a log. */
 	if (act && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL && rec.w &&
 	    is_fatal(sig)) {
 		r = install_ours(sig, old);
 		e = errno;
+		if (r == 0 && held)
+			rec_sig_drop(sig);
 		if (r == 0 && old && was)
 			fake_default(old);
+		else if (r == 0 && old && held)
+			*old = prev;
 		errno = e;
 		return r;
 	}
-	r = IP_REAL(sigaction)(sig, act, old);
+	/* (signals.c keeps the program's handlers of asynchronous signals) */
+	r = rec_sig_action(sig, act, old);
 	e = errno;
 	if (r == 0) {
 		if (old && was)
@@ -570,25 +578,24 @@ REC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	return r;
 }
 
+/* signal(): glibc's BSD semantics (SA_RESTART, the signal blocked in its handler), through
+ * sigaction above. */
 REC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	int was = is_ours(sig);
-	sighandler_t r;
+	struct sigaction sa, old;
 
-	if (handler == SIG_DFL && rec.w && is_fatal(sig)) {
-		struct sigaction old;
-
-		if (install_ours(sig, &old) != 0)
-			return SIG_ERR;
-		return was ? SIG_DFL : ((old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
-		                                                  : old.sa_handler);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < 65 && sigaddset(&sa.sa_mask, sig) != 0) {
+		errno = EINVAL;
+		return SIG_ERR;
 	}
-	r = IP_REAL(signal)(sig, handler);
-	if (r != SIG_ERR && was) {
-		__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
-		r = SIG_DFL;
-	}
-	return r;
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+	                                   : old.sa_handler;
 }
 
 /* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated

@@ -342,6 +342,18 @@ REC_HIDDEN int rec_unrecorded_exec(const char *file, int search);
 REC_HIDDEN void rec_signals_install(void);
 /* Our fatal-signal handlers give way to SIG_DFL (recording stopped for good). */
 REC_HIDDEN void rec_signals_uninstall(void);
+/* signals.c: the program's handlers of asynchronous signals, run where replay can run them
+ * (recorder/README.md, "Signals").  rec_sig_action is sigaction as the program sees it;
+ * rec_sig_prog gives the program's action when we hold its handler (1), rec_sig_drop
+ * forgets it (the disposition changed past signals.c).  rec_sig_npend: deferred handlers of
+ * this thread, run by rec_sig_after_event after the next event (rec_log). */
+extern __thread int rec_sig_npend REC_HIDDEN __attribute__((tls_model("initial-exec")));
+REC_HIDDEN int rec_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+REC_HIDDEN int rec_sig_prog(int sig, struct sigaction *out);
+REC_HIDDEN void rec_sig_drop(int sig);
+REC_HIDDEN void rec_sig_after_event(const struct trace_event *ev);
+REC_HIDDEN void rec_sig_forked(void);
+REC_HIDDEN int rec_sig_waits_logged(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);

@@ -131,8 +131,9 @@ void rep__on_request(struct rep *r, struct gd_proc *p, uint64_t k)
 	 * (pull_peer).  Everything else follows the analyzer's edges into the event: the send of a
 	 * receive's last byte, the connect of an accept, the writers' releases before an end of
 	 * file, the child's end (exit) before a wait that reaped it: the child is pulled to its
-	 * exit as the writers are to their releases; none into a readiness result (an answer,
-	 * nothing pulled). */
+	 * exit as the writers are to their releases; the kill before the handler run it caused
+	 * (the LC asks before a HANDLER event: replayer/lc_signals.c): the sender is pulled to
+	 * its kill; none into a readiness result (an answer, nothing pulled). */
 	if (p->ana >= 0 && ana_event_get(r->ana, (size_t)p->ana, k, &ev) == 0 &&
 	    (ev.kind == TRACE_EV_CONNECT ||
 	     (ev.kind == TRACE_EV_ACCEPT && ev.src_proc == ANA_NO_PROC))) {

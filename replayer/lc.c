@@ -689,6 +689,8 @@ void lc_run_free(void)
 
 const struct lc_ev *lc_peek(void)
 {
+	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
+		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
@@ -702,6 +704,10 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
+	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
+	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
+		lc_signal_run(); /* a signal's handler ran, or the process died of one, here when
+		                    recorded (lc_signals.c) */
 	if (__builtin_expect(lc.halt_check, 0))
 		lc_maybe_halt();
 	if (__builtin_expect(lc.pos >= lc.nev, 0))
@@ -724,6 +730,8 @@ void lc_commit(void)
 		lc_count(&lc.ev[lc.pos - lc.base]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
+	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
+		lc_signal_after(); /* a deferred handler ran at the end of this call (lc_signals.c) */
 }
 
 /* --- descriptors --------------------------------------------------------------------------- */

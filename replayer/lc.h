@@ -253,6 +253,17 @@ LC_HIDDEN void lc_pids_parse(const char *text, const char *end);
  * the recorder logged it; forget f. */
 LC_HIDDEN void lc_stdio_close(FILE *f);
 
+/* Asynchronous signals (lc_signals.c): run the HANDLER events next in the trace (lc_expect
+ * calls it when one is next, or a death by a signal, which it then reproduces); sigsuspend and pause: 1 when a handler run next ended the
+ * wait (it has run).  lc_pids.c: wait until recorded child `rec` has ended (not reaped). */
+LC_HIDDEN void lc_signal_run(void);
+/* lc_commit, when a HANDLER event is next: run the deferred ones (TRACE_FL_AFTER, LATE). */
+LC_HIDDEN void lc_signal_after(void);
+LC_HIDDEN int lc_signal_wait_due(void);
+LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
+LC_HIDDEN pid_t lc_pid_live(pid_t rec, int *gone);
+LC_HIDDEN int lc_signal_held_logged(int sig);
+
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);
 LC_HIDDEN long lc_sys_write(int fd, const void *buf, size_t n);

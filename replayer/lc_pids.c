@@ -157,6 +157,8 @@ static int chld_handled(void)
 	struct sigaction sa;
 	sigset_t cur;
 
+	if (lc_signal_held_logged(SIGCHLD))
+		return 0; /* (a recorder that logs handler runs logged these waits too) */
 	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
 	    (!(sa.sa_flags & SA_SIGINFO) &&
 	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
@@ -255,7 +257,39 @@ pid_t lc_owner_rec(pid_t live)
 	return live < 0 ? -to_rec(-live) : to_rec(live);
 }
 
-LC_EXPORT int kill(pid_t pid, int sig)
+/* Traces with signal events: the KILL event this call logged (its target and signal are
+ * checked); NULL for older traces.  The call is made first, as when recorded: a handler run
+ * logged before the KILL event ran after the real call (a SIGCHLD of the child it killed,
+ * which the replayed handler waits for); the result is the recorded one (kill_done). */
+static const struct lc_ev *kill_next(const char *what, pid_t pid, int sig)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) ||
+	    (ev->kind != TRACE_EV_KILL && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	ev = lc_expect(TRACE_EV_KILL, -1, what);
+	if (ev->naux > 1 && (ev->aux[0] != pid || ev->aux[1] != sig))
+		lc_diverge("expected %s(%lld, %lld), but the process called %s(%d, %d)", what,
+		           (long long)ev->aux[0], (long long)ev->aux[1], what, (int)pid, sig);
+	return ev;
+}
+
+static int kill_done(const struct lc_ev *ev, int r)
+{
+	int e;
+
+	if (!ev)
+		return r;
+	r = (int)ev->result;
+	e = ev->err;
+	lc_commit();
+	if (r < 0)
+		errno = e;
+	return r;
+}
+
+static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
 
@@ -268,7 +302,14 @@ LC_EXPORT int kill(pid_t pid, int sig)
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
-LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+LC_EXPORT int kill(pid_t pid, int sig)
+{
+	int r = kill_live(pid, sig);
+
+	return kill_done(kill_next("kill", pid, sig), r);
+}
+
+static int sigqueue_live(pid_t pid, int sig, const union sigval val)
 {
 	pid_t live;
 
@@ -279,7 +320,14 @@ LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 	return IP_REAL(sigqueue)(live, sig, val);
 }
 
-LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+LC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	int r = sigqueue_live(pid, sig, val);
+
+	return kill_done(kill_next("sigqueue", pid, sig), r);
+}
+
+static int tgkill_live(pid_t tgid, pid_t tid, int sig)
 {
 	pid_t live;
 
@@ -289,6 +337,43 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 		return 0;
 	/* single-threaded processes (the replayer's limit): the thread is the process */
 	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
+}
+
+LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	int r = tgkill_live(tgid, tid, sig);
+
+	return kill_done(kill_next("tgkill", tgid, sig), r);
+}
+
+/* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or
+ * diverged (the board says so). */
+pid_t lc_pid_live(pid_t rec, int *gone)
+{
+	*gone = 0;
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].rec_pid == rec && lc.slots[i].pid > 0) {
+			*gone = lc.slots[i].state >= REP_SLOT_HALTED;
+			return lc.slots[i].pid;
+		}
+	return to_live(rec);
+}
+
+/* Before a SIGCHLD handler run replayed from the trace: the recorded child has ended in the
+ * replay too (left waitable: the handler reaps it), as it had when the handler ran. */
+void lc_pid_wait_ended(pid_t rec)
+{
+	siginfo_t own;
+	pid_t live;
+	int r;
+
+	if (rec <= 0 || !(live = to_live(rec)))
+		return;
+	lc_wait_state(TRACE_EV_EXIT, -1, 0, (uint64_t)(int64_t)rec);
+	do
+		r = IP_REAL(waitid)(P_PID, (id_t)live, &own, WEXITED | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	lc_wait_state(0, -1, 0, 0);
 }
 
 int pidfd_open(pid_t pid, unsigned int flags);
@@ -375,12 +460,22 @@ static void signal_wait_begin(void)
 	sigchld_if_reaping_next();
 }
 
+/* sigsuspend and pause, in a trace with handler runs: the one recorded next ended the wait,
+ * so it runs here instead of a real wait (the wait's result: -1, EINTR). */
+#define SIGNAL_WAIT_DUE(wh) \
+	((__builtin_strcmp(wh, "sigsuspend") == 0 || __builtin_strcmp(wh, "pause") == 0) && \
+	 lc_signal_wait_due())
+
 /* The SIGNAL_WAIT shape's handler (interpose/calls.def): sigwait, sigwaitinfo, sigsuspend and
  * pause are generated (lc_wrappers.h, below).  INFO: the sender's pid, given back recorded. */
 #define LC_SHAPE_SIGNAL_WAIT(nm, wh, call, INFO, realcall) \
 	int r_, e_; \
 	if (!on()) \
 		return realcall; \
+	if (SIGNAL_WAIT_DUE(wh)) { \
+		errno = EINTR; \
+		return -1; \
+	} \
 	signal_wait_begin(); \
 	r_ = realcall; \
 	e_ = errno; \

@@ -287,15 +287,7 @@ void lc_sandbox_before(void)
 #define IP_SANDBOX_BEFORE(strict) lc_sandbox_before()
 #include "sandbox.h"
 
-LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	return IP_REAL(sigaction)(sig, act, old);
-}
-
-LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
-{
-	return IP_REAL(signal)(sig, handler);
-}
+/* (sigaction and signal: lc_signals.c) */
 
 /* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
  * (lc_wrappers.h, below): the recorded EXIT event, then the real call. */

@@ -646,14 +646,16 @@ static int put_connection(struct filler *f, size_t p, const struct ana_ev *e, in
 }
 
 /* The analyzer's other edges into (p, k) (edges.c) in the dependency table: an end of file
- * after the writers' releases, a send into a full pipe after the receive that made room; an
+ * after the writers' releases, a send into a full pipe after the receive that made room, a
+ * signal's handler run after the kill that caused it ("signal"); an
  * in-edge of another kind (in its source slot) is named after the event's kind. */
 static int put_deps(struct filler *f, size_t p, uint64_t k, const struct ana_ev *e, int64_t id)
 {
 	struct ana_session *s = f->s;
 	uint32_t kind = e->kind;
 	const char *dk = kind == TRACE_EV_SEND ? "room"
-	                 : kind == TRACE_EV_RECV && e->eof ? "eof" : trace_kind_name(kind);
+	                 : kind == TRACE_EV_RECV && e->eof ? "eof"
+	                 : kind == TRACE_EV_HANDLER ? "signal" : trace_kind_name(kind);
 	size_t nx = 0;
 	const struct ana_xedge *x = e->xin ? ana__xedges(s->xin, s->nxin, (uint32_t)p, k, &nx)
 	                                   : NULL;

@@ -40,6 +40,7 @@ fi
 norm() {
     sed -e 's/ v=[0-9a-f]*//' -e 's/ \(ino\|pino\|epl\|epp\)=[^ ]*//g' "$1" |
     awk '$1 == "clock" || $1 == "random" || $1 == "pid" || $1 == "fork" || $1 == "wait" { $5 = "X" }
+         $1 == "kill" { sub(/ a=[0-9-]*/, " a=X") }
          / vary=1/ { $5 = "X"; sub(/ h=[0-9a-f]*/, "") } { print }'
 }
 for r in "$tmp"/bare/*.report; do

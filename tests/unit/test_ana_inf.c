@@ -8,6 +8,8 @@
  * random traces (random processes, channels, partial receives, interleavings) cover the rest,
  * including the vector clocks and the sweep order (ana_vclocks_new, ana_sweep) on every pair.
  */
+#include <signal.h>
+
 #include "unit.h"
 
 #include "ana.h"
@@ -37,6 +39,9 @@ struct gen {
 	                                   no event) its last event; 0 while it runs */
 	int reaped[MAXP];               /* its parent waited for it */
 	int is_wait[MAXP][MAXE + 1];    /* a wait: src_p/src_k name the child's end */
+	int is_sig[MAXP][MAXE + 1];     /* a handler run: src_p/src_k name the kill */
+	int kq[MAXP][MAXP][MAXE + 1];   /* kills of [target] by [sender] not run yet, in order */
+	int kq_h[MAXP][MAXP], kq_t[MAXP][MAXP];
 	int n[MAXP];
 	int is_recv[MAXP][MAXE + 1];
 	int is_acc[MAXP][MAXE + 1];    /* an accept: src_p/src_k name its connect */
@@ -190,6 +195,40 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->src_k[p][k] = g->ended[ch];
 				g->reaped[ch] = 1;
 				continue;
+			}
+		}
+		/* now and then p signals another running process, which runs its handler later:
+		 * the n-th run of a sender's signal follows that sender's n-th kill of it */
+		{
+			int from = -1;
+
+			for (int k = 0; k < np && from < 0; k++)
+				if (g->kq_t[p][k] > g->kq_h[p][k])
+					from = k;
+			if (from >= 0 && unit_rng_below(r, 3) == 0) {
+				int k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_handler(g->s, p, from, SIGUSR1), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0;
+				g->is_sig[p][k] = 1;
+				g->src_p[p][k] = from;
+				g->src_k[p][k] = g->kq[p][from][g->kq_h[p][from]++];
+				continue;
+			}
+			if (unit_rng_below(r, 8) == 0) {
+				int q = (int)unit_rng_below(r, (uint64_t)np);
+
+				if (q != p && !g->ended[q] && g->kq_t[q][p] < MAXE &&
+				    !(g->fparent[q] >= 0 && g->n[g->fparent[q]] < g->fidx[q])) {
+					int k = g->n[p] + 1;
+
+					ck_assert_int_eq(ana_add_kill(g->s, p, q, SIGUSR1), k);
+					g->n[p]++;
+					g->is_recv[p][k] = 0;
+					g->kq[q][p][g->kq_t[q][p]++] = k;
+					continue;
+				}
 			}
 		}
 		if (act < 4) {
@@ -407,7 +446,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			for (int j = i + 1; j <= g->n[p]; j++)
 				g->hb[p][i][p][j] = 1;
 			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
-			    g->is_wait[p][i] || g->is_ready[p][i])
+			    g->is_wait[p][i] || g->is_ready[p][i] || g->is_sig[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
@@ -441,7 +480,7 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 		for (int p = 0; p < np && ok; p++)
 			for (int i = 1; i <= (int)cut[p] && ok; i++)
 				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
-			    g->is_wait[p][i] || g->is_ready[p][i]) &&
+			    g->is_wait[p][i] || g->is_ready[p][i] || g->is_sig[p][i]) &&
 				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
@@ -783,7 +822,7 @@ static void check_hb_and_consistency(struct gen *g)
 					want++;
 				}
 				if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
-			    g->is_wait[p][i] || g->is_ready[p][i]) {
+			    g->is_wait[p][i] || g->is_ready[p][i] || g->is_sig[p][i]) {
 					ck_assert_int_ge(nd, want + 1);
 					ck_assert_uint_eq(deps[want].proc, (size_t)g->src_p[p][i]);
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->src_k[p][i]);
@@ -1428,7 +1467,7 @@ START_TEST(random_against_twin)
 	struct unit_rng r;
 	uint64_t seed = unit_seed() + (uint64_t)_i * 7919u;
 
-	int waits = 0;
+	int waits = 0, sigs = 0;
 
 	unit_rng_seed(&r, seed);
 	for (int iter = 0; iter < 500; iter++) {
@@ -1440,7 +1479,7 @@ START_TEST(random_against_twin)
 		gen_build(g, &r, np, total);
 		for (int p = 0; p < np; p++)
 			for (int k = 1; k <= g->n[p]; k++)
-				waits += g->is_wait[p][k];
+				waits += g->is_wait[p][k], sigs += g->is_sig[p][k];
 		check_hb_and_consistency(g);
 		check_vclocks(g);
 		check_races(g);
@@ -1457,6 +1496,9 @@ START_TEST(random_against_twin)
 	/* the executions hold children reaped by their parents (the wait edge is exercised) */
 	ck_assert_msg(waits >= 10, "seed %llu: only %d waits in 500 executions",
 	              (unsigned long long)seed, waits);
+	/* and handler runs of signals sent by recorded processes (the signal edge) */
+	ck_assert_msg(sigs >= 10, "seed %llu: only %d handler runs in 500 executions",
+	              (unsigned long long)seed, sigs);
 }
 END_TEST
 

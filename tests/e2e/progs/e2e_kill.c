@@ -101,6 +101,8 @@ int main(int argc, char **argv)
 				}
 				r = getppid();
 				fprintf(rep, "pid getppid -1 0 %zd 0\n", r);
+				/* (the parent's SIGKILL may come before the event is logged) */
+				fprintf(rep, "kill kill -1 0 0 0 a=%zd,%d,0,0 maybe=1\n", r, SIGUSR1);
 				fflush(rep);
 				kill((pid_t)r, SIGUSR1);
 				for (;;)
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
 		sigwait(&set, &sig);
 	}
 	kill(pid[0], SIGKILL);
+	fprintf(rep, "kill kill -1 0 0 0 a=%d,%d,0,0\n", (int)pid[0], SIGKILL);
 	for (i = 0; i < 3; i++) {
 		wait_report(pid[i], &status);
 		printf("kill.%d: %s %d\n", i + 1, WIFSIGNALED(status) ? "signal" : "exit",

@@ -112,11 +112,13 @@ static void interrupted_recv(void)
 	it.it_interval.tv_usec = 20000;
 	it.it_value.tv_usec = 20000;
 	setitimer(ITIMER_REAL, &it, NULL);
+	fprintf(rep, "timer setitimer -1 0 0 0 a=%d\n", ITIMER_REAL);
 	r = recv(es[0], &c, 1, 0);
 	fprintf(rep, "recv recv %d 3 %zd %d n=1\n", es[0], r, r < 0 ? errno : 0);
 	printf("blocking recv: %zd %s\n", r, r < 0 ? strerror(errno) : "");
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
+	fprintf(rep, "timer setitimer -1 0 0 0 a=%d\n", ITIMER_REAL);
 	r = close(es[0]);
 	fprintf(rep, "close close %d 3 %zd 0\n", es[0], r);
 	r = close(es[1]);

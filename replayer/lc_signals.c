@@ -1,0 +1,447 @@
+/*
+ * lc_signals.c: asynchronous signals in replay.  The recorder logged where each handler of
+ * the program ran, as a HANDLER event before the event it preceded (recorder/signals.c); the
+ * controller runs the handler there, with the recorded siginfo and the program's mask, and
+ * real asynchronous signals do not run the program's handlers: the kernel sees our
+ * trampoline, which drops them (a signal a replayed process sends is still sent, and kills a
+ * target whose disposition is the default, as recorded).  Timers are not armed: alarm and
+ * setitimer give back their recorded old values.  replayer/README.md, "Signals".
+ *
+ * Traces without signal events (older recorders) keep the old behaviour: real signals run
+ * the program's handlers where they arrive, and the timers are armed for real.
+ */
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+
+#include "lc.h"
+
+static struct sigaction prog[65];
+static uint64_t held; /* bit s - 1: the program's handler of s is in prog[s] */
+
+static uint64_t bit(int sig)
+{
+	return 1ull << (sig - 1);
+}
+
+static int sync_sig(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	       sig == SIGTRAP || sig == SIGSYS || sig == SIGPIPE;
+}
+
+/* The trace of this image has signal events (a recorder that logs them): its handler runs
+ * come from it.  Decided once per image (the events are in memory). */
+static const struct lc_ev *scanned;
+static int from_trace;
+
+static int trace_signals(void)
+{
+	if (scanned != lc.ev) {
+		uint64_t i;
+
+		from_trace = 0;
+		for (i = 0; lc.ev && i < lc.nev - lc.base && !from_trace; i++) {
+			uint32_t k = lc.ev[i].kind;
+
+			from_trace = k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER;
+		}
+		scanned = lc.ev;
+	}
+	return from_trace;
+}
+
+static void call_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
+{
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else
+		a->sa_handler(sig);
+}
+
+/* Signals another process sent (kill, sigqueue, tgkill), arrived and not yet matched with
+ * a handler run of the trace. */
+static volatile uint32_t arrived[65];
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a = prog[sig];
+	int e = errno;
+
+	if (lc.active && !lc.done && trace_signals()) {
+		/* the trace says where the handler runs: not here; a signal a process sent is
+		 * counted, as its handler run waits for it (run_due) */
+		if (si && si->si_code <= 0 && si->si_pid > 0)
+			__atomic_fetch_add(&arrived[sig], 1, __ATOMIC_RELAXED);
+		errno = e;
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND) {
+		__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+		memset(&prog[sig], 0, sizeof(prog[sig]));
+	}
+	if ((a.sa_flags & SA_SIGINFO) ||
+	    (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN))
+		call_handler(&a, sig, si, uc);
+	errno = e;
+}
+
+/* The next event, as lc_peek() without running due handlers (lc.c runs them from there). */
+static const struct lc_ev *peek_raw(void)
+{
+	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+}
+
+/* A handler run of a signal another recorded process sent waits until that process has sent
+ * it in the replay too (its kill is made for real, translated): the run follows the kill, as
+ * the analyzer's signal edge says, and as receives wait for their bytes.  Not for a signal a
+ * process sent itself (its kill comes after the run in the trace: the kernel ran the handler
+ * inside the call), from outside the session, or from the kernel.  A sender that ended or
+ * halted without sending it does not hold the run (signals merged when recorded and not
+ * now, or the other way round). */
+static void wait_sender(int sig, int code, pid_t rec)
+{
+	uint64_t m = bit(sig), old;
+	pid_t live;
+	int gone = 0;
+
+	if (code > 0 || rec <= 0 || (live = lc_pid_live(rec, &gone)) <= 0)
+		return;
+	if (live == (pid_t)syscall(SYS_getpid)) { /* (sent to itself: made already, or later) */
+		if (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) > 0)
+			__atomic_fetch_sub(&arrived[sig], 1, __ATOMIC_RELAXED);
+		return;
+	}
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
+	lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
+	while (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) == 0) {
+		struct timespec t = { 0, 100000000 };
+		siginfo_t si;
+
+		/* (sigtimedwait takes the signal without running our trampoline) */
+		if (syscall(SYS_rt_sigtimedwait, &m, &si, &t, sizeof(m)) == sig) {
+			if (si.si_code <= 0 && si.si_pid > 0)
+				break;
+			continue;
+		}
+		if (lc_pid_live(rec, &gone) <= 0 || gone)
+			break;
+	}
+	if (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) > 0)
+		__atomic_fetch_sub(&arrived[sig], 1, __ATOMIC_RELAXED);
+	lc_wait_state(0, -1, 0, 0);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
+
+/* Run the HANDLER events next in the trace (lc_expect and lc_peek call this when one is next,
+ * and so do sigsuspend and pause): each is committed, then the program's handler runs as the
+ * kernel would have run it, with the recorded siginfo, under the program's mask.  after:
+ * lc_commit's, which runs only the deferred runs (TRACE_FL_AFTER, TRACE_FL_LATE). */
+static void run_due(int after)
+{
+	const struct lc_ev *ev;
+
+	while (lc_on() && (ev = peek_raw()) && ev->kind == TRACE_EV_HANDLER &&
+	       (!after || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))) {
+		int sig = (int)ev->result;
+		struct sigaction a;
+		uint64_t m, old;
+		siginfo_t si;
+		ucontext_t uc;
+
+		lc_halt_if_due();
+		ev = peek_raw();
+		/* online: a signal another recorded process sent is run once the sender has sent
+		 * it (the analyzer's signal edge; the GD pulls the sender) */
+		if (ev->naux > 1 && ev->aux[1] > 0 && sig != SIGCHLD && lc.online) {
+			lc_request(lc.pos + 1);
+			ev = peek_raw();
+			if (!ev || ev->kind != TRACE_EV_HANDLER)
+				break;
+		}
+		if (sig <= 0 || sig >= 65 || !(held & bit(sig)))
+			lc_diverge("the recorded process ran its handler of signal %d here, but the "
+			           "process has no handler for it", sig);
+		a = prog[sig];
+		memset(&si, 0, sizeof(si));
+		si.si_signo = sig;
+		si.si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
+		si.si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
+		si.si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
+		if (sig == SIGCHLD)
+			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
+		else if (ev->naux > 3)
+			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		wait_sender(sig, si.si_code, si.si_pid);
+		lc_commit();
+		/* a child's end: it has ended in the replay too before its handler runs (the
+		 * handler reaps it, as recorded) */
+		if (sig == SIGCHLD &&
+		    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+			lc_pid_wait_ended(si.si_pid);
+		if (a.sa_flags & SA_RESETHAND) {
+			__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+			memset(&prog[sig], 0, sizeof(prog[sig]));
+			IP_REAL(signal)(sig, SIG_DFL);
+		}
+		memcpy(&m, &a.sa_mask, sizeof(m));
+		if (!(a.sa_flags & SA_NODEFER))
+			m |= bit(sig);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
+		memset(&uc, 0, sizeof(uc));
+		memcpy(&uc.uc_sigmask, &old, sizeof(old));
+		call_handler(&a, sig, &si, &uc);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	}
+}
+
+/* The process died here of an asynchronous signal with the default action (a shell's or a
+ * peer's SIGTERM, Ctrl-C): it dies of it now, raised by the controller (the sender may be
+ * outside, and a recorded sender's kill may come later: it is given its recorded result).
+ * Synchronous signals (a fault, SIGPIPE, abort) are the program's own doing: not here. */
+static void die_as_recorded(const struct lc_ev *ev)
+{
+	int sig = (int)ev->result;
+	struct sigaction sa;
+	uint64_t m;
+
+	if (ev->naux < 1 || ev->aux[0] != 1 || sig <= 0 || sig >= 65 || sync_sig(sig) ||
+	    sig == SIGABRT || !lc_on())
+		return;
+	lc_halt_if_due();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	IP_REAL(sigaction)(sig, &sa, NULL);
+	m = bit(sig);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, sizeof(m));
+	syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
+	m = 0;
+	for (;;)
+		syscall(SYS_rt_sigsuspend, &m, sizeof(m));
+}
+
+void lc_signal_run(void)
+{
+	const struct lc_ev *ev = peek_raw();
+
+	if (ev && ev->kind == TRACE_EV_SIGNAL) {
+		die_as_recorded(ev);
+		return;
+	}
+	run_due(0);
+}
+
+/* lc_commit, with a HANDLER event next: the handlers the recorder ran at the end of the call
+ * just committed (deferred: TRACE_FL_AFTER), or where the program computed after it
+ * (TRACE_FL_LATE: inexact, replayer/README.md, "Signals"), run now, before the call returns.
+ * Not after a HANDLER event itself (the recorder never delivers there: the run that follows
+ * is its own, in order, run_due's loop). */
+void lc_signal_after(void)
+{
+	const struct lc_ev *ev = peek_raw(), *prev;
+
+	if (!ev || lc.pos <= lc.base || !lc_on())
+		return;
+	prev = &lc.ev[lc.pos - lc.base - 1];
+	if (prev->kind == TRACE_EV_HANDLER || !(ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
+		return;
+	run_due(1);
+}
+
+/* The program's handler of sig is held here and this image's trace has a signal event before
+ * the next event that is no handler run: the recorder logged the waits its SIGCHLD handler
+ * made from then on (lc_pids.c's rule, recorder/signals.c's rec_sig_waits_logged). */
+int lc_signal_held_logged(int sig)
+{
+	uint64_t i;
+
+	if (sig <= 0 || sig >= 65 || !(held & bit(sig)) || !lc.active || !trace_signals())
+		return 0;
+	for (i = lc.base; i < lc.nev; i++) {
+		uint32_t k = lc.ev[i - lc.base].kind;
+
+		if (k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER)
+			return 1;
+		if (i >= lc.pos)
+			return 0; /* (past the handler runs due now: none before this call) */
+	}
+	return 0;
+}
+
+/* sigsuspend and pause: a handler run recorded next is what ended the wait. */
+int lc_signal_wait_due(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER)
+		return 0;
+	lc_signal_run();
+	return 1;
+}
+
+/* --- the program's actions ------------------------------------------------------------------- */
+
+static int holdable(int sig, const struct sigaction *act)
+{
+	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP)
+		return 0;
+	return (act->sa_flags & SA_SIGINFO) ||
+	       (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
+}
+
+LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int was = sig > 0 && sig < 65 && (held & bit(sig)), r, e;
+	struct sigaction prev, k;
+
+	if (was)
+		prev = prog[sig];
+	if (act && holdable(sig, act) && !lc_internal()) {
+		k = *act;
+		k.sa_sigaction = trampoline;
+		k.sa_flags |= SA_SIGINFO;
+		if (lc.active && trace_signals())
+			k.sa_flags |= SA_RESTART; /* the trampoline runs nothing: no EINTR for it */
+		prog[sig] = *act;
+		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
+		r = IP_REAL(sigaction)(sig, &k, old);
+	} else {
+		r = IP_REAL(sigaction)(sig, act, old);
+		if (r == 0 && act && sig > 0 && sig < 65)
+			__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+	}
+	e = errno;
+	if (r != 0 && act && was) {
+		prog[sig] = prev;
+		__atomic_fetch_or(&held, bit(sig), __ATOMIC_RELAXED);
+	} else if (r != 0 && act && sig > 0 && sig < 65) {
+		__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
+	}
+	if (r == 0 && old && was)
+		*old = prev;
+	errno = e;
+	return r;
+}
+
+/* glibc's BSD semantics, as the recorder's signal(). */
+LC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < 65)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+	                                   : old.sa_handler;
+}
+
+/* --- timers ---------------------------------------------------------------------------------- */
+
+/* The TIMER event of this call when the trace has one next (else NULL: arm for real). */
+static const struct lc_ev *timer_next(const char *what)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = peek_raw()) ||
+	    (ev->kind != TRACE_EV_TIMER && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	return lc_expect(TRACE_EV_TIMER, -1, what);
+}
+
+LC_EXPORT unsigned int alarm(unsigned int secs)
+{
+	const struct lc_ev *ev = timer_next("alarm");
+	unsigned int r;
+
+	if (!ev)
+		return IP_REAL(alarm)(secs);
+	r = (unsigned int)ev->result;
+	lc_commit();
+	return r;
+}
+
+LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov)
+{
+	const struct lc_ev *ev = timer_next("setitimer");
+	int64_t v[4];
+
+	if (!ev)
+		return IP_REAL(setitimer)(which, nv, ov);
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return -1;
+	}
+	if (ov && ev->data_len == sizeof(v)) {
+		memcpy(v, lc.data + ev->data_off, sizeof(v));
+		ov->it_interval.tv_sec = v[0];
+		ov->it_interval.tv_usec = v[1];
+		ov->it_value.tv_sec = v[2];
+		ov->it_value.tv_usec = v[3];
+	}
+	lc_commit();
+	return 0;
+}
+
+/* --- sleeps ---------------------------------------------------------------------------------- */
+
+/* A handler run recorded next while the process ran no interposed call (in-call, not
+ * deferred): it ran while the process slept (rsync's receiver waits for its SIGUSR2 in a
+ * loop of 20 ms sleeps): it runs at this sleep, which is cut short by it (EINTR). */
+static int sleep_due(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
+	    (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
+		return 0;
+	run_due(0);
+	return 1;
+}
+
+LC_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (sleep_due()) {
+		if (rem && req)
+			*rem = *req;
+		errno = EINTR;
+		return -1;
+	}
+	return IP_REAL(nanosleep)(req, rem);
+}
+
+LC_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+                              struct timespec *rem)
+{
+	if (sleep_due()) {
+		if (rem && req && !(flags & TIMER_ABSTIME))
+			*rem = *req;
+		return EINTR;
+	}
+	return IP_REAL(clock_nanosleep)(clk, flags, req, rem);
+}
+
+LC_EXPORT int usleep(useconds_t usec)
+{
+	if (sleep_due()) {
+		errno = EINTR;
+		return -1;
+	}
+	return IP_REAL(usleep)(usec);
+}
+
+LC_EXPORT unsigned int sleep(unsigned int secs)
+{
+	if (sleep_due())
+		return secs;
+	return IP_REAL(sleep)(secs);
+}
