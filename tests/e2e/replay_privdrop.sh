@@ -7,18 +7,24 @@
 # recorded output (twice), and `encore replay --stop` halts at `encore inf`'s cut.  The
 # registry is 0711 (searchable through the recorder's descriptor, not listable) in a
 # session directory that stays 0700.  Skipped (77) when not root or without nobody.
-# Usage: replay_privdrop.sh ENCORE PROG
+#   proxy: the worker also passes each request to a recorded upstream (root) over a
+#          connection made after its drop, for which it cannot make a registry entry: both
+#          ends take that connection for an outside one (each logs what it receives as
+#          input), and the session replays all the same.
+# Usage: replay_privdrop.sh ENCORE PROG [proxy]
 set -eu
-encore=$1 prog=$2
+encore=$1 prog=$2 mode=${3:-plain}
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root (the worker drops to nobody)"; exit 77; }
 getent passwd nobody > /dev/null 2>&1 || { echo "skip: no user nobody"; exit 77; }
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_privdrop.XXXXXX")
 chmod 0700 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
+# the worker is the root's first child, or its second after the upstream
+if [ "$mode" = proxy ]; then wk=srv.2 arg=proxy; else wk=srv.1 arg=""; fi
 
 n=3
-"$encore" record -q -o "$tmp/s" --name srv -- "$prog" $n > "$tmp/rec.out" 2> "$tmp/rec.err" ||
+"$encore" record -q -o "$tmp/s" --name srv -- "$prog" $n $arg > "$tmp/rec.out" 2> "$tmp/rec.err" ||
     fail "recording failed"
 grep -q "worker served $n" "$tmp/rec.out" || fail "the recorded run went wrong: $(cat "$tmp/rec.out")"
 grep -q "(uid 65534)" "$tmp/rec.out" || fail "the worker did not drop to 65534"
@@ -26,15 +32,19 @@ grep -q "(uid 65534)" "$tmp/rec.out" || fail "the worker did not drop to 65534"
 [ "$(stat -c %a "$tmp/s/.encore-registry")" = 711 ] ||
     fail ".encore-registry mode $(stat -c %a "$tmp/s/.encore-registry")"
 
-# the worker (srv.1) took every request for a message from a recorded client, not input
+# the worker took every request for a message from a recorded client
 "$encore" dump "$tmp/s" > "$tmp/dump" 2> "$tmp/dump.err" || fail "encore dump failed"
-awk '$1 == "process" { on = ($2 == "srv.1") } on' "$tmp/dump" > "$tmp/worker"
-if grep -q " input " "$tmp/worker"; then
-    fail "the worker logged its clients' bytes as input: $(grep -m1 ' input ' "$tmp/worker")"
-fi
 m=$("$encore" sql --csv "$tmp/s" "SELECT count(*) FROM message m JOIN event e ON e.id = m.recv
-     JOIN process p ON p.id = e.proc WHERE p.name = 'srv.1'" 2> "$tmp/sql.err" | sed -n 2p)
+     JOIN process p ON p.id = e.proc WHERE p.name = '$wk'" 2> "$tmp/sql.err" | sed -n 2p)
 [ "${m:-0}" -ge $n ] || fail "the worker received ${m:-0} messages, expected at least $n"
+inputs() { awk -v p="$1" '$1 == "process" { on = ($2 == p) } on && $2 == "input"' "$tmp/dump" | wc -l; }
+if [ "$mode" = proxy ]; then
+    # the connection made after the drop: outside on both ends, bytes logged on both
+    [ "$(inputs srv.1)" -ge $n ] || fail "the upstream logged $(inputs srv.1) inputs, expected $n"
+    [ "$(inputs $wk)" -ge $n ] || fail "the worker logged $(inputs $wk) inputs, expected $n"
+else
+    [ "$(inputs $wk)" -eq 0 ] || fail "the worker logged its clients' bytes as input"
+fi
 
 for run in 1 2; do
     timeout 120 "$encore" replay --stall-timeout 20 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
@@ -44,7 +54,7 @@ for run in 1 2; do
 done
 
 # halted at Inf(P): the worker's second request
-pred='srv.1: received >= 2'
+pred="$wk: received >= 2"
 "$encore" inf --json "$tmp/s" "$pred" > "$tmp/inf.json" 2> "$tmp/inf.err" || fail "encore inf failed"
 timeout 120 "$encore" replay --json --then kill --stall-timeout 20 --stop "$pred" "$tmp/s" \
     > "$tmp/halt.json" 2> "$tmp/halt.err" || fail "the halted replay failed"
