@@ -478,15 +478,32 @@ void rec_registry_threads(void)
 	registry_put("threads", (unsigned long)syscall(SYS_getpid), -1, rec.name, 0);
 }
 
+/* A lookup the registry cannot answer: its descriptor is gone (the program closed the number
+ * with close_range or closefrom) and the path is closed to the process (it dropped its
+ * privileges).  Taking the peer for an outside one while the peer takes us for a recorded
+ * one would make a replay that waits forever, and taking it for a recorded one could leave
+ * outside bytes unrecorded: the trace stops here instead, saying why (`encore record` and
+ * `encore check` name the process; in replay it runs free from here). */
+static void registry_unanswered(void)
+{
+	if (!rec.w)
+		return;
+	trace_writer_stop(rec.w, TRACE_STOP_PRIVDROP);
+	rec.w = NULL;
+}
+
 int rec_registry_has(const char *kind, unsigned long key, long sub)
 {
 	char path[4096 + 64];
 	struct stat st;
-	int at, e = errno, r;
+	int at, e = errno, r = 0;
 
 	if (!registry_ready() || registry_name(path, sizeof(path), &at, kind, key, sub) != 0)
 		return 0;
-	r = fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		r = S_ISREG(st.st_mode);
+	else if (errno == EACCES || errno == EPERM)
+		registry_unanswered();
 	errno = e;
 	return r;
 }

@@ -23,7 +23,9 @@
  *                (core.c looks entries up through a descriptor opened at start; the
  *                registry is 0711), but cannot make registry entries: the channels that
  *                would need one are taken for outside ones on both sides (chan.c,
- *                reg_chan), so the two ends never disagree about who logs the bytes.
+ *                reg_chan), so the two ends never disagree about who logs the bytes; a
+ *                lookup it cannot make any more (it closed that descriptor) stops its
+ *                trace with TRACE_STOP_PRIVDROP (core.c, registry_unanswered).
  */
 #include <fcntl.h>
 #include <linux/seccomp.h>

@@ -11,7 +11,11 @@
 #          connection made after its drop, for which it cannot make a registry entry: both
 #          ends take that connection for an outside one (each logs what it receives as
 #          input), and the session replays all the same.
-# Usage: replay_privdrop.sh ENCORE PROG [proxy]
+#   closed: the worker closes every descriptor above its listening socket after its drop
+#          (the recorder's registry descriptor too), so the registry cannot answer it: its
+#          trace stops there, `encore record` warns and `encore check` flags it, naming the
+#          worker, and the replay runs it free from there, to the end, with the same output.
+# Usage: replay_privdrop.sh ENCORE PROG [plain|proxy|closed]
 set -eu
 encore=$1 prog=$2 mode=${3:-plain}
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root (the worker drops to nobody)"; exit 77; }
@@ -21,7 +25,11 @@ chmod 0700 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
 # the worker is the root's first child, or its second after the upstream
-if [ "$mode" = proxy ]; then wk=srv.2 arg=proxy; else wk=srv.1 arg=""; fi
+case $mode in
+proxy) wk=srv.2 arg=proxy ;;
+closed) wk=srv.1 arg=closed ;;
+*) wk=srv.1 arg="" ;;
+esac
 
 n=3
 "$encore" record -q -o "$tmp/s" --name srv -- "$prog" $n $arg > "$tmp/rec.out" 2> "$tmp/rec.err" ||
@@ -31,6 +39,20 @@ grep -q "(uid 65534)" "$tmp/rec.out" || fail "the worker did not drop to 65534"
 [ "$(stat -c %a "$tmp/s")" = 700 ] || fail "session directory mode $(stat -c %a "$tmp/s")"
 [ "$(stat -c %a "$tmp/s/.encore-registry")" = 711 ] ||
     fail ".encore-registry mode $(stat -c %a "$tmp/s/.encore-registry")"
+
+if [ "$mode" = closed ]; then
+    grep -q "srv.1.trace truncated after event [0-9]*: privileges dropped" "$tmp/rec.err" ||
+        fail "encore record did not warn about srv.1"
+    rc=0; "$encore" check "$tmp/s" > "$tmp/check.out" 2>&1 || rc=$?
+    [ "$rc" -eq 1 ] || fail "encore check exited $rc, expected 1"
+    grep -q "process srv.1 .*TRUNCATED" "$tmp/check.out" || fail "encore check did not flag srv.1"
+    timeout 120 "$encore" replay --stall-timeout 20 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+        fail "the replay did not run to the end"
+    cmp -s "$tmp/rec.out" "$tmp/rep.out" ||
+        fail "the replay printed something else: $(diff "$tmp/rec.out" "$tmp/rep.out" | head -5)"
+    echo "ok: the worker's trace stopped, said so, and the session replayed to the end"
+    exit 0
+fi
 
 # the worker took every request for a message from a recorded client
 "$encore" dump "$tmp/s" > "$tmp/dump" 2> "$tmp/dump.err" || fail "encore dump failed"

@@ -8,7 +8,9 @@
  * With `proxy`, the root first forks an upstream server (staying root) and the worker, after
  * its drop, passes each request on to it over a new TCP connection and replies with the
  * upstream's answer, as nginx's proxy_pass does: a connection made after the drop.
- * Usage: privdrop_srv N [proxy]   (exit 77 when not root or when nobody does not exist)
+ * With `closed`, the worker closes every descriptor above its listening socket after its drop
+ * (closefrom, as daemons do), the recorder's registry descriptor among them.
+ * Usage: privdrop_srv N [proxy|closed]   (exit 77 when not root or nobody does not exist)
  */
 #include <arpa/inet.h>
 #include <grp.h>
@@ -93,13 +95,15 @@ static int upstream(int lfd, int n)
 }
 
 /* The worker: unprivileged from here, as nginx's. */
-static int worker(int lfd, int n, int up_port)
+static int worker(int lfd, int n, int up_port, int closed)
 {
 	char req[128], rep[384], up[192];
 	int i;
 
 	if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
 		return 100;
+	if (closed)
+		closefrom(lfd + 1);
 	for (i = 0; i < n; i++) {
 		int c = accept(lfd, NULL, NULL);
 		int len;
@@ -153,6 +157,7 @@ static int client(int port, int k)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3, proxy = argc > 2 && strcmp(argv[2], "proxy") == 0;
+	int closed = argc > 2 && strcmp(argv[2], "closed") == 0;
 	int lfd, ufd, port, up_port = 0, k, st;
 	pid_t w, u = 0;
 
@@ -178,7 +183,7 @@ int main(int argc, char **argv)
 	if (w < 0)
 		return 1;
 	if (w == 0)
-		_exit(worker(lfd, n, up_port));
+		_exit(worker(lfd, n, up_port, closed));
 	close(lfd);
 	for (k = 1; k <= n; k++) {
 		pid_t c = fork();
