@@ -361,7 +361,8 @@ static void registry_open(int dirfd)
 	}
 	/* out of the program's low numbers, as the trace's (above it: the trace takes the
 	 * first free number from min_fd) */
-	hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
+	hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
+	                  (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
 	syscall(SYS_close, fd);
 	if (hi < 0)
 		return;
@@ -510,7 +511,9 @@ int rec_registry_has(const char *kind, unsigned long key, long sub)
 
 int rec_registry_fd(int fd)
 {
-	return fd >= 0 && fd == registry_fd;
+	/* checked, not only compared: after a close_range that took it, the number may be the
+	 * program's, and a close of it must then really close */
+	return fd >= 0 && fd == registry_fd && registry_dirfd() == fd;
 }
 
 void rec_registry_fd_lost(void)
