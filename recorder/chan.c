@@ -101,7 +101,11 @@ static void reg_chan(struct rec_chan *c, uint8_t kind, int port, int server_port
 		rec_registry_add("tcp", (unsigned long)port, -1);
 	} else {
 		c->peer_port = (uint16_t)server_port;
-		rec_registry_add("conn", (unsigned long)port, server_port);
+		/* A connection the server cannot find (no entry could be made: privileges
+		 * dropped) is an outside one to the server: to this end too, so that both sides
+		 * log what they receive (README.md, "Bytes"). */
+		if (rec_registry_add("conn", (unsigned long)port, server_port) != 0)
+			c->external = 1;
 	}
 }
 
@@ -681,7 +685,11 @@ static void log_sock_op(int fd, int r, int e, uint32_t kind, uint32_t call,
 	fill_endpoint(fd, c, &ep, hint, hint_len);
 	if (kind == TRACE_EV_CONNECT) {
 		decide_peer(c, &ep, 0);
-		if (c->type == TRACE_CHAN_TCP && addr_port(ep.local, ep.local_len) && !c->reg)
+		/* registered only towards a recorded listener: a server that made no tcp entry
+		 * (a socket it did not listen on itself, privileges dropped before listen) takes
+		 * its connections for outside ones, as its clients do */
+		if (c->type == TRACE_CHAN_TCP && !c->external && addr_port(ep.local, ep.local_len) &&
+		    !c->reg)
 			reg_chan(c, REC_REG_CONN, addr_port(ep.local, ep.local_len),
 			         addr_port(ep.peer, ep.peer_len));
 	}
@@ -937,7 +945,7 @@ static void log_dup(int oldfd, int r, int e, uint32_t call, void *ra)
 static void own_fd_guard(int fd2)
 {
 	if (rec_own_fd(fd2) && rec_enter()) {
-		rec_own_fd_lost();
+		rec_own_fd_lost(fd2);
 		rec_leave();
 	}
 }

@@ -138,7 +138,7 @@ void rec_finish(int status, int signo)
 
 int rec_own_fd(int fd)
 {
-	return rec.w && fd >= 0 && fd == trace_writer_fd(rec.w);
+	return rec.w && fd >= 0 && (fd == trace_writer_fd(rec.w) || rec_registry_fd(fd));
 }
 
 /* --- configuration: the one environment variable ----------------------------------------
@@ -324,17 +324,86 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
  * image (a forked child shares the answer); 1 when usable. */
 static int registry_state; /* 0 not checked yet, 1 usable, -1 not */
 
+/* The registry's directory, opened when the process starts (O_PATH, close-on-exec, moved
+ * high like the trace's descriptor) and every entry looked up and made relative to it.  A
+ * process that drops its privileges later (nginx's workers: root, then nobody) can no
+ * longer reach DIR, 0700 and its owner's, by path; through this descriptor it still looks
+ * entries up, the registry itself being 0711 (others may search it, not list it) and its
+ * entries 0600 (a lookup needs no more than search).  Making an entry needs write
+ * permission, which a dropped process lacks: its side of a connection is then external
+ * (README.md, "Bytes").  -1 when not open; dev and inode say whether the number is still
+ * ours (a program may close it behind our back with close_range and reuse the number). */
+static int registry_fd = -1;
+static dev_t registry_dev;
+static ino_t registry_ino;
+
+static void registry_release(void)
+{
+	if (registry_fd >= 0)
+		syscall(SYS_close, registry_fd);
+	registry_fd = -1;
+}
+
+/* Open the registry below dirfd (checked: a directory of ours, not writable by others) as
+ * registry_fd. */
+static void registry_open(int dirfd)
+{
+	struct stat st;
+	int fd, hi;
+
+	registry_release();
+	fd = (int)syscall(SYS_openat, dirfd, REC_REGISTRY,
+	                  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		syscall(SYS_close, fd);
+		return;
+	}
+	/* out of the program's low numbers, as the trace's (above it: the trace takes the
+	 * first free number from min_fd) */
+	hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
+	                  (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
+	syscall(SYS_close, fd);
+	if (hi < 0)
+		return;
+	registry_fd = hi;
+	registry_dev = st.st_dev;
+	registry_ino = st.st_ino;
+}
+
+/* registry_fd if it is still the registry's descriptor, else -1. */
+static int registry_dirfd(void)
+{
+	struct stat st;
+
+	if (registry_fd < 0)
+		return -1;
+	if (fstat(registry_fd, &st) == 0 && st.st_dev == registry_dev && st.st_ino == registry_ino)
+		return registry_fd;
+	registry_fd = -1; /* not ours any more: never closed by us */
+	return -1;
+}
+
 static void registry_check(int dirfd)
 {
 	struct stat st;
 
 	if (fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 		syscall(SYS_unlinkat, dirfd, REC_REGISTRY, 0);
-	mkdirat(dirfd, REC_REGISTRY, 0700);
+	mkdirat(dirfd, REC_REGISTRY, 0711);
 	registry_state = fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	                 S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022)
 	                     ? 1
 	                     : -1;
+	if (registry_state < 0)
+		return;
+	/* searchable by others, whatever the umask (or an older recorder) made it: checked
+	 * above to be our directory, not a link */
+	if ((st.st_mode & 07777) != 0711)
+		fchmodat(dirfd, REC_REGISTRY, 0711, 0);
+	registry_open(dirfd);
 }
 
 static int registry_ready(void)
@@ -369,46 +438,54 @@ static size_t put_dec(char *p, unsigned long v)
 	return n;
 }
 
-/* DIR/.encore-registry/KIND.KEY[.SUB] into path (cap bytes); 0, or -1 when it does not fit.
- * Built by hand: an accepted loopback connection looks the registry up twice, and snprintf
- * took about 1,600 instructions each time.  rec.dir is set once per image, before any
- * lookup: its length is measured once. */
-static int registry_path(char *path, size_t cap, const char *kind, unsigned long key, long sub)
+/* The name of KIND.KEY[.SUB] in `name`, and the directory to take it relative to in *at:
+ * the registry's descriptor, or (where it is gone) DIR/.encore-registry by path, which
+ * works only while the process keeps the privileges it started with.  Built by hand: an
+ * accepted loopback connection looks the registry up twice, and snprintf took about 1,600
+ * instructions each time.  rec.dir is set once per image, before any lookup. */
+static int registry_name(char *name, size_t cap, int *at, const char *kind, unsigned long key,
+                         long sub)
 {
-	static size_t dl = SIZE_MAX;
-	size_t kl = strlen(kind), n;
+	int dfd = registry_dirfd();
+	size_t kl = strlen(kind), n = 0;
 
-	if (dl == SIZE_MAX)
-		dl = strnlen(rec.dir, sizeof(rec.dir));
-	if (dl + sizeof("/" REC_REGISTRY "/") + kl + 2 * 24 > cap)
-		return -1;
-	memcpy(path, rec.dir, dl);
-	n = dl;
-	memcpy(path + n, "/" REC_REGISTRY "/", sizeof("/" REC_REGISTRY "/") - 1);
-	n += sizeof("/" REC_REGISTRY "/") - 1;
-	memcpy(path + n, kind, kl);
-	n += kl;
-	path[n++] = '.';
-	n += put_dec(path + n, key);
-	if (sub >= 0) {
-		path[n++] = '.';
-		n += put_dec(path + n, (unsigned long)sub);
+	*at = dfd >= 0 ? dfd : AT_FDCWD;
+	if (dfd < 0) {
+		size_t dl = strnlen(rec.dir, sizeof(rec.dir));
+
+		if (dl + sizeof("/" REC_REGISTRY "/") >= cap)
+			return -1;
+		memcpy(name, rec.dir, dl);
+		memcpy(name + dl, "/" REC_REGISTRY "/", sizeof("/" REC_REGISTRY "/") - 1);
+		n = dl + sizeof("/" REC_REGISTRY "/") - 1;
 	}
-	path[n] = '\0';
+	if (n + kl + 2 * 24 > cap)
+		return -1;
+	memcpy(name + n, kind, kl);
+	n += kl;
+	name[n++] = '.';
+	n += put_dec(name + n, key);
+	if (sub >= 0) {
+		name[n++] = '.';
+		n += put_dec(name + n, (unsigned long)sub);
+	}
+	name[n] = '\0';
 	return 0;
 }
 
 /* Create DIR/.encore-registry/KIND.KEY[.SUB] holding `content` (may be NULL).  With excl, an
- * existing file is a failure (used to claim a number).  Returns 0 or -1. */
+ * existing file is a failure (used to claim a number).  Returns 0 or -1 (errno: why). */
 static int registry_put(const char *kind, unsigned long key, long sub, const char *content,
                         int excl)
 {
 	char path[4096 + 64];
-	int fd;
+	int fd, at;
 
-	if (!registry_ready() || registry_path(path, sizeof(path), kind, key, sub) != 0)
+	if (!registry_ready())
 		return -1;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	if (registry_name(path, sizeof(path), &at, kind, key, sub) != 0)
+		return -1;
+	fd = (int)syscall(SYS_openat, at, path,
 	                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC),
 	                  0600);
 	if (fd < 0)
@@ -419,9 +496,12 @@ static int registry_put(const char *kind, unsigned long key, long sub, const cha
 	return 0;
 }
 
-void rec_registry_add(const char *kind, unsigned long key, long sub)
+int rec_registry_add(const char *kind, unsigned long key, long sub)
 {
-	registry_put(kind, key, sub, NULL, 0);
+	int e = errno, r = registry_put(kind, key, sub, NULL, 0);
+
+	errno = e;
+	return r;
 }
 
 void rec_registry_threads(void)
@@ -431,14 +511,65 @@ void rec_registry_threads(void)
 	registry_put("threads", (unsigned long)syscall(SYS_getpid), -1, rec.name, 0);
 }
 
+/* A lookup the registry cannot answer: its descriptor is gone (the program closed the number
+ * with close_range or closefrom) and the path is closed to the process (it dropped its
+ * privileges).  Taking the peer for an outside one while the peer takes us for a recorded
+ * one would make a replay that waits forever, and taking it for a recorded one could leave
+ * outside bytes unrecorded: the trace stops here instead, saying why (`encore record` and
+ * `encore check` name the process; in replay it runs free from here). */
+static void registry_unanswered(void)
+{
+	if (!rec.w)
+		return;
+	trace_writer_stop(rec.w, TRACE_STOP_PRIVDROP);
+	rec.w = NULL;
+}
+
 int rec_registry_has(const char *kind, unsigned long key, long sub)
 {
 	char path[4096 + 64];
 	struct stat st;
+	int at, e = errno, r = 0;
 
-	if (!registry_ready() || registry_path(path, sizeof(path), kind, key, sub) != 0)
+	if (!registry_ready() || registry_name(path, sizeof(path), &at, kind, key, sub) != 0)
 		return 0;
-	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		r = S_ISREG(st.st_mode);
+	else if (errno == EACCES || errno == EPERM)
+		registry_unanswered();
+	errno = e;
+	return r;
+}
+
+int rec_registry_fd(int fd)
+{
+	/* checked, not only compared: after a close_range that took it, the number may be the
+	 * program's, and a close of it must then really close */
+	return fd >= 0 && fd == registry_fd && registry_dirfd() == fd;
+}
+
+void rec_registry_fd_lost(void)
+{
+	/* dup2/dup3 of the program onto our number: move out of its way (to the first free
+	 * number above the trace's), or give the descriptor up (lookups then go by path) */
+	int nfd = (int)syscall(SYS_fcntl, registry_fd, F_DUPFD_CLOEXEC,
+	                       (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
+
+	syscall(SYS_close, registry_fd);
+	registry_fd = nfd >= 0 ? nfd : -1;
+}
+
+void rec_registry_exec(void)
+{
+	/* the program may have cleared close-on-exec on every descriptor: the new image opens
+	 * its own (or, unrecorded, must not hold ours) */
+	if (registry_fd >= 0)
+		syscall(SYS_fcntl, registry_fd, F_SETFD, FD_CLOEXEC);
+}
+
+void rec_registry_unrecorded_child(void)
+{
+	registry_release(); /* a child that will not be recorded keeps nothing of ours */
 }
 
 /* --- opening the trace ------------------------------------------------------------------ */

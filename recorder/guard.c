@@ -18,6 +18,14 @@
  *                (the session directory is not the new user's to write) or an exec the
  *                loader runs in secure mode (set-user-ID...): the FORK or EXEC event names
  *                the reason (rec_unrecorded_*), since nothing else in the session can.
+ *   privileges   the process itself, once dropped (setuid, setresuid, capset...: nothing
+ *                is watched), keeps its trace (its descriptor is open) and the registry
+ *                (core.c looks entries up through a descriptor opened at start; the
+ *                registry is 0711), but cannot make registry entries: the channels that
+ *                would need one are taken for outside ones on both sides (chan.c,
+ *                reg_chan), so the two ends never disagree about who logs the bytes; a
+ *                lookup it cannot make any more (it closed that descriptor) stops its
+ *                trace with TRACE_STOP_PRIVDROP (core.c, registry_unanswered).
  */
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -140,12 +148,16 @@ static int dup_past_limit(int fd)
 	return nfd;
 }
 
-void rec_own_fd_lost(void)
+void rec_own_fd_lost(int fd)
 {
 	int old, nfd;
 
 	if (!rec.w)
 		return;
+	if (rec_registry_fd(fd)) {
+		rec_registry_fd_lost();
+		return;
+	}
 	/* The program asked for our descriptor's number (dup2/dup3 onto it): the trace moves to
 	 * the lowest free number at or above the recorder's usual place (close-on-exec, like the
 	 * original), and the old number is closed, so the program's call finds it free. */
@@ -180,7 +192,7 @@ int rec_syscall_special(long nr, const long *a, long *r)
 	case SYS_dup2:
 	case SYS_dup3:
 		if ((int)a[0] != (int)a[1] && rec_own_fd((int)a[1]) && rec_enter()) {
-			rec_own_fd_lost();
+			rec_own_fd_lost((int)a[1]);
 			rec_leave();
 		}
 		return 0;

@@ -44,8 +44,10 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 	rec_sig_forked();
 	rec.w = NULL;
 	trace_writer_abandon(old);
-	if (why)
+	if (why) {
+		rec_registry_unrecorded_child();
 		return; /* it could not open its trace (the parent's FORK event says why) */
+	}
 	snprintf(rec.parent, sizeof(rec.parent), "%s", rec.name);
 	if ((size_t)snprintf(rec.name, sizeof(rec.name), "%s.%u", rec.parent, k) >=
 	    sizeof(rec.name))
@@ -274,6 +276,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 			syscall(SYS_fcntl, trace_writer_fd(rec.w), F_SETFD, FD_CLOEXEC);
 			trace_writer_seal(rec.w);
 		}
+		rec_registry_exec();
 		rec_leave();
 		r = search ? IP_REAL(execvpe)(file, argv, env ? env : envp)
 		           : IP_REAL(execve)(file, argv, env ? env : envp);

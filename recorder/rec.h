@@ -205,11 +205,12 @@ REC_HIDDEN void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t c
 REC_HIDDEN void rec_log(struct trace_event *ev, void *ra);
 /* Record that the process ends (idempotent); closes the writer. */
 REC_HIDDEN void rec_finish(int status, int signo);
-/* The writer's descriptor, or -1.  Interposers refuse to let the program close it. */
+/* 1 when fd is one of ours: the writer's or the registry's.  Interposers refuse to let the
+ * program close them. */
 REC_HIDDEN int rec_own_fd(int fd);
-/* Writer descriptor about to be replaced by dup2/dup3 of the program (guard.c): the trace
- * moves to another descriptor first; where none is left, it stops, saying why. */
-REC_HIDDEN void rec_own_fd_lost(void);
+/* One of our descriptors (fd) about to be replaced by dup2/dup3 of the program (guard.c):
+ * the trace moves to another descriptor first; where none is left, it stops, saying why. */
+REC_HIDDEN void rec_own_fd_lost(int fd);
 REC_HIDDEN uint64_t rec_now_ns(void);
 
 /* rec_event_init for the hot value events (clock reads above all: the most frequent event of
@@ -260,8 +261,18 @@ REC_HIDDEN int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t 
 /* Entries are KIND.KEY, or KIND.KEY.SUB when sub >= 0. */
 #define REC_REG_TCP 1  /* tcp.PORT: a recorded process listens on PORT */
 #define REC_REG_CONN 2 /* conn.PORT.SERVERPORT: a recorded process connected from PORT */
-REC_HIDDEN void rec_registry_add(const char *kind, unsigned long key, long sub);
+/* Make an entry: 0, or -1 when it could not be made (no registry, or privileges dropped:
+ * the peer will then take this end for an outside one).  errno is kept. */
+REC_HIDDEN int rec_registry_add(const char *kind, unsigned long key, long sub);
+/* 1 when the entry exists (looked up through the registry's descriptor). */
 REC_HIDDEN int rec_registry_has(const char *kind, unsigned long key, long sub);
+/* The registry's descriptor (opened at start, so that a process that drops its privileges
+ * keeps using the registry): is fd it; the program dup2s onto it (move it); an exec is
+ * made (close-on-exec again); a forked child will not be recorded (close it). */
+REC_HIDDEN int rec_registry_fd(int fd);
+REC_HIDDEN void rec_registry_fd_lost(void);
+REC_HIDDEN void rec_registry_exec(void);
+REC_HIDDEN void rec_registry_unrecorded_child(void);
 /* This process started a thread (threads.PID, holding the logical name). */
 REC_HIDDEN void rec_registry_threads(void);
 

@@ -10,8 +10,8 @@
 #          encore refuses or works around (another user's .encore-replay is refused too, as
 #          root), and the file's content and mode and the
 #          directory's content stay as they were; everything encore created is 0600 or
-#          0700 (under umask 000, so the modes are encore's), the replay's files checked
-#          while it is halted (its report read from a FIFO, no sleep).
+#          0700, the registry 0711 (under umask 000, so the modes are encore's), the
+#          replay's files checked while it is halted (its report read from a FIFO, no sleep).
 # Usage: security.sh ENCORE PROG owner|links
 set -eu
 encore=$1 prog=$2 what=$3
@@ -93,12 +93,12 @@ untouched() {
     [ "$(mode "$tmp/elsewhere")" = 755 ] || fail "$1: the link's target directory changed mode"
 }
 
-# the session's own names, 0600 and 0700
+# the session's own names, 0600 and 0700 (the registry 0711: searchable, not listable)
 [ "$(mode "$tmp/s")" = 700 ] || fail "session directory mode $(mode "$tmp/s")"
 for f in "$tmp/s/.encore-session" "$tmp/s"/*.trace "$tmp/s/.encore-registry"/*; do
     [ "$(mode "$f")" = 600 ] || fail "$f has mode $(mode "$f")"
 done
-[ "$(mode "$tmp/s/.encore-registry")" = 700 ] || fail ".encore-registry mode $(mode "$tmp/s/.encore-registry")"
+[ "$(mode "$tmp/s/.encore-registry")" = 711 ] || fail ".encore-registry mode $(mode "$tmp/s/.encore-registry")"
 echo "ok: record made 0700 and 0600"
 
 # .encore-session: a link there is refused
@@ -120,7 +120,7 @@ untouched ".encore-registry"
 if [ -L "$tmp/r2/.encore-registry" ] || [ ! -d "$tmp/r2/.encore-registry" ]; then
     fail ".encore-registry is not a directory after recording"
 fi
-[ "$(mode "$tmp/r2/.encore-registry")" = 700 ] || fail ".encore-registry mode $(mode "$tmp/r2/.encore-registry")"
+[ "$(mode "$tmp/r2/.encore-registry")" = 711 ] || fail ".encore-registry mode $(mode "$tmp/r2/.encore-registry")"
 set -- "$tmp/r2/.encore-registry"/pid.*
 [ -f "$1" ] || fail "the registry was not used"
 echo "ok: .encore-registry link worked around"
