@@ -52,6 +52,7 @@ static const char *const call_names[] = {
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
 	"getentropy", "waitpid", "wait", "wait3", "wait4", "waitid",
+	[TRACE_CALL_GETSOCKOPT] = "getsockopt",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
@@ -59,7 +60,14 @@ _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
 
 const char *trace_call_name(uint32_t call)
 {
-	return call < TRACE_CALL_MAX ? call_names[call] : "unknown";
+	return call < TRACE_CALL_MAX && call_names[call] ? call_names[call] : "unknown";
+}
+
+int trace_is_so_error_read(uint32_t kind, uint32_t call, uint32_t naux, const int64_t *aux)
+{
+	/* 4: SO_ERROR on Linux, spelt out as the trace format does */
+	return kind == TRACE_EV_CONNECT && naux >= 2 && aux[0] == 4 &&
+	       (call == TRACE_CALL_GETSOCKOPT || call == TRACE_CALL_CONNECT);
 }
 
 const char *trace_file_kind_name(uint32_t kind)

@@ -160,7 +160,9 @@ enum trace_call {
 	TRACE_CALL_WAIT3 = 54,
 	TRACE_CALL_WAIT4 = 55,
 	TRACE_CALL_WAITID = 56,
-	TRACE_CALL_MAX = 57,                /* one past the last number; never stored */
+	/* 57..134: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
+	TRACE_CALL_MAX = 136,               /* one past the last number; never stored */
 };
 
 /* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the
@@ -217,6 +219,13 @@ const char *trace_kind_name(uint32_t kind);
 /* The inverse; returns TRACE_EV_NONE for an unknown name. */
 uint32_t trace_kind_from_name(const char *name);
 const char *trace_call_name(uint32_t call);
+
+/* Is an event of this kind, call and aux a read of SO_ERROR on a channel (how a non-blocking
+ * connect learns its outcome)?  1 or 0.  Such a read is a CONNECT event without endpoint,
+ * aux[0] = SO_ERROR and aux[1] = the value read: of call TRACE_CALL_GETSOCKOPT, or of call
+ * TRACE_CALL_CONNECT in traces of older recorders (schemas/trace-format.md, "Event kinds").
+ * Fields rather than an event, for the replayer's copies of events too. */
+int trace_is_so_error_read(uint32_t kind, uint32_t call, uint32_t naux, const int64_t *aux);
 
 /*
  * Channel ends.  A TRACE_EV_SOCKET, _CONNECT, _ACCEPT, _BIND or _PIPE event carries in its

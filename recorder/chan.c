@@ -746,9 +746,9 @@ REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 }
 
 /* getsockopt(SO_ERROR) is how a non-blocking connect learns its outcome: on a channel it is
- * logged as a CONNECT event with aux[0] = SO_ERROR and aux[1] = the value read, so that replay
- * returns it and knows, at the connect, whether that attempt failed (recorder/README.md).
- * Other options are read from the kernel, unlogged. */
+ * logged as a CONNECT event of call getsockopt with aux[0] = SO_ERROR and aux[1] = the value
+ * read, so that replay returns it and knows, at the connect, whether that attempt failed
+ * (recorder/README.md).  Other options are read from the kernel, unlogged. */
 REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	int r = IP_REAL(getsockopt)(fd, level, optname, optval, optlen), e = errno, v = 0;
@@ -760,7 +760,7 @@ REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_
 	if ((c = rec_fd_chan(fd))) {
 		if (r == 0 && optval && optlen && *optlen >= sizeof(int))
 			memcpy(&v, optval, sizeof(int));
-		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, fd);
+		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, fd);
 		ev.channel = c->id;
 		ev.result = r;
 		ev.err = r < 0 ? e : 0;

@@ -65,8 +65,8 @@ START_TEST(every_call_attribute_has_a_row)
 	for (c = 1; c < TRACE_CALL_MAX; c++) {
 		int found = 0;
 
-		if (c == TRACE_CALL_MARK)
-			continue; /* encore_mark: ours, not libc's */
+		if (c == TRACE_CALL_MARK || !strcmp(trace_call_name(c), "unknown"))
+			continue; /* encore_mark: ours, not libc's; a number not given out */
 		for (i = 0; i < NROWS; i++)
 			found |= rows[i].call == c;
 		ck_assert_msg(found, "no row produces call %s", trace_call_name(c));

@@ -862,8 +862,10 @@ static const struct {
 	CALL(TRACE_CALL_WAIT3),
 	CALL(TRACE_CALL_WAIT4),
 	CALL(TRACE_CALL_WAITID),
+	CALL(TRACE_CALL_GETSOCKOPT),
 };
 #undef CALL
+#define NMEMBERS (sizeof(call_members) / sizeof(call_members[0]))
 
 /* Values already in files on disk: changing one would misread every recorded trace. */
 START_TEST(call_numbers_are_pinned)
@@ -885,11 +887,20 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_CALL_WAITID, 56);
 	ck_assert_int_eq(TRACE_EV_WAIT, 23);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MARK), "encore_mark");
+	ck_assert_int_eq(TRACE_CALL_GETSOCKOPT, 135);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
-	/* the list above names every member once, in order, with no gap */
-	ck_assert_uint_eq(sizeof(call_members) / sizeof(call_members[0]), TRACE_CALL_MAX);
-	for (uint32_t i = 0; i < TRACE_CALL_MAX; i++)
-		ck_assert_uint_eq(call_members[i].value, i);
+	/* the list above names every member once, in order; a number between two members (a
+	 * range another part took) has no name */
+	ck_assert_uint_eq(call_members[NMEMBERS - 1].value, TRACE_CALL_MAX - 1);
+	for (uint32_t i = 0, m = 0; i < TRACE_CALL_MAX; i++) {
+		if (call_members[m].value == i) {
+			ck_assert_str_ne(trace_call_name(i), "unknown");
+			m++;
+		} else {
+			ck_assert_uint_gt(call_members[m].value, i);
+			ck_assert_str_eq(trace_call_name(i), "unknown");
+		}
+	}
 }
 END_TEST
 
@@ -941,17 +952,18 @@ START_TEST(call_table_matches_schema)
 		v = strtoul(value, &end, 10);
 		if (end == value || *end)
 			continue; /* the header and separator rows */
-		ck_assert_msg(v == rows, "trace-format.md, Calls: row %u has value %lu", rows, v);
+		ck_assert_msg(rows < NMEMBERS && v == call_members[rows].value,
+		              "trace-format.md, Calls: row %u has value %lu", rows, v);
 		ck_assert_msg(v < TRACE_CALL_MAX, "trace-format.md lists value %lu, enum ends at %d",
 		              v, TRACE_CALL_MAX);
-		ck_assert_str_eq(member, call_members[v].member);
+		ck_assert_str_eq(member, call_members[rows].member);
 		ck_assert_str_eq(name, trace_call_name((uint32_t)v));
 		rows++;
 	}
 	fclose(f);
 	ck_assert_msg(in_section, "trace-format.md has no section \"## Calls\"");
-	ck_assert_msg(rows == TRACE_CALL_MAX, "trace-format.md lists %u calls, the enum %d", rows,
-	              TRACE_CALL_MAX);
+	ck_assert_msg(rows == NMEMBERS, "trace-format.md lists %u calls, the enum %zu", rows,
+	              NMEMBERS);
 }
 END_TEST
 
@@ -985,6 +997,32 @@ static const struct trace_chan_def *kept(const struct trace_chan_def *v, size_t 
 			return &v[i];
 	return NULL;
 }
+
+/* A read of SO_ERROR is told from a connect by its call (getsockopt), or in traces of older
+ * recorders, which logged it with call connect, by aux[0] = SO_ERROR; nothing else is one. */
+START_TEST(so_error_read_both_forms)
+{
+	const int64_t so_error[2] = { 4, 111 }, other[2] = { 3, 111 };
+
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2,
+	                                        so_error), 1);
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 2,
+	                                        so_error), 1);
+	/* a connect: no aux, or other aux; another option; another kind or call */
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0,
+	                                        so_error), 0);
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 1,
+	                                        so_error), 0);
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2,
+	                                        other), 0);
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_SOCKET, TRACE_CALL_SOCKET, 2,
+	                                        so_error), 0);
+	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_ACCEPT, 2,
+	                                        so_error), 0);
+	ck_assert_str_eq(trace_call_name(TRACE_CALL_GETSOCKOPT), "getsockopt");
+}
+END_TEST
+
 
 /* After the budget dropped the chunks that defined the channels and moved their first bytes,
  * the checkpoint gives the kept events their true offsets and the dropped definitions:
@@ -1321,6 +1359,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(budget, disk_budget_keeps_channels);
 	tcase_add_test(basics, call_numbers_are_pinned);
 	tcase_add_test(basics, call_table_matches_schema);
+	tcase_add_test(basics, so_error_read_both_forms);
 	tcase_add_test(basics, clock_values_round_trip);
 	tcase_add_test(budget, clock_deltas_after_dropped_chunks);
 	tcase_set_timeout(damage, 240);
