@@ -52,7 +52,8 @@ static const char *const call_names[] = {
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
 	"getentropy", "waitpid", "wait", "wait3", "wait4", "waitid",
-	[TRACE_CALL_GETSOCKOPT] = "getsockopt",
+	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
+	"if_indextoname",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

@@ -162,7 +162,11 @@ enum trace_call {
 	TRACE_CALL_WAITID = 56,
 	/* 57..134: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
-	TRACE_CALL_MAX = 136,               /* one past the last number; never stored */
+	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
+	TRACE_CALL_IF_NAMEINDEX = 137,
+	TRACE_CALL_IF_NAMETOINDEX = 138,
+	TRACE_CALL_IF_INDEXTONAME = 139,
+	TRACE_CALL_MAX = 140,               /* one past the last number; never stored */
 };
 
 /* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the

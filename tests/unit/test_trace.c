@@ -863,6 +863,10 @@ static const struct {
 	CALL(TRACE_CALL_WAIT4),
 	CALL(TRACE_CALL_WAITID),
 	CALL(TRACE_CALL_GETSOCKOPT),
+	CALL(TRACE_CALL_GETIFADDRS),
+	CALL(TRACE_CALL_IF_NAMEINDEX),
+	CALL(TRACE_CALL_IF_NAMETOINDEX),
+	CALL(TRACE_CALL_IF_INDEXTONAME),
 };
 #undef CALL
 #define NMEMBERS (sizeof(call_members) / sizeof(call_members[0]))
@@ -888,6 +892,8 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_EV_WAIT, 23);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MARK), "encore_mark");
 	ck_assert_int_eq(TRACE_CALL_GETSOCKOPT, 135);
+	ck_assert_int_eq(TRACE_CALL_GETIFADDRS, 136);
+	ck_assert_int_eq(TRACE_CALL_IF_INDEXTONAME, 139);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
 	/* the list above names every member once, in order; a number between two members (a
 	 * range another part took) has no name */
