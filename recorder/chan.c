@@ -135,6 +135,11 @@ void rec_fd_forget(int fd)
 	fd_release(fd, TRACE_CALL_CLOSE, NULL);
 }
 
+void rec_fd_closed_raw(int fd, void *ra)
+{
+	fd_release(fd, TRACE_CALL_SYSCALL, ra);
+}
+
 /* --- endpoints and who is recorded -------------------------------------------------------- */
 
 static uint64_t fd_inode(int fd)

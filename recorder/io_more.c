@@ -4,8 +4,10 @@
  *
  *   syscall(SYS_getrandom, ...)   (OpenSSL 3 seeds itself this way, or with getentropy where
  *   getentropy                    glibc has it): a RANDOM event with the bytes, as getrandom
- *                                 logs it; every other system call number passes straight
- *                                 through, untouched.
+ *                                 logs it; syscall(SYS_close, fd) (libuv's way) releases the
+ *                                 descriptor as close does (a CLOSE event of call syscall);
+ *                                 every other system call number passes straight through,
+ *                                 untouched.
  *   sendfile, splice, tee,        bytes the kernel moves between two descriptors, never seen
  *   copy_file_range, vmsplice     by the process: a receive event on the source when it is
  *                                 a channel (logged first: the bytes left it first), a send
@@ -52,7 +54,19 @@ REC_EXPORT long syscall(long number, ...)
 	if (__builtin_expect(number != SYS_getrandom, 1)) {
 		if (rec_syscall_guard(number, a, &r)) /* the trace's descriptor, seccomp (guard.c) */
 			return r;
-		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		/* the recorder's own raw closes (guard held) are not the program's: not counted */
+		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
+			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		/* a channel closed so (libuv does) goes away as with close(2) */
+		r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		e = errno;
+		if (!rec_enter())
+			return r;
+		if (r == 0 || e != EBADF)
+			rec_fd_closed_raw((int)a[0], RA());
+		rec_leave();
+		errno = e;
+		return r;
 	}
 	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;

@@ -1390,6 +1390,22 @@ LC_EXPORT int close(int fd)
 	return r;
 }
 
+long lc_close_raw(int fd)
+{
+	long r;
+
+	if (lc_own_fd(fd))
+		return 0; /* as close: not the GD's connection */
+	r = IP_REAL(syscall)(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (r == 0 || errno != EBADF) {
+		int e = errno;
+
+		closed(fd);
+		errno = e;
+	}
+	return r;
+}
+
 LC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	int r = ip_close_range_except(first, last, flags, lc.ctl);
