@@ -1008,23 +1008,24 @@ static const struct trace_chan_def *kept(const struct trace_chan_def *v, size_t 
  * recorders, which logged it with call connect, by aux[0] = SO_ERROR; nothing else is one. */
 START_TEST(so_error_read_both_forms)
 {
-	const int64_t so_error[2] = { 4, 111 }, other[2] = { 3, 111 };
+	static const int64_t so_error[2] = { 4, 111 }, other[2] = { 3, 111 };
+	static const struct {
+		uint32_t kind, call, naux;
+		const int64_t *aux;
+		int want;
+	} cases[] = {
+		{ TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2, so_error, 1 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 2, so_error, 1 },   /* older recorders */
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0, so_error, 0 },   /* a connect */
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 1, so_error, 0 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2, other, 0 },   /* another option */
+		{ TRACE_EV_SOCKET, TRACE_CALL_SOCKET, 2, so_error, 0 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_ACCEPT, 2, so_error, 0 },
+	};
 
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2,
-	                                        so_error), 1);
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 2,
-	                                        so_error), 1);
-	/* a connect: no aux, or other aux; another option; another kind or call */
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0,
-	                                        so_error), 0);
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 1,
-	                                        so_error), 0);
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2,
-	                                        other), 0);
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_SOCKET, TRACE_CALL_SOCKET, 2,
-	                                        so_error), 0);
-	ck_assert_int_eq(trace_is_so_error_read(TRACE_EV_CONNECT, TRACE_CALL_ACCEPT, 2,
-	                                        so_error), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(trace_is_so_error_read(cases[i].kind, cases[i].call, cases[i].naux,
+		                                     cases[i].aux) == cases[i].want, "case %zu", i);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_GETSOCKOPT), "getsockopt");
 }
 END_TEST
