@@ -140,6 +140,13 @@ void rec_fd_closed_raw(int fd, void *ra)
 	fd_release(fd, TRACE_CALL_SYSCALL, ra);
 }
 
+void rec_fd_range_closed_raw(unsigned int first, unsigned int last, void *ra)
+{
+	for (unsigned int fd = first; fd <= last && fd < REC_FD_MAX; fd++)
+		if (rec.fd[fd] != REC_FD_UNKNOWN)
+			fd_release((int)fd, TRACE_CALL_SYSCALL, ra);
+}
+
 /* --- endpoints and who is recorded -------------------------------------------------------- */
 
 static uint64_t fd_inode(int fd)

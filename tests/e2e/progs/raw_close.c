@@ -8,7 +8,8 @@
  * The root makes a pipe and a socketpair and forks; each side closes the ends it does not
  * use with the raw call.  The child writes a line into the pipe, closes it, makes a new pipe
  * (on the numbers just freed) and talks to itself through it, then writes a line into the
- * socketpair and closes it.  The root prints what it reads from each until their ends.
+ * socketpair and closes it, closes its pipe with syscall(SYS_close_range) and makes another
+ * on the same numbers.  The root prints what it reads from each until their ends.
  */
 #include <stdio.h>
 #include <sys/socket.h>
@@ -47,6 +48,14 @@ int main(void)
 		if (write(sv[1], "through the socketpair", 22) != 22)
 			_exit(1);
 		syscall(SYS_close, sv[1]);
+		/* the new pipe's ends, closed as a range (close_range, Linux 5.9) */
+		if (syscall(SYS_close_range, q[0] < q[1] ? q[0] : q[1], q[0] < q[1] ? q[1] : q[0],
+		            0) != 0) {
+			syscall(SYS_close, q[0]);
+			syscall(SYS_close, q[1]);
+		}
+		if (pipe(q) != 0 || write(q[1], "y", 1) != 1 || read(q[0], &c, 1) != 1)
+			_exit(1);
 		_exit(0);
 	}
 	syscall(SYS_close, p[1]);
