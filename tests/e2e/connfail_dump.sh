@@ -2,10 +2,11 @@
 # connfail_dump.sh: a read of SO_ERROR on a channel (how a non-blocking connect learns it
 # failed) is an event of call getsockopt, not connect (schemas/trace-format.md, "Event
 # kinds" and "Calls"): `encore dump` names it so, with the value read, and the session
-# replays to the end.
-# Usage: connfail_dump.sh ENCORE PROG   (PROG is replay_connfail)
+# replays to the end; rewritten as recorders before call getsockopt wrote it (call connect,
+# the same aux: OLD, old_so_error.c), it replays to the end too.
+# Usage: connfail_dump.sh ENCORE PROG OLD   (PROG is replay_connfail)
 set -eu
-encore=$1 prog=$2
+encore=$1 prog=$2 old=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/connfail_dump.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$encore" record -q -o "$tmp/s" --name cf -- "$prog" > "$tmp/rec.out"
@@ -30,4 +31,17 @@ PY
 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
     { echo "FAIL: replay:"; cat "$tmp/rep.err"; exit 1; }
 cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: replay printed something else"; exit 1; }
-echo "ok: SO_ERROR reads are getsockopt events, and replay"
+# the same session as an older recorder wrote it
+mkdir -m 700 "$tmp/old"
+cp -r "$tmp/s/.encore-session" "$tmp/old/"
+n=0
+for f in "$tmp"/s/*.trace; do
+    n=$((n + $("$old" "$f" "$tmp/old/${f##*/}")))
+done
+[ "$n" -ge 2 ] || { echo "FAIL: $n SO_ERROR reads rewritten"; exit 1; }
+"$encore" dump "$tmp/old" | grep -q "connect  connect fd=3 ch=[0-9]* = 0 aux=4,111" ||
+    { echo "FAIL: the rewritten session has no old-style SO_ERROR read"; exit 1; }
+"$encore" replay "$tmp/old" > "$tmp/old.out" 2> "$tmp/old.err" ||
+    { echo "FAIL: replay of the old-style session:"; cat "$tmp/old.err"; exit 1; }
+cmp -s "$tmp/rec.out" "$tmp/old.out" || { echo "FAIL: the old-style replay printed something else"; exit 1; }
+echo "ok: SO_ERROR reads are getsockopt events, and replay; old-style ones ($n) replay too"
