@@ -36,6 +36,13 @@
 extern "C" {
 #endif
 
+/* The version of the model the analyzer makes of traces: which channel ends it matches and
+ * which edges of happened-before it adds (match.c, dgram.c, edges.c).  Bump it with any
+ * change there that gives the same traces other messages, connections or edges: the SQL
+ * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
+ * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched. */
+#define ANA_MODEL_VERSION 2
+
 struct ana_session;
 struct ana_ref;
 

@@ -22,6 +22,9 @@
  * only (the receive takes the earliest); UDP between hosts is matched only where the sender
  * bound an explicit address; a datagram sent to several sockets (broadcast) is linked to one
  * receive.
+ *
+ * What is matched or linked here is the analyzer's model: a change to it bumps
+ * ANA_MODEL_VERSION (ana.h), so that SQL caches made before are rebuilt.
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -16,6 +16,9 @@
  * each edge is an order the kernel itself imposes, visible in what both sides logged.  The last
  * two kinds may be many per event or land on an event whose slot is taken: they live in the
  * session's xin / xout tables.
+ *
+ * What is matched or linked here is the analyzer's model: a change to it bumps
+ * ANA_MODEL_VERSION (ana.h), so that SQL caches made before are rebuilt.
  */
 #include <stdlib.h>
 #include <string.h>

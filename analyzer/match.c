@@ -18,6 +18,9 @@
  * A receive depends on the send that produced its last byte: the reader derives byte offsets
  * per direction (continuing across fork and exec), and the send containing offset+len-1 is
  * found by binary search among the sends of the peer end.
+ *
+ * What is matched or linked here is the analyzer's model: a change to it bumps
+ * ANA_MODEL_VERSION (ana.h), so that SQL caches made before are rebuilt.
  */
 #include <stdlib.h>
 #include <string.h>

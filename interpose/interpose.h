@@ -95,6 +95,11 @@ int __openat64_2(int dirfd, const char *path, int flags);
 int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
                 const sigset_t *mask, size_t fdslen);
 
+/* The interfaces' calls take these; their headers (ifaddrs.h, net/if.h) are the files'
+ * that implement them. */
+struct ifaddrs;
+struct if_nameindex;
+
 /* real_<name> for every row: resolved with dlsym(RTLD_NEXT) by ip_resolve_all() in the
  * library's constructor, and lazily by IP_REAL() for calls that arrive before it ran
  * (another library's constructor may call write or socket first). */

@@ -57,6 +57,8 @@ static const char *const call_names[] = {
 	[TRACE_CALL_KILL] = "kill", [TRACE_CALL_TGKILL] = "tgkill",
 	[TRACE_CALL_SIGQUEUE] = "sigqueue", [TRACE_CALL_ALARM] = "alarm",
 	[TRACE_CALL_SETITIMER] = "setitimer", [TRACE_CALL_HANDLER] = "handler",
+	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
+	"if_indextoname",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
@@ -66,6 +68,13 @@ _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
 const char *trace_call_name(uint32_t call)
 {
 	return call < TRACE_CALL_MAX && call_names[call] ? call_names[call] : "unknown";
+}
+
+int trace_is_so_error_read(uint32_t kind, uint32_t call, uint32_t naux, const int64_t *aux)
+{
+	/* 4: SO_ERROR on Linux, spelt out as the trace format does */
+	return kind == TRACE_EV_CONNECT && naux >= 2 && aux[0] == 4 &&
+	       (call == TRACE_CALL_GETSOCKOPT || call == TRACE_CALL_CONNECT);
 }
 
 const char *trace_file_kind_name(uint32_t kind)

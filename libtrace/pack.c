@@ -415,7 +415,8 @@ int trace_pack_parse(const char *text, size_t len, struct trace_pack **out, stru
 
 		lineno++;
 		if (!nl) {
-			fmt_diag(d, TRACE_ETRUNCATED, NULL, pos, "line %llu has no end (cut short?)",
+			fmt_diag(d, TRACE_ETRUNCATED, NULL, pos,
+			         "the pack's manifest ends inside line %llu (cut short?)",
 			         (unsigned long long)lineno);
 			trace_pack_free(p);
 			return TRACE_ETRUNCATED;
@@ -423,7 +424,8 @@ int trace_pack_parse(const char *text, size_t len, struct trace_pack **out, stru
 		rc = parse_line(p, text + pos, (size_t)(nl - (text + pos)));
 		if (rc < 0) {
 			fmt_diag(d, rc, NULL, pos, rc == TRACE_ENOMEM ? "out of memory" :
-			         "line %llu is not HOST_ID TAB KIND TAB SHA256 TAB MODE TAB SIZE TAB PATH",
+			         "line %llu of the pack's manifest is damaged (not HOST_ID TAB KIND TAB "
+			         "SHA256 TAB MODE TAB SIZE TAB PATH)",
 			         (unsigned long long)lineno);
 			trace_pack_free(p);
 			return rc;

@@ -178,7 +178,13 @@ enum trace_call {
 	TRACE_CALL_ALARM = 93,
 	TRACE_CALL_SETITIMER = 94,
 	TRACE_CALL_HANDLER = 95,            /* an asynchronous signal's handler ran */
-	TRACE_CALL_MAX = 96,                /* one past the last number; never stored */
+	/* 96..134: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
+	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
+	TRACE_CALL_IF_NAMEINDEX = 137,
+	TRACE_CALL_IF_NAMETOINDEX = 138,
+	TRACE_CALL_IF_INDEXTONAME = 139,
+	TRACE_CALL_MAX = 140,               /* one past the last number; never stored */
 };
 
 /* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the
@@ -239,6 +245,13 @@ const char *trace_kind_name(uint32_t kind);
 /* The inverse; returns TRACE_EV_NONE for an unknown name. */
 uint32_t trace_kind_from_name(const char *name);
 const char *trace_call_name(uint32_t call);
+
+/* Is an event of this kind, call and aux a read of SO_ERROR on a channel (how a non-blocking
+ * connect learns its outcome)?  1 or 0.  Such a read is a CONNECT event without endpoint,
+ * aux[0] = SO_ERROR and aux[1] = the value read: of call TRACE_CALL_GETSOCKOPT, or of call
+ * TRACE_CALL_CONNECT in traces of older recorders (schemas/trace-format.md, "Event kinds").
+ * Fields rather than an event, for the replayer's copies of events too. */
+int trace_is_so_error_read(uint32_t kind, uint32_t call, uint32_t naux, const int64_t *aux);
 
 /*
  * Channel ends.  A TRACE_EV_SOCKET, _CONNECT, _ACCEPT, _BIND or _PIPE event carries in its

@@ -139,6 +139,18 @@ void rec_fd_forget(int fd)
 	fd_release(fd, TRACE_CALL_CLOSE, NULL);
 }
 
+void rec_fd_closed_raw(int fd, void *ra)
+{
+	fd_release(fd, TRACE_CALL_SYSCALL, ra);
+}
+
+void rec_fd_range_closed_raw(unsigned int first, unsigned int last, void *ra)
+{
+	for (unsigned int fd = first; fd <= last && fd < REC_FD_MAX; fd++)
+		if (rec.fd[fd] != REC_FD_UNKNOWN)
+			fd_release((int)fd, TRACE_CALL_SYSCALL, ra);
+}
+
 /* --- endpoints and who is recorded -------------------------------------------------------- */
 
 static uint64_t fd_inode(int fd)
@@ -754,9 +766,9 @@ REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 }
 
 /* getsockopt(SO_ERROR) is how a non-blocking connect learns its outcome: on a channel it is
- * logged as a CONNECT event with aux[0] = SO_ERROR and aux[1] = the value read, so that replay
- * returns it and knows, at the connect, whether that attempt failed (recorder/README.md).
- * Other options are read from the kernel, unlogged. */
+ * logged as a CONNECT event of call getsockopt with aux[0] = SO_ERROR and aux[1] = the value
+ * read, so that replay returns it and knows, at the connect, whether that attempt failed
+ * (recorder/README.md).  Other options are read from the kernel, unlogged. */
 REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	int r = IP_REAL(getsockopt)(fd, level, optname, optval, optlen), e = errno, v = 0;
@@ -768,7 +780,7 @@ REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_
 	if ((c = rec_fd_chan(fd))) {
 		if (r == 0 && optval && optlen && *optlen >= sizeof(int))
 			memcpy(&v, optval, sizeof(int));
-		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_CONNECT, fd);
+		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, fd);
 		ev.channel = c->id;
 		ev.result = r;
 		ev.err = r < 0 ? e : 0;

@@ -4,8 +4,11 @@
  *
  *   syscall(SYS_getrandom, ...)   (OpenSSL 3 seeds itself this way, or with getentropy where
  *   getentropy                    glibc has it): a RANDOM event with the bytes, as getrandom
- *                                 logs it; every other system call number passes straight
- *                                 through, untouched.
+ *                                 logs it; syscall(SYS_close, fd) (libuv's way) releases the
+ *                                 descriptor as close does (a CLOSE event of call syscall),
+ *                                 SYS_close_range its range as close_range does;
+ *                                 every other system call number passes straight through,
+ *                                 untouched.
  *   sendfile, splice, tee,        bytes the kernel moves between two descriptors, never seen
  *   copy_file_range, vmsplice     by the process: a receive event on the source when it is
  *                                 a channel (logged first: the bytes left it first), a send
@@ -50,9 +53,30 @@ REC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1)) {
-		if (rec_syscall_guard(number, a, &r)) /* the trace's descriptor, seccomp (guard.c) */
+		if (rec_syscall_guard(number, a, &r)) { /* the trace's descriptor, seccomp (guard.c) */
+			/* close_range there closed the rest of the range: its channels go away */
+			e = errno;
+			if (number == SYS_close_range && r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC) &&
+			    rec_enter()) {
+				rec_fd_range_closed_raw((unsigned int)a[0], (unsigned int)a[1], RA());
+				rec_leave();
+				errno = e;
+			}
 			return r;
-		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		}
+		/* the recorder's own raw closes (guard held) are not the program's: not counted */
+		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
+			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		/* a channel closed so (libuv does) goes away as with close(2) */
+		r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		e = errno;
+		if (!rec_enter())
+			return r;
+		if (r == 0 || e != EBADF)
+			rec_fd_closed_raw((int)a[0], RA());
+		rec_leave();
+		errno = e;
+		return r;
 	}
 	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;

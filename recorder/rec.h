@@ -281,6 +281,11 @@ REC_HIDDEN struct rec_chan *rec_fd_chan(int fd);
 REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
 REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
 REC_HIDDEN void rec_fd_forget(int fd);
+/* fd was closed by syscall(SYS_close) (libuv closes so): as close, a CLOSE event of call
+ * syscall when it was the last descriptor of its channel.  Called with the guard held. */
+REC_HIDDEN void rec_fd_closed_raw(int fd, void *ra);
+/* The same for syscall(SYS_close_range, first, last, 0). */
+REC_HIDDEN void rec_fd_range_closed_raw(unsigned int first, unsigned int last, void *ra);
 REC_HIDDEN uint32_t rec_fd_channel_id(int fd);
 /* A receive on c of `asked` bytes returned r (errno e): is it external input?  Decides an
  * accepted end left undecided once the result shows the peer acted (bytes, end of stream,

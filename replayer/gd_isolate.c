@@ -17,7 +17,7 @@
  * A short-lived helper process makes each namespace (the GD itself must stay outside); the
  * GD keeps its namespace descriptors, each root enters them with setns(2) before its exec,
  * and everything the replay mounted disappears with the last process and descriptor.  The
- * manifest is read here with a minimal reader of the pack layout.
+ * manifest is read with libtrace's reader (trace_pack_open).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,23 +40,14 @@
 #define ISO_HOSTS_MAX 64
 #define ISO_MOUNTS_MAX 2048
 
-/* One line of DIR/pack/manifest. */
-struct pack_ent {
-	char *host;
-	char *path;
-	char sha[65];
-	char kind[8];
-	unsigned mode;
-};
-
 struct iso_host {
 	char id[64];
 	int userns, mntns;       /* descriptors of its namespaces, -1 when none */
 };
 
 struct gd_iso {
-	struct pack_ent *pack;
-	size_t npack;
+	struct trace_pack *pack; /* DIR/pack/manifest (libtrace/pack.c), or NULL */
+	size_t npack;            /* its lines that name a file (not the reserved `dir`) */
 	int objects_fd;          /* DIR/pack/objects, or -1 */
 	struct iso_host hosts[ISO_HOSTS_MAX];
 	size_t nhosts;
@@ -88,179 +79,67 @@ static struct gd_iso *iso_get(struct rep *r)
 
 /* --- the manifest (schemas/pack.md) --- */
 
-static int unhex(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* PATH's %XX escapes, in place; -1 for a bad escape or a NUL. */
-static int unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (*s == '%') {
-			int a = unhex(s[1]), b = a < 0 ? -1 : unhex(s[2]);
-
-			if (b < 0 || (a == 0 && b == 0))
-				return -1;
-			*o++ = (char)(a * 16 + b);
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return 0;
-}
-
-/* One manifest line into e: 0, or -1 when it is not a line of the layout. */
-static int parse_line(char *line, struct pack_ent *e)
-{
-	char *f[6], *p = line;
-	size_t n = 0, len;
-
-	for (; n < 6; n++) {
-		char *tab = n < 5 ? strchr(p, '\t') : NULL;
-
-		if (n < 5 && !tab)
-			return -1;
-		f[n] = p;
-		if (tab) {
-			*tab = '\0';
-			p = tab + 1;
-		}
-	}
-	len = strlen(f[2]);
-	if (len != 64 || strspn(f[2], "0123456789abcdef") != 64)
-		return -1;
-	if ((strcmp(f[1], "exe") && strcmp(f[1], "lib") && strcmp(f[1], "file") &&
-	     strcmp(f[1], "dir")) || strlen(f[3]) == 0 || strlen(f[3]) > 5 ||
-	    strspn(f[3], "01234567") != strlen(f[3]) || strtoul(f[3], NULL, 8) > 07777 || strlen(f[4]) == 0 ||
-	    strspn(f[4], "0123456789") != strlen(f[4]) || strchr(f[5], '\t'))
-		return -1;
-	if (unescape(f[5]) != 0 || f[5][0] != '/')
-		return -1;
-	memcpy(e->sha, f[2], 65);
-	snprintf(e->kind, sizeof(e->kind), "%s", f[1]);
-	e->mode = (unsigned)strtoul(f[3], NULL, 8);
-	e->host = strdup(f[0]);
-	e->path = strdup(f[5]);
-	return e->host && e->path ? 0 : -1;
-}
-
 int rep__pack_load(struct rep *r, struct trace_diag *d)
 {
-	char path[4096 + 64], *line = NULL;
-	size_t cap = 0, lineno = 0;
+	char path[4096 + 64];
+	struct trace_pack *pack = NULL;
+	struct trace_diag pd;
 	struct gd_iso *iso;
 	struct stat st;
-	FILE *f;
-	int dfd, fd, rc = 0;
+	int dfd, rc;
 
 	if (r->opt.no_pack)
 		return 0;
 	snprintf(path, sizeof(path), "%s/pack/manifest", r->dir);
-	if ((dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
-	fd = openat(dfd, "pack/manifest", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		close(dfd);
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
+	memset(&pd, 0, sizeof(pd));
+	rc = trace_pack_open(r->dir, &pack, &pd);
+	if (rc == TRACE_ENOENT || (rc == TRACE_EIO && pd.sys_errno == ENOTDIR))
+		return 0; /* not packed */
+	if (rc == TRACE_EIO) {
 		rep__diag_set(d, TRACE_EIO, path, "cannot read the pack's manifest: %s",
-		              strerror(errno));
+		              pd.sys_errno ? strerror(pd.sys_errno) : pd.msg);
 		return TRACE_EIO;
 	}
+	if (rc != 0) {
+		rep__diag_set(d, rc, path, "%s: pack the session again (encore pack)", pd.msg);
+		return rc;
+	}
 	if (!(iso = iso_get(r))) {
-		close(fd);
-		close(dfd);
+		trace_pack_free(pack);
 		return TRACE_ENOMEM;
 	}
+	iso->pack = pack;
+	for (size_t i = 0; i < trace_pack_count(pack); i++)
+		iso->npack += trace_pack_entry(pack, i)->kind != TRACE_PACK_DIR;
 	/* the objects are mounted where the program runs them: only a pack of our own, closed
 	 * to others (as the session directory itself, docs/security.md) */
-	iso->objects_fd = openat(dfd, "pack/objects", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(dfd);
+	if ((dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		iso->objects_fd = openat(dfd, "pack/objects",
+		                         O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+	}
 	if (iso->objects_fd < 0 || fstat(iso->objects_fd, &st) != 0 || st.st_uid != geteuid() ||
 	    (st.st_mode & 022)) {
 		rep__diag_set(d, TRACE_EINVAL, path, "the pack's objects directory is missing, not "
 		              "yours or writable by others: pack the session again (encore pack)");
-		close(fd);
 		return TRACE_EINVAL;
 	}
-	if (!(f = fdopen(fd, "r"))) {
-		close(fd);
-		return TRACE_ENOMEM;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		size_t len = strlen(line);
-		struct pack_ent e;
-
-		lineno++;
-		if (!len || line[len - 1] != '\n') { /* a cut file */
-			rep__diag_set(d, TRACE_ETRUNCATED, path, "the pack's manifest ends inside line "
-			              "%zu: pack the session again (encore pack)", lineno);
-			rc = TRACE_ETRUNCATED;
-			break;
-		}
-		line[--len] = '\0';
-		if (lineno == 1) {
-			if (strcmp(line, "encore-pack 1") != 0) {
-				rep__diag_set(d, TRACE_EVERSION, path, "not a pack manifest this encore "
-				              "reads (first line \"%.40s\", expected \"encore-pack 1\")", line);
-				rc = TRACE_EVERSION;
-				break;
-			}
-			continue;
-		}
-		memset(&e, 0, sizeof(e));
-		if (parse_line(line, &e) != 0) {
-			free(e.host);
-			free(e.path);
-			rep__diag_set(d, TRACE_ECORRUPT, path, "line %zu of the pack's manifest is "
-			              "damaged: pack the session again (encore pack)", lineno);
-			rc = TRACE_ECORRUPT;
-			break;
-		}
-		if (strcmp(e.kind, "dir") == 0) { /* reserved */
-			free(e.host);
-			free(e.path);
-			continue;
-		}
-		if (iso->npack % 256 == 0) {
-			void *n = realloc(iso->pack, (iso->npack + 256) * sizeof(*iso->pack));
-
-			if (!n) {
-				free(e.host);
-				free(e.path);
-				rc = TRACE_ENOMEM;
-				break;
-			}
-			iso->pack = n;
-		}
-		iso->pack[iso->npack++] = e;
-	}
-	if (rc == 0 && lineno == 0) {
-		rep__diag_set(d, TRACE_ECORRUPT, path, "the pack's manifest is empty: pack the session "
-		              "again (encore pack)");
-		rc = TRACE_ECORRUPT;
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	return 0;
 }
 
 int rep__pack_object(const struct rep *r, const char *host, const char *path, char *out,
                      size_t cap)
 {
-	const struct gd_iso *iso = r->iso;
+	const struct trace_pack *pack = r->iso ? r->iso->pack : NULL;
 
-	for (size_t i = iso ? iso->npack : 0; i-- > 0;)
-		if (strcmp(iso->pack[i].host, host) == 0 && strcmp(iso->pack[i].path, path) == 0) {
-			snprintf(out, cap, "%s/pack/objects/%s", r->dir, iso->pack[i].sha);
-			return 1;
-		}
+	/* the last line of a path wins, as its mount is the last made (mount_pack) */
+	for (size_t i = trace_pack_count(pack); i-- > 0;) {
+		const struct trace_pack_entry *e = trace_pack_entry(pack, i);
+
+		if (e->kind != TRACE_PACK_DIR && strcmp(e->host_id, host) == 0 &&
+		    strcmp(e->path, path) == 0)
+			return trace_pack_object_path(r->dir, e->sha256, out, cap) == 0;
+	}
 	return 0;
 }
 
@@ -703,29 +582,29 @@ static int mount_pack(struct ctx *c)
 {
 	struct gd_iso *iso = c->r->iso;
 
-	for (size_t i = 0; iso && i < iso->npack; i++) {
-		const struct pack_ent *e = &iso->pack[i];
+	for (size_t i = 0; iso && i < trace_pack_count(iso->pack); i++) {
+		const struct trace_pack_entry *e = trace_pack_entry(iso->pack, i);
 		char src[4200], dir[4096];
 		struct stat st;
 		int have;
 
-		if (strcmp(e->host, c->host) != 0)
+		if (e->kind == TRACE_PACK_DIR || strcmp(e->host_id, c->host) != 0)
 			continue;
 		/* the kernel's files are this machine's: a pack has no business there */
 		if (under(e->path, "/proc") || under(e->path, "/sys") || under(e->path, "/dev"))
 			continue;
-		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", iso->objects_fd, e->sha);
+		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", iso->objects_fd, e->sha256);
 		if (e->mode & 0111) {
 			char name[96];
 			int in, out;
 
 			mkdirat(c->hostfd, "pack", 0700);
-			snprintf(name, sizeof(name), "pack/%s.%o", e->sha, e->mode);
+			snprintf(name, sizeof(name), "pack/%s.%o", e->sha256, e->mode);
 			out = openat(c->hostfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			             e->mode & 0755);
 			if (out >= 0) {
 				if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 || copy_fd(in, out) != 0) {
-					say(c, "cannot read the packed object %s (%s): %s", e->sha, e->path,
+					say(c, "cannot read the packed object %s (%s): %s", e->sha256, e->path,
 					    strerror(errno));
 					if (in >= 0)
 						close(in);
@@ -1370,11 +1249,7 @@ void rep__iso_free(struct rep *r)
 		rm_tree(r->cdir, "scratch", 0);
 	if (iso->objects_fd >= 0)
 		close(iso->objects_fd);
-	for (size_t i = 0; i < iso->npack; i++) {
-		free(iso->pack[i].host);
-		free(iso->pack[i].path);
-	}
-	free(iso->pack);
+	trace_pack_free(iso->pack);
 	free(iso);
 	r->iso = NULL;
 }

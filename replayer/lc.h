@@ -145,6 +145,8 @@ LC_HIDDEN int lc_iov_window(const struct iovec *src, int cnt, size_t skip, size_
                             struct iovec *dst);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
+/* syscall(SYS_close, fd) (lc_io_more.c): the raw call, then as close (lc_chan.c). */
+LC_HIDDEN long lc_close_raw(int fd);
 /* A call that failed when recorded fails the same way now, without being made. */
 #define LC_RECORDED_FAILURE(ev) \
 	do { \

@@ -1017,7 +1017,7 @@ static int connect_failed_later(uint32_t ch)
 
 		if (e->channel != ch)
 			continue;
-		if (e->kind == TRACE_EV_CONNECT && e->naux >= 2 && e->aux[0] == SO_ERROR) {
+		if (trace_is_so_error_read(e->kind, e->call, e->naux, e->aux)) {
 			if (e->result == 0 && e->aux[1] != 0)
 				return (int)e->aux[1];
 			continue;
@@ -1039,8 +1039,9 @@ static int connect_failed_later(uint32_t ch)
 }
 
 /* getsockopt(SO_ERROR) on a channel returns the recorded value (the recorder logs it as a
- * CONNECT event, aux[0] = SO_ERROR): a connect that failed when recorded was not made, so the
- * kernel has nothing to say.  Other options come from the kernel. */
+ * CONNECT event of call getsockopt, aux[1] the value; older ones as a connect): a connect
+ * that failed when recorded was not made, so the kernel has nothing to say.  Other options
+ * come from the kernel. */
 LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	const struct lc_ev *ev;
@@ -1050,7 +1051,7 @@ LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t
 	if (level != SOL_SOCKET || optname != SO_ERROR || !lc_on() || lc_fd_class(fd) <= 0)
 		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "getsockopt(SO_ERROR)");
-	if (ev->naux < 2 || ev->aux[0] != SO_ERROR) {
+	if (!trace_is_so_error_read(ev->kind, ev->call, ev->naux, ev->aux)) {
 		char what[160];
 
 		lc_ev_describe(ev, what, sizeof(what));
@@ -1381,6 +1382,22 @@ LC_EXPORT int close(int fd)
 		return 0; /* the program closes every descriptor: not the GD's connection */
 	r = IP_REAL(close)(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
+		int e = errno;
+
+		closed(fd);
+		errno = e;
+	}
+	return r;
+}
+
+long lc_close_raw(int fd)
+{
+	long r;
+
+	if (lc_own_fd(fd))
+		return 0; /* as close: not the GD's connection */
+	r = IP_REAL(syscall)(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (r == 0 || errno != EBADF) {
 		int e = errno;
 
 		closed(fd);

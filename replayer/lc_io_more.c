@@ -3,6 +3,8 @@
  *
  *   syscall(SYS_getrandom, ...),  the recorded bytes (a RANDOM event), the kernel untouched;
  *   getentropy
+ *   syscall(SYS_close, fd)        the real call, then as close (its CLOSE event, if any);
+ *   syscall(SYS_close_range, ...) as close_range (lc_chan.c);
  *                                 every other number passes straight through (the LC's own
  *                                 raw calls come through here too).
  *   sendfile, splice, tee,        the real call, run for real between recorded processes,
@@ -44,6 +46,10 @@ LC_EXPORT long syscall(long number, ...)
 	if (__builtin_expect(number == SYS_seccomp || number == SYS_prctl, 0) &&
 	    ip_sandbox_install(number, a[0], a[1]) >= 0)
 		lc_sandbox_before(); /* as the recorder stopped there (the same rule) */
+	if (__builtin_expect(number == SYS_close, 0) && lc_on()) /* the program's, not ours */
+		return lc_close_raw((int)a[0]);
+	if (__builtin_expect(number == SYS_close_range, 0) && lc_on())
+		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	{

@@ -4,7 +4,7 @@
  * directory is at hand, from a second pass over the trace files for what the model does not
  * keep (times, errno, fds, libc calls, recorded values, frames, process metadata).  Also the
  * cache `encore sql` keeps inside a session directory, stamped with the traces' sizes and
- * modification times.  The causality functions are in sql_func.c.
+ * modification times, the schema and the analyzer's model version.  The causality functions are in sql_func.c.
  *
  * Speed: one transaction with its journal in memory, 16 KiB pages; the bulk tables (events,
  * messages, marks, inputs, races) filled 1024 rows per `INSERT ... SELECT` from a virtual
@@ -1238,6 +1238,12 @@ static int cmp_str(const void *a, const void *b)
 
 int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag)
 {
+	return ana_db_stamp_model(dir, ANA_MODEL_VERSION, out, cap, diag);
+}
+
+int ana_db_stamp_model(const char *dir, int model, char *out, size_t cap,
+                       struct trace_diag *diag)
+{
 	DIR *d;
 	struct dirent *de;
 	char **names = NULL;
@@ -1277,8 +1283,10 @@ int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
-	/* the schema text too: a cache made by a build with another schema is stale */
+	/* the schema text too: a cache made by a build with another schema is stale; and the
+	 * analyzer's model: one made by an encore that matched or linked less is stale too */
 	h = fnv(h, ana_sql_schema_text, sizeof(ana_sql_schema_text));
+	h = fnv(h, &model, sizeof(model));
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		int64_t v[4];

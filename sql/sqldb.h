@@ -50,10 +50,14 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 int ana_db_write(const char *dir, const char *path, const struct ana_db_progress *progress,
                  struct trace_diag *diag);
 
-/* A stamp of the session's trace files (names, sizes, modification times) and of this
- * build's schema: it changes whenever a trace or the schema changes.  Written into `out`
- * (at least 17 bytes). */
+/* A stamp of the session's trace files (names, sizes, modification times), of this
+ * build's schema and of its analyzer's model (ANA_MODEL_VERSION, ana.h): it changes
+ * whenever a trace, the schema or what the analyzer matches and links changes.  Written
+ * into `out` (at least 17 bytes). */
 int ana_db_stamp(const char *dir, char *out, size_t cap, struct trace_diag *diag);
+/* The same stamp as an encore of model version `model` makes it (for the tests). */
+int ana_db_stamp_model(const char *dir, int model, char *out, size_t cap,
+                       struct trace_diag *diag);
 
 /* The path of the cached database inside a session directory ("DIR/.encore.db"). */
 int ana_db_cache_path(const char *dir, char *out, size_t cap);

@@ -11,8 +11,8 @@
  *     connect links, races are ana_races, marks and process_summary count what was built;
  *   - real trace files: ana_db_write (temporary file renamed into place, nothing left on
  *     failure), the columns only the files carry (times, errno, values, frames), and the
- *     cache of ana_db_open (reused while the traces are unchanged, rebuilt when one changes,
- *     read-only);
+ *     cache of ana_db_open (reused while the traces are unchanged, rebuilt when one changes
+ *     or when it was made by another model version of the analyzer, read-only);
  *   - damaged databases: a cycle of messages or connections, an event with two incoming
  *     edges, unknown ids and a database without the connection table are reported as errors.
  */
@@ -1186,6 +1186,45 @@ START_TEST(cache_rebuilt_when_traces_change)
 }
 END_TEST
 
+/* A cache that an encore of another model version made (it matched fewer channels, added
+ * fewer edges) is stale though the traces and the schema are the same. */
+START_TEST(cache_rebuilt_for_another_model)
+{
+	char dir[1024], path[1200], now[32], old[32], *sql;
+	struct trace_diag d;
+	sqlite3 *db;
+	int rebuilt;
+
+	unit_tmpdir(dir, sizeof(dir));
+	make_session(dir);
+	ck_assert_int_eq(ana_db_stamp(dir, now, sizeof(now), &d), 0);
+	ck_assert_int_eq(ana_db_stamp_model(dir, ANA_MODEL_VERSION, old, sizeof(old), &d), 0);
+	ck_assert_str_eq(now, old);
+	ck_assert_int_eq(ana_db_stamp_model(dir, ANA_MODEL_VERSION - 1, old, sizeof(old), &d), 0);
+	ck_assert_str_ne(now, old);
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 1);
+	sqlite3_close(db);
+	/* the cache as the older encore left it: its stamp, one event fewer */
+	ck_assert_int_eq(ana_db_cache_path(dir, path, sizeof(path)), 0);
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sql = sqlite3_mprintf("UPDATE meta SET value = %Q WHERE key = 'stamp'; "
+	                      "DELETE FROM event WHERE id = (SELECT max(id) FROM event)", old);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	sqlite3_close(db);
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 1);
+	ck_assert_int_eq(one_int(db, "SELECT count(*) FROM event"), 10);
+	sqlite3_close(db);
+	/* and the rebuilt one is fresh */
+	ck_assert_int_eq(ana_db_open(dir, &db, &rebuilt, NULL, &d), 0);
+	ck_assert_int_eq(rebuilt, 0);
+	sqlite3_close(db);
+	unit_rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sql");
@@ -1200,6 +1239,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, damaged_database_errors);
 	tcase_add_test(tc, db_from_files);
 	tcase_add_test(tc, cache_rebuilt_when_traces_change);
+	tcase_add_test(tc, cache_rebuilt_for_another_model);
 	tcase_add_test(tc, ids_after_dropped_events);
 	tcase_add_test(tc, connections_from_files);
 	suite_add_tcase(s, tc);

@@ -869,17 +869,14 @@ static const struct {
 	CALL(TRACE_CALL_ALARM),
 	CALL(TRACE_CALL_SETITIMER),
 	CALL(TRACE_CALL_HANDLER),
+	CALL(TRACE_CALL_GETSOCKOPT),
+	CALL(TRACE_CALL_GETIFADDRS),
+	CALL(TRACE_CALL_IF_NAMEINDEX),
+	CALL(TRACE_CALL_IF_NAMETOINDEX),
+	CALL(TRACE_CALL_IF_INDEXTONAME),
 };
 #undef CALL
-
-/* The member with value v, NULL for a number no member has (a range left free). */
-static const char *call_member(uint32_t v)
-{
-	for (size_t i = 0; i < sizeof(call_members) / sizeof(call_members[0]); i++)
-		if (call_members[i].value == v)
-			return call_members[i].member;
-	return NULL;
-}
+#define NMEMBERS (sizeof(call_members) / sizeof(call_members[0]))
 
 /* Values already in files on disk: changing one would misread every recorded trace. */
 START_TEST(call_numbers_are_pinned)
@@ -901,18 +898,24 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_CALL_WAITID, 56);
 	ck_assert_int_eq(TRACE_EV_WAIT, 23);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MARK), "encore_mark");
+	ck_assert_int_eq(TRACE_CALL_GETSOCKOPT, 135);
+	ck_assert_int_eq(TRACE_CALL_GETIFADDRS, 136);
+	ck_assert_int_eq(TRACE_CALL_IF_INDEXTONAME, 139);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
 	ck_assert_int_eq(TRACE_CALL_KILL, 90);
 	ck_assert_int_eq(TRACE_EV_HANDLER, 28);
-	/* the list above names every member once, in order; a number no member has is a range
-	 * left free (schemas/trace-format.md, "Calls"): it has no name */
-	for (size_t i = 1; i < sizeof(call_members) / sizeof(call_members[0]); i++)
-		ck_assert_uint_lt(call_members[i - 1].value, call_members[i].value);
-	ck_assert_uint_eq(call_members[sizeof(call_members) / sizeof(call_members[0]) - 1].value,
-	                  TRACE_CALL_MAX - 1);
-	for (uint32_t i = 0; i < TRACE_CALL_MAX; i++)
-		if (!call_member(i))
+	/* the list above names every member once, in order; a number between two members (a
+	 * range another part took) has no name */
+	ck_assert_uint_eq(call_members[NMEMBERS - 1].value, TRACE_CALL_MAX - 1);
+	for (uint32_t i = 0, m = 0; i < TRACE_CALL_MAX; i++) {
+		if (call_members[m].value == i) {
+			ck_assert_str_ne(trace_call_name(i), "unknown");
+			m++;
+		} else {
+			ck_assert_uint_gt(call_members[m].value, i);
 			ck_assert_str_eq(trace_call_name(i), "unknown");
+		}
+	}
 }
 END_TEST
 
@@ -943,7 +946,7 @@ START_TEST(call_table_matches_schema)
 	FILE *f = fopen(TRACE_FORMAT_MD, "r");
 	char line[1024];
 	int in_section = 0;
-	uint32_t rows = 0, next = 0;
+	uint32_t rows = 0;
 
 	ck_assert_msg(f != NULL, "cannot open %s", TRACE_FORMAT_MD);
 	while (fgets(line, sizeof(line), f)) {
@@ -964,22 +967,18 @@ START_TEST(call_table_matches_schema)
 		v = strtoul(value, &end, 10);
 		if (end == value || *end)
 			continue; /* the header and separator rows */
-		ck_assert_msg(v >= next, "trace-format.md, Calls: row %u has value %lu", rows, v);
+		ck_assert_msg(rows < NMEMBERS && v == call_members[rows].value,
+		              "trace-format.md, Calls: row %u has value %lu", rows, v);
 		ck_assert_msg(v < TRACE_CALL_MAX, "trace-format.md lists value %lu, enum ends at %d",
 		              v, TRACE_CALL_MAX);
-		/* numbers skipped are ranges left free: no member */
-		for (; next < v; next++)
-			ck_assert_ptr_null(call_member(next));
-		ck_assert_ptr_nonnull(call_member((uint32_t)v));
-		ck_assert_str_eq(member, call_member((uint32_t)v));
+		ck_assert_str_eq(member, call_members[rows].member);
 		ck_assert_str_eq(name, trace_call_name((uint32_t)v));
-		next = (uint32_t)v + 1;
 		rows++;
 	}
 	fclose(f);
 	ck_assert_msg(in_section, "trace-format.md has no section \"## Calls\"");
-	ck_assert_msg(rows == sizeof(call_members) / sizeof(call_members[0]) && next == TRACE_CALL_MAX,
-	              "trace-format.md lists %u calls, the enum %d", rows, TRACE_CALL_MAX);
+	ck_assert_msg(rows == NMEMBERS, "trace-format.md lists %u calls, the enum %zu", rows,
+	              NMEMBERS);
 }
 END_TEST
 
@@ -1013,6 +1012,33 @@ static const struct trace_chan_def *kept(const struct trace_chan_def *v, size_t 
 			return &v[i];
 	return NULL;
 }
+
+/* A read of SO_ERROR is told from a connect by its call (getsockopt), or in traces of older
+ * recorders, which logged it with call connect, by aux[0] = SO_ERROR; nothing else is one. */
+START_TEST(so_error_read_both_forms)
+{
+	static const int64_t so_error[2] = { 4, 111 }, other[2] = { 3, 111 };
+	static const struct {
+		uint32_t kind, call, naux;
+		const int64_t *aux;
+		int want;
+	} cases[] = {
+		{ TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2, so_error, 1 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 2, so_error, 1 },   /* older recorders */
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 0, so_error, 0 },   /* a connect */
+		{ TRACE_EV_CONNECT, TRACE_CALL_CONNECT, 1, so_error, 0 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, 2, other, 0 },   /* another option */
+		{ TRACE_EV_SOCKET, TRACE_CALL_SOCKET, 2, so_error, 0 },
+		{ TRACE_EV_CONNECT, TRACE_CALL_ACCEPT, 2, so_error, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(trace_is_so_error_read(cases[i].kind, cases[i].call, cases[i].naux,
+		                                     cases[i].aux) == cases[i].want, "case %zu", i);
+	ck_assert_str_eq(trace_call_name(TRACE_CALL_GETSOCKOPT), "getsockopt");
+}
+END_TEST
+
 
 /* After the budget dropped the chunks that defined the channels and moved their first bytes,
  * the checkpoint gives the kept events their true offsets and the dropped definitions:
@@ -1349,6 +1375,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(budget, disk_budget_keeps_channels);
 	tcase_add_test(basics, call_numbers_are_pinned);
 	tcase_add_test(basics, call_table_matches_schema);
+	tcase_add_test(basics, so_error_read_both_forms);
 	tcase_add_test(basics, clock_values_round_trip);
 	tcase_add_test(budget, clock_deltas_after_dropped_chunks);
 	tcase_set_timeout(damage, 240);
