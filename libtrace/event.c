@@ -23,6 +23,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_RANDOM] = "random",   [TRACE_EV_INPUT] = "input",
 	[TRACE_EV_MARK] = "mark",       [TRACE_EV_PID] = "pid",
 	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
+	[TRACE_EV_SYNC] = "sync",
 };
 
 const char *trace_kind_name(uint32_t kind)
@@ -51,6 +52,33 @@ static const char *const call_names[] = {
 	"pthread_create", "encore_mark", "signal", "syscall", "sendfile", "splice",
 	"copy_file_range", "tee", "vmsplice", "stdio",
 	"getentropy", "waitpid", "wait", "wait3", "wait4", "waitid",
+	[TRACE_CALL_MUTEX_LOCK] = "pthread_mutex_lock",
+	[TRACE_CALL_MUTEX_TRYLOCK] = "pthread_mutex_trylock",
+	[TRACE_CALL_MUTEX_TIMEDLOCK] = "pthread_mutex_timedlock",
+	[TRACE_CALL_MUTEX_UNLOCK] = "pthread_mutex_unlock",
+	[TRACE_CALL_RWLOCK_RDLOCK] = "pthread_rwlock_rdlock",
+	[TRACE_CALL_RWLOCK_TRYRDLOCK] = "pthread_rwlock_tryrdlock",
+	[TRACE_CALL_RWLOCK_TIMEDRDLOCK] = "pthread_rwlock_timedrdlock",
+	[TRACE_CALL_RWLOCK_WRLOCK] = "pthread_rwlock_wrlock",
+	[TRACE_CALL_RWLOCK_TRYWRLOCK] = "pthread_rwlock_trywrlock",
+	[TRACE_CALL_RWLOCK_TIMEDWRLOCK] = "pthread_rwlock_timedwrlock",
+	[TRACE_CALL_RWLOCK_UNLOCK] = "pthread_rwlock_unlock",
+	[TRACE_CALL_COND_WAIT] = "pthread_cond_wait",
+	[TRACE_CALL_COND_TIMEDWAIT] = "pthread_cond_timedwait",
+	[TRACE_CALL_COND_WAKE] = "cond_wake",
+	[TRACE_CALL_COND_SIGNAL] = "pthread_cond_signal",
+	[TRACE_CALL_COND_BROADCAST] = "pthread_cond_broadcast",
+	[TRACE_CALL_SEM_WAIT] = "sem_wait",
+	[TRACE_CALL_SEM_TRYWAIT] = "sem_trywait",
+	[TRACE_CALL_SEM_TIMEDWAIT] = "sem_timedwait",
+	[TRACE_CALL_SEM_POST] = "sem_post",
+	[TRACE_CALL_BARRIER_ARRIVE] = "pthread_barrier_wait",
+	[TRACE_CALL_BARRIER_LEAVE] = "barrier_leave",
+	[TRACE_CALL_SPIN_LOCK] = "pthread_spin_lock",
+	[TRACE_CALL_SPIN_TRYLOCK] = "pthread_spin_trylock",
+	[TRACE_CALL_SPIN_UNLOCK] = "pthread_spin_unlock",
+	[TRACE_CALL_THREAD_EXIT] = "thread_exit",
+	[TRACE_CALL_PTHREAD_JOIN] = "pthread_join",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
@@ -58,7 +86,7 @@ _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,
 
 const char *trace_call_name(uint32_t call)
 {
-	return call < TRACE_CALL_MAX ? call_names[call] : "unknown";
+	return call < TRACE_CALL_MAX && call_names[call] ? call_names[call] : "unknown";
 }
 
 const char *trace_strerror(int code)

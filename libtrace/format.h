@@ -78,6 +78,7 @@ enum {
 	REC_STACK = 0x80,
 	REC_INHERIT = 0x81,
 	REC_CHECKPOINT = 0x82,
+	REC_THREAD = 0x83,   /* varint: the thread of the events that follow */
 };
 
 /* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */
