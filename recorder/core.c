@@ -98,6 +98,7 @@ void rec_log(struct trace_event *ev, void *ra)
 		return;
 	if (rec.depth && ra)
 		ev->site = rec_site(ra);
+	ev->thread = rec_thread == REC_NO_THREAD ? 0 : rec_thread;
 	/* A full disk or a broken file leaves the program running unrecorded from here (the
 	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {

@@ -10,8 +10,9 @@
  *     a per-thread depth counter that makes every call the recorder makes itself (the
  *     writer's write(2), fstat, getsockname...) and every call made by a signal handler
  *     that interrupted the logging pass straight through, unrecorded;
- *   - a spin lock serialises the writer between threads (the writer is not thread safe;
- *     threads are reported, not supported, but must not corrupt the trace).
+ *   - a spin lock serialises the writer between threads (the writer is not thread safe):
+ *     the order of the events in the one stream is the order in which the process's threads
+ *     passed interposed calls, which replay enforces (recorder/README.md, "Threads").
  */
 #ifndef ENCORE_REC_H
 #define ENCORE_REC_H
@@ -104,7 +105,8 @@ struct rec_state {
 	uint32_t next_chan;         /* last channel id handed out */
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
-	int threads;                /* pthread_create seen */
+	int threads;                /* pthread_create seen: synchronisation is logged (sync.c) */
+	uint32_t nthreads;          /* threads started through pthread_create: the last index */
 	uid_t owner;                /* owner of the session directory (checked at open) */
 	uint32_t chan_hint;         /* where to start looking for a free slot */
 	uint32_t chan_top;          /* slots from here on were never used: scans stop there */
@@ -125,6 +127,11 @@ extern struct rec_state rec REC_HIDDEN;
 extern __thread int rec_depth REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread int rec_internal REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern int rec_lockv REC_HIDDEN;
+/* The calling thread's index in the process (creation order, 0 the main thread), or
+ * REC_NO_THREAD in a thread the recorder did not see start (made inside libc) or that has
+ * ended: its synchronisation is not logged, its other events count as the main thread's. */
+#define REC_NO_THREAD UINT32_MAX
+extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
 
 static inline void rec_leave(void)
 {
@@ -320,6 +327,12 @@ REC_HIDDEN void rec_signals_uninstall(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
+/* --- threads (proc.c, sync.c) --------------------------------------------------------- */
+/* A forked child: its one thread is thread 0, its objects are numbered anew. */
+REC_HIDDEN void rec_threads_fork_child(void);
+/* sync.c's part of it: the objects' ids start again. */
+REC_HIDDEN void rec_sync_fork_child(void);
+
 /* In a child of a fork we did not make: release a lock another thread may have held. */
 REC_HIDDEN void rec_lock_reset(void);
 
