@@ -265,15 +265,7 @@ LC_EXPORT void exit(int status)
 
 
 
-LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                             void *arg)
-{
-	if (lc_on()) {
-		lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
-		lc_commit();
-	}
-	return IP_REAL(pthread_create)(t, attr, fn, arg);
-}
+/* pthread_create, pthread_exit, pthread_join: lc_sync.c, with the turn. */
 
 /* A seccomp filter: the recorder stopped the trace just before it (recorder/guard.c), so the
  * replayed process is at the end of its trace here; it runs free from now on, before the
