@@ -425,6 +425,7 @@ static void fd_fresh(int fd, void *ra)
 
 REC_EXPORT int socket(int domain, int type, int protocol)
 {
+	REC_FD_ORDER;
 	int r = IP_REAL(socket)(domain, type, protocol), e = errno;
 	struct trace_endpoint ep;
 	struct trace_event ev;
@@ -498,6 +499,7 @@ static void log_pair(int r, int e, const int fds[2], uint8_t type, uint32_t call
 
 REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
+	REC_FD_ORDER;
 	int r = IP_REAL(socketpair)(domain, type, protocol, sv), e = errno;
 
 	if (!rec_enter())
@@ -530,6 +532,7 @@ static void move_high(int fds[2])
 
 REC_EXPORT int pipe(int fds[2])
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	if (rec_busy()) {
@@ -551,6 +554,7 @@ REC_EXPORT int pipe(int fds[2])
 
 REC_EXPORT int pipe2(int fds[2], int flags)
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	if (rec_busy()) {
@@ -755,6 +759,7 @@ REC_EXPORT int shutdown(int fd, int how)
 
 REC_EXPORT int close(int fd)
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	/* Programs that close every descriptor must not close the trace: pretend it worked,
@@ -1216,8 +1221,10 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 /* The common shape of every data interposer: call, then log if the descriptor might be a
  * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
 #define DATA_BODY(fd, dir, asked, flags, bytes_init, call, realcall) \
+	REC_DATA_ORDER(fd, dir); \
 	ssize_t r = realcall; \
 	int e = errno; \
+	REC_DATA_ORDER_AFTER(fd, dir); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
 		struct bytes b = bytes_init; \
@@ -1282,6 +1289,7 @@ static size_t msg_len(const struct msghdr *m)
 /* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup, whose new
  * descriptor cannot be the writer's. */
 #define REC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
+	REC_FD_ORDER; \
 	int r_, e_; \
 	if (!(NOFD2)) \
 		own_fd_guard(FD2); \

@@ -65,6 +65,9 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 
 static pid_t do_fork(void *ra)
 {
+	/* the recorder's own descriptors (the registry's) must not move the numbers other
+	 * threads get meanwhile (rec.h) */
+	REC_FD_ORDER;
 	struct trace_event ev;
 	uint64_t idx;
 	pid_t r, self;
@@ -86,6 +89,8 @@ static pid_t do_fork(void *ra)
 	e = errno;
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	in_our_fork = 0;
+	if (r != 0)
+		rec_sync_flush_deferred(); /* what other threads did meanwhile */
 	if (r == 0) {
 		child_start(k, idx, self, why);
 		rec_leave();
@@ -479,6 +484,7 @@ static void *rec_trampoline(void *p)
 REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
                               void *arg)
 {
+	REC_FD_ORDER; /* the registry's descriptor, the first time (rec.h) */
 	struct rec_start *st;
 	struct trace_event ev;
 	int r;

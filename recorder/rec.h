@@ -132,6 +132,8 @@ extern int rec_lockv REC_HIDDEN;
  * ended: its synchronisation is not logged, its other events count as the main thread's. */
 #define REC_NO_THREAD UINT32_MAX
 extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */
+extern __thread int rec_held REC_HIDDEN __attribute__((tls_model("initial-exec")));
 
 static inline void rec_leave(void)
 {
@@ -140,9 +142,10 @@ static inline void rec_leave(void)
 }
 
 /* Contended lock (threads): yield until it is free and return 1, or return 0 without it
- * when a fork holds it (rec_forking): the fork runs the program's atfork handlers and
- * libc's own fork locks, which may wait for this very thread (a handler locking a mutex this
- * thread holds while calling an interposed function), so waiting could hang the program.
+ * when a fork holds it (rec_forking) and this thread holds a program lock (rec_held): the
+ * fork runs the program's atfork handlers and libc's own fork locks, which may wait for this
+ * very thread (a handler locking a mutex this thread holds while calling an interposed
+ * function), so waiting could hang the program.  A thread holding none waits.
  * Out of line, never on the fast path. */
 REC_HIDDEN int rec_lock_wait(void);
 extern int rec_forking REC_HIDDEN;
@@ -328,8 +331,55 @@ REC_HIDDEN void rec_signals_uninstall(void);
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
 /* --- threads (proc.c, sync.c) --------------------------------------------------------- */
+/* Calls that take or free descriptor numbers (socket, socketpair, pipe, close, dup...): in a
+ * process with threads the real call and its event happen under one more lock, so that the
+ * events are in the order in which the kernel handed the numbers out (replay makes the calls
+ * in event order and checks the numbers).  REC_FD_ORDER at the top of the interposer: the
+ * cleanup releases it on every return, after the event.  Not taken inside the recorder, nor
+ * again by a signal handler of the thread holding it. */
+extern int rec_fdorder REC_HIDDEN;
+extern __thread int rec_fdorder_mine REC_HIDDEN __attribute__((tls_model("initial-exec")));
+REC_HIDDEN int rec_fd_order_wait(void);
+static inline int rec_fd_order_begin(void)
+{
+	if (__builtin_expect(!rec.threads, 1) || rec_depth || rec_fdorder_mine)
+		return 0;
+	if (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE) && !rec_fd_order_wait())
+		return 0; /* a fork holds it, and this thread holds a lock (rec_lock_wait) */
+	rec_fdorder_mine = 1;
+	return 1;
+}
+static inline void rec_fd_order_end(int *held)
+{
+	if (*held) {
+		rec_fdorder_mine = 0;
+		__atomic_store_n(&rec_fdorder, 0, __ATOMIC_RELEASE);
+	}
+}
+#define REC_FD_ORDER \
+	int rec_fd_held_ __attribute__((cleanup(rec_fd_order_end))) = rec_fd_order_begin()
+/* The same for the bytes of one descriptor (rec.threads only): a send holds the
+ * descriptor's lock across its real call and its event; a receive takes it once its real call
+ * returned, before its event.  So two sends on one connection are logged in the order their
+ * bytes went, and a send is logged before a receive on its connection that returned after it
+ * (the peer's answer to it): no cycle of messages against program order.  A receive does not
+ * hold it while blocked (the send the peer waits for would wait behind it).  A futex: the
+ * others sleep while a send blocks.  The value is the descriptor + 1, 0 for none. */
+REC_HIDDEN int rec_data_order_begin(int fd);
+REC_HIDDEN void rec_data_order_end(int *held);
+#define REC_DATA_ORDER(fd, dir) \
+	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
+		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
+#define REC_DATA_ORDER_AFTER(fd, dir) \
+	do { \
+		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN) \
+			rec_data_held_ = rec_data_order_begin(fd); \
+	} while (0)
+
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
+/* The parent after a fork, under the lock: log the sync events other threads made during it. */
+REC_HIDDEN void rec_sync_flush_deferred(void);
 /* sync.c's part of it: the objects' ids start again. */
 REC_HIDDEN void rec_sync_fork_child(void);
 

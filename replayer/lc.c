@@ -744,6 +744,10 @@ int32_t lc_fd_class(int fd)
 	v = lc_fd[fd];
 	if (v != LC_FD_UNKNOWN)
 		return v;
+	/* another thread may be classifying it at its turn: look once ours came */
+	lc_turn();
+	if ((v = lc_fd[fd]) != LC_FD_UNKNOWN)
+		return v;
 	/* The recorder classifies a descriptor at its first use by what it is (fstat): a socket
 	 * or pipe it did not see made gets a SOCKET or PIPE event with no call, just before the
 	 * event that used it; /dev/urandom reads become RANDOM events; anything else is left

@@ -1182,6 +1182,8 @@ LC_EXPORT int close(int fd)
 
 	if (lc_own_fd(fd))
 		return 0; /* the program closes every descriptor: not the GD's connection */
+	if (lc_on())
+		lc_turn(); /* threads: the number is freed in the recorded order (lc_sync.c) */
 	r = IP_REAL(close)(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
 		int e = errno;
@@ -1310,6 +1312,8 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	int r_; \
 	if (!(NOFD2)) \
 		lc_own_fd_move(FD2); \
+	if (lc_on()) \
+		lc_turn(); /* threads: numbers in the recorded order */ \
 	r_ = realcall; \
 	dup_done(FD, r_, errno); \
 	return r_
