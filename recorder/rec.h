@@ -358,24 +358,25 @@ static inline void rec_fd_order_end(int *held)
 }
 #define REC_FD_ORDER \
 	int rec_fd_held_ __attribute__((cleanup(rec_fd_order_end))) = rec_fd_order_begin()
-/* The same for the bytes of one descriptor (rec.threads only): a send holds the
- * descriptor's lock across its real call and its event; a receive takes it once its real call
- * returned, before its event.  So two sends on one connection are logged in the order their
- * bytes went, and a send is logged before a receive on its connection that returned after it
- * (the peer's answer to it): no cycle of messages against program order.  A receive does not
- * hold it while blocked (the send the peer waits for would wait behind it).  A futex: the
- * others sleep while a send blocks.  The value is the descriptor + 1, 0 for none. */
+/* Sends and what observes their effects (rec.threads only).  A send holds its descriptor's
+ * lock across its real call and its event, so two sends on one connection are logged in the
+ * order their bytes went, and counts as in flight meanwhile.  A call that observes the world
+ * (a receive, a readiness result, a wait for a child) waits, once its real call returned and
+ * before its event, until no send is in flight: whatever it saw caused by a send of ours (the
+ * peer's answer, the child's end) is then logged after that send, never before (a cycle of
+ * messages against program order replay could not follow).  It does not wait while blocked:
+ * only a send that blocks (a full buffer) delays the others' events. */
 REC_HIDDEN int rec_data_order_begin(int fd);
 REC_HIDDEN void rec_data_order_end(int *held);
+REC_HIDDEN void rec_sends_settle(void);
 #define REC_DATA_ORDER(fd, dir) \
 	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
 		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
 #define REC_DATA_ORDER_AFTER(fd, dir) \
 	do { \
 		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN) \
-			rec_data_held_ = rec_data_order_begin(fd); \
+			rec_sends_settle(); \
 	} while (0)
-
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
 /* The parent after a fork, under the lock: log the sync events other threads made during it. */

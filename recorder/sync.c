@@ -32,9 +32,10 @@ int rec_fdorder;
 __thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
 
 /* Per descriptor (rec.h, REC_DATA_ORDER): 0 free, 1 held, 2 held with sleepers (Drepper,
- * "Futexes are tricky", mutex 2). */
+ * "Futexes are tricky", mutex 2); and the sends in flight, which observers wait to see 0. */
 static uint32_t data_order[REC_FD_MAX];
 static uint32_t data_order_held; /* locks held now, by every thread */
+static uint32_t inflight, settle_waiters;
 static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
 
 int rec_data_order_begin(int fd)
@@ -56,6 +57,7 @@ int rec_data_order_begin(int fd)
 	}
 	data_order_mine = 1;
 	__atomic_fetch_add(&data_order_held, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
 	errno = e;
 	return fd + 1;
 }
@@ -71,10 +73,28 @@ void rec_data_order_end(int *held)
 	w = &data_order[*held - 1];
 	data_order_mine = 0;
 	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
+	if (__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST) == 1 &&
+	    __atomic_load_n(&settle_waiters, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &inflight, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	if (__atomic_fetch_sub(w, 1, __ATOMIC_RELEASE) != 1) {
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
 		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	}
+	errno = e;
+}
+
+void rec_sends_settle(void)
+{
+	uint32_t v;
+	int e;
+
+	if (data_order_mine || rec_depth || !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
+		return;
+	e = errno;
+	__atomic_fetch_add(&settle_waiters, 1, __ATOMIC_SEQ_CST);
+	while ((v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0)
+		syscall(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
 	errno = e;
 }
 
@@ -385,6 +405,7 @@ void rec_sync_fork_child(void)
 	if (__atomic_load_n(&data_order_held, __ATOMIC_RELAXED)) {
 		memset(data_order, 0, sizeof(data_order)); /* other threads' */
 		data_order_held = 0;
+		inflight = 0;
 	}
 	data_order_mine = 0;
 	ring_lock = 0;
