@@ -339,7 +339,11 @@ static void *acceptor(void *arg)
 			die("accept");
 		put("accepted connection %d\n", i);
 		/* each connection is one queue item; the request is read by the worker */
-		q_push(fd, "conn");
+		{
+			char what[REQ] = "conn";
+
+			q_push(fd, what);
+		}
 	}
 	return NULL;
 }
