@@ -683,6 +683,15 @@ const struct lc_ev *lc_peek(void)
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
+const struct lc_ev *lc_peek_now(void)
+{
+	const struct lc_ev *ev = lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+
+	if (ev && lc.threaded && ev->thread != (lc_thread == LC_NO_THREAD ? 0 : lc_thread))
+		return NULL;
+	return ev;
+}
+
 static int kind_ok(uint32_t have, uint32_t want)
 {
 	return have == want || (want == TRACE_EV_RECV && have == TRACE_EV_INPUT);

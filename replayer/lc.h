@@ -150,8 +150,12 @@ LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 LC_HIDDEN void lc_run_free(void);
 /* Before the program installs a seccomp filter (lc_proc.c): run free from here. */
 LC_HIDDEN void lc_sandbox_before(void);
-/* The next event without checks, or NULL at the end. */
+/* The next event without checks, or NULL at the end (with threads: once it is the calling
+ * thread's turn). */
 LC_HIDDEN const struct lc_ev *lc_peek(void);
+/* The next event if it is the calling thread's (it follows, in the same thread, the event
+ * just committed), without waiting; else NULL. */
+LC_HIDDEN const struct lc_ev *lc_peek_now(void);
 /* The event returned by lc_expect is done. */
 LC_HIDDEN void lc_commit(void);
 /* Report a divergence to the GD and never return. */
