@@ -98,7 +98,8 @@ void rec_log(struct trace_event *ev, void *ra)
 		return;
 	if (rec.depth && ra)
 		ev->site = rec_site(ra);
-	ev->thread = rec_thread == REC_NO_THREAD ? 0 : rec_thread;
+	ev->thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
+	                                                               rec_thread_foreign();
 	/* A full disk or a broken file leaves the program running unrecorded from here (the
 	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
@@ -396,7 +397,7 @@ void rec_registry_add(const char *kind, unsigned long key, long sub)
 void rec_registry_threads(void)
 {
 	/* threads.PID holding the logical name: `encore record` warns from these after the
-	 * run, without reading every trace. */
+	 * run, without reading every trace (a thread the recorder did not see start). */
 	registry_put("threads", (unsigned long)syscall(SYS_getpid), -1, rec.name, 0);
 }
 

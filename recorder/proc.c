@@ -497,8 +497,6 @@ REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*
 		free(st);
 		return IP_REAL(pthread_create)(t, attr, fn, arg);
 	}
-	if (!rec.threads)
-		rec_registry_threads();
 	rec.threads = 1; /* from here, synchronisation is logged (sync.c) */
 	st->fn = fn;
 	st->arg = arg;
@@ -549,6 +547,18 @@ REC_EXPORT int pthread_join(pthread_t t, void **ret)
 	rec_log(&ev, RA());
 	rec_leave();
 	return r;
+}
+
+uint32_t rec_thread_foreign(void)
+{
+	static int noted;
+
+	/* before the first pthread_create, the main thread before sync.c's constructor ran */
+	if (rec.threads && !noted) {
+		noted = 1;
+		rec_registry_threads();
+	}
+	return 0;
 }
 
 void rec_threads_fork_child(void)

@@ -270,7 +270,8 @@ REC_HIDDEN int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t 
 #define REC_REG_CONN 2 /* conn.PORT.SERVERPORT: a recorded process connected from PORT */
 REC_HIDDEN void rec_registry_add(const char *kind, unsigned long key, long sub);
 REC_HIDDEN int rec_registry_has(const char *kind, unsigned long key, long sub);
-/* This process started a thread (threads.PID, holding the logical name). */
+/* A thread the recorder did not see start made an event (threads.PID, holding the logical
+ * name): its order is not the recorded one. */
 REC_HIDDEN void rec_registry_threads(void);
 
 /* --- channels (chan.c) ---------------------------------------------------------------- */
@@ -379,6 +380,9 @@ REC_HIDDEN void rec_sends_settle(void);
 	} while (0)
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
+/* The thread an event of a thread the recorder did not see start is given (0); notes the
+ * process in the registry once, for `encore record`'s warning. */
+REC_HIDDEN uint32_t rec_thread_foreign(void);
 /* The parent after a fork, under the lock: log the sync events other threads made during it. */
 REC_HIDDEN void rec_sync_flush_deferred(void);
 /* sync.c's part of it: the objects' ids start again. */
