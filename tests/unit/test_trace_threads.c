@@ -3,7 +3,8 @@
  * (schemas/trace-format.md, "Threads"): thread records only where the thread changes, the
  * current thread reset by checkpoints, so that a reader starting after chunks dropped by a
  * disk budget still gives each kept event its thread; a single-threaded trace is the same
- * file as one written without thread numbers at all.
+ * file as one written without thread numbers at all.  And the per-process ids of
+ * synchronisation objects (interpose/objid.h), which recorder and replayer give alike.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "objid.h"
 #include "trace.h"
 #include "unit.h"
 
@@ -163,6 +165,30 @@ START_TEST(single_thread_costs_nothing)
 }
 END_TEST
 
+/* Ids in order of first use; an address keeps its id; a full table answers 0 (unnamed) and
+ * keeps the ids it gave; a reset starts again from 1. */
+START_TEST(object_ids)
+{
+	static struct ip_objtab t;
+	static char objs[IP_OBJ_SLOTS];
+	uint32_t limit = IP_OBJ_SLOTS / 4 * 3;
+
+	ck_assert_uint_eq(ip_obj_id(&t, NULL), 0);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[8]), 1);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[0]), 2);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[8]), 1);
+	for (uint32_t i = 0; i < IP_OBJ_SLOTS; i++) {
+		uint32_t id = ip_obj_id(&t, &objs[i]), want;
+
+		want = i == 0 ? 2 : i == 8 ? 1 : i < 8 ? i + 2 : i + 1 <= limit ? i + 1 : 0;
+		ck_assert_msg(id == want, "object %u: id %u, expected %u", i, id, want);
+	}
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[100]), 101);
+	ip_obj_reset(&t);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[100]), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("trace_threads");
@@ -171,6 +197,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, threads_round_trip);
 	tcase_add_test(tc, threads_after_dropped_chunks);
 	tcase_add_test(tc, single_thread_costs_nothing);
+	tcase_add_test(tc, object_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }
