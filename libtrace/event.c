@@ -79,6 +79,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_SPIN_UNLOCK] = "pthread_spin_unlock",
 	[TRACE_CALL_THREAD_EXIT] = "thread_exit",
 	[TRACE_CALL_PTHREAD_JOIN] = "pthread_join",
+	[TRACE_CALL_GETTID] = "gettid",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

@@ -182,7 +182,8 @@ enum trace_call {
 	TRACE_CALL_SPIN_UNLOCK = 81,
 	TRACE_CALL_THREAD_EXIT = 82,        /* TRACE_EV_THREAD: the thread ends */
 	TRACE_CALL_PTHREAD_JOIN = 83,       /* TRACE_EV_THREAD: aux[0] = the joined index */
-	TRACE_CALL_MAX = 84,                /* one past the last number; never stored */
+	TRACE_CALL_GETTID = 84,             /* TRACE_EV_PID: the thread's TID */
+	TRACE_CALL_MAX = 85,                /* one past the last number; never stored */
 };
 
 /* Per-event flag bits (struct trace_event.flags): attributes of the call. */

@@ -25,7 +25,7 @@ while [ "$run" -le "$runs" ]; do
     "$encore" record -q -o "$tmp/s" --name thr -- "$prog" $args 2> "$tmp/rec.err" |
         cat > "$tmp/rec.out"
     [ -s "$tmp/rec.out" ] || { echo "FAIL: recording $run printed nothing"; cat "$tmp/rec.err"; exit 1; }
-    cp "$tmp/rec.out" "$tmp/rec.$run"
+    cp "$tmp/rec.out" "$tmp/out.$run"
     { timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
         cat > "$tmp/rep.out"
     if [ "$(cat "$tmp/st")" = 124 ]; then
@@ -41,5 +41,5 @@ while [ "$run" -le "$runs" ]; do
     fi
     run=$((run + 1))
 done
-distinct=$(md5sum "$tmp"/rec.* | cut -d' ' -f1 | sort -u | wc -l)
+distinct=$(md5sum "$tmp"/out.* | cut -d' ' -f1 | sort -u | wc -l)
 echo "ok: $runs recordings replayed identically ($distinct different outputs among them)"

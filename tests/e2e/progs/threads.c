@@ -131,7 +131,8 @@ static void *worker(void *arg)
 		put("w%ld served %.15s as #%d\n", id, it.req, r);
 		served++;
 	}
-	put("w%ld done after %d\n", id, served);
+	/* the TID differs from run to run: replay gives back the recorded one */
+	put("w%ld done after %d (tid %d)\n", id, served, (int)gettid());
 	return NULL;
 }
 
