@@ -2,9 +2,9 @@
  * objid.h: the per-process names of synchronisation objects (mutexes, condition variables,
  * semaphores...), which the recorder logs in each SYNC event and the replayer checks: a small
  * number given at the object's first use, in order, found again by the object's address in a
- * fixed open-addressing table (no malloc: it runs inside interposers, under the library's
- * stream lock or the replay turn).  Both preload libraries number the same way, so a replay
- * that follows the recording gives every object the id the trace names.
+ * fixed open-addressing table (no malloc: it runs inside interposers, under the recorder's
+ * stream lock).  The ids name objects for people (dump, SQL); replay does not compare them
+ * (replayer/lc_sync.c).
  *
  * Limits (recorder/README.md, "Threads"): the table holds IP_OBJ_SLOTS * 3/4 objects; later
  * ones get id 0 (unnamed, not checked).  An address used again by a new object (freed, then

@@ -4,7 +4,7 @@
  * current thread reset by checkpoints, so that a reader starting after chunks dropped by a
  * disk budget still gives each kept event its thread; a single-threaded trace is the same
  * file as one written without thread numbers at all.  And the per-process ids of
- * synchronisation objects (interpose/objid.h), which recorder and replayer give alike.
+ * synchronisation objects (interpose/objid.h), which name them in dump and SQL.
  */
 #include <errno.h>
 #include <fcntl.h>
