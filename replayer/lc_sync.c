@@ -78,8 +78,10 @@ static void turn_stuck(const struct lc_ev *next, uint32_t me)
 		           next->thread > lc.nthreads_made ? "was never created" :
 		           "has ended or runs outside interposed calls");
 	}
-	/* the board: waiting for thread N to reach its next event (gd_stall.c) */
-	lc_wait_state(TRACE_EV_THREAD, (int)next->thread, 0, lc.turn_waiters);
+	/* the board: waiting for thread N to reach its next event (gd_stall.c); said once (each
+	 * change of the board is progress to the GD's stall detector) */
+	if (lc.slot->wait_kind != TRACE_EV_THREAD || lc.slot->wait_fd != (int32_t)next->thread)
+		lc_wait_state(TRACE_EV_THREAD, (int)next->thread, 0, lc.turn_waiters);
 }
 
 void lc_turn_wait(void)

@@ -16,6 +16,9 @@
  *   threads race N                          two threads increment a plain shared counter
  *            without a lock; its value decides how many writes follow (a data race that
  *            replay cannot reproduce: a divergence or stall report, never a hang)
+ *   threads stall FILE                      a thread writes a line if FILE exists, else spins
+ *            for ever outside interposed calls (the test removes FILE before the replay: the
+ *            other thread's turn never comes, the stall report must name the spinning one)
  */
 #include <errno.h>
 #include <poll.h>
@@ -456,6 +459,29 @@ static int race(long n)
 	return 0;
 }
 
+/* --- a thread that never reaches its next event in replay --------------------------------- */
+
+static volatile int never;
+
+static void *spinner(void *arg)
+{
+	if (access((const char *)arg, F_OK) != 0) /* not an event: replay cannot know */
+		while (!never)
+			;
+	put("spinner here\n");
+	return NULL;
+}
+
+static int stall(const char *file)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, spinner, (void *)file);
+	pthread_join(t, NULL);
+	put("joined\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -467,6 +493,8 @@ int main(int argc, char **argv)
 		return forks(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "accept"))
 		return accepts(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "stall"))
+		return stall(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "race"))
 		return race(atol(argv[2]));
 	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
