@@ -447,6 +447,8 @@ struct rec_start {
 	uint32_t index;
 };
 
+static __thread int rec_thread_ended __attribute__((tls_model("initial-exec")));
+
 /* pthread_t -> index, for pthread_join's aux: a ring of the last threads made. */
 #define REC_JOIN_RING 1024
 static struct {
@@ -459,14 +461,15 @@ static void thread_end_event(void *ra)
 {
 	struct trace_event ev;
 
-	if (rec_thread == REC_NO_THREAD || !rec_enter())
+	if (rec_thread == REC_NO_THREAD || rec_thread_ended || !rec_enter())
 		return;
+	rec_thread_ended = 1; /* pthread_exit from a TLS destructor: one end */
 	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_THREAD_EXIT, -1);
 	rec_log(&ev, ra);
 	rec_leave();
-	/* libc's teardown of the thread (TLS destructors, an allocator's caches) follows:
-	 * its synchronisation is not the program's */
-	rec_thread = REC_NO_THREAD;
+	/* libc's teardown of the thread follows (TLS destructors, an allocator's caches): it
+	 * keeps its index, its synchronisation stays ordered (the allocator's state decides
+	 * what other threads' trylocks find), and a join returns after it */
 }
 
 static void *rec_trampoline(void *p)
@@ -474,8 +477,8 @@ static void *rec_trampoline(void *p)
 	struct rec_start s = *(struct rec_start *)p;
 	void *ret;
 
+	rec_thread = s.index; /* before free: the allocator's locks are this thread's already */
 	free(p);
-	rec_thread = s.index;
 	ret = s.fn(s.arg);
 	thread_end_event(NULL);
 	return ret;

@@ -128,8 +128,9 @@ extern __thread int rec_depth REC_HIDDEN __attribute__((tls_model("initial-exec"
 extern __thread int rec_internal REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern int rec_lockv REC_HIDDEN;
 /* The calling thread's index in the process (creation order, 0 the main thread), or
- * REC_NO_THREAD in a thread the recorder did not see start (made inside libc) or that has
- * ended: its synchronisation is not logged, its other events count as the main thread's. */
+ * REC_NO_THREAD in a thread the recorder did not see start (made inside libc): its
+ * synchronisation is not logged, its other events count as the main thread's.  A thread
+ * keeps its index after its end event (libc's teardown of it is still its own). */
 #define REC_NO_THREAD UINT32_MAX
 extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
 /* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */

@@ -14,7 +14,7 @@
  * Cost: a process that never started a thread (rec.threads 0) passes straight through, no
  * event; after its first pthread_create every call is an event of a few bytes: no call site
  * (the site would cost a lookup and bytes on the hottest calls), no timestamp.  A thread the
- * recorder did not see start (one libc made) or that has ended passes through too.
+ * recorder did not see start (one libc made) passes through too.
  */
 #include <linux/futex.h>
 #include <string.h>

@@ -107,7 +107,8 @@ struct lc_state {
 	int threaded;              /* some event of this image is not thread 0's: turns are taken */
 	int sync_on;               /* a thread was created: synchronisation calls are events */
 	uint32_t turn_seq;         /* bumped at each commit of a threaded image (a futex) */
-	uint32_t turn_waiters;     /* threads sleeping on it */
+	uint32_t turn_waiters;     /* live threads sleeping on it (for the deadlock check) */
+	uint32_t turn_sleepers;    /* every thread sleeping on it (to wake) */
 	uint32_t live;             /* threads of ours running (1 + created - ended) */
 	uint32_t nthreads_made;    /* the highest thread index created so far */
 	int in_turn;               /* a thread is between its turn and its commit */
@@ -127,7 +128,7 @@ LC_HIDDEN void lc_enter(void);
 LC_HIDDEN void lc_leave(void);
 
 /* Threads (lc_sync.c).  lc_thread is the calling thread's index (LC_NO_THREAD: a thread the LC
- * did not see start, or one that ended: its synchronisation is not replayed).  lc_turn()
+ * did not see start: its synchronisation is not replayed).  lc_turn()
  * returns once the next event is the calling thread's (or the trace is over), sleeping on
  * lc.turn_seq meanwhile; lc_turn_done() wakes the sleepers after a commit. */
 #define LC_NO_THREAD UINT32_MAX

@@ -30,6 +30,9 @@
 #include "lc.h"
 
 __thread uint32_t lc_thread __attribute__((tls_model("initial-exec"))) = LC_NO_THREAD;
+/* The thread logged its end: what it does after (TLS destructors) keeps its turns, but it is
+ * not counted among the live threads whose waits make a deadlock. */
+static __thread int ended __attribute__((tls_model("initial-exec")));
 
 
 /* The constructor runs in the main thread: it is thread 0. */
@@ -46,6 +49,8 @@ void lc_threads_fork_child(void)
 	lc.sync_on = 0;
 	lc.in_turn = 0;
 	lc.turn_waiters = 0;
+	lc.turn_sleepers = 0;
+	ended = 0;
 }
 
 /* --- the turn ------------------------------------------------------------------------------ */
@@ -117,11 +122,15 @@ void lc_turn_wait(void)
 			lc.in_turn = 1;
 			return;
 		}
-		__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
+		if (!ended)
+			__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
 		if (futex(&lc.turn_seq, FUTEX_WAIT_PRIVATE, seq, &ts) != 0 && errno == ETIMEDOUT &&
-		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq && ++idle >= 4)
+		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq && ++idle >= 4 && !ended)
 			turn_stuck(next, me);
-		__atomic_fetch_sub(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
+		if (!ended)
+			__atomic_fetch_sub(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -129,7 +138,7 @@ void lc_turn_done(void)
 {
 	lc.in_turn = 0;
 	__atomic_fetch_add(&lc.turn_seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lc.turn_waiters, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&lc.turn_sleepers, __ATOMIC_SEQ_CST))
 		futex(&lc.turn_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
@@ -147,12 +156,14 @@ static void thread_end(void)
 
 	if (lc_thread == LC_NO_THREAD || !lc_on())
 		return;
+	if (ended)
+		return;
 	ev = lc_expect(TRACE_EV_THREAD, -1, "the end of the thread");
 	if (ev->call != TRACE_CALL_THREAD_EXIT)
 		lc_diverge("expected %s, but the thread ended", trace_call_name(ev->call));
+	ended = 1; /* libc's teardown follows, with its index (as recorded): not a live thread */
 	lc.live--;
 	lc_commit();
-	lc_thread = LC_NO_THREAD; /* libc's teardown of the thread is not the program's */
 }
 
 static void *lc_trampoline(void *p)
@@ -160,8 +171,8 @@ static void *lc_trampoline(void *p)
 	struct lc_start s = *(struct lc_start *)p;
 	void *ret;
 
+	lc_thread = s.index; /* before free, as the recorder */
 	free(p);
-	lc_thread = s.index;
 	ret = s.fn(s.arg);
 	thread_end();
 	return ret;
