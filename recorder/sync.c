@@ -92,8 +92,14 @@ void rec_sends_settle(void)
 		return;
 	e = errno;
 	__atomic_fetch_add(&settle_waiters, 1, __ATOMIC_SEQ_CST);
-	while ((v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0)
-		syscall(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	/* A send in flight finishes in microseconds unless it blocks (a full buffer): then its
+	 * bytes have not reached the peer, nothing seen now is its answer, and waiting for it
+	 * could wait for ever (the peer waits for this thread to read); so 10 ms at most. */
+	for (int i = 0; i < 10 && (v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0; i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+
+		syscall(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+	}
 	__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
 	errno = e;
 }

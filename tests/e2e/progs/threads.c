@@ -145,7 +145,7 @@ __attribute__((noreturn)) static void client(int c, int fd, int nreq)
 		char req[REQ], rep[REP];
 
 		memset(req, 0, sizeof(req));
-		snprintf(req, sizeof(req), "c%d:r%d", c, i);
+		snprintf(req, sizeof(req), "c%u:r%u", (unsigned)c % 1000u, (unsigned)i % 100000u);
 		if (write(fd, req, REQ) != REQ)
 			die("request");
 		if (full_read(fd, rep, REP) != 1 || strncmp(rep, req, strlen(req)) != 0)
