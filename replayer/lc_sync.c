@@ -106,11 +106,9 @@ void lc_turn_wait(void)
 		const struct lc_ev *next = pos < lc.nev ? &lc.ev[pos - lc.base] : NULL;
 		struct timespec ts = { 0, 250 * 1000 * 1000 };
 
-		if (!lc.active) {
-			if (!lc.done)
-				sleep_forever(); /* another thread diverged: the GD ends us */
-			return;
-		}
+		if (!lc.active)
+			sleep_forever(); /* another thread diverged (the GD ends us), or the process
+			                    exits or runs free past its trace: nothing more is ours */
 		if (!next) {
 			if (lc.done)
 				sleep_forever(); /* the process is exiting: nothing more was recorded */
