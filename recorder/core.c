@@ -52,7 +52,8 @@ int rec_forking;
 int rec_lock_wait(void)
 {
 	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) {
-		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held)
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
+		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
 			return 0; /* it holds a mutex the fork's atfork handlers may want (sync.c) */
 		syscall(SYS_sched_yield);
 	}

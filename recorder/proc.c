@@ -149,7 +149,9 @@ static void atfork_child(void)
 
 void rec_atfork_install(void)
 {
+	rec_depth++; /* ours: not the program's (__register_atfork below) */
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	rec_depth--;
 }
 
 REC_EXPORT pid_t fork(void)
@@ -562,6 +564,19 @@ uint32_t rec_thread_foreign(void)
 		rec_registry_threads();
 	}
 	return 0;
+}
+
+int rec_program_atfork;
+
+/* glibc's, not in its headers (pthread_atfork calls it). */
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+
+REC_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                                 void *dso)
+{
+	if (!rec_busy())
+		__atomic_store_n(&rec_program_atfork, 1, __ATOMIC_RELAXED);
+	return IP_REAL(__register_atfork)(prepare, parent, child, dso);
 }
 
 void rec_threads_fork_child(void)

@@ -143,13 +143,15 @@ static inline void rec_leave(void)
 }
 
 /* Contended lock (threads): yield until it is free and return 1, or return 0 without it
- * when a fork holds it (rec_forking) and this thread holds a program lock (rec_held): the
- * fork runs the program's atfork handlers and libc's own fork locks, which may wait for this
- * very thread (a handler locking a mutex this thread holds while calling an interposed
- * function), so waiting could hang the program.  A thread holding none waits.
+ * when a fork holds it (rec_forking), this thread holds a program lock (rec_held) and the
+ * program registered fork handlers (rec_program_atfork): the fork runs them, and they may wait
+ * for this very thread (a handler locking a mutex this thread holds while calling an
+ * interposed function), so waiting could hang the program.  Otherwise it waits.
  * Out of line, never on the fast path. */
 REC_HIDDEN int rec_lock_wait(void);
 extern int rec_forking REC_HIDDEN;
+/* The program registered fork handlers (proc.c): only then may a fork wait for a thread. */
+extern int rec_program_atfork REC_HIDDEN;
 
 /* Enter the logging section: returns 1 (and takes the lock) when the caller may log, 0 when
  * it must not (not recording, or the recorder itself or a signal handler interrupting it is

@@ -107,7 +107,8 @@ void rec_sends_settle(void)
 int rec_fd_order_wait(void)
 {
 	while (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE)) {
-		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held)
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
+		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
 			return 0;
 		syscall(SYS_sched_yield);
 	}

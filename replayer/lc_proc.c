@@ -267,6 +267,16 @@ LC_EXPORT void exit(int status)
 
 /* pthread_create, pthread_exit, pthread_join: lc_sync.c, with the turn. */
 
+/* Only the recorder needs to know (recorder/proc.c). */
+/* glibc's, not in its headers (pthread_atfork calls it). */
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+
+LC_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                                void *dso)
+{
+	return IP_REAL(__register_atfork)(prepare, parent, child, dso);
+}
+
 /* A seccomp filter: the recorder stopped the trace just before it (recorder/guard.c), so the
  * replayed process is at the end of its trace here; it runs free from now on, before the
  * filter can forbid the controller's own calls. */
