@@ -379,8 +379,9 @@ REC_HIDDEN void rec_sends_settle(void);
 		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
 #define REC_DATA_ORDER_AFTER(fd, dir) \
 	do { \
-		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN) \
-			rec_sends_settle(); \
+		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN && (fd) >= 0 && \
+		    (fd) < REC_FD_MAX && rec.fd[fd] != REC_FD_IGNORED) \
+			rec_sends_settle(); /* (regular files: nothing a send of ours caused) */ \
 	} while (0)
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
