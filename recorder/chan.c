@@ -768,6 +768,7 @@ REC_EXPORT int close(int fd)
 		return 0;
 	r = IP_REAL(close)(fd);
 	e = errno;
+	rec_evfd_forget(fd);
 	if (!rec_enter())
 		return r;
 	/* Even a close that fails with EINTR or EIO releases the descriptor on Linux. */
@@ -1221,6 +1222,19 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 /* The common shape of every data interposer: call, then log if the descriptor might be a
  * channel.  The cheap test keeps regular-file I/O at one load and one compare. */
 #define DATA_BODY(fd, dir, asked, flags, bytes_init, call, realcall) \
+	if (__builtin_expect(rec.threads, 0) && rec_is_evfd(fd)) { \
+		/* threads waking each other: an eventfd's reads and writes are ordered (sync.c) */ \
+		ssize_t r_ev_; \
+		int e_ev_; \
+		if ((dir) == REC_OUT) \
+			rec_evfd_log(fd, REC_OUT, 0, 0); \
+		r_ev_ = realcall; \
+		e_ev_ = errno; \
+		if ((dir) == REC_IN) \
+			rec_evfd_log(fd, REC_IN, (long)r_ev_, e_ev_); \
+		errno = e_ev_; \
+		return r_ev_; \
+	} \
 	REC_DATA_ORDER(fd, dir); \
 	ssize_t r = realcall; \
 	int e = errno; \
@@ -1295,6 +1309,7 @@ static size_t msg_len(const struct msghdr *m)
 		own_fd_guard(FD2); \
 	r_ = realcall; \
 	e_ = errno; \
+	rec_evfd_forget(r_); /* a copy of an eventfd is not ordered (recorder/README.md) */ \
 	if (!rec_enter()) \
 		return r_; \
 	log_dup(FD, r_, e_, call, RA()); \

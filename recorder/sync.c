@@ -18,6 +18,7 @@
  */
 #include <linux/futex.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "objid.h"
@@ -216,6 +217,37 @@ static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r
 static inline int sync_on(void)
 {
 	return __builtin_expect(rec.threads, 0) && rec_thread != REC_NO_THREAD;
+}
+
+/* --- eventfd ------------------------------------------------------------------------------- */
+
+uint8_t rec_evfd[REC_FD_MAX];
+
+REC_EXPORT int eventfd(unsigned int count, int flags)
+{
+	int r = IP_REAL(eventfd)(count, flags);
+
+	if (r >= 0 && r < REC_FD_MAX)
+		rec_evfd[r] = 1;
+	return r;
+}
+
+/* A read (dir REC_IN, after the real call: r, e) or a write (REC_OUT, before it) of an
+ * eventfd; aux[0] names the descriptor's object (its number + 1 as the key). */
+void rec_evfd_log(int fd, int dir, long r, int e)
+{
+	struct trace_event ev;
+
+	if (!sync_on() || !rec_enter())
+		return;
+	rec_event_fill(&ev, TRACE_EV_SYNC, dir == REC_IN ? TRACE_CALL_READ : TRACE_CALL_WRITE, 0);
+	ev.fd = fd;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = ip_obj_id(&objs, (const void *)(uintptr_t)(fd + 1));
+	rec_log(&ev, NULL);
+	rec_leave();
 }
 
 /* Locks count in rec_held (even before threads: a lock taken then may be held at a fork). */

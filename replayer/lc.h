@@ -140,6 +140,15 @@ static inline void lc_turn(void)
 		lc_turn_wait();
 }
 LC_HIDDEN void lc_turn_done(void);
+/* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.
+ * lc_evfd_io: 1 when fd is one and the call was replayed (*out its result), else 0. */
+extern uint8_t lc_evfd[LC_FD_MAX] LC_HIDDEN;
+LC_HIDDEN int lc_evfd_io(int fd, const struct iovec *iov, int cnt, int out_dir, ssize_t *out);
+static inline void lc_evfd_forget(int fd)
+{
+	if (fd >= 0 && fd < LC_FD_MAX)
+		lc_evfd[fd] = 0;
+}
 /* A forked child: its one thread is thread 0, objects are numbered anew. */
 LC_HIDDEN void lc_threads_fork_child(void);
 

@@ -277,6 +277,8 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 
 	if (!lc_on())
 		return 0;
+	if (__builtin_expect(lc.sync_on, 0) && lc_evfd_io(fd, iov, cnt, 0, out))
+		return 1; /* an eventfd between threads (lc_sync.c) */
 	cls = lc_fd_class(fd);
 	if (cls == LC_FD_IGNORED)
 		return 0;
@@ -422,6 +424,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 
 	if (!lc_on())
 		return 0;
+	if (__builtin_expect(lc.sync_on, 0) && lc_evfd_io(fd, iov, cnt, 1, out))
+		return 1; /* an eventfd between threads (lc_sync.c) */
 	cls = lc_fd_class(fd);
 	if (cls <= 0)
 		return 0;
@@ -1188,6 +1192,7 @@ LC_EXPORT int close(int fd)
 	if (lc_on())
 		lc_turn(); /* threads: the number is freed in the recorded order (lc_sync.c) */
 	r = IP_REAL(close)(fd);
+	lc_evfd_forget(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
 		int e = errno;
 
@@ -1318,6 +1323,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	if (lc_on()) \
 		lc_turn(); /* threads: numbers in the recorded order */ \
 	r_ = realcall; \
+	lc_evfd_forget(r_); \
 	dup_done(FD, r_, errno); \
 	return r_
 

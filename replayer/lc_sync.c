@@ -24,6 +24,7 @@
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -251,6 +252,49 @@ LC_EXPORT int pthread_join(pthread_t t, void **ret)
 static inline int sync_on(void)
 {
 	return __builtin_expect(lc.sync_on, 0) && lc_thread != LC_NO_THREAD && lc_on();
+}
+
+/* --- eventfd ------------------------------------------------------------------------------- */
+
+uint8_t lc_evfd[LC_FD_MAX];
+
+LC_EXPORT int eventfd(unsigned int count, int flags)
+{
+	int r = IP_REAL(eventfd)(count, flags);
+
+	if (r >= 0 && r < LC_FD_MAX)
+		lc_evfd[r] = 1;
+	return r;
+}
+
+/* A write at its turn, real call first; a read at its turn makes the real read (the write it
+ * waits for was replayed before it), unless it failed when recorded (EAGAIN: nothing there). */
+int lc_evfd_io(int fd, const struct iovec *iov, int cnt, int out_dir, ssize_t *out)
+{
+	const char *what = out_dir ? "write of an eventfd" : "read of an eventfd";
+	const struct lc_ev *ev;
+	long r;
+
+	if (fd < 0 || fd >= LC_FD_MAX || !lc_evfd[fd] || !sync_on())
+		return 0;
+	ev = lc_expect(TRACE_EV_SYNC, fd, what);
+	if (ev->call != (out_dir ? TRACE_CALL_WRITE : TRACE_CALL_READ))
+		lc_diverge("expected %s, but the thread called the %s", trace_call_name(ev->call),
+		           what);
+	if (!out_dir && ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		*out = -1;
+		return 1;
+	}
+	do
+		r = syscall(out_dir ? SYS_writev : SYS_readv, fd, iov, cnt);
+	while (r < 0 && errno == EINTR);
+	lc_commit();
+	*out = r;
+	return 1;
 }
 
 /* The next event, which must be this sync call: a thread that does something else here

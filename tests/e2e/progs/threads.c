@@ -16,6 +16,8 @@
  *   threads race N                          two threads increment a plain shared counter
  *            without a lock; its value decides how many writes follow (a data race that
  *            replay cannot reproduce: a divergence or stall report, never a hang)
+ *   threads eventfd N                       a thread waits on an eventfd (poll, read) that the
+ *            main thread increments N times: what each read gets depends on scheduling
  *   threads stall FILE                      a thread writes a line if FILE exists, else spins
  *            for ever outside interposed calls (the test removes FILE before the replay: the
  *            other thread's turn never comes, the stall report must name the spinning one)
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -459,6 +462,52 @@ static int race(long n)
 	return 0;
 }
 
+/* --- an eventfd between two threads -------------------------------------------------------- */
+
+static int efd;
+static long efd_total;
+
+static void *efd_reader(void *arg)
+{
+	long got = 0;
+
+	(void)arg;
+	while (got < efd_total) {
+		struct pollfd p = { efd, POLLIN, 0 };
+		uint64_t v;
+
+		if (poll(&p, 1, -1) < 0)
+			die("poll");
+		if (read(efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			continue; /* EAGAIN: another read took it */
+		got += (long)v;
+		put("reader got %llu (%ld so far)\n", (unsigned long long)v, got);
+	}
+	return NULL;
+}
+
+static int evfd(long n)
+{
+	pthread_t t;
+
+	efd = eventfd(0, EFD_NONBLOCK);
+	if (efd < 0)
+		die("eventfd");
+	efd_total = n;
+	pthread_create(&t, NULL, efd_reader, NULL);
+	for (long i = 0; i < n; i++) {
+		uint64_t one = 1;
+
+		if (write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			die("write");
+		put("main wrote %ld\n", i);
+	}
+	pthread_join(t, NULL);
+	close(efd);
+	put("done\n");
+	return 0;
+}
+
 /* --- a thread that never reaches its next event in replay --------------------------------- */
 
 static volatile int never;
@@ -493,6 +542,8 @@ int main(int argc, char **argv)
 		return forks(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "accept"))
 		return accepts(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "eventfd"))
+		return evfd(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "stall"))
 		return stall(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "race"))
