@@ -1225,13 +1225,15 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	if (__builtin_expect(rec.threads, 0) && rec_is_evfd(fd)) { \
 		/* threads waking each other: an eventfd's reads and writes are ordered (sync.c) */ \
 		ssize_t r_ev_; \
-		int e_ev_; \
-		if ((dir) == REC_OUT) \
-			rec_evfd_log(fd, REC_OUT, 0, 0); \
+		int e_ev_, held_ev_ = ((dir) == REC_OUT || rec_evfd[fd] == 2) && rec_evfd_enter(); \
 		r_ev_ = realcall; \
 		e_ev_ = errno; \
-		if ((dir) == REC_IN) \
-			rec_evfd_log(fd, REC_IN, (long)r_ev_, e_ev_); \
+		if (!held_ev_ && (dir) == REC_IN) \
+			held_ev_ = rec_evfd_enter(); /* a blocking read: after it */ \
+		if (held_ev_) { \
+			rec_evfd_event(fd, dir, (long)r_ev_, e_ev_); \
+			rec_leave(); \
+		} \
 		errno = e_ev_; \
 		return r_ev_; \
 	} \

@@ -383,8 +383,10 @@ REC_HIDDEN void rec_sends_settle(void);
 		    (fd) < REC_FD_MAX && rec.fd[fd] != REC_FD_IGNORED) \
 			rec_sends_settle(); /* (regular files: nothing a send of ours caused) */ \
 	} while (0)
-/* Descriptors made by eventfd (sync.c): with threads, their reads and writes are SYNC events
- * (a write releases, logged before; a read acquires, logged after), in place of nothing. */
+/* Descriptors made by eventfd (sync.c; 2: with EFD_NONBLOCK): with threads, their reads and
+ * writes are SYNC events, the real call made under the stream lock, so that the order logged
+ * is the order the counter saw (a blocking read, which could wait for ever, is made before
+ * taking it).  rec_evfd_enter: 1 when the lock is held and the event is to be logged. */
 extern uint8_t rec_evfd[REC_FD_MAX] REC_HIDDEN;
 static inline int rec_is_evfd(int fd)
 {
@@ -395,7 +397,8 @@ static inline void rec_evfd_forget(int fd)
 	if (fd >= 0 && fd < REC_FD_MAX)
 		rec_evfd[fd] = 0;
 }
-REC_HIDDEN void rec_evfd_log(int fd, int dir, long r, int e);
+REC_HIDDEN int rec_evfd_enter(void);
+REC_HIDDEN void rec_evfd_event(int fd, int dir, long r, int e);
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
 /* The thread an event of a thread the recorder did not see start is given (0); notes the

@@ -228,18 +228,21 @@ REC_EXPORT int eventfd(unsigned int count, int flags)
 	int r = IP_REAL(eventfd)(count, flags);
 
 	if (r >= 0 && r < REC_FD_MAX)
-		rec_evfd[r] = 1;
+		rec_evfd[r] = (flags & EFD_NONBLOCK) ? 2 : 1;
 	return r;
 }
 
-/* A read (dir REC_IN, after the real call: r, e) or a write (REC_OUT, before it) of an
- * eventfd; aux[0] names the descriptor's object (its number + 1 as the key). */
-void rec_evfd_log(int fd, int dir, long r, int e)
+int rec_evfd_enter(void)
+{
+	return sync_on() && rec_enter();
+}
+
+/* A read (dir REC_IN) or a write (REC_OUT) of an eventfd, r and e its result, under the lock;
+ * aux[0] names the descriptor's object (its number + 1 as the key). */
+void rec_evfd_event(int fd, int dir, long r, int e)
 {
 	struct trace_event ev;
 
-	if (!sync_on() || !rec_enter())
-		return;
 	rec_event_fill(&ev, TRACE_EV_SYNC, dir == REC_IN ? TRACE_CALL_READ : TRACE_CALL_WRITE, 0);
 	ev.fd = fd;
 	ev.result = r;
@@ -247,7 +250,6 @@ void rec_evfd_log(int fd, int dir, long r, int e)
 	ev.naux = 1;
 	ev.aux[0] = ip_obj_id(&objs, (const void *)(uintptr_t)(fd + 1));
 	rec_log(&ev, NULL);
-	rec_leave();
 }
 
 /* Locks count in rec_held (even before threads: a lock taken then may be held at a fork). */
