@@ -111,8 +111,14 @@ void lc_turn_wait(void)
 			sleep_forever(); /* another thread diverged (the GD ends us), or the process
 			                    exits or runs free past its trace: nothing more is ours */
 		if (!next) {
-			if (lc.done)
-				sleep_forever(); /* the process is exiting: nothing more was recorded */
+			const struct lc_ev *end = lc.nev > lc.base ? &lc.ev[lc.nev - 1 - lc.base] : NULL;
+
+			/* the process ends (exit, a fatal signal, exec): the recorded run ended with it,
+			 * and a thread still running then was ended with it, wherever it was */
+			if (lc.done || (end && (end->kind == TRACE_EV_EXIT ||
+			                         end->kind == TRACE_EV_SIGNAL ||
+			                         end->kind == TRACE_EV_EXEC)))
+				sleep_forever();
 			return;
 		}
 		if (next->thread == me) {
