@@ -90,7 +90,18 @@ static void turn_stuck(const struct lc_ev *next, uint32_t me)
 		lc_wait_state(TRACE_EV_THREAD, (int)next->thread, 0, lc.turn_waiters);
 }
 
+static void turn_wait(void);
+
+/* The program's errno is left as it was (the futex calls set it). */
 void lc_turn_wait(void)
+{
+	int e = errno;
+
+	turn_wait();
+	errno = e;
+}
+
+static void turn_wait(void)
 {
 	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
 	uint32_t last = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
@@ -143,8 +154,12 @@ void lc_turn_done(void)
 {
 	lc.in_turn = 0;
 	__atomic_fetch_add(&lc.turn_seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lc.turn_sleepers, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&lc.turn_sleepers, __ATOMIC_SEQ_CST)) {
+		int e = errno;
+
 		futex(&lc.turn_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+		errno = e;
+	}
 }
 
 /* --- thread life --------------------------------------------------------------------------- */
