@@ -536,9 +536,16 @@ REC_EXPORT int pipe(int fds[2])
 	int r, e;
 
 	if (rec_busy()) {
+		int own_;
+
+		if (!rec_fd_order_own(&own_)) {
+			errno = EMFILE; /* ours (libunwind's), not the program's: see rec.h */
+			return -1;
+		}
 		r = IP_REAL(pipe)(fds);
 		if (r == 0)
 			move_high(fds);
+		rec_fd_order_end(&own_);
 		return r;
 	}
 	r = IP_REAL(pipe)(fds);
@@ -558,9 +565,16 @@ REC_EXPORT int pipe2(int fds[2], int flags)
 	int r, e;
 
 	if (rec_busy()) {
+		int own_;
+
+		if (!rec_fd_order_own(&own_)) {
+			errno = EMFILE; /* ours (libunwind's), not the program's: see rec.h */
+			return -1;
+		}
 		r = IP_REAL(pipe2)(fds, flags);
 		if (r == 0)
 			move_high(fds);
+		rec_fd_order_end(&own_);
 		return r;
 	}
 	r = IP_REAL(pipe2)(fds, flags);

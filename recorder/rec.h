@@ -353,6 +353,22 @@ static inline int rec_fd_order_begin(void)
 	rec_fdorder_mine = 1;
 	return 1;
 }
+/* A descriptor the recorder itself makes (libunwind's pipe) while other threads run: the
+ * kernel hands out the lowest free numbers, which another thread's call would otherwise get
+ * (replay checks them).  1 when it may go ahead: the fd-order lock is this thread's or was
+ * free (taken; *held set); 0 when another thread holds it (it may wait for the stream lock
+ * this thread holds: the recorder's call fails instead, EMFILE). */
+static inline int rec_fd_order_own(int *held)
+{
+	*held = 0;
+	if (__builtin_expect(!rec.threads, 1) || rec_fdorder_mine)
+		return 1;
+	if (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	rec_fdorder_mine = 1;
+	*held = 1;
+	return 1;
+}
 static inline void rec_fd_order_end(int *held)
 {
 	if (*held) {
