@@ -938,8 +938,9 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 		          (unsigned long long)unmatched);
 	for (size_t p = 0; p < s->nprocs; p++)
 		if (s->procs[p].threads)
-			ana__warn(s, "%s created threads: its replay is not guaranteed",
-			          s->procs[p].name);
+			ana__warn(s, "%s created threads: replay follows their recorded order, "
+			          "exact where they share data only through interposed calls "
+			          "(README.md, Limits)", s->procs[p].name);
 out:
 	if (rc == TRACE_ENOMEM)
 		ana__diag(diag, rc, "out of memory while matching channels");

@@ -73,6 +73,8 @@ static void event_text(FILE *out, struct trace_reader *r, const struct trace_eve
 	fprintf(out, "  %6" PRIu64 "  %-8s", ev->index, trace_kind_name(ev->kind));
 	if (ev->call)
 		fprintf(out, " %s", trace_call_name(ev->call));
+	if (ev->thread)
+		fprintf(out, " thread=%u", ev->thread);
 	if (ev->fd >= 0)
 		fprintf(out, " fd=%d", ev->fd);
 	if (ev->channel)
@@ -122,9 +124,9 @@ static void event_json(FILE *out, struct trace_reader *r, const struct trace_eve
 
 	fprintf(out, "{\"index\":%" PRIu64 ",\"kind\":\"%s\",\"call\":\"%s\",\"fd\":%d,"
 	             "\"channel\":%u,\"offset\":%" PRIu64 ",\"len\":%" PRIu64 ",\"result\":%" PRId64
-	             ",\"errno\":%d,\"flags\":%u,\"site\":%u,\"function\":",
+	             ",\"errno\":%d,\"flags\":%u,\"site\":%u,\"thread\":%u,\"function\":",
 	        ev->index, trace_kind_name(ev->kind), trace_call_name(ev->call), ev->fd, ev->channel,
-	        ev->offset, ev->len, ev->result, ev->err, ev->flags, ev->site);
+	        ev->offset, ev->len, ev->result, ev->err, ev->flags, ev->site, ev->thread);
 	cli_json_string(out, top_function(r, ev->site));
 	fprintf(out, ",\"time_ns\":%" PRIu64, ev->time_ns);
 	if (ev->has_hash)

@@ -51,8 +51,9 @@ static void usage(FILE *out)
 	        "    fork, exec, exit and fatal signals, and a call site per event.  See\n"
 	        "    recorder/README.md for how the recorder decides who is recorded.\n\n"
 	        "    The exit status is CMD's (128+N when it was killed by signal N).  After the\n"
-	        "    run, a warning names each recorded process that started threads: its replay\n"
-	        "    is not guaranteed; a line names each trace the recorder stopped while its\n"
+	        "    run, a warning names each recorded process in which a thread the recorder\n"
+	        "    did not see start (one a library made inside libc) made calls: their order\n"
+	        "    is not recorded; a line names each trace the recorder stopped while its\n"
 	        "    process ran on (\"trace T truncated after event N: REASON\": a full disk, a\n"
 	        "    seccomp filter the program installed...), and a warning each process that\n"
 	        "    went unrecorded (forked after a privilege drop, a set-user-ID program\n"
@@ -337,7 +338,8 @@ static int is_ours(const char *proc, const char *root)
 }
 
 /* Threads: the recorder leaves DIR/.encore-registry/threads.PID holding the logical name
- * of each process that started one, so this needs no pass over the traces. */
+ * of each process in which a thread it did not see start made calls (threads made through
+ * pthread_create are recorded and replayed in order), so this needs no pass over the traces. */
 static void warn_threads(const char *dir, const char *root)
 {
 	char path[PATH_MAX + 300], name[TRACE_NAME_MAX];
@@ -364,8 +366,9 @@ static void warn_threads(const char *dir, const char *root)
 		name[n] = '\0';
 		if (is_ours(name, root))
 			fprintf(stderr,
-			        "encore record: warning: process %s (pid %s) used threads: replay not "
-			        "guaranteed\n",
+			        "encore record: warning: process %s (pid %s) ran a thread encore did not "
+			        "see start (made inside a library): the order of its calls is not "
+			        "recorded, replay may diverge\n",
 			        name, de->d_name + 8);
 	}
 	closedir(d);

@@ -16,6 +16,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stddef.h>

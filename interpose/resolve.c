@@ -5,6 +5,7 @@
  * Also the real calls both libraries make around their own descriptor.
  */
 #include <dlfcn.h>
+#include <string.h>
 
 #include "interpose.h"
 
@@ -16,7 +17,13 @@ void *ip_resolve(const char *name)
 	void *p;
 
 	ip_guard(1);
-	p = dlsym(RTLD_NEXT, name);
+#if defined(__GLIBC__) && defined(__x86_64__)
+	/* dlsym gives the condition variables' first version (GLIBC_2.2.5, the old layout);
+	 * programs are linked against the current one */
+	p = strncmp(name, "pthread_cond_", 13) == 0 ? dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2") : NULL;
+	if (!p)
+#endif
+		p = dlsym(RTLD_NEXT, name);
 	ip_guard(-1);
 	return p;
 }

@@ -78,7 +78,8 @@ enum {
 	REC_STACK = 0x80,
 	REC_INHERIT = 0x81,
 	REC_CHECKPOINT = 0x82,
-	/* 0x83-0x85: threads and signals */
+	REC_THREAD = 0x83,   /* varint: the thread of the events that follow */
+	/* 0x84-0x85: signals (kept) */
 	REC_FILE = 0x86,     /* a file input (trace.h, struct trace_file_input) */
 };
 

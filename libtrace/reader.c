@@ -66,6 +66,7 @@ struct trace_reader {
 	/* decoder state */
 	uint64_t index;
 	uint64_t last_time;
+	uint32_t thread;          /* the last thread record's (0 before any, and at checkpoints) */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock (format.h) */
 	uint32_t clock_known;     /* bit k: clock_prev[k] was set by this file's records */
 	uint8_t clock_buf[FMT_CLOCK_LEN]; /* a compact clock value, decoded */
@@ -818,6 +819,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					r->tail_events++;
 				r->pos = (size_t)(c.p - r->buf);
 				ev->index = ++r->index;
+				ev->thread = r->thread;
 				if ((ev->kind == TRACE_EV_SEND || ev->kind == TRACE_EV_RECV) && ev->channel) {
 					co = chan(r, ev->channel);
 					if (!co) {
@@ -846,9 +848,16 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_stack(r, &pc);
 				else if (tag == REC_INHERIT)
 					rc = decode_inherit(r, &pc);
-				else if (tag == REC_CHECKPOINT)
+				else if (tag == REC_CHECKPOINT) {
 					rc = decode_checkpoint(r, &pc);
-				else if (tag == REC_FILE)
+					r->thread = 0;
+				} else if (tag == REC_THREAD) {
+					uint64_t t = cur_varint(&pc);
+
+					rc = pc.bad || pc.short_read || t > UINT32_MAX ? TRACE_ECORRUPT : 0;
+					if (rc == 0)
+						r->thread = (uint32_t)t;
+				} else if (tag == REC_FILE)
 					rc = decode_file(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;

@@ -79,11 +79,14 @@ enum trace_kind {
 	TRACE_EV_INPUT = 19,    /* bytes from outside the session (stdin, unrecorded peer) */
 	TRACE_EV_MARK = 20,     /* encore_mark(key, value): data = key, aux[0] = value */
 	TRACE_EV_PID = 21,      /* getpid/getppid and the like: result = value returned */
-	TRACE_EV_THREAD = 22,   /* pthread_create: replay of this process is not guaranteed */
+	TRACE_EV_THREAD = 22,   /* thread life: pthread_create (result = the new thread's index),
+	                           a thread's end, pthread_join (aux[0] = the joined index) */
 	TRACE_EV_WAIT = 23,     /* the wait family returned: result = the child reaped (its
 	                           recorded pid; 0 none, -1 failed), aux[0] = its status,
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
-	/* 24-27: threads (another brief's range); 28-31: asynchronous signals and timers */
+	TRACE_EV_SYNC = 24,     /* pthread synchronisation (call says which): aux[0] = the object's
+	                           per-process id, result = what the function returned */
+	/* 25-27: kept for threads; 28-31: asynchronous signals and timers */
 	TRACE_EV_HANDLER = 28,  /* the program's handler of an asynchronous signal ran here,
 	                           before the process's next event: result = the signal, aux[0] =
 	                           si_code, aux[1] = si_pid (recorded pid, or an outsider's),
@@ -171,7 +174,36 @@ enum trace_call {
 	TRACE_CALL_WAIT3 = 54,
 	TRACE_CALL_WAIT4 = 55,
 	TRACE_CALL_WAITID = 56,
-	/* 57-89: threads (another brief's range) */
+	/* 57..89: threads (TRACE_EV_SYNC unless said otherwise; schemas/trace-format.md) */
+	TRACE_CALL_MUTEX_LOCK = 57,
+	TRACE_CALL_MUTEX_TRYLOCK = 58,
+	TRACE_CALL_MUTEX_TIMEDLOCK = 59,
+	TRACE_CALL_MUTEX_UNLOCK = 60,
+	TRACE_CALL_RWLOCK_RDLOCK = 61,
+	TRACE_CALL_RWLOCK_TRYRDLOCK = 62,
+	TRACE_CALL_RWLOCK_TIMEDRDLOCK = 63,
+	TRACE_CALL_RWLOCK_WRLOCK = 64,
+	TRACE_CALL_RWLOCK_TRYWRLOCK = 65,
+	TRACE_CALL_RWLOCK_TIMEDWRLOCK = 66,
+	TRACE_CALL_RWLOCK_UNLOCK = 67,
+	TRACE_CALL_COND_WAIT = 68,          /* the wait begins: its mutex is released */
+	TRACE_CALL_COND_TIMEDWAIT = 69,     /* the same for pthread_cond_timedwait */
+	TRACE_CALL_COND_WAKE = 70,          /* a wait returns (result), its mutex held again */
+	TRACE_CALL_COND_SIGNAL = 71,
+	TRACE_CALL_COND_BROADCAST = 72,
+	TRACE_CALL_SEM_WAIT = 73,
+	TRACE_CALL_SEM_TRYWAIT = 74,
+	TRACE_CALL_SEM_TIMEDWAIT = 75,
+	TRACE_CALL_SEM_POST = 76,
+	TRACE_CALL_BARRIER_ARRIVE = 77,     /* pthread_barrier_wait entered */
+	TRACE_CALL_BARRIER_LEAVE = 78,      /* it returned (result) */
+	TRACE_CALL_SPIN_LOCK = 79,
+	TRACE_CALL_SPIN_TRYLOCK = 80,
+	TRACE_CALL_SPIN_UNLOCK = 81,
+	TRACE_CALL_THREAD_EXIT = 82,        /* TRACE_EV_THREAD: the thread ends */
+	TRACE_CALL_PTHREAD_JOIN = 83,       /* TRACE_EV_THREAD: aux[0] = the joined index */
+	TRACE_CALL_GETTID = 84,             /* TRACE_EV_PID: the thread's TID */
+	/* 85..89: kept for threads */
 	TRACE_CALL_KILL = 90,               /* 90..99: signals sent and timers armed */
 	TRACE_CALL_TGKILL = 91,
 	TRACE_CALL_SIGQUEUE = 92,
@@ -238,6 +270,8 @@ struct trace_event {
 	int64_t aux[TRACE_AUX_MAX];
 	const uint8_t *data;   /* value bytes (external input, clock, ready set, mark key...) */
 	uint32_t data_len;     /* the reader's pointer lives until the next trace_reader_next */
+	uint32_t thread;       /* the thread that made the call: its index in the process, in
+	                          creation order (0: the main thread) */
 };
 
 /* Short lowercase names: "send", "recv", ...; "unknown" outside the known range. */

@@ -67,6 +67,8 @@ struct trace_writer {
 	uint64_t tail_first;  /* events started before data's first byte */
 	uint64_t end;         /* file offset of the next chunk */
 	uint64_t last_time;
+	uint32_t thread;      /* the thread of the last event, as a reader knows it (0 after a
+	                         checkpoint): a thread record precedes an event of another */
 	int compact_clock;    /* version 2: clock values as deltas (F_CLOCK) */
 	uint32_t clock_seen;  /* bit k: clock slot k had a value in a record of this chunk */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock slot */
@@ -488,6 +490,7 @@ static void record_commit(struct trace_writer *w)
 }
 
 static int write_checkpoint(struct trace_writer *w);
+static int thread_record(struct trace_writer *w, uint32_t thread);
 
 /* --- public API ------------------------------------------------------------------------ */
 
@@ -716,6 +719,14 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 		return TRACE_EINVAL;
 	if (w->ck_due && (rc = write_checkpoint(w)) != 0)
 		return rc;
+	/* A thread record when the thread changes (schemas/trace-format.md, "Threads"); if it
+	 * filled a chunk, the checkpoint due now resets the reader's thread: say it again. */
+	for (int tries = 0; ev->thread != w->thread && tries < 2; tries++) {
+		if ((rc = thread_record(w, ev->thread)) != 0)
+			return rc;
+		if (w->ck_due && (rc = write_checkpoint(w)) != 0)
+			return rc;
+	}
 	record_start(w, 1);
 	if (w->cap - w->used > EVENT_HEAD_MAX) {
 		/* the common case: the head fits before the chunk's end, so it is encoded in place
@@ -771,6 +782,17 @@ static int meta_record(struct trace_writer *w, uint8_t tag, const struct piece *
 			return rc;
 	record_commit(w);
 	return 0;
+}
+
+static int thread_record(struct trace_writer *w, uint32_t thread)
+{
+	uint8_t buf[10];
+	struct piece p = { buf, put_varint(buf, thread) };
+	int rc = meta_record(w, REC_THREAD, &p, 1);
+
+	if (rc == 0)
+		w->thread = thread;
+	return rc;
 }
 
 int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
@@ -903,6 +925,7 @@ static int write_checkpoint(struct trace_writer *w)
 	w->ck_writing = 1;
 	rc = meta_record(w, REC_CHECKPOINT, p, 2);
 	w->ck_writing = 0;
+	w->thread = 0; /* a reader starting at this checkpoint knows no thread before it */
 	return rc;
 }
 

@@ -531,6 +531,7 @@ static void fd_fresh(int fd, void *ra)
 
 REC_EXPORT int socket(int domain, int type, int protocol)
 {
+	REC_FD_ORDER;
 	int r = IP_REAL(socket)(domain, type, protocol), e = errno;
 	struct trace_endpoint ep;
 	struct trace_event ev;
@@ -606,6 +607,7 @@ static void log_pair(int r, int e, const int fds[2], uint8_t type, uint32_t call
 
 REC_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
+	REC_FD_ORDER;
 	int r = IP_REAL(socketpair)(domain, type, protocol, sv), e = errno;
 
 	if (!rec_enter())
@@ -638,12 +640,20 @@ static void move_high(int fds[2])
 
 REC_EXPORT int pipe(int fds[2])
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	if (rec_busy()) {
+		int own_;
+
+		if (!rec_fd_order_own(&own_)) {
+			errno = EMFILE; /* ours (libunwind's), not the program's: see rec.h */
+			return -1;
+		}
 		r = IP_REAL(pipe)(fds);
 		if (r == 0)
 			move_high(fds);
+		rec_fd_order_end(&own_);
 		return r;
 	}
 	r = IP_REAL(pipe)(fds);
@@ -659,12 +669,20 @@ REC_EXPORT int pipe(int fds[2])
 
 REC_EXPORT int pipe2(int fds[2], int flags)
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	if (rec_busy()) {
+		int own_;
+
+		if (!rec_fd_order_own(&own_)) {
+			errno = EMFILE; /* ours (libunwind's), not the program's: see rec.h */
+			return -1;
+		}
 		r = IP_REAL(pipe2)(fds, flags);
 		if (r == 0)
 			move_high(fds);
+		rec_fd_order_end(&own_);
 		return r;
 	}
 	r = IP_REAL(pipe2)(fds, flags);
@@ -867,6 +885,7 @@ REC_EXPORT int shutdown(int fd, int how)
 
 REC_EXPORT int close(int fd)
 {
+	REC_FD_ORDER;
 	int r, e;
 
 	/* Programs that close every descriptor must not close the trace: pretend it worked,
@@ -875,6 +894,7 @@ REC_EXPORT int close(int fd)
 		return 0;
 	r = IP_REAL(close)(fd);
 	e = errno;
+	rec_evfd_forget(fd);
 	if (!rec_enter())
 		return r;
 	/* Even a close that fails with EINTR or EIO releases the descriptor on Linux. */
@@ -1402,8 +1422,25 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 /* The same, for sendmsg and recvmsg: descriptors passed with SCM_RIGHTS (msghdr m) are
  * classified before the send is logged and logged after it (ancillary.c). */
 #define DATA_BODY_ANC(fd, dir, asked, flags, call, realcall, m, ...) \
+	if (__builtin_expect(rec.threads, 0) && rec_is_evfd(fd)) { \
+		/* threads waking each other: an eventfd's reads and writes are ordered (sync.c) */ \
+		ssize_t r_ev_; \
+		int e_ev_, held_ev_ = ((dir) == REC_OUT || rec_evfd[fd] == 2) && rec_evfd_enter(); \
+		r_ev_ = realcall; \
+		e_ev_ = errno; \
+		if (!held_ev_ && (dir) == REC_IN) \
+			held_ev_ = rec_evfd_enter(); /* a blocking read: after it */ \
+		if (held_ev_) { \
+			rec_evfd_event(fd, dir, (long)r_ev_, e_ev_); \
+			rec_leave(); \
+		} \
+		errno = e_ev_; \
+		return r_ev_; \
+	} \
+	REC_DATA_ORDER(fd, dir); \
 	ssize_t r = realcall; \
 	int e = errno; \
+	REC_DATA_ORDER_AFTER(fd, dir); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
 		struct bytes b = __VA_ARGS__; \
@@ -1479,11 +1516,13 @@ static size_t msg_len(const struct msghdr *m)
 /* The DUP shape's handler: dup, dup2 and dup3 are generated too.  NOFD2: dup, whose new
  * descriptor cannot be the writer's. */
 #define REC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
+	REC_FD_ORDER; \
 	int r_, e_; \
 	if (!(NOFD2)) \
 		own_fd_guard(FD2); \
 	r_ = realcall; \
 	e_ = errno; \
+	rec_evfd_forget(r_); /* a copy of an eventfd is not ordered (recorder/README.md) */ \
 	if (!rec_enter()) \
 		return r_; \
 	log_dup(FD, r_, e_, call, RA()); \

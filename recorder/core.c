@@ -52,8 +52,9 @@ int rec_forking;
 int rec_lock_wait(void)
 {
 	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) {
-		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
-			return 0;
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
+		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
+			return 0; /* it holds a mutex the fork's atfork handlers may want (sync.c) */
 		syscall(SYS_sched_yield);
 	}
 	return 1;
@@ -98,6 +99,8 @@ void rec_log(struct trace_event *ev, void *ra)
 		return;
 	if (rec.depth && ra)
 		ev->site = rec_site(ra);
+	ev->thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
+	                                                               rec_thread_foreign();
 	/* A full disk or a broken file leaves the program running unrecorded from here (the
 	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
@@ -507,7 +510,7 @@ int rec_registry_add(const char *kind, unsigned long key, long sub)
 void rec_registry_threads(void)
 {
 	/* threads.PID holding the logical name: `encore record` warns from these after the
-	 * run, without reading every trace. */
+	 * run, without reading every trace (a thread the recorder did not see start). */
 	registry_put("threads", (unsigned long)syscall(SYS_getpid), -1, rec.name, 0);
 }
 

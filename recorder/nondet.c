@@ -229,6 +229,8 @@ REC_EXPORT void encore_mark(const char *key, long value)
  * select, pselect, epoll_wait and epoll_pwait are generated (rec_wrappers.h, below). */
 #define READY_BODY(realcall, logcall) \
 	int r_ = realcall, e_ = errno; \
+	if (__builtin_expect(rec.threads, 0) && r_ > 0) \
+		rec_sends_settle(); /* threads: after the sends it saw (rec.h) */ \
 	if (!rec_enter()) \
 		return r_; \
 	logcall; \

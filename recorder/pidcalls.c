@@ -125,6 +125,8 @@ REC_EXPORT int waitid(int idtype, id_t id, siginfo_t *info, int options)
 		status = &st_; \
 	r_ = realcall; \
 	e_ = errno; \
+	if (__builtin_expect(rec.threads, 0) && r_ > 0) \
+		rec_sends_settle(); /* a child's end our sends caused (rec.h) */ \
 	status = sp_; \
 	wait_log(call, r_, e_, r_ > 0 ? (sp_ ? *sp_ : st_) : 0, \
 	         r_ > 0 ? status_code(sp_ ? *sp_ : st_) : 0, RA()); \

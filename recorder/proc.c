@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -58,6 +59,7 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 	rec.forks = 0;
 	rec.exited = 0;
 	rec.threads = 0;
+	rec_threads_fork_child();
 	rec.unlogged = 0;
 	rec_site_new_trace();
 	if (rec_open_trace(parent_pid) == 0)
@@ -66,6 +68,9 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 
 static pid_t do_fork(void *ra)
 {
+	/* the recorder's own descriptors (the registry's) must not move the numbers other
+	 * threads get meanwhile (rec.h) */
+	REC_FD_ORDER;
 	struct trace_event ev;
 	uint64_t idx;
 	pid_t r, self;
@@ -87,6 +92,8 @@ static pid_t do_fork(void *ra)
 	e = errno;
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	in_our_fork = 0;
+	if (r != 0)
+		rec_sync_flush_deferred(); /* what other threads did meanwhile */
 	if (r == 0) {
 		child_start(k, idx, self, why);
 		rec_leave();
@@ -145,7 +152,9 @@ static void atfork_child(void)
 
 void rec_atfork_install(void)
 {
+	rec_depth++; /* ours: not the program's (__register_atfork below) */
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	rec_depth--;
 }
 
 REC_EXPORT pid_t fork(void)
@@ -431,25 +440,155 @@ REC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 
 
 
-/* --- threads -------------------------------------------------------------------------------- */
+/* --- threads --------------------------------------------------------------------------------
+ * A thread made through pthread_create runs our trampoline first, which sets its index (the
+ * THREAD event's result) before the program's start routine and logs its end after it.  The
+ * stream lock is held across the real pthread_create, so the creation is logged before any
+ * event of the new thread (its first interposed call waits for the lock): replay creates it
+ * at that point, before it can be expected to do anything. */
+
+struct rec_start {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index;
+};
+
+static __thread int rec_thread_ended __attribute__((tls_model("initial-exec")));
+
+/* pthread_t -> index, for pthread_join's aux: a ring of the last threads made. */
+#define REC_JOIN_RING 1024
+static struct {
+	pthread_t t;
+	uint32_t index;
+} made[REC_JOIN_RING];
+static uint32_t made_next;
+
+static void thread_end_event(void *ra)
+{
+	struct trace_event ev;
+
+	if (rec_thread == REC_NO_THREAD || rec_thread_ended || !rec_enter())
+		return;
+	rec_thread_ended = 1; /* pthread_exit from a TLS destructor: one end */
+	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_THREAD_EXIT, -1);
+	rec_log(&ev, ra);
+	rec_leave();
+	/* libc's teardown of the thread follows (TLS destructors, an allocator's caches): it
+	 * keeps its index, its synchronisation stays ordered (the allocator's state decides
+	 * what other threads' trylocks find), and a join returns after it */
+}
+
+static void *rec_trampoline(void *p)
+{
+	struct rec_start s = *(struct rec_start *)p;
+	void *ret;
+
+	rec_thread = s.index; /* before free: the allocator's locks are this thread's already */
+	free(p);
+	ret = s.fn(s.arg);
+	thread_end_event(NULL);
+	return ret;
+}
 
 REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
                               void *arg)
 {
-	int r = IP_REAL(pthread_create)(t, attr, fn, arg), e = errno;
+	REC_FD_ORDER; /* the registry's descriptor, the first time (rec.h) */
+	struct rec_start *st;
 	struct trace_event ev;
+	int r;
 
-	if (!rec_enter())
-		return r;
-	if (!rec.threads)
-		rec_registry_threads();
-	rec.threads = 1;
+	if (!rec.w || rec_busy() || rec_thread == REC_NO_THREAD)
+		return IP_REAL(pthread_create)(t, attr, fn, arg);
+	if (!(st = malloc(sizeof(*st))))
+		return IP_REAL(pthread_create)(t, attr, fn, arg);
+	if (!rec_enter()) {
+		free(st);
+		return IP_REAL(pthread_create)(t, attr, fn, arg);
+	}
+	rec.threads = 1; /* from here, synchronisation is logged (sync.c) */
+	st->fn = fn;
+	st->arg = arg;
+	st->index = rec.nthreads + 1;
+	/* what libc does inside (an allocator's locks...) is ours, not the program's */
+	rec_internal_begin();
+	r = IP_REAL(pthread_create)(t, attr, rec_trampoline, st);
+	rec_internal_end();
 	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_PTHREAD_CREATE, -1);
-	ev.result = r;
+	if (r == 0) {
+		rec.nthreads++;
+		ev.result = st->index;
+		made[made_next % REC_JOIN_RING].t = *t;
+		made[made_next++ % REC_JOIN_RING].index = st->index;
+	} else {
+		free(st);
+		ev.result = -r;
+	}
 	rec_log(&ev, RA());
 	rec_leave();
-	errno = e;
 	return r;
+}
+
+REC_EXPORT void pthread_exit(void *ret)
+{
+	thread_end_event(RA());
+	IP_REAL(pthread_exit)(ret);
+	__builtin_unreachable();
+}
+
+/* An acquiring call: logged once it returned (the thread it joined logged its end before). */
+REC_EXPORT int pthread_join(pthread_t t, void **ret)
+{
+	int r = IP_REAL(pthread_join)(t, ret);
+	struct trace_event ev;
+
+	if (!rec.threads || rec_thread == REC_NO_THREAD || !rec_enter())
+		return r;
+	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_PTHREAD_JOIN, -1);
+	ev.result = r;
+	ev.naux = 1;
+	ev.aux[0] = -1;
+	for (uint32_t i = 0; i < REC_JOIN_RING && i < made_next; i++)
+		if (made[i].t == t) {
+			ev.aux[0] = made[i].index;
+			break;
+		}
+	rec_log(&ev, RA());
+	rec_leave();
+	return r;
+}
+
+uint32_t rec_thread_foreign(void)
+{
+	static int noted;
+
+	/* before the first pthread_create, the main thread before sync.c's constructor ran */
+	if (rec.threads && !noted) {
+		noted = 1;
+		rec_registry_threads();
+	}
+	return 0;
+}
+
+int rec_program_atfork;
+
+/* glibc's, not in its headers (pthread_atfork calls it). */
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+
+REC_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                                 void *dso)
+{
+	if (!rec_busy())
+		__atomic_store_n(&rec_program_atfork, 1, __ATOMIC_RELAXED);
+	return IP_REAL(__register_atfork)(prepare, parent, child, dso);
+}
+
+void rec_threads_fork_child(void)
+{
+	rec_thread = 0;
+	rec.nthreads = 0;
+	made_next = 0;
+	rec_sync_fork_child();
 }
 
 /* --- fatal signals -------------------------------------------------------------------------

@@ -10,8 +10,9 @@
  *     a per-thread depth counter that makes every call the recorder makes itself (the
  *     writer's write(2), fstat, getsockname...) and every call made by a signal handler
  *     that interrupted the logging pass straight through, unrecorded;
- *   - a spin lock serialises the writer between threads (the writer is not thread safe;
- *     threads are reported, not supported, but must not corrupt the trace).
+ *   - a spin lock serialises the writer between threads (the writer is not thread safe):
+ *     the order of the events in the one stream is the order in which the process's threads
+ *     passed interposed calls, which replay enforces (recorder/README.md, "Threads").
  */
 #ifndef ENCORE_REC_H
 #define ENCORE_REC_H
@@ -106,7 +107,8 @@ struct rec_state {
 	uint32_t next_chan;         /* last channel id handed out */
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
-	int threads;                /* pthread_create seen */
+	int threads;                /* pthread_create seen: synchronisation is logged (sync.c) */
+	uint32_t nthreads;          /* threads started through pthread_create: the last index */
 	uid_t owner;                /* owner of the session directory (checked at open) */
 	uint32_t chan_hint;         /* where to start looking for a free slot */
 	uint32_t chan_top;          /* slots from here on were never used: scans stop there */
@@ -127,6 +129,14 @@ extern struct rec_state rec REC_HIDDEN;
 extern __thread int rec_depth REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread int rec_internal REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern int rec_lockv REC_HIDDEN;
+/* The calling thread's index in the process (creation order, 0 the main thread), or
+ * REC_NO_THREAD in a thread the recorder did not see start (made inside libc): its
+ * synchronisation is not logged, its other events count as the main thread's.  A thread
+ * keeps its index after its end event (libc's teardown of it is still its own). */
+#define REC_NO_THREAD UINT32_MAX
+extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */
+extern __thread int rec_held REC_HIDDEN __attribute__((tls_model("initial-exec")));
 
 static inline void rec_leave(void)
 {
@@ -135,12 +145,15 @@ static inline void rec_leave(void)
 }
 
 /* Contended lock (threads): yield until it is free and return 1, or return 0 without it
- * when a fork holds it (rec_forking): the fork runs the program's atfork handlers and
- * libc's own fork locks, which may wait for this very thread (a handler locking a mutex this
- * thread holds while calling an interposed function), so waiting could hang the program.
+ * when a fork holds it (rec_forking), this thread holds a program lock (rec_held) and the
+ * program registered fork handlers (rec_program_atfork): the fork runs them, and they may wait
+ * for this very thread (a handler locking a mutex this thread holds while calling an
+ * interposed function), so waiting could hang the program.  Otherwise it waits.
  * Out of line, never on the fast path. */
 REC_HIDDEN int rec_lock_wait(void);
 extern int rec_forking REC_HIDDEN;
+/* The program registered fork handlers (proc.c): only then may a fork wait for a thread. */
+extern int rec_program_atfork REC_HIDDEN;
 
 /* Enter the logging section: returns 1 (and takes the lock) when the caller may log, 0 when
  * it must not (not recording, or the recorder itself or a signal handler interrupting it is
@@ -273,7 +286,8 @@ REC_HIDDEN int rec_registry_fd(int fd);
 REC_HIDDEN void rec_registry_fd_lost(void);
 REC_HIDDEN void rec_registry_exec(void);
 REC_HIDDEN void rec_registry_unrecorded_child(void);
-/* This process started a thread (threads.PID, holding the logical name). */
+/* A thread the recorder did not see start made an event (threads.PID, holding the logical
+ * name): its order is not the recorded one. */
 REC_HIDDEN void rec_registry_threads(void);
 
 /* --- channels (chan.c) ---------------------------------------------------------------- */
@@ -373,6 +387,97 @@ REC_HIDDEN int rec_sig_waits_logged(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
+/* --- threads (proc.c, sync.c) --------------------------------------------------------- */
+/* Calls that take or free descriptor numbers (socket, socketpair, pipe, close, dup...): in a
+ * process with threads the real call and its event happen under one more lock, so that the
+ * events are in the order in which the kernel handed the numbers out (replay makes the calls
+ * in event order and checks the numbers).  REC_FD_ORDER at the top of the interposer: the
+ * cleanup releases it on every return, after the event.  Not taken inside the recorder, nor
+ * again by a signal handler of the thread holding it. */
+extern int rec_fdorder REC_HIDDEN;
+extern __thread int rec_fdorder_mine REC_HIDDEN __attribute__((tls_model("initial-exec")));
+REC_HIDDEN int rec_fd_order_wait(void);
+static inline int rec_fd_order_begin(void)
+{
+	if (__builtin_expect(!rec.threads, 1) || rec_depth || rec_fdorder_mine)
+		return 0;
+	if (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE) && !rec_fd_order_wait())
+		return 0; /* a fork holds it, and this thread holds a lock (rec_lock_wait) */
+	rec_fdorder_mine = 1;
+	return 1;
+}
+/* A descriptor the recorder itself makes (libunwind's pipe) while other threads run: the
+ * kernel hands out the lowest free numbers, which another thread's call would otherwise get
+ * (replay checks them).  1 when it may go ahead: the fd-order lock is this thread's or was
+ * free (taken; *held set); 0 when another thread holds it (it may wait for the stream lock
+ * this thread holds: the recorder's call fails instead, EMFILE). */
+static inline int rec_fd_order_own(int *held)
+{
+	*held = 0;
+	if (__builtin_expect(!rec.threads, 1) || rec_fdorder_mine)
+		return 1;
+	if (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	rec_fdorder_mine = 1;
+	*held = 1;
+	return 1;
+}
+static inline void rec_fd_order_end(int *held)
+{
+	if (*held) {
+		rec_fdorder_mine = 0;
+		__atomic_store_n(&rec_fdorder, 0, __ATOMIC_RELEASE);
+	}
+}
+#define REC_FD_ORDER \
+	int rec_fd_held_ __attribute__((cleanup(rec_fd_order_end))) = rec_fd_order_begin()
+/* Sends and what observes their effects (rec.threads only).  A send holds its descriptor's
+ * lock across its real call and its event, so two sends on one connection are logged in the
+ * order their bytes went, and counts as in flight meanwhile.  A call that observes the world
+ * (a receive, a readiness result, a wait for a child) waits, once its real call returned and
+ * before its event, until no send is in flight: whatever it saw caused by a send of ours (the
+ * peer's answer, the child's end) is then logged after that send, never before (a cycle of
+ * messages against program order replay could not follow).  It does not wait while blocked,
+ * and waits 10 ms at most for a send that blocks (a full buffer: its bytes are not the
+ * peer's yet, and the peer may wait for this very receive). */
+REC_HIDDEN int rec_data_order_begin(int fd);
+REC_HIDDEN void rec_data_order_end(int *held);
+REC_HIDDEN void rec_sends_settle(void);
+#define REC_DATA_ORDER(fd, dir) \
+	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
+		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
+#define REC_DATA_ORDER_AFTER(fd, dir) \
+	do { \
+		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN && (fd) >= 0 && \
+		    (fd) < REC_FD_MAX && rec.fd[fd] != REC_FD_IGNORED) \
+			rec_sends_settle(); /* (regular files: nothing a send of ours caused) */ \
+	} while (0)
+/* Descriptors made by eventfd (sync.c; 2: with EFD_NONBLOCK): with threads, their reads and
+ * writes are SYNC events, the real call made under the stream lock, so that the order logged
+ * is the order the counter saw (a blocking read, which could wait for ever, is made before
+ * taking it).  rec_evfd_enter: 1 when the lock is held and the event is to be logged. */
+extern uint8_t rec_evfd[REC_FD_MAX] REC_HIDDEN;
+static inline int rec_is_evfd(int fd)
+{
+	return fd >= 0 && fd < REC_FD_MAX && rec_evfd[fd];
+}
+static inline void rec_evfd_forget(int fd)
+{
+	if (fd >= 0 && fd < REC_FD_MAX)
+		rec_evfd[fd] = 0;
+}
+REC_HIDDEN int rec_evfd_enter(void);
+REC_HIDDEN void rec_evfd_event(int fd, int dir, long r, int e);
+/* A forked child: its one thread is thread 0, its objects are numbered anew. */
+REC_HIDDEN void rec_threads_fork_child(void);
+/* The thread an event of a thread the recorder did not see start is given (0); notes the
+ * process in the registry once, for `encore record`'s warning. */
+REC_HIDDEN uint32_t rec_thread_foreign(void);
+/* The parent after a fork, under the lock: log the sync events other threads made during it. */
+REC_HIDDEN void rec_sync_flush_deferred(void);
+/* sync.c's part of it: the objects' ids start again. */
+REC_HIDDEN void rec_sync_fork_child(void);
+
 /* In a child of a fork we did not make: release a lock another thread may have held. */
 REC_HIDDEN void rec_lock_reset(void);
 

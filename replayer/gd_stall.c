@@ -143,6 +143,14 @@ static int stall_line(struct rep *r, size_t i, char *out, size_t cap)
 	if (waiting && s->wait_kind == TRACE_EV_EXIT)
 		return wait_line(r, p, s, idx, out, cap);
 	rep__describe_event(r, p, idx + 1, next, sizeof(next));
+	if (waiting && s->wait_kind == TRACE_EV_THREAD) /* lc_sync.c: the turn never comes */
+		return snprintf(out, cap, "  %s (pid %ld) at state %llu of %llu: %llu of its threads "
+		                "wait for their turns; the next event, %s, is thread %d's, which "
+		                "does not reach it (it runs outside interposed calls, or waits in "
+		                "one that is no event: a data race or a lock encore does not see)\n",
+		                p->name, p->pid, (unsigned long long)idx,
+		                (unsigned long long)p->nevents, (unsigned long long)s->wait_len, next,
+		                s->wait_fd);
 	if (waiting && s->wait_kind == TRACE_EV_RECV)
 		from_recv(r, p, idx, from, sizeof(from));
 	if (waiting && s->wait_kind == TRACE_EV_ACCEPT)

@@ -328,6 +328,8 @@ static int load_trace(char *why, size_t cap)
 		e->has_hash = ev.has_hash != 0;
 		e->naux = ev.naux > TRACE_AUX_MAX ? TRACE_AUX_MAX : ev.naux;
 		e->site = ev.site;
+		e->thread = ev.thread;
+		lc.threaded |= ev.thread != 0;
 		memcpy(e->aux, ev.aux, sizeof(e->aux));
 		e->data_off = dlen;
 		e->data_len = ev.data_len;
@@ -448,6 +450,10 @@ void lc_diverge(const char *fmt, ...)
 
 	n = snprintf(text, sizeof(text), "process %s (pid %ld), event %llu: ", lc.name,
 	             (long)syscall(SYS_getpid), (unsigned long long)lc.pos + 1);
+	if (lc.threaded && lc_thread != LC_NO_THREAD)
+		n = snprintf(text, sizeof(text), "process %s (pid %ld), thread %u, event %llu: ",
+		             lc.name, (long)syscall(SYS_getpid), lc_thread,
+		             (unsigned long long)lc.pos + 1);
 	va_start(ap, fmt);
 	vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -689,9 +695,19 @@ void lc_run_free(void)
 
 const struct lc_ev *lc_peek(void)
 {
+	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
 		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+}
+
+const struct lc_ev *lc_peek_now(void)
+{
+	const struct lc_ev *ev = lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+
+	if (ev && lc.threaded && ev->thread != (lc_thread == LC_NO_THREAD ? 0 : lc_thread))
+		return NULL;
+	return ev;
 }
 
 static int kind_ok(uint32_t have, uint32_t want)
@@ -704,6 +720,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
+	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
 	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
 		lc_signal_run(); /* a signal's handler ran, or the process died of one, here when
@@ -730,8 +747,12 @@ void lc_commit(void)
 		lc_count(&lc.ev[lc.pos - lc.base]);
 	lc.pos++;
 	lc.slot->index = lc.pos;
-	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
-		lc_signal_after(); /* a deferred handler ran at the end of this call (lc_signals.c) */
+	if (__builtin_expect(lc.threaded, 0))
+		lc_turn_done();
+	/* a deferred handler ran at the end of this call, in this thread (lc_signals.c) */
+	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0) &&
+	    lc_peek_now())
+		lc_signal_after();
 }
 
 /* --- descriptors --------------------------------------------------------------------------- */
@@ -757,6 +778,10 @@ int32_t lc_fd_class(int fd)
 		return LC_FD_IGNORED;
 	v = lc_fd[fd];
 	if (v != LC_FD_UNKNOWN)
+		return v;
+	/* another thread may be classifying it at its turn: look once ours came */
+	lc_turn();
+	if ((v = lc_fd[fd]) != LC_FD_UNKNOWN)
 		return v;
 	/* The recorder classifies a descriptor at its first use by what it is (fstat): a socket
 	 * or pipe it did not see made gets a SOCKET or PIPE event with no call, just before the
@@ -855,6 +880,8 @@ void lc_child_start(uint32_t k)
 	/* the child's image 0: nothing done, no halt condition, no counters until CONFIG */
 	lc.done = lc.online = lc.halt_check = lc.counting = 0;
 	lc.seg = 0;
+	lc.threaded = 0;
+	lc_threads_fork_child();
 	lc_online_reset();
 	lc_pids_reset();
 	n = strlen(lc.name);

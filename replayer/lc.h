@@ -12,7 +12,10 @@
  *     recorded size for bytes between recorded processes, the recorded value for external
  *     input) and lc_commit()s it;
  *   - before an event whose index is one past the target state, the LC halts: it reports
- *     to the GD and blocks until told to go on (Manabe & Imase section 2.2, 3.2).
+ *     to the GD and blocks until told to go on (Manabe & Imase section 2.2, 3.2);
+ *   - in a process with threads, lc_expect first waits for the calling thread's turn: the
+ *     next event must be its own (lc_sync.c), so the threads pass interposed calls in the
+ *     recorded order and the LC's state is only ever touched by the thread whose turn it is.
  */
 #ifndef ENCORE_REP_LC_H
 #define ENCORE_REP_LC_H
@@ -58,6 +61,7 @@ struct lc_ev {
 	uint32_t naux;
 	uint32_t data_len;
 	uint32_t site;
+	uint32_t thread;   /* the thread that made the call (its index, 0 the main thread) */
 	int64_t aux[TRACE_AUX_MAX];
 	uint64_t data_off;
 };
@@ -99,6 +103,15 @@ struct lc_state {
 	int online;                /* CONFIG said REP_CF_ONLINE */
 	int halt_check;            /* some halt condition may hold: check before each event */
 	int counting;              /* keep the counters of the predicate's terms */
+	/* threads (lc_sync.c) */
+	int threaded;              /* some event of this image is not thread 0's: turns are taken */
+	int sync_on;               /* a thread was created: synchronisation calls are events */
+	uint32_t turn_seq;         /* bumped at each commit of a threaded image (a futex) */
+	uint32_t turn_waiters;     /* live threads sleeping on it (for the deadlock check) */
+	uint32_t turn_sleepers;    /* every thread sleeping on it (to wake) */
+	uint32_t live;             /* threads of ours running (1 + created - ended) */
+	uint32_t nthreads_made;    /* the highest thread index created so far */
+	int in_turn;               /* a thread is between its turn and its commit */
 };
 
 extern struct lc_state lc LC_HIDDEN;
@@ -114,6 +127,31 @@ LC_HIDDEN int lc_move_high(int fd);
 LC_HIDDEN void lc_enter(void);
 LC_HIDDEN void lc_leave(void);
 
+/* Threads (lc_sync.c).  lc_thread is the calling thread's index (LC_NO_THREAD: a thread the LC
+ * did not see start: its synchronisation is not replayed).  lc_turn()
+ * returns once the next event is the calling thread's (or the trace is over), sleeping on
+ * lc.turn_seq meanwhile; lc_turn_done() wakes the sleepers after a commit. */
+#define LC_NO_THREAD UINT32_MAX
+extern __thread uint32_t lc_thread LC_HIDDEN __attribute__((tls_model("initial-exec")));
+LC_HIDDEN void lc_turn_wait(void);
+static inline void lc_turn(void)
+{
+	if (__builtin_expect(lc.threaded, 0))
+		lc_turn_wait();
+}
+LC_HIDDEN void lc_turn_done(void);
+/* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.
+ * lc_evfd_io: 1 when fd is one and the call was replayed (*out its result), else 0. */
+extern uint8_t lc_evfd[LC_FD_MAX] LC_HIDDEN;
+LC_HIDDEN int lc_evfd_io(int fd, const struct iovec *iov, int cnt, int out_dir, ssize_t *out);
+static inline void lc_evfd_forget(int fd)
+{
+	if (fd >= 0 && fd < LC_FD_MAX)
+		lc_evfd[fd] = 0;
+}
+/* A forked child: its one thread is thread 0, objects are numbered anew. */
+LC_HIDDEN void lc_threads_fork_child(void);
+
 /* The next event, which must be of `kind` (RECV also accepts INPUT) on descriptor fd (fd < 0:
  * any).  Halts first when the target state is reached; reports a divergence (and never
  * returns) when the trace says otherwise.  `what` names the call for the report. */
@@ -122,8 +160,12 @@ LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 LC_HIDDEN void lc_run_free(void);
 /* Before the program installs a seccomp filter (lc_proc.c): run free from here. */
 LC_HIDDEN void lc_sandbox_before(void);
-/* The next event without checks, or NULL at the end. */
+/* The next event without checks, or NULL at the end (with threads: once it is the calling
+ * thread's turn). */
 LC_HIDDEN const struct lc_ev *lc_peek(void);
+/* The next event if it is the calling thread's (it follows, in the same thread, the event
+ * just committed), without waiting; else NULL. */
+LC_HIDDEN const struct lc_ev *lc_peek_now(void);
 /* The event returned by lc_expect is done. */
 LC_HIDDEN void lc_commit(void);
 /* Report a divergence to the GD and never return. */

@@ -427,6 +427,8 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 
 	if (!lc_on())
 		return 0;
+	if (__builtin_expect(lc.sync_on, 0) && lc_evfd_io(fd, iov, cnt, 0, out))
+		return 1; /* an eventfd between threads (lc_sync.c) */
 	cls = lc_fd_class(fd);
 	if (cls == LC_FD_IGNORED)
 		return 0;
@@ -579,6 +581,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 
 	if (!lc_on())
 		return 0;
+	if (__builtin_expect(lc.sync_on, 0) && lc_evfd_io(fd, iov, cnt, 1, out))
+		return 1; /* an eventfd between threads (lc_sync.c) */
 	cls = lc_fd_class(fd);
 	if (cls <= 0)
 		return 0;
@@ -771,7 +775,8 @@ static void skip_closes(int fd)
 {
 	const struct lc_ev *ev;
 
-	while ((ev = lc_peek()) && ev->kind == TRACE_EV_CLOSE && ev->fd == fd && lc.pos != lc.target)
+	while ((ev = lc_peek_now()) && ev->kind == TRACE_EV_CLOSE && ev->fd == fd &&
+	       lc.pos != lc.target)
 		lc_commit();
 }
 
@@ -801,9 +806,9 @@ LC_EXPORT int socket(int domain, int type, int protocol)
 	if (r < 0)
 		lc_diverge("socket() failed: %s (it succeeded when recorded)", strerror(errno));
 	check_new_fd(ev, r, "socket");
+	bind_fd(r, ev->channel); /* before the commit: with threads, the next turn may be another's */
 	lc_commit();
 	skip_closes(r);
-	bind_fd(r, ev->channel);
 	return r;
 }
 
@@ -813,11 +818,11 @@ static int pair_common(int r, const int fds[2], const struct lc_ev *ev, const ch
 		lc_diverge("%s failed: %s (it succeeded when recorded)", what, strerror(errno));
 	if (fds[0] != ev->fd)
 		lc_diverge("%s returned descriptor %d, the recorded one was %d", what, fds[0], ev->fd);
+	bind_fd(fds[0], ev->naux > 0 ? (uint32_t)ev->aux[0] : 0);
+	bind_fd(fds[1], ev->naux > 1 ? (uint32_t)ev->aux[1] : 0);
 	lc_commit();
 	skip_closes(fds[0]);
 	skip_closes(fds[1]);
-	bind_fd(fds[0], ev->naux > 0 ? (uint32_t)ev->aux[0] : 0);
-	bind_fd(fds[1], ev->naux > 1 ? (uint32_t)ev->aux[1] : 0);
 	return 0;
 }
 
@@ -1316,8 +1321,8 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 			memcpy(addr, ep.peer, n < *len ? n : *len);
 			*len = n;
 		}
-		lc_commit();
 		bind_fd((int)ev->result, ev->channel);
+		lc_commit();
 		return (int)ev->result;
 	}
 	if (lc.online)
@@ -1331,9 +1336,9 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 			*len = l;
 	}
 	check_new_fd(ev, r, "accept");
+	bind_fd(r, ev->channel);
 	lc_commit();
 	skip_closes(r);
-	bind_fd(r, ev->channel);
 	return r;
 }
 
@@ -1369,7 +1374,9 @@ static void closed(int fd)
 		return;
 	if (lc_fd[fd] > 0 && (ev = lc_peek()) && ev->kind == TRACE_EV_CLOSE && ev->fd == fd) {
 		lc_expect(TRACE_EV_CLOSE, fd, "close");
+		lc_fd_forget(fd); /* before the commit: the next turn may be another thread's */
 		lc_commit();
+		return;
 	}
 	lc_fd_forget(fd);
 }
@@ -1380,7 +1387,10 @@ LC_EXPORT int close(int fd)
 
 	if (lc_own_fd(fd))
 		return 0; /* the program closes every descriptor: not the GD's connection */
+	if (lc_on())
+		lc_turn(); /* threads: the number is freed in the recorded order (lc_sync.c) */
 	r = IP_REAL(close)(fd);
+	lc_evfd_forget(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
 		int e = errno;
 
@@ -1452,12 +1462,12 @@ static void dup_done(int oldfd, int r, int e)
 	}
 	cls = lc_fd_class(oldfd);
 	closed(r);
+	if (r < LC_FD_MAX)
+		lc_fd[r] = cls == LC_FD_IGNORED ? LC_FD_UNKNOWN : cls;
 	if (cls > 0 && (ev = lc_peek()) && ev->kind == TRACE_EV_DUP && ev->fd == oldfd) {
 		lc_expect(TRACE_EV_DUP, oldfd, "dup");
 		lc_commit();
 	}
-	if (r < LC_FD_MAX)
-		lc_fd[r] = cls == LC_FD_IGNORED ? LC_FD_UNKNOWN : cls;
 	errno = e;
 }
 
@@ -1524,7 +1534,10 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	int r_; \
 	if (!(NOFD2)) \
 		lc_own_fd_move(FD2); \
+	if (lc_on()) \
+		lc_turn(); /* threads: numbers in the recorded order */ \
 	r_ = realcall; \
+	lc_evfd_forget(r_); \
 	dup_done(FD, r_, errno); \
 	return r_
 

@@ -265,14 +265,16 @@ LC_EXPORT void exit(int status)
 
 
 
-LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                             void *arg)
+/* pthread_create, pthread_exit, pthread_join: lc_sync.c, with the turn. */
+
+/* Only the recorder needs to know (recorder/proc.c). */
+/* glibc's, not in its headers (pthread_atfork calls it). */
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+
+LC_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                                void *dso)
 {
-	if (lc_on()) {
-		lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
-		lc_commit();
-	}
-	return IP_REAL(pthread_create)(t, attr, fn, arg);
+	return IP_REAL(__register_atfork)(prepare, parent, child, dso);
 }
 
 /* A seccomp filter: the recorder stopped the trace just before it (recorder/guard.c), so the

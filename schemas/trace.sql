@@ -46,7 +46,8 @@ CREATE TABLE event (
   external INTEGER,
   site INTEGER,
   time_ns INTEGER,
-  image INTEGER
+  image INTEGER,
+  thread INTEGER
 );
 
 CREATE TABLE channel (

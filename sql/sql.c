@@ -576,10 +576,13 @@ static int put_event_row(struct filler *f, size_t p, uint64_t k, int64_t id,
 		vint(&v[14], (int64_t)tev->time_ns);
 	else
 		vnull(&v[14]);
-	if (tev)
+	if (tev) {
 		vint(&v[15], image);
-	else
+		vint(&v[16], tev->thread);
+	} else {
 		vnull(&v[15]);
+		vnull(&v[16]);
+	}
 	return batch_add(f, &f->ev);
 }
 
@@ -1142,7 +1145,7 @@ int ana_db_fill(struct sqlite3 *db, struct ana_session *s, const char *dir,
 			rc = sql_fail(db, diag, st_sql[i]);
 			goto out;
 		}
-	if ((rc = batch_init(&f, &f.ev, "event", 16)) || (rc = batch_init(&f, &f.msg, "message", 7)) ||
+	if ((rc = batch_init(&f, &f.ev, "event", 17)) || (rc = batch_init(&f, &f.msg, "message", 7)) ||
 	    (rc = batch_init(&f, &f.mark, "mark", 5)) ||
 	    (rc = batch_init(&f, &f.input, "input", 7)))
 		goto out;

@@ -205,9 +205,12 @@ int main(int argc, char **argv)
 	printf("SIGSEGV handler is %s\n", old.sa_handler == SIG_DFL ? "SIG_DFL" : "something else");
 	printf("SIGTERM handler was %s\n", signal(SIGTERM, SIG_IGN) == SIG_DFL ? "SIG_DFL" : "set");
 
+	/* the new thread's index (1), its end, then the join naming it (schemas/trace-format.md) */
 	r = pthread_create(&t, NULL, thread_main, NULL);
-	fprintf(rep, "thread pthread_create -1 0 %zd 0\n", r);
-	pthread_join(t, NULL);
+	fprintf(rep, "thread pthread_create -1 0 %zd 0\n", r == 0 ? (ssize_t)1 : -r);
+	r = pthread_join(t, NULL);
+	fprintf(rep, "thread thread_exit -1 0 0 0\n");
+	fprintf(rep, "thread pthread_join -1 0 %zd 0 a=1\n", r);
 
 	fflush(rep);
 	pid = fork();

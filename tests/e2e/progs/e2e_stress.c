@@ -161,8 +161,8 @@ static void read_trace(const char *dir, const char *name, struct tally *t)
 		t->events++;
 		if (ev.index != t->events)
 			t->in_order = 0;
-		if (ev.kind == TRACE_EV_THREAD)
-			t->threads++;
+		if (ev.kind == TRACE_EV_THREAD && ev.call == TRACE_CALL_PTHREAD_CREATE)
+			t->threads++; /* (thread ends and joins are THREAD events too) */
 		if (ev.kind == TRACE_EV_EXIT && ev.naux == 1)
 			t->unlogged = (uint64_t)ev.aux[0];
 		if (ev.channel >= 16 || ev.result <= 0)

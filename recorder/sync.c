@@ -1,0 +1,454 @@
+/*
+ * sync.c: the order in which a process's threads pass pthread synchronisation (mutexes,
+ * rwlocks, condition variables, semaphores, barriers, spin locks), logged as SYNC events
+ * (schemas/trace-format.md, "Threads").  This is Instant Replay (LeBlanc and Mellor-Crummey,
+ * "Debugging parallel programs with Instant Replay", IEEE ToC 1987, section 3): for a
+ * program whose threads share data only under these objects, the order of the accesses to
+ * the objects decides the execution, and replay enforces it (replayer/lc_sync.c).
+ *
+ * The rule that makes the order right: an acquiring call (lock, a wait that returned) is
+ * logged after the real call returned, a releasing call (unlock, post, signal, the start of a
+ * condition wait, which releases its mutex) before the real call, both under the stream
+ * lock.  Every release then precedes, in the one stream, the acquire it enabled.
+ *
+ * Cost: a process that never started a thread (rec.threads 0) passes straight through, no
+ * event; after its first pthread_create every call is an event of a few bytes: no call site
+ * (the site would cost a lookup and bytes on the hottest calls), no timestamp.  A thread the
+ * recorder did not see start (one libc made) passes through too.
+ */
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "objid.h"
+#include "rec.h"
+
+__thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO_THREAD;
+__thread int rec_held __attribute__((tls_model("initial-exec")));
+
+static struct ip_objtab objs;
+
+int rec_fdorder;
+__thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
+
+/* Per descriptor (rec.h, REC_DATA_ORDER): 0 free, 1 held, 2 held with sleepers (Drepper,
+ * "Futexes are tricky", mutex 2); and the sends in flight, which observers wait to see 0. */
+static uint32_t data_order[REC_FD_MAX];
+static uint32_t data_order_held; /* locks held now, by every thread */
+static uint32_t inflight, settle_waiters;
+static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
+
+int rec_data_order_begin(int fd)
+{
+	uint32_t *w, c = 0;
+	int e = errno;
+
+	if (fd < 0 || fd >= REC_FD_MAX || rec.fd[fd] == REC_FD_IGNORED || rec_depth ||
+	    data_order_mine || !rec.w)
+		return 0;
+	w = &data_order[fd];
+	if (!__atomic_compare_exchange_n(w, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (c != 2)
+			c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+		while (c != 0) {
+			syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+			c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+		}
+	}
+	data_order_mine = 1;
+	__atomic_fetch_add(&data_order_held, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
+	errno = e;
+	return fd + 1;
+}
+
+void rec_data_order_end(int *held)
+{
+	uint32_t *w;
+	int e;
+
+	if (!*held)
+		return;
+	e = errno;
+	w = &data_order[*held - 1];
+	data_order_mine = 0;
+	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
+	if (__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST) == 1 &&
+	    __atomic_load_n(&settle_waiters, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &inflight, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	if (__atomic_fetch_sub(w, 1, __ATOMIC_RELEASE) != 1) {
+		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
+		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	errno = e;
+}
+
+void rec_sends_settle(void)
+{
+	uint32_t v;
+	int e;
+
+	if (data_order_mine || rec_depth || !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
+		return;
+	e = errno;
+	__atomic_fetch_add(&settle_waiters, 1, __ATOMIC_SEQ_CST);
+	/* A send in flight finishes in microseconds unless it blocks (a full buffer): then its
+	 * bytes have not reached the peer, nothing seen now is its answer, and waiting for it
+	 * could wait for ever (the peer waits for this thread to read); so 10 ms at most. */
+	for (int i = 0; i < 10 && (v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0; i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+
+		syscall(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+	}
+	__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
+	errno = e;
+}
+
+int rec_fd_order_wait(void)
+{
+	while (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
+		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
+			return 0;
+		syscall(SYS_sched_yield);
+	}
+	return 1;
+}
+
+/* The constructor runs in the main thread: it is thread 0. */
+__attribute__((constructor)) static void sync_init(void)
+{
+	rec_thread = 0;
+}
+
+/* --- events that meet a fork ---------------------------------------------------------------
+ * A fork holds the stream lock across the real fork, and a thread that needs the lock then
+ * does not wait for it (rec.h, rec_lock_wait): the program's atfork handlers may wait for a
+ * mutex that thread holds.  A sync event cannot be dropped (replay would miss an acquire or a
+ * release), so it is kept here and logged by the forking thread, under the lock, right after
+ * the real fork, before the FORK event (rec_sync_flush_deferred).  A thread that finds the
+ * fork over by the time it holds ring_lock logs normally instead. */
+#define DEFER_MAX 256
+static struct deferred {
+	uint32_t call, thread;
+	const void *obj, *obj2;
+	int64_t r;
+	int32_t e;
+} deferred[DEFER_MAX];
+static uint32_t ndeferred;
+static int ring_lock;
+
+static void ring_take(void)
+{
+	while (__atomic_exchange_n(&ring_lock, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+}
+
+static void ring_give(void)
+{
+	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* 1 when kept for the forking thread, 0 when the fork is over (log it normally). */
+static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+{
+	int kept = 0;
+
+	ring_take();
+	if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
+		if (ndeferred < DEFER_MAX)
+			deferred[ndeferred++] = (struct deferred){ call, rec_thread, obj, obj2, r, e };
+		else
+			__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		kept = 1;
+	}
+	ring_give();
+	return kept;
+}
+
+static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
+                       int64_t r, int e)
+{
+	struct trace_event ev;
+	uint32_t self = rec_thread;
+
+	rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
+	ev.result = r;
+	ev.err = e;
+	ev.naux = obj2 ? 2 : 1;
+	ev.aux[0] = ip_obj_id(&objs, obj);
+	ev.aux[1] = obj2 ? ip_obj_id(&objs, obj2) : 0;
+	rec_thread = thread; /* rec_log takes the thread from here */
+	rec_log(&ev, NULL);
+	rec_thread = self;
+}
+
+void rec_sync_flush_deferred(void)
+{
+	ring_take();
+	for (uint32_t i = 0; i < ndeferred; i++)
+		sync_event(deferred[i].call, deferred[i].thread, deferred[i].obj, deferred[i].obj2,
+		           deferred[i].r, deferred[i].e);
+	ndeferred = 0;
+	ring_give();
+}
+
+/* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
+ * the call returned and its errno (semaphores). */
+static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+{
+	for (;;) {
+		if (rec_enter()) {
+			sync_event(call, rec_thread, obj, obj2, r, e);
+			rec_leave();
+			return;
+		}
+		if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+			return;
+		/* rec_enter counted it unlogged: it is not */
+		__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		if (defer(call, obj, obj2, r, e))
+			return;
+	}
+}
+
+/* Whether this thread's synchronisation is logged: threads exist, and it is one of ours. */
+static inline int sync_on(void)
+{
+	return __builtin_expect(rec.threads, 0) && rec_thread != REC_NO_THREAD;
+}
+
+/* --- eventfd ------------------------------------------------------------------------------- */
+
+uint8_t rec_evfd[REC_FD_MAX];
+
+REC_EXPORT int eventfd(unsigned int count, int flags)
+{
+	int r = IP_REAL(eventfd)(count, flags);
+
+	if (r >= 0 && r < REC_FD_MAX)
+		rec_evfd[r] = (flags & EFD_NONBLOCK) ? 2 : 1;
+	return r;
+}
+
+int rec_evfd_enter(void)
+{
+	return sync_on() && rec_enter();
+}
+
+/* A read (dir REC_IN) or a write (REC_OUT) of an eventfd, r and e its result, under the lock;
+ * aux[0] names the descriptor's object (its number + 1 as the key). */
+void rec_evfd_event(int fd, int dir, long r, int e)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_SYNC, dir == REC_IN ? TRACE_CALL_READ : TRACE_CALL_WRITE, 0);
+	ev.fd = fd;
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 1;
+	ev.aux[0] = ip_obj_id(&objs, (const void *)(uintptr_t)(fd + 1));
+	rec_log(&ev, NULL);
+}
+
+/* Locks count in rec_held (even before threads: a lock taken then may be held at a fork). */
+#define ACQUIRE(name, call, obj, ...) \
+	do { \
+		int r_ = IP_REAL(name)(__VA_ARGS__); \
+		rec_held += r_ == 0; \
+		if (sync_on()) \
+			sync_log(call, obj, NULL, r_, 0); \
+		return r_; \
+	} while (0)
+
+#define RELEASE(name, call, obj, ...) \
+	do { \
+		if (sync_on()) \
+			sync_log(call, obj, NULL, 0, 0); \
+		rec_held -= rec_held > 0; \
+		return IP_REAL(name)(__VA_ARGS__); \
+	} while (0)
+
+/* Not a lock: sem_post, cond_signal, cond_broadcast. */
+#define POST(name, call, obj, ...) \
+	do { \
+		if (sync_on()) \
+			sync_log(call, obj, NULL, 0, 0); \
+		return IP_REAL(name)(__VA_ARGS__); \
+	} while (0)
+
+/* --- mutexes ------------------------------------------------------------------------------ */
+
+REC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	ACQUIRE(pthread_mutex_lock, TRACE_CALL_MUTEX_LOCK, m, m);
+}
+
+REC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	ACQUIRE(pthread_mutex_trylock, TRACE_CALL_MUTEX_TRYLOCK, m, m);
+}
+
+REC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+	ACQUIRE(pthread_mutex_timedlock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, ts);
+}
+
+REC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	RELEASE(pthread_mutex_unlock, TRACE_CALL_MUTEX_UNLOCK, m, m);
+}
+
+/* --- rwlocks ------------------------------------------------------------------------------ */
+
+REC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	ACQUIRE(pthread_rwlock_rdlock, TRACE_CALL_RWLOCK_RDLOCK, l, l);
+}
+
+REC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	ACQUIRE(pthread_rwlock_tryrdlock, TRACE_CALL_RWLOCK_TRYRDLOCK, l, l);
+}
+
+REC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
+{
+	ACQUIRE(pthread_rwlock_timedrdlock, TRACE_CALL_RWLOCK_TIMEDRDLOCK, l, l, ts);
+}
+
+REC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	ACQUIRE(pthread_rwlock_wrlock, TRACE_CALL_RWLOCK_WRLOCK, l, l);
+}
+
+REC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	ACQUIRE(pthread_rwlock_trywrlock, TRACE_CALL_RWLOCK_TRYWRLOCK, l, l);
+}
+
+REC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
+{
+	ACQUIRE(pthread_rwlock_timedwrlock, TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, l, ts);
+}
+
+REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	RELEASE(pthread_rwlock_unlock, TRACE_CALL_RWLOCK_UNLOCK, l, l);
+}
+
+/* --- condition variables ------------------------------------------------------------------
+ * A wait is two events: its start releases the mutex (logged before), its return holds the
+ * mutex again (logged after); a signal or broadcast is a release. */
+
+REC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	int r;
+
+	if (!sync_on())
+		return IP_REAL(pthread_cond_wait)(c, m);
+	sync_log(TRACE_CALL_COND_WAIT, c, m, 0, 0);
+	r = IP_REAL(pthread_cond_wait)(c, m);
+	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
+	return r;
+}
+
+REC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                      const struct timespec *ts)
+{
+	int r;
+
+	if (!sync_on())
+		return IP_REAL(pthread_cond_timedwait)(c, m, ts);
+	sync_log(TRACE_CALL_COND_TIMEDWAIT, c, m, 0, 0);
+	r = IP_REAL(pthread_cond_timedwait)(c, m, ts);
+	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
+	return r;
+}
+
+REC_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	POST(pthread_cond_signal, TRACE_CALL_COND_SIGNAL, c, c);
+}
+
+REC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	POST(pthread_cond_broadcast, TRACE_CALL_COND_BROADCAST, c, c);
+}
+
+/* --- semaphores: 0, or -1 with errno ------------------------------------------------------ */
+
+#define SEM_ACQUIRE(name, call, ...) \
+	do { \
+		int r_ = IP_REAL(name)(__VA_ARGS__), e_ = errno; \
+		if (sync_on()) \
+			sync_log(call, s, NULL, r_, r_ < 0 ? e_ : 0); \
+		errno = e_; \
+		return r_; \
+	} while (0)
+
+REC_EXPORT int sem_wait(sem_t *s)
+{
+	SEM_ACQUIRE(sem_wait, TRACE_CALL_SEM_WAIT, s);
+}
+
+REC_EXPORT int sem_trywait(sem_t *s)
+{
+	SEM_ACQUIRE(sem_trywait, TRACE_CALL_SEM_TRYWAIT, s);
+}
+
+REC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
+{
+	SEM_ACQUIRE(sem_timedwait, TRACE_CALL_SEM_TIMEDWAIT, s, ts);
+}
+
+REC_EXPORT int sem_post(sem_t *s)
+{
+	POST(sem_post, TRACE_CALL_SEM_POST, s, s);
+}
+
+/* --- barriers: arriving releases, leaving acquires ---------------------------------------- */
+
+REC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	int r;
+
+	if (!sync_on())
+		return IP_REAL(pthread_barrier_wait)(b);
+	sync_log(TRACE_CALL_BARRIER_ARRIVE, b, NULL, 0, 0);
+	r = IP_REAL(pthread_barrier_wait)(b);
+	sync_log(TRACE_CALL_BARRIER_LEAVE, b, NULL, r, 0);
+	return r;
+}
+
+/* --- spin locks --------------------------------------------------------------------------- */
+
+REC_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	ACQUIRE(pthread_spin_lock, TRACE_CALL_SPIN_LOCK, (const void *)l, l);
+}
+
+REC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	ACQUIRE(pthread_spin_trylock, TRACE_CALL_SPIN_TRYLOCK, (const void *)l, l);
+}
+
+REC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	RELEASE(pthread_spin_unlock, TRACE_CALL_SPIN_UNLOCK, (const void *)l, l);
+}
+
+void rec_sync_fork_child(void)
+{
+	__atomic_store_n(&rec_fdorder, 0, __ATOMIC_RELEASE); /* another thread's, void here */
+	rec_fdorder_mine = 0;
+	ndeferred = 0; /* the parent's */
+	if (__atomic_load_n(&data_order_held, __ATOMIC_RELAXED)) {
+		memset(data_order, 0, sizeof(data_order)); /* other threads' */
+		data_order_held = 0;
+		inflight = 0;
+	}
+	data_order_mine = 0;
+	ring_lock = 0;
+	ip_obj_reset(&objs);
+}

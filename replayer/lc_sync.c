@@ -1,0 +1,569 @@
+/*
+ * lc_sync.c: threads in replay.  The recorded order in which a process's threads passed
+ * interposed calls is enforced with one mechanism, the turn: a thread at an interposed call
+ * that is an event waits (a futex on lc.turn_seq, bumped at every commit) until the next
+ * event of the process is its own, then does the event as any interposer does and commits.
+ * Synchronisation calls are events too (recorder/sync.c logs them), which is Instant Replay
+ * (LeBlanc and Mellor-Crummey, IEEE ToC 1987, section 3): the order of the accesses to each
+ * shared object is the recorded one, so a data-race-free program computes what it computed.
+ *
+ * Because the recorder logs a release before its real call and an acquire after, a release
+ * is replayed before the acquire it enabled: an acquire at its turn finds the object free,
+ * or waits only until the releasing thread (past its turn already) really releases.  Here a
+ * release makes its real call before its commit, so that wait is rare.  Calls that would
+ * block for another thread's sake are not made: a condition wait releases its mutex at its
+ * first event and takes it again at its second (a wakeup POSIX allows), a barrier returns at
+ * its turn its recorded result, a trylock that failed fails without being tried.
+ *
+ * A process whose threads all wait for turns that never come (the next event is a thread's
+ * that ended, or that runs outside interposed calls: a data race on plain memory) is
+ * reported: as a divergence when every thread of ours waits, else on the status board for the
+ * GD's stall report (replayer/gd_stall.c), which names the thread the process waits for.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+__thread uint32_t lc_thread __attribute__((tls_model("initial-exec"))) = LC_NO_THREAD;
+/* The thread logged its end: what it does after (TLS destructors) keeps its turns, but it is
+ * not counted among the live threads whose waits make a deadlock. */
+static __thread int ended __attribute__((tls_model("initial-exec")));
+
+
+/* The constructor runs in the main thread: it is thread 0. */
+__attribute__((constructor)) static void sync_init(void)
+{
+	lc_thread = 0;
+	lc.live = 1;
+}
+
+void lc_threads_fork_child(void)
+{
+	lc_thread = 0;
+	lc.live = 1;
+	lc.sync_on = 0;
+	lc.in_turn = 0;
+	lc.turn_waiters = 0;
+	lc.turn_sleepers = 0;
+	ended = 0;
+}
+
+/* --- the turn ------------------------------------------------------------------------------ */
+
+static long futex(uint32_t *w, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, w, op, val, ts, NULL, 0);
+}
+
+__attribute__((noreturn)) static void sleep_forever(void)
+{
+	static uint32_t never;
+
+	for (;;)
+		futex(&never, FUTEX_WAIT_PRIVATE, 0, NULL);
+}
+
+/* Waited for a turn a long time with nothing committed: say who the process waits for. */
+static void turn_stuck(const struct lc_ev *next, uint32_t me)
+{
+	char desc[192];
+
+	if (lc.in_turn)
+		return; /* a thread is in its event (waiting for bytes, a child...): the board says */
+	lc_ev_describe(next, desc, sizeof(desc));
+	if (__atomic_load_n(&lc.turn_waiters, __ATOMIC_SEQ_CST) >= lc.live) {
+		(void)me;
+		lc_diverge("every thread of the process waits for its turn (%u running), but the next "
+		           "event, %s, is thread %u's, which %s", lc.live, desc, next->thread,
+		           next->thread > lc.nthreads_made ? "was never created" :
+		           "has ended or runs outside interposed calls");
+	}
+	/* the board: waiting for thread N to reach its next event (gd_stall.c); said once (each
+	 * change of the board is progress to the GD's stall detector) */
+	if (lc.slot->wait_kind != TRACE_EV_THREAD || lc.slot->wait_fd != (int32_t)next->thread)
+		lc_wait_state(TRACE_EV_THREAD, (int)next->thread, 0, lc.turn_waiters);
+}
+
+static void turn_wait(void);
+
+/* The program's errno is left as it was (the futex calls set it). */
+void lc_turn_wait(void)
+{
+	int e = errno;
+
+	turn_wait();
+	errno = e;
+}
+
+static void turn_wait(void)
+{
+	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+	uint32_t last = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
+	int idle = 0;
+
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
+
+		if (seq != last) {
+			last = seq;
+			idle = 0;
+		}
+		uint64_t pos = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE);
+		const struct lc_ev *next = pos < lc.nev ? &lc.ev[pos - lc.base] : NULL;
+		struct timespec ts = { 0, 250 * 1000 * 1000 };
+
+		if (!lc.active)
+			sleep_forever(); /* another thread diverged (the GD ends us), or the process
+			                    exits or runs free past its trace: nothing more is ours */
+		if (!next) {
+			const struct lc_ev *end = lc.nev > lc.base ? &lc.ev[lc.nev - 1 - lc.base] : NULL;
+
+			/* the process ends (exit, a fatal signal, exec): the recorded run ended with it,
+			 * and a thread still running then was ended with it, wherever it was */
+			if (lc.done || (end && (end->kind == TRACE_EV_EXIT ||
+			                         end->kind == TRACE_EV_SIGNAL ||
+			                         end->kind == TRACE_EV_EXEC)))
+				sleep_forever();
+			return;
+		}
+		if (next->thread == me) {
+			if (lc.slot->wait_kind == TRACE_EV_THREAD)
+				lc_wait_state(0, -1, 0, 0);
+			lc.in_turn = 1;
+			return;
+		}
+		if (!ended)
+			__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
+		if (futex(&lc.turn_seq, FUTEX_WAIT_PRIVATE, seq, &ts) != 0 && errno == ETIMEDOUT &&
+		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq && ++idle >= 4 && !ended)
+			turn_stuck(next, me);
+		__atomic_fetch_sub(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
+		if (!ended)
+			__atomic_fetch_sub(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+void lc_turn_done(void)
+{
+	lc.in_turn = 0;
+	__atomic_fetch_add(&lc.turn_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lc.turn_sleepers, __ATOMIC_SEQ_CST)) {
+		int e = errno;
+
+		futex(&lc.turn_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+		errno = e;
+	}
+}
+
+/* --- thread life --------------------------------------------------------------------------- */
+
+struct lc_start {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index;
+};
+
+static void thread_end(void)
+{
+	const struct lc_ev *ev;
+
+	if (lc_thread == LC_NO_THREAD || !lc_on())
+		return;
+	if (ended)
+		return;
+	ev = lc_expect(TRACE_EV_THREAD, -1, "the end of the thread");
+	if (ev->call != TRACE_CALL_THREAD_EXIT)
+		lc_diverge("expected %s, but the thread ended", trace_call_name(ev->call));
+	ended = 1; /* libc's teardown follows, with its index (as recorded): not a live thread */
+	lc.live--;
+	lc_commit();
+}
+
+static void *lc_trampoline(void *p)
+{
+	struct lc_start s = *(struct lc_start *)p;
+	void *ret;
+
+	lc_thread = s.index; /* before free, as the recorder */
+	free(p);
+	ret = s.fn(s.arg);
+	thread_end();
+	return ret;
+}
+
+/* Threads are created at their recorded place, in the recorded order, with the recorded
+ * indices (the event's result). */
+LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+                             void *arg)
+{
+	const struct lc_ev *ev;
+	struct lc_start *st;
+	int r;
+
+	if (!lc_on() || lc_thread == LC_NO_THREAD)
+		return IP_REAL(pthread_create)(t, attr, fn, arg);
+	ev = lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
+	if (ev->call != TRACE_CALL_PTHREAD_CREATE)
+		lc_diverge("expected %s, but the process called pthread_create",
+		           trace_call_name(ev->call));
+	lc.sync_on = 1; /* as the recorder, from the first attempt on */
+	if (ev->result <= 0) {
+		r = ev->result < 0 ? (int)-ev->result : EAGAIN;
+		lc_commit();
+		return r; /* it failed when recorded */
+	}
+	lc_enter();
+	st = malloc(sizeof(*st));
+	lc_leave();
+	if (!st)
+		lc_diverge("out of memory creating thread %lld", (long long)ev->result);
+	st->fn = fn;
+	st->arg = arg;
+	st->index = (uint32_t)ev->result;
+	if (st->index > lc.nthreads_made)
+		lc.nthreads_made = st->index;
+	lc_enter(); /* what libc does inside (an allocator's locks) is not the program's */
+	r = IP_REAL(pthread_create)(t, attr, lc_trampoline, st);
+	lc_leave();
+	if (r != 0)
+		lc_diverge("pthread_create failed (error %d) where the recorded run created thread "
+		           "%u", r, st->index);
+	lc.live++;
+	lc_commit();
+	return 0;
+}
+
+LC_EXPORT void pthread_exit(void *ret)
+{
+	thread_end();
+	IP_REAL(pthread_exit)(ret);
+	__builtin_unreachable();
+}
+
+LC_EXPORT int pthread_join(pthread_t t, void **ret)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	if (!lc.sync_on || lc_thread == LC_NO_THREAD || !lc_on())
+		return IP_REAL(pthread_join)(t, ret);
+	ev = lc_expect(TRACE_EV_THREAD, -1, "pthread_join");
+	if (ev->call != TRACE_CALL_PTHREAD_JOIN)
+		lc_diverge("expected %s, but the thread called pthread_join", trace_call_name(ev->call));
+	if (ev->result != 0) {
+		r = (int)ev->result;
+		lc_commit();
+		return r;
+	}
+	/* the joined thread committed its end already: it is about to return */
+	r = IP_REAL(pthread_join)(t, ret);
+	lc_commit();
+	return r;
+}
+
+/* --- synchronisation ----------------------------------------------------------------------- */
+
+static inline int sync_on(void)
+{
+	return __builtin_expect(lc.sync_on, 0) && lc_thread != LC_NO_THREAD && lc_on();
+}
+
+/* --- eventfd ------------------------------------------------------------------------------- */
+
+uint8_t lc_evfd[LC_FD_MAX];
+
+LC_EXPORT int eventfd(unsigned int count, int flags)
+{
+	int r = IP_REAL(eventfd)(count, flags);
+
+	if (r >= 0 && r < LC_FD_MAX)
+		lc_evfd[r] = 1;
+	return r;
+}
+
+/* A write at its turn, real call first; a read at its turn makes the real read (the write it
+ * waits for was replayed before it), unless it failed when recorded (EAGAIN: nothing there). */
+int lc_evfd_io(int fd, const struct iovec *iov, int cnt, int out_dir, ssize_t *out)
+{
+	const char *what = out_dir ? "write of an eventfd" : "read of an eventfd";
+	const struct lc_ev *ev;
+	long r;
+
+	if (fd < 0 || fd >= LC_FD_MAX || !lc_evfd[fd] || !sync_on())
+		return 0;
+	ev = lc_expect(TRACE_EV_SYNC, fd, what);
+	if (ev->call != (out_dir ? TRACE_CALL_WRITE : TRACE_CALL_READ))
+		lc_diverge("expected %s, but the thread called the %s", trace_call_name(ev->call),
+		           what);
+	if (!out_dir && ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		*out = -1;
+		return 1;
+	}
+	do
+		r = syscall(out_dir ? SYS_writev : SYS_readv, fd, iov, cnt);
+	while (r < 0 && errno == EINTR);
+	lc_commit();
+	*out = r;
+	return 1;
+}
+
+/* The next event, which must be this sync call: a thread that does something else here
+ * diverged.  The objects are not compared: their ids follow addresses, and an address the
+ * allocator hands out again (a lock freed, another made) keeps its first id when recorded but
+ * may be a fresh one in replay, where the heap is laid out otherwise (the LC's own memory). */
+static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const void *obj2)
+{
+	const char *what = trace_call_name(call);
+	const struct lc_ev *ev = lc_expect(TRACE_EV_SYNC, -1, what);
+
+	(void)obj;
+	(void)obj2;
+	if (ev->call != call)
+		lc_diverge("expected %s of object %lld, but the thread called %s",
+		           trace_call_name(ev->call), (long long)(ev->naux ? ev->aux[0] : 0), what);
+	return ev;
+}
+
+/* An acquiring call: a recorded failure (EBUSY, ETIMEDOUT...) is returned without the real
+ * call; a success is the real blocking acquire, which the release logged before has made
+ * possible. */
+#define ACQUIRE(call, obj, realcall) \
+	do { \
+		const struct lc_ev *ev_ = sync_expect(call, obj, NULL); \
+		int r_ = (int)ev_->result; \
+		if (r_ == 0) \
+			r_ = realcall; \
+		lc_commit(); \
+		return r_; \
+	} while (0)
+
+/* A releasing call: the real call, then the commit that lets the acquirer go. */
+#define RELEASE(call, obj, realcall) \
+	do { \
+		int r_; \
+		sync_expect(call, obj, NULL); \
+		r_ = realcall; \
+		lc_commit(); \
+		return r_; \
+	} while (0)
+
+LC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_mutex_lock)(m);
+	ACQUIRE(TRACE_CALL_MUTEX_LOCK, m, IP_REAL(pthread_mutex_lock)(m));
+}
+
+LC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_mutex_trylock)(m);
+	ACQUIRE(TRACE_CALL_MUTEX_TRYLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+}
+
+LC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_mutex_timedlock)(m, ts);
+	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+}
+
+LC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_mutex_unlock)(m);
+	RELEASE(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
+}
+
+LC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_rdlock)(l);
+	ACQUIRE(TRACE_CALL_RWLOCK_RDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_tryrdlock)(l);
+	ACQUIRE(TRACE_CALL_RWLOCK_TRYRDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_timedrdlock)(l, ts);
+	ACQUIRE(TRACE_CALL_RWLOCK_TIMEDRDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_wrlock)(l);
+	ACQUIRE(TRACE_CALL_RWLOCK_WRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_trywrlock)(l);
+	ACQUIRE(TRACE_CALL_RWLOCK_TRYWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_timedwrlock)(l, ts);
+	ACQUIRE(TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_unlock)(l);
+	RELEASE(TRACE_CALL_RWLOCK_UNLOCK, l, IP_REAL(pthread_rwlock_unlock)(l));
+}
+
+/* A condition wait: its first event releases the mutex, its second (the recorded return, at
+ * its turn, after the signal that woke it when recorded) takes the mutex again. */
+static int cond_wait(uint32_t call, pthread_cond_t *c, pthread_mutex_t *m)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	sync_expect(call, c, m);
+	IP_REAL(pthread_mutex_unlock)(m);
+	lc_commit();
+	ev = sync_expect(TRACE_CALL_COND_WAKE, c, m);
+	r = (int)ev->result;
+	IP_REAL(pthread_mutex_lock)(m);
+	lc_commit();
+	return r;
+}
+
+LC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_cond_wait)(c, m);
+	return cond_wait(TRACE_CALL_COND_WAIT, c, m);
+}
+
+LC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                     const struct timespec *ts)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_cond_timedwait)(c, m, ts);
+	return cond_wait(TRACE_CALL_COND_TIMEDWAIT, c, m);
+}
+
+LC_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_cond_signal)(c);
+	RELEASE(TRACE_CALL_COND_SIGNAL, c, IP_REAL(pthread_cond_signal)(c));
+}
+
+LC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_cond_broadcast)(c);
+	RELEASE(TRACE_CALL_COND_BROADCAST, c, IP_REAL(pthread_cond_broadcast)(c));
+}
+
+/* Semaphores return 0, or -1 with errno: a recorded failure comes back as it was. */
+static int sem_acquire(uint32_t call, sem_t *s)
+{
+	const struct lc_ev *ev = sync_expect(call, s, NULL);
+	int r;
+
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return -1;
+	}
+	do
+		r = IP_REAL(sem_wait)(s);
+	while (r < 0 && errno == EINTR);
+	lc_commit();
+	return 0;
+}
+
+LC_EXPORT int sem_wait(sem_t *s)
+{
+	if (!sync_on())
+		return IP_REAL(sem_wait)(s);
+	return sem_acquire(TRACE_CALL_SEM_WAIT, s);
+}
+
+LC_EXPORT int sem_trywait(sem_t *s)
+{
+	if (!sync_on())
+		return IP_REAL(sem_trywait)(s);
+	return sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
+}
+
+LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
+{
+	if (!sync_on())
+		return IP_REAL(sem_timedwait)(s, ts);
+	return sem_acquire(TRACE_CALL_SEM_TIMEDWAIT, s);
+}
+
+LC_EXPORT int sem_post(sem_t *s)
+{
+	if (!sync_on())
+		return IP_REAL(sem_post)(s);
+	RELEASE(TRACE_CALL_SEM_POST, s, IP_REAL(sem_post)(s));
+}
+
+/* A barrier is not really waited on (the other threads wait for their turns): its arrival
+ * and its return are events, the return gives the recorded result (which thread was the
+ * serial one). */
+LC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	if (!sync_on())
+		return IP_REAL(pthread_barrier_wait)(b);
+	sync_expect(TRACE_CALL_BARRIER_ARRIVE, b, NULL);
+	lc_commit();
+	ev = sync_expect(TRACE_CALL_BARRIER_LEAVE, b, NULL);
+	r = (int)ev->result;
+	lc_commit();
+	return r;
+}
+
+LC_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_spin_lock)(l);
+	ACQUIRE(TRACE_CALL_SPIN_LOCK, (const void *)l, IP_REAL(pthread_spin_lock)(l));
+}
+
+LC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_spin_trylock)(l);
+	ACQUIRE(TRACE_CALL_SPIN_TRYLOCK, (const void *)l, IP_REAL(pthread_spin_lock)(l));
+}
+
+LC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	if (!sync_on())
+		return IP_REAL(pthread_spin_unlock)(l);
+	RELEASE(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
+}

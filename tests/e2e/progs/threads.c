@@ -1,0 +1,553 @@
+/*
+ * threads.c: multi-threaded programs whose output depends on how their threads were
+ * scheduled, for the thread tests (replayer/README.md, "Threads").  Every mode prints what
+ * its threads did in the order they did it, so a replay that does not follow the recorded
+ * interleaving prints something else.
+ *
+ *   threads pool CLIENTS REQUESTS WORKERS   a thread-pool server: forked clients send
+ *            requests on socketpairs; the main thread reads them (poll) into a queue behind a
+ *            mutex and a condition variable; workers take them and reply on the shared
+ *            connections, each reply naming the worker and its rank; clients check theirs
+ *   threads sem PRODUCERS CONSUMERS ITEMS   producers and consumers on a bounded buffer of
+ *            semaphores (empty, full) and a mutex
+ *   threads fork THREADS                    each thread forks a child that answers on a pipe
+ *   threads accept DIR CLIENTS WORKERS      one thread blocks in accept on a Unix socket and
+ *            hands connections to workers through a queue, while they serve the clients
+ *   threads race N                          two threads increment a plain shared counter
+ *            without a lock; its value decides how many writes follow (a data race that
+ *            replay cannot reproduce: a divergence or stall report, never a hang)
+ *   threads eventfd N                       a thread waits on an eventfd (poll, read) that the
+ *            main thread increments N times: what each read gets depends on scheduling
+ *   threads stall FILE                      a thread writes a line if FILE exists, else spins
+ *            for ever outside interposed calls (the test removes FILE before the replay: the
+ *            other thread's turn never comes, the stall report must name the spinning one)
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REQ 16
+#define REP 48
+
+__attribute__((noreturn)) static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (write(1, buf, (size_t)n) != n)
+		die("write");
+}
+
+static int full_read(int fd, char *b, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, b + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return got ? -1 : 0;
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+/* --- the queue: a mutex and a condition variable -------------------------------------------- */
+
+#define QMAX 1024
+static pthread_mutex_t qm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
+static struct item {
+	int fd;
+	char req[REQ];
+} queue[QMAX];
+static int qhead, qtail, qdone, rank;
+
+static void q_push(int fd, const char *req)
+{
+	pthread_mutex_lock(&qm);
+	queue[qtail % QMAX].fd = fd;
+	memcpy(queue[qtail % QMAX].req, req, REQ);
+	qtail++;
+	pthread_cond_signal(&qc);
+	pthread_mutex_unlock(&qm);
+}
+
+/* 0 when the queue is closed and empty. */
+static int q_pop(struct item *it, int *my_rank)
+{
+	pthread_mutex_lock(&qm);
+	while (qhead == qtail && !qdone)
+		pthread_cond_wait(&qc, &qm);
+	if (qhead == qtail) {
+		pthread_mutex_unlock(&qm);
+		return 0;
+	}
+	*it = queue[qhead++ % QMAX];
+	*my_rank = ++rank;
+	pthread_mutex_unlock(&qm);
+	return 1;
+}
+
+static void q_close(void)
+{
+	pthread_mutex_lock(&qm);
+	qdone = 1;
+	pthread_cond_broadcast(&qc);
+	pthread_mutex_unlock(&qm);
+}
+
+/* A worker replies on the request's connection; the reply names it and its rank. */
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	struct item it;
+	int r, served = 0;
+
+	while (q_pop(&it, &r)) {
+		char rep[REP];
+
+		memset(rep, 0, sizeof(rep));
+		snprintf(rep, sizeof(rep), "%.15s by w%ld #%d", it.req, id, r);
+		if (write(it.fd, rep, REP) != REP)
+			die("reply");
+		put("w%ld served %.15s as #%d\n", id, it.req, r);
+		served++;
+	}
+	/* the TID differs from run to run: replay gives back the recorded one */
+	put("w%ld done after %d (tid %d)\n", id, served, (int)gettid());
+	return NULL;
+}
+
+__attribute__((noreturn)) static void client(int c, int fd, int nreq)
+{
+	for (int i = 0; i < nreq; i++) {
+		char req[REQ], rep[REP];
+
+		memset(req, 0, sizeof(req));
+		snprintf(req, sizeof(req), "c%u:r%u", (unsigned)c % 1000u, (unsigned)i % 100000u);
+		if (write(fd, req, REQ) != REQ)
+			die("request");
+		if (full_read(fd, rep, REP) != 1 || strncmp(rep, req, strlen(req)) != 0)
+			exit(3);
+	}
+	exit(0);
+}
+
+static int pool(int nc, int nreq, int nw)
+{
+	struct pollfd pf[64];
+	pthread_t w[64];
+	int open_fds = nc;
+
+	if (nc > 64 || nw > 64)
+		return 2;
+	for (int c = 0; c < nc; c++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			die("socketpair");
+		switch (fork()) {
+		case -1:
+			die("fork");
+		case 0:
+			close(sv[0]);
+			client(c, sv[1], nreq);
+		}
+		close(sv[1]);
+		pf[c].fd = sv[0];
+		pf[c].events = POLLIN;
+	}
+	for (long i = 0; i < nw; i++)
+		if (pthread_create(&w[i], NULL, worker, (void *)i) != 0)
+			die("pthread_create");
+	while (open_fds > 0) {
+		if (poll(pf, (nfds_t)nc, -1) < 0)
+			die("poll");
+		for (int c = 0; c < nc; c++) {
+			char req[REQ];
+
+			if (pf[c].fd < 0 || !(pf[c].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (full_read(pf[c].fd, req, REQ) != 1) {
+				pf[c].fd = -1; /* the worker may still reply: closed at the end */
+				open_fds--;
+				continue;
+			}
+			q_push(pf[c].fd, req);
+		}
+	}
+	q_close();
+	for (int i = 0; i < nw; i++)
+		pthread_join(w[i], NULL);
+	for (int c = 0; c < nc; c++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			die("a client failed");
+	}
+	put("served %d\n", rank);
+	return 0;
+}
+
+/* --- semaphores ----------------------------------------------------------------------------- */
+
+#define SLOTS 4
+static sem_t s_empty, s_full;
+static pthread_mutex_t sm = PTHREAD_MUTEX_INITIALIZER;
+static int buf[SLOTS], bin, bout, items_per;
+
+static void *producer(void *arg)
+{
+	long id = (long)arg;
+
+	for (int i = 0; i < items_per; i++) {
+		sem_wait(&s_empty);
+		pthread_mutex_lock(&sm);
+		buf[bin++ % SLOTS] = (int)id * 1000 + i;
+		pthread_mutex_unlock(&sm);
+		sem_post(&s_full);
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	long id = (long)arg;
+
+	for (;;) {
+		int v;
+
+		sem_wait(&s_full);
+		pthread_mutex_lock(&sm);
+		v = buf[bout++ % SLOTS];
+		pthread_mutex_unlock(&sm);
+		sem_post(&s_empty);
+		if (v < 0)
+			break;
+		put("consumer %ld got %d\n", id, v);
+	}
+	return NULL;
+}
+
+static int sems(int np, int nc, int n)
+{
+	pthread_t p[16], c[16];
+
+	if (np > 16 || nc > 16)
+		return 2;
+	items_per = n;
+	sem_init(&s_empty, 0, SLOTS);
+	sem_init(&s_full, 0, 0);
+	for (long i = 0; i < nc; i++)
+		pthread_create(&c[i], NULL, consumer, (void *)i);
+	for (long i = 0; i < np; i++)
+		pthread_create(&p[i], NULL, producer, (void *)i);
+	for (int i = 0; i < np; i++)
+		pthread_join(p[i], NULL);
+	for (int i = 0; i < nc; i++) { /* one end mark per consumer */
+		sem_wait(&s_empty);
+		pthread_mutex_lock(&sm);
+		buf[bin++ % SLOTS] = -1;
+		pthread_mutex_unlock(&sm);
+		sem_post(&s_full);
+	}
+	for (int i = 0; i < nc; i++)
+		pthread_join(c[i], NULL);
+	put("done\n");
+	return 0;
+}
+
+/* --- threads that fork ---------------------------------------------------------------------- */
+
+static pthread_mutex_t fm = PTHREAD_MUTEX_INITIALIZER;
+static int forked;
+
+static void *forker(void *arg)
+{
+	long id = (long)arg;
+	int p[2], st, n;
+	char b[64];
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(p[0]);
+		n = snprintf(b, sizeof(b), "child of thread %ld", id);
+		if (write(p[1], b, (size_t)n) != n)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	n = (int)read(p[0], b, sizeof(b) - 1);
+	close(p[0]);
+	if (n <= 0 || waitpid(pid, &st, 0) != pid)
+		die("child");
+	b[n] = 0;
+	pthread_mutex_lock(&fm);
+	forked++;
+	put("thread %ld: %s (%d so far)\n", id, b, forked);
+	pthread_mutex_unlock(&fm);
+	return NULL;
+}
+
+static int forks(int n)
+{
+	pthread_t t[16];
+
+	if (n > 16)
+		return 2;
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, forker, (void *)i);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	put("%d forked\n", forked);
+	return 0;
+}
+
+/* --- a thread blocked in accept while the others serve -------------------------------------- */
+
+static int lfd, to_accept;
+
+static void *acceptor(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < to_accept; i++) {
+		int fd = accept(lfd, NULL, NULL);
+
+		if (fd < 0)
+			die("accept");
+		put("accepted connection %d\n", i);
+		/* each connection is one queue item; the request is read by the worker */
+		{
+			char what[REQ] = "conn";
+
+			q_push(fd, what);
+		}
+	}
+	return NULL;
+}
+
+/* Served connections stay open until the end: a descriptor number freed while the acceptor
+ * blocks in accept is a limit of the replay (replayer/README.md, "Threads"). */
+static int served_fds[64], nserved;
+
+static void *server_worker(void *arg)
+{
+	long id = (long)arg;
+	struct item it;
+	int r;
+
+	while (q_pop(&it, &r)) {
+		char req[REQ], rep[REP];
+
+		while (full_read(it.fd, req, REQ) == 1) {
+			memset(rep, 0, sizeof(rep));
+			snprintf(rep, sizeof(rep), "%.15s by w%ld", req, id);
+			if (write(it.fd, rep, REP) != REP)
+				die("reply");
+			put("w%ld: %.15s\n", id, req);
+		}
+		pthread_mutex_lock(&qm);
+		served_fds[nserved++] = it.fd;
+		pthread_mutex_unlock(&qm);
+	}
+	return NULL;
+}
+
+static int accepts(const char *dir, int nc, int nw)
+{
+	struct sockaddr_un sa;
+	pthread_t a, w[16];
+
+	if (nw > 16 || nc > 64)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	unlink(sa.sun_path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 16) != 0)
+		die("listen");
+	to_accept = nc;
+	/* the clients first: a fork while the acceptor blocks would copy a descriptor table the
+	 * replay cannot promise (replayer/README.md, "Threads") */
+	for (int c = 0; c < nc; c++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+			close(lfd);
+			if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+				_exit(4);
+			client(c, fd, 3);
+		}
+	}
+	for (long i = 0; i < nw; i++)
+		pthread_create(&w[i], NULL, server_worker, (void *)i);
+	pthread_create(&a, NULL, acceptor, NULL);
+	pthread_join(a, NULL);
+	for (int c = 0; c < nc; c++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			die("a client failed");
+	}
+	q_close();
+	for (int i = 0; i < nw; i++)
+		pthread_join(w[i], NULL);
+	for (int i = 0; i < nserved; i++)
+		close(served_fds[i]);
+	unlink(sa.sun_path);
+	put("served %d connections\n", rank);
+	return 0;
+}
+
+/* --- a data race ---------------------------------------------------------------------------- */
+
+static volatile long counter;
+static long race_n;
+
+static void *racer(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < race_n; i++)
+		counter = counter + 1; /* a plain load and store: updates get lost */
+	return NULL;
+}
+
+static int race(long n)
+{
+	pthread_t a, b;
+
+	race_n = n;
+	pthread_create(&a, NULL, racer, NULL);
+	pthread_create(&b, NULL, racer, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	/* the racy value decides how many writes follow */
+	for (long i = 0; i < counter % 97; i++)
+		put("x");
+	put("\ncounter %ld\n", counter);
+	return 0;
+}
+
+/* --- an eventfd between two threads -------------------------------------------------------- */
+
+static int efd;
+static long efd_total;
+
+static void *efd_reader(void *arg)
+{
+	long got = 0;
+
+	(void)arg;
+	while (got < efd_total) {
+		struct pollfd p = { efd, POLLIN, 0 };
+		uint64_t v;
+
+		if (poll(&p, 1, -1) < 0)
+			die("poll");
+		if (read(efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			continue; /* EAGAIN: another read took it */
+		got += (long)v;
+		put("reader got %llu (%ld so far)\n", (unsigned long long)v, got);
+	}
+	return NULL;
+}
+
+static int evfd(long n)
+{
+	pthread_t t;
+
+	efd = eventfd(0, EFD_NONBLOCK);
+	if (efd < 0)
+		die("eventfd");
+	efd_total = n;
+	pthread_create(&t, NULL, efd_reader, NULL);
+	for (long i = 0; i < n; i++) {
+		uint64_t one = 1;
+
+		if (write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			die("write");
+		put("main wrote %ld\n", i);
+	}
+	pthread_join(t, NULL);
+	close(efd);
+	put("done\n");
+	return 0;
+}
+
+/* --- a thread that never reaches its next event in replay --------------------------------- */
+
+static volatile int never;
+
+static void *spinner(void *arg)
+{
+	if (access((const char *)arg, F_OK) != 0) /* not an event: replay cannot know */
+		while (!never)
+			;
+	put("spinner here\n");
+	return NULL;
+}
+
+static int stall(const char *file)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, spinner, (void *)file);
+	pthread_join(t, NULL);
+	put("joined\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 5 && !strcmp(argv[1], "pool"))
+		return pool(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "sem"))
+		return sems(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return forks(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "accept"))
+		return accepts(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "eventfd"))
+		return evfd(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "stall"))
+		return stall(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "race"))
+		return race(atol(argv[2]));
+	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
+	return 2;
+}

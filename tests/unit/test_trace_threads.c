@@ -1,0 +1,205 @@
+/*
+ * test_trace_threads.c: the thread of each event through the writer and the reader
+ * (schemas/trace-format.md, "Threads"): thread records only where the thread changes, the
+ * current thread reset by checkpoints, so that a reader starting after chunks dropped by a
+ * disk budget still gives each kept event its thread; a single-threaded trace is the same
+ * file as one written without thread numbers at all.  And the per-process ids of
+ * synchronisation objects (interpose/objid.h), which name them in dump and SQL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "objid.h"
+#include "trace.h"
+#include "unit.h"
+
+static struct trace_writer *open_writer(const char *path, uint32_t chunk, uint64_t max_bytes)
+{
+	struct trace_process p;
+	struct trace_writer_options o = { chunk, 0, max_bytes, 0 };
+	struct trace_writer *w = NULL;
+	struct trace_diag d;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "t");
+	p.pid = 1;
+	p.start_realtime_ns = 1;
+	rc = trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d);
+	ck_assert_msg(rc == 0, "writer open %s: %s", path, d.msg);
+	return w;
+}
+
+/* The thread event i (1-based) is given: runs of a few events per thread, up to 6 threads,
+ * with large indices now and then (varints of several bytes). */
+static uint32_t thread_of(uint64_t i)
+{
+	uint32_t t = (uint32_t)((i / 3 + i / 7) % 6);
+
+	return t == 5 ? 100000u + (uint32_t)(i % 2) : t;
+}
+
+static void sync_event(struct trace_event *ev, uint64_t i)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = TRACE_EV_SYNC;
+	ev->call = i % 2 ? TRACE_CALL_MUTEX_LOCK : TRACE_CALL_MUTEX_UNLOCK;
+	ev->fd = -1;
+	ev->naux = 1;
+	ev->aux[0] = (int64_t)(i % 5) + 1;
+	ev->thread = thread_of(i);
+	/* a send now and then, so that the channel table of a budget is not empty */
+	if (i % 11 == 0) {
+		ev->kind = TRACE_EV_SEND;
+		ev->call = TRACE_CALL_WRITE;
+		ev->channel = 1;
+		ev->fd = 3;
+		ev->result = 10;
+		ev->len = 10;
+		ev->naux = 0;
+	}
+}
+
+static uint64_t read_all(const char *path, uint64_t *first, uint64_t *dropped)
+{
+	struct trace_reader *r = NULL;
+	struct trace_diag d;
+	struct trace_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	*first = 0;
+	while ((rc = trace_reader_next(r, &ev)) == 1) {
+		if (!n)
+			*first = ev.index;
+		ck_assert_msg(ev.thread == thread_of(ev.index), "event %llu: thread %u, written %u",
+		              (unsigned long long)ev.index, ev.thread, thread_of(ev.index));
+		n++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(trace_reader_damage(r, &d), 0);
+	*dropped = trace_reader_dropped(r);
+	trace_reader_close(r);
+	return n;
+}
+
+START_TEST(threads_round_trip)
+{
+	char dir[256], path[300];
+	struct trace_writer *w;
+	struct trace_event ev;
+	uint64_t first, dropped, n = 5000;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/a.trace", dir);
+	w = open_writer(path, 4096, 0);
+	for (uint64_t i = 1; i <= n; i++) {
+		sync_event(&ev, i);
+		ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	ck_assert_uint_eq(read_all(path, &first, &dropped), n);
+	ck_assert_uint_eq(first, 1);
+	ck_assert_uint_eq(dropped, 0);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Under a disk budget the oldest chunks go; the reader starts at a checkpoint and must know
+ * the thread from there (the writer says it again after each checkpoint). */
+START_TEST(threads_after_dropped_chunks)
+{
+	char dir[256], path[300];
+	struct trace_writer *w;
+	struct trace_event ev;
+	uint64_t first, dropped, kept, n = 200000;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/b.trace", dir);
+	w = open_writer(path, 4096, 16384);
+	for (uint64_t i = 1; i <= n; i++) {
+		sync_event(&ev, i);
+		ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+	}
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	kept = read_all(path, &first, &dropped);
+	ck_assert_uint_gt(dropped, 0);
+	ck_assert_uint_eq(kept + dropped, n);
+	ck_assert_uint_eq(first, dropped + 1);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Thread 0 throughout writes no thread record: the file is the same as one whose events
+ * never had a thread; one event of another thread makes it longer. */
+START_TEST(single_thread_costs_nothing)
+{
+	char dir[256], a[300], b[300];
+	struct trace_writer *w;
+	struct trace_event ev;
+	struct stat sa, sb;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(a, sizeof(a), "%s/a.trace", dir);
+	snprintf(b, sizeof(b), "%s/b.trace", dir);
+	for (int f = 0; f < 2; f++) {
+		w = open_writer(f ? b : a, 0, 0);
+		for (uint64_t i = 1; i <= 100; i++) {
+			sync_event(&ev, i);
+			ev.thread = f && i == 50 ? 1 : 0;
+			ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+		}
+		ck_assert_int_eq(trace_writer_flush(w), 0);
+		ck_assert_int_eq(trace_writer_close(w), 0);
+	}
+	ck_assert_int_eq(stat(a, &sa), 0);
+	ck_assert_int_eq(stat(b, &sb), 0);
+	/* the thread records of b: to 1 before event 50, back to 0 before event 51 */
+	ck_assert_int_gt(sb.st_size, sa.st_size);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Ids in order of first use; an address keeps its id; a full table answers 0 (unnamed) and
+ * keeps the ids it gave; a reset starts again from 1. */
+START_TEST(object_ids)
+{
+	static struct ip_objtab t;
+	static char objs[IP_OBJ_SLOTS];
+	uint32_t limit = IP_OBJ_SLOTS / 4 * 3;
+
+	ck_assert_uint_eq(ip_obj_id(&t, NULL), 0);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[8]), 1);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[0]), 2);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[8]), 1);
+	for (uint32_t i = 0; i < IP_OBJ_SLOTS; i++) {
+		uint32_t id = ip_obj_id(&t, &objs[i]), want;
+
+		want = i == 0 ? 2 : i == 8 ? 1 : i < 8 ? i + 2 : i + 1 <= limit ? i + 1 : 0;
+		ck_assert_msg(id == want, "object %u: id %u, expected %u", i, id, want);
+	}
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[100]), 101);
+	ip_obj_reset(&t);
+	ck_assert_uint_eq(ip_obj_id(&t, &objs[100]), 1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("trace_threads");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, threads_round_trip);
+	tcase_add_test(tc, threads_after_dropped_chunks);
+	tcase_add_test(tc, single_thread_costs_nothing);
+	tcase_add_test(tc, object_ids);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
