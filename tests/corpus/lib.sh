@@ -16,7 +16,9 @@
 # server forks nothing and connects to nothing: the recorded processes are the scenario's):
 #   wait_listen PORT   until a TCP socket listens on PORT (read from /proc/net/tcp)
 #   wait_path PATH     until PATH exists (a Unix socket, a pid file)
-#   stop PID           SIGTERM to a child of the shell, then wait for it
+#   stop PID [SIG]     SIG (default TERM) to a child of the shell, then wait for it
+#   wait_all PID...    wait for each of several clients the shell started in the background
+#                      (a bare `wait` would wait for the server too)
 #   stop_pidfile F     SIGTERM to the daemon whose pid F holds, then wait until it is gone
 #
 # Every scenario prints one result line (see corpus_result), and exits 0 when the session
@@ -125,7 +127,8 @@ wait_path() {
     while [ ! -e "$1" ] && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
     [ -e "$1" ] || { echo "wait_path: $1 never appeared" >&2; return 1; }
 }
-stop() { kill -TERM "$1"; wait "$1"; echo "server exit $?" >&2; }
+stop() { kill -"${2:-TERM}" "$1"; wait "$1"; echo "server exit $?" >&2; }
+wait_all() { for _p in "$@"; do wait "$_p" || echo "client $_p: exit $?" >&2; done; }
 stop_pidfile() {
     _p=
     read -r _p < "$1"
@@ -144,19 +147,59 @@ c_reset() {
     cp -a "$C_TMP/run.orig" "$C_RUN"
 }
 
-# c_classify MESSAGE DIR: the cause of a failure, from encore's message and the events of
-# the session DIR around the one the message names (a signal handler's clock read, an EINTR
-# or the process's end there: an asynchronous signal).
+# c_threads DIR PROC: how many threads PROC ran in the session DIR, from the thread column
+# of `encore sql` (empty where this encore has none: the thread support is not there).
+c_threads() {
+    timeout "$C_T" "$ENCORE" sql --csv "$1" "SELECT max(e.thread) + 1 FROM event e
+        JOIN process p ON p.id = e.proc WHERE p.name = '$2'" 2>/dev/null | sed -n 2p
+}
+
+# c_classify MESSAGE DIR REPLAY_STDERR: the cause of a failure (threads, asynchronous
+# signals, children, shared memory, seccomp, privilege drop, descriptor passing...), from
+# encore's message (the divergence or stall text), what `encore record` and `encore replay`
+# said besides, and the events of the session DIR around the one the message names (a
+# signal handler's clock read, an EINTR or the process's end there: an asynchronous signal).
+# The rules go from what names its cause outright to what only suggests it.
 c_classify() {
-    local msg=$1 dir=${2:-} proc ev ch ctx=""
-    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\), event .*/\1/p')
+    local msg=$1 dir=${2:-} err=${3:-} proc ev thr ch ctx="" said n
+    # "process P, event N", or "process P, thread T, event N" where events carry threads
+    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\),\( thread [0-9]*,\)\{0,1\} event [0-9].*/\1/p')
+    thr=$(echo "$msg" | sed -n 's/.*process [^ ,]*, thread \([0-9]*\), event [0-9].*/\1/p')
     ev=$(echo "$msg" | sed -n 's/.*, event \([0-9]*\):.*/\1/p')
+    # the replay's whole report (a stall names what each process and thread waits for) and
+    # the recordings' warnings (processes the recorder stopped following, threads)
+    said="$msg
+$(head -60 "$err" 2>/dev/null)
+$(cat "$C_TMP"/rec*.err 2>/dev/null)"
     if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
         ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
             $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 4')
     fi
+    # processes the recorder could not follow: what they did is not in the trace at all
+    case "$said" in
+        *"seccomp filter installed"*)
+            echo "seccomp sandbox (recording stops where the filter is installed; the process runs free in replay)"; return ;;
+        *"privileges dropped"*)
+            echo "privilege drop (a process the recorder could not follow)"; return ;;
+        *"was not recorded: "*|*"NOT RECORDED: "*)
+            echo "a process the recorder could not follow ($(echo "$said" |
+                sed -n 's/.*\(was not recorded\|NOT RECORDED\): //p' | head -1))"; return ;;
+    esac
+    # texts that name a signal's or a thread's event
     case "$msg" in
-        *thread*) echo "threads"; return ;;
+        *"expected handler"*|*"handler of signal"*|*"expected kill ("*|*"expected timer ("*|\
+        *"death by signal"*|*sigwait*|*sigsuspend*|*"signal "[0-9]*|*SIG[A-Z][A-Z]*)
+            echo "asynchronous signals"; return ;;
+        *"expected thread ("*|*"expected sync ("*|*pthread_*|*"the thread called"*|\
+        *"thread ended"*|*"of object"*|*" turn"*|*"thread "[0-9]*"'s"*)
+            echo "threads"; return ;;
+    esac
+    case "$msg" in
+        *"no progress for"*)
+            case "$said" in
+                *" turn"*|*"thread "[0-9]*"'s"*) echo "threads (the stall: a thread waits for its turn)"; return ;;
+                *handler*|*"signal "[0-9]*) echo "asynchronous signals (the stall: a handler run waits)"; return ;;
+            esac ;;
     esac
     # a read that failed with EAGAIN on a just-accepted connection, before the first byte
     # told the recorder the peer was recorded: logged as external input, and in replay the
@@ -170,20 +213,38 @@ c_classify() {
     if grep -rqs 'ancillary' "$C_RUN"; then
         echo "descriptor passing (the replayed program logged:$(grep -rhos '[^]:]*ancillary data' "$C_RUN" | head -1))"; return
     fi
-    if [ -n "$proc" ] && grep -q "process $proc (pid [0-9]*) used threads" "$dir"/../rec*.err 2>/dev/null; then
-        echo "threads (the diverging process started threads)"; return
-    fi
     case "$msg" in
         *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
         *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
     esac
+    # the diverging process ran threads: a thread other than the main one diverged, the
+    # trace says it ran several (the thread column), or the recorder warned
+    if [ -n "$thr" ] && [ "$thr" != 0 ]; then
+        echo "threads (thread $thr diverged)"; return
+    fi
+    if [ -n "$proc" ]; then
+        if grep -q "process $proc (pid [0-9]*) used threads" "$C_TMP"/rec*.err 2>/dev/null; then
+            echo "threads (the diverging process started threads)"; return
+        fi
+        n=$(c_threads "$dir" "$proc")
+        if [ -n "$n" ] && [ "$n" -gt 1 ] 2>/dev/null; then
+            echo "threads (the diverging process ran $n threads)"; return
+        fi
+    fi
+    case "$msg" in
+        *"expected wait ("*|*"called wait"*) echo "children (the order of a wait and a child's end)"; return ;;
+    esac
+    # the scenario's processes share memory (C_SHM: what they share), which nothing orders
+    if [ -n "${C_SHM:-}" ]; then
+        echo "shared memory between processes ($C_SHM)"; return
+    fi
     # the process waits on where the recording ended within a few events: the SIGTERM
     # that stopped the server came while it waited (its handler set a flag, or killed it)
     case "$ctx" in
-        *"errno=4 "*|*sigsafe*|*signal*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
+        *"errno=4 "*|*sigsafe*|*signal*|*handler*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
     esac
     case "$msg" in
-        *signal*|*SIG[A-Z]*) echo "asynchronous signals" ;;
+        *signal*) echo "asynchronous signals" ;;
         *connect*|*SO_ERROR*|*EINPROGRESS*) echo "failed connects" ;;
         *udp*|*UDP*|*datagram*|*recvfrom*|*sendto*) echo "UDP" ;;
         *shm*|*"shared memory"*|*mmap*) echo "shared memory" ;;
@@ -242,7 +303,7 @@ corpus_run() {
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
         [ -n "$first_fail" ] || first_fail=$m
         # every recording's cause, each named once
-        c=$(c_classify "$m" "$s")
+        c=$(c_classify "$m" "$s" "$C_TMP/rep$i.err")
         [ "$c" != other ] || [ -z "$C_HINT" ] || c=$C_HINT
         case "; $cause;" in *"; $c;"*) ;; *) cause="${cause:+$cause; }$c" ;; esac
         echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
