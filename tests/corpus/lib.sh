@@ -7,7 +7,9 @@
 # shell script with corpus_session, and calls corpus_run.  It may set C_EXPECT (a pattern the
 # recorded output must hold, or the recording counts as failed: the recorder broke the
 # programs), C_SORTED=1 (compare outputs sorted) and C_HINT (the cause of its failure found
-# by reading the traces, shown when the automatic attribution says "other").  $C_RUN is
+# by reading the traces, shown when the automatic attribution says "other"), C_SHM (what
+# the scenario's processes share in memory: a cause when no other is named), C_AS (a user
+# to record and replay as), C_REPLAY_OPTS (options of every `encore replay`).  $C_RUN is
 # copied aside once set up and put back before every recording and every replay: a replayed
 # server reads the files of the replay's time, so they must be the files the recorded run
 # started with.
@@ -198,7 +200,8 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
         *"no progress for"*)
             case "$said" in
                 *" turn"*|*"thread "[0-9]*"'s"*) echo "threads (the stall: a thread waits for its turn)"; return ;;
-                *handler*|*"signal "[0-9]*) echo "asynchronous signals (the stall: a handler run waits)"; return ;;
+                *handler*|*"signal "[0-9]*|*"waiting for a signal"*)
+                    echo "asynchronous signals (the stall: a process waits for a signal)"; return ;;
             esac ;;
     esac
     # a read that failed with EAGAIN on a just-accepted connection, before the first byte
@@ -234,15 +237,23 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
     case "$msg" in
         *"expected wait ("*|*"called wait"*) echo "children (the order of a wait and a child's end)"; return ;;
     esac
-    # the scenario's processes share memory (C_SHM: what they share), which nothing orders
-    if [ -n "${C_SHM:-}" ]; then
-        echo "shared memory between processes ($C_SHM)"; return
-    fi
     # the process waits on where the recording ended within a few events: the SIGTERM
     # that stopped the server came while it waited (its handler set a flag, or killed it)
     case "$ctx" in
         *"errno=4 "*|*sigsafe*|*signal*|*handler*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
     esac
+    # the replayed process went on waiting where the recorded one did something else: what
+    # ended the recorded wait was not a call (a handler run: the postmaster forks from its
+    # SIGCHLD handler)
+    case "$msg" in
+        *"but the process called "*select|*"but the process called "*poll|*"but the process called epoll_wait"|\
+        *"but the process called "*pause|*"but the process called "*sigsuspend)
+            echo "asynchronous signals (probably: a handler ended the recorded wait)"; return ;;
+    esac
+    # the scenario's processes share memory (C_SHM: what they share), which nothing orders
+    if [ -n "${C_SHM:-}" ]; then
+        echo "shared memory between processes ($C_SHM)"; return
+    fi
     case "$msg" in
         *signal*) echo "asynchronous signals" ;;
         *connect*|*SO_ERROR*|*EINPROGRESS*) echo "failed connects" ;;
@@ -284,7 +295,7 @@ corpus_run() {
         rec_ok=$((rec_ok + 1))
         c_reset
         if (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
-                --stall-timeout 15 "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
+                --stall-timeout 15 ${C_REPLAY_OPTS:-} "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
             if [ -n "$C_SORTED" ]; then
                 sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
             else
@@ -297,7 +308,9 @@ corpus_run() {
             fi
             m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
         else
-            m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
+            m=$(grep 'encore replay:' "$C_TMP/rep$i.err" | grep -v '^encore replay: warning:' |
+                head -1)
+            [ -n "$m" ] || m=$(head -1 "$C_TMP/rep$i.err")
             [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
         fi
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
@@ -374,9 +387,10 @@ c_halt() {
     fi
     c_reset
     if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
-            --then kill --stall-timeout 15 --stop "$pred" "$s") < /dev/null \
+            --then kill --stall-timeout 15 ${C_REPLAY_OPTS:-} --stop "$pred" "$s") < /dev/null \
             > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
-        echo "no ('$pred': $(grep -m1 'encore replay:' "$C_TMP/halt.err" || echo "status $?"))"; return
+        echo "no ('$pred': $(grep 'encore replay:' "$C_TMP/halt.err" | grep -v '^encore replay: warning:' |
+            head -1 | grep . || echo "status $?"))"; return
     fi
     a=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/inf.json" | head -1)
     b=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/halt.json" | head -1)
