@@ -311,6 +311,11 @@ corpus_run() {
             m=$(grep 'encore replay:' "$C_TMP/rep$i.err" | grep -v '^encore replay: warning:' |
                 head -1)
             [ -n "$m" ] || m=$(head -1 "$C_TMP/rep$i.err")
+            # a stall: the first process of the report that waits for something other than
+            # a child's end (the shell's wait only follows from the others')
+            case "$m" in *"the replay is stuck:") m="$m$(sed -n '/the replay is stuck:$/,$p' \
+                "$C_TMP/rep$i.err" | sed -n '2,$p' | grep -v 'waiting in wait()' |
+                grep -m1 '^  ' | sed 's/^ */ /')" ;; esac
             [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
         fi
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
@@ -318,7 +323,7 @@ corpus_run() {
         # every recording's cause, each named once
         c=$(c_classify "$m" "$s" "$C_TMP/rep$i.err")
         [ "$c" != other ] || [ -z "$C_HINT" ] || c=$C_HINT
-        case "; $cause;" in *"; $c;"*) ;; *) cause="${cause:+$cause; }$c" ;; esac
+        case "; $cause;" in *"; ${c%% (*};"*|*"; ${c%% (*} ("*) ;; *) cause="${cause:+$cause; }$c" ;; esac
         echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
         if [ -n "${CORPUS_KEEP:-}" ]; then
             mkdir -p "$CORPUS_KEEP"
