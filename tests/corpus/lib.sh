@@ -251,7 +251,7 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
             echo "asynchronous signals (probably: a handler ended the recorded wait)"; return ;;
     esac
     # the scenario's processes share memory (C_SHM: what they share), which nothing orders
-    if [ -n "${C_SHM:-}" ]; then
+    if [ -n "${C_SHM:-}" ] && case "$msg" in *divergence*|*"no progress"*) true ;; *) false ;; esac; then
         echo "shared memory between processes ($C_SHM)"; return
     fi
     case "$msg" in
@@ -308,14 +308,7 @@ corpus_run() {
             fi
             m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
         else
-            m=$(grep 'encore replay:' "$C_TMP/rep$i.err" | grep -v '^encore replay: warning:' |
-                head -1)
-            [ -n "$m" ] || m=$(head -1 "$C_TMP/rep$i.err")
-            # a stall: the first process of the report that waits for something other than
-            # a child's end (the shell's wait only follows from the others')
-            case "$m" in *"the replay is stuck:") m="$m$(sed -n '/the replay is stuck:$/,$p' \
-                "$C_TMP/rep$i.err" | sed -n '2,$p' | grep -v 'waiting in wait()' |
-                grep -m1 '^  ' | sed 's/^ */ /')" ;; esac
+            m=$(c_replay_msg "$C_TMP/rep$i.err")
             [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
         fi
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
@@ -365,6 +358,21 @@ corpus_run() {
     return 0
 }
 
+# c_replay_msg FILE: what `encore replay` said of its failure in FILE (its stderr): the first
+# message that is not a warning; for a stall, with the first process of the report that
+# waits for something other than a child's end (the shell's wait only follows from the
+# others').
+c_replay_msg() {
+    local m
+    m=$(grep 'encore replay:' "$1" | grep -v '^encore replay: warning:' | head -1)
+    [ -n "$m" ] || m=$(head -1 "$1")
+    case "$m" in *"the replay is stuck:")
+        m="$m$(sed -n '/the replay is stuck:$/,$p' "$1" | sed -n '2,$p' |
+            grep -v 'waiting in wait()' | grep -m1 '^  ' | sed 's/^ */ /')" ;;
+    esac
+    echo "$m"
+}
+
 # c_default_pred DIR: "PROC: received >= K" for the recorded process of the scenario's
 # program with the most received messages (any process when none of it received one), K
 # at most 2.
@@ -394,8 +402,7 @@ c_halt() {
     if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
             --then kill --stall-timeout 15 ${C_REPLAY_OPTS:-} --stop "$pred" "$s") < /dev/null \
             > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
-        echo "no ('$pred': $(grep 'encore replay:' "$C_TMP/halt.err" | grep -v '^encore replay: warning:' |
-            head -1 | grep . || echo "status $?"))"; return
+        echo "no ('$pred': $(c_replay_msg "$C_TMP/halt.err" | grep . || echo "status $?"))"; return
     fi
     a=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/inf.json" | head -1)
     b=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/halt.json" | head -1)
