@@ -220,6 +220,13 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
         *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
         *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
     esac
+    # the replayed process ended where the recorded one went on: a signal from outside its
+    # control (the shell's SIGTERM, really sent in replay) ended it elsewhere
+    case "$msg" in
+        *"but the process called exit"|*"but the process called _exit"|*"but the process ended"*|\
+        *"but the process died"*)
+            echo "asynchronous signals (probably: the process ended at a signal, elsewhere than recorded)"; return ;;
+    esac
     # the diverging process ran threads: a thread other than the main one diverged, the
     # trace says it ran several (the thread column), or the recorder warned
     if [ -n "$thr" ] && [ "$thr" != 0 ]; then
