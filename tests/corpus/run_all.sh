@@ -8,8 +8,9 @@
 # Environment:
 #   CORPUS_ONLY   SCENARIO,SCENARIO...: run only these (as the arguments do; `./run.sh
 #                 corpus` passes the environment on)
-#   CORPUS_TRIES  recordings per scenario (default 2: the whole corpus then takes about
-#                 11 minutes on 2 CPUs; each recording is replayed once)
+#   CORPUS_TRIES  recordings per scenario, each replayed once (default 2: the whole
+#                 corpus took 84 s on 2 CPUs where most replays diverge at once; a stalled
+#                 replay or halt adds 15 s, a command that hangs at most 60 s)
 #   CORPUS_OUT    the markdown file (default tests/corpus/RESULTS.md for the whole corpus;
 #                 a subset writes $TMPDIR/encore-corpus-RESULTS.md unless CORPUS_OUT is set,
 #                 so that it never replaces the whole table with a part of it)
@@ -68,7 +69,7 @@ rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')   # befo
 {
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPUs," \
          "encore $rev;" \
-         "each scenario recorded $CORPUS_TRIES times, each recording replayed once" \
+         "recordings per scenario: $CORPUS_TRIES, each replayed once" \
          "(\`./run.sh corpus\`); ${#scenarios[@]} scenarios in $((total / 60)) min $((total % 60)) s."
     echo
     echo "| program | version | recorded | replayed to the end, outputs identical | halted at Inf(P) | recordings | cause | time (s) |"
