@@ -175,7 +175,7 @@ $(head -60 "$err" 2>/dev/null)
 $(cat "$C_TMP"/rec*.err 2>/dev/null)"
     if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
         ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
-            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 4')
+            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 8')
     fi
     # processes the recorder could not follow: what they did is not in the trace at all
     case "$said" in
@@ -244,7 +244,7 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
     case "$msg" in
         *"expected wait ("*|*"called wait"*) echo "children (the order of a wait and a child's end)"; return ;;
     esac
-    # the process waits on where the recording ended within a few events: the SIGTERM
+    # the process waits where the recording ended within a few events: the SIGTERM
     # that stopped the server came while it waited (its handler set a flag, or killed it)
     case "$ctx" in
         *"errno=4 "*|*sigsafe*|*signal*|*handler*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
