@@ -149,10 +149,16 @@ c_reset() {
     cp -a "$C_TMP/run.orig" "$C_RUN"
 }
 
+# c_encore ARGS...: encore (bounded in time) reading a recorded session, as the user who
+# recorded it (C_AS): encore refuses to read another user's session.
+c_encore() {
+    timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" "$@"
+}
+
 # c_threads DIR PROC: how many threads PROC ran in the session DIR, from the thread column
 # of `encore sql` (empty where this encore has none: the thread support is not there).
 c_threads() {
-    timeout "$C_T" "$ENCORE" sql --csv "$1" "SELECT max(e.thread) + 1 FROM event e
+    c_encore sql --csv "$1" "SELECT max(e.thread) + 1 FROM event e
         JOIN process p ON p.id = e.proc WHERE p.name = '$2'" 2>/dev/null | sed -n 2p
 }
 
@@ -174,7 +180,7 @@ c_classify() {
 $(head -60 "$err" 2>/dev/null)
 $(cat "$C_TMP"/rec*.err 2>/dev/null)"
     if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
-        ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
+        ctx=$(c_encore dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
             $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 8')
     fi
     # processes the recorder could not follow: what they did is not in the trace at all
@@ -208,7 +214,7 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
     # told the recorder the peer was recorded: logged as external input, and in replay the
     # next receive finds the stream closed ("the peer closed the stream after 0 of N ...")
     ch=$(echo "$msg" | sed -n 's/.*receive on channel \([0-9]*\) .*peer closed.*/\1/p')
-    if [ -n "$ch" ] && timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" '
+    if [ -n "$ch" ] && c_encore dump "$dir" 2>/dev/null | awk -v p="$proc" '
             $1 == "process" { on = ($2 == p) } on' | grep -q " input .* ch=$ch = -1 errno=11"; then
         echo "early EAGAIN read on an accepted connection logged as external input"; return
     fi
@@ -377,7 +383,7 @@ c_replay_msg() {
         m="$m$(sed -n '/the replay is stuck:$/,$p' "$1" | sed -n '2,$p' |
             grep -v 'waiting in wait()' | grep -m1 '^  ' | sed 's/^ */ /')" ;;
     esac
-    echo "$m"
+    echo "$m" | sed 's/ (pid [0-9]*)//g'
 }
 
 # c_default_pred DIR: "PROC: received >= K" for the recorded process of the scenario's
@@ -385,7 +391,7 @@ c_replay_msg() {
 # at most 2.
 c_default_pred() {
     local row
-    row=$(timeout "$C_T" "$ENCORE" sql --csv "$1" "
+    row=$(c_encore sql --csv "$1" "
         SELECT p.name, count(*) AS n FROM message m JOIN event e ON e.id = m.recv
         JOIN process p ON p.id = e.proc
         GROUP BY p.name ORDER BY (p.exe LIKE '%${C_PROG%%-*}%') DESC, n DESC, p.name LIMIT 1" \
@@ -402,7 +408,7 @@ c_default_pred() {
 # cut, "no (...)" otherwise.
 c_halt() {
     local s=$1 pred=$2 a b
-    if ! timeout "$C_T" "$ENCORE" inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
+    if ! c_encore inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
         echo "no ('$pred': encore inf: $(head -1 "$C_TMP/inf.err"))"; return
     fi
     c_reset
