@@ -39,7 +39,7 @@ C_TRIES=${CORPUS_TRIES:-3}
 C_T=60                          # seconds any one encore command may take
 C_TMP=""
 C_PIDS=""
-C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT=""
+C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT="" C_SCRATCH=""
 
 c_cleanup() {
     [ -n "${CORPUS_DEBUG:-}" ] && { echo "corpus: kept $C_TMP" >&2; return; }
@@ -218,9 +218,11 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
             $1 == "process" { on = ($2 == p) } on' | grep -q " input .* ch=$ch = -1 errno=11"; then
         echo "early EAGAIN read on an accepted connection logged as external input"; return
     fi
-    # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data")
-    if grep -rqs 'ancillary' "$C_RUN"; then
-        echo "descriptor passing (the replayed program logged:$(grep -rhos '[^]:]*ancillary data' "$C_RUN" | head -1))"; return
+    # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data"),
+    # in $C_RUN or, replayed isolated, in the scratch area the replay kept ($C_SCRATCH)
+    if grep -rqs -D skip 'ancillary' "$C_RUN" ${C_SCRATCH:+"$C_SCRATCH"}; then
+        echo "descriptor passing (the replayed program logged:$(grep -rhos -D skip '[^]:]*ancillary data' \
+            "$C_RUN" ${C_SCRATCH:+"$C_SCRATCH"} | head -1))"; return
     fi
     case "$msg" in
         *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
@@ -283,6 +285,11 @@ $(cat "$C_TMP"/rec*.err 2>/dev/null)"
 corpus_run() {
     local pred=${1:-} cause="" c m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
     cp -a "$C_RUN" "$C_TMP/run.orig"
+    # what an isolated replay wrote (the programs' logs) is kept for c_classify to read
+    local scratch=""
+    case " ${C_REPLAY_OPTS:-} " in *" --no-isolate "*) ;; *)
+        ! "$ENCORE" replay --help 2>&1 | grep -q -- --keep-scratch || scratch=1 ;;
+    esac
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
         c_reset
@@ -307,8 +314,10 @@ corpus_run() {
         fi
         rec_ok=$((rec_ok + 1))
         c_reset
+        C_SCRATCH=""
+        [ -z "$scratch" ] || C_SCRATCH=$C_TMP/scratch$i
         if (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
-                --stall-timeout 15 ${C_REPLAY_OPTS:-} "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
+                --stall-timeout 15 ${C_REPLAY_OPTS:-} ${C_SCRATCH:+--keep-scratch "$C_SCRATCH"} "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
             if [ -n "$C_SORTED" ]; then
                 sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
             else
