@@ -7,7 +7,9 @@
 # shell script with corpus_session, and calls corpus_run.  It may set C_EXPECT (a pattern the
 # recorded output must hold, or the recording counts as failed: the recorder broke the
 # programs), C_SORTED=1 (compare outputs sorted) and C_HINT (the cause of its failure found
-# by reading the traces, shown when the automatic attribution says "other").  $C_RUN is
+# by reading the traces, shown when the automatic attribution says "other"), C_SHM (what
+# the scenario's processes share in memory: a cause when no other is named), C_AS (a user
+# to record and replay as), C_REPLAY_OPTS (options of every `encore replay`).  $C_RUN is
 # copied aside once set up and put back before every recording and every replay: a replayed
 # server reads the files of the replay's time, so they must be the files the recorded run
 # started with.
@@ -16,7 +18,9 @@
 # server forks nothing and connects to nothing: the recorded processes are the scenario's):
 #   wait_listen PORT   until a TCP socket listens on PORT (read from /proc/net/tcp)
 #   wait_path PATH     until PATH exists (a Unix socket, a pid file)
-#   stop PID           SIGTERM to a child of the shell, then wait for it
+#   stop PID [SIG]     SIG (default TERM) to a child of the shell, then wait for it
+#   wait_all PID...    wait for each of several clients the shell started in the background
+#                      (a bare `wait` would wait for the server too)
 #   stop_pidfile F     SIGTERM to the daemon whose pid F holds, then wait until it is gone
 #
 # Every scenario prints one result line (see corpus_result), and exits 0 when the session
@@ -35,7 +39,7 @@ C_TRIES=${CORPUS_TRIES:-3}
 C_T=60                          # seconds any one encore command may take
 C_TMP=""
 C_PIDS=""
-C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT=""
+C_PROG="" C_VERSION="" C_SORTED="" C_EXPECT="" C_HINT="" C_SCRATCH=""
 
 c_cleanup() {
     [ -n "${CORPUS_DEBUG:-}" ] && { echo "corpus: kept $C_TMP" >&2; return; }
@@ -125,7 +129,8 @@ wait_path() {
     while [ ! -e "$1" ] && [ $_n -lt 20000000 ]; do _n=$((_n + 1)); done
     [ -e "$1" ] || { echo "wait_path: $1 never appeared" >&2; return 1; }
 }
-stop() { kill -TERM "$1"; wait "$1"; echo "server exit $?" >&2; }
+stop() { kill -"${2:-TERM}" "$1"; wait "$1"; echo "server exit $?" >&2; }
+wait_all() { for _p in "$@"; do wait "$_p" || echo "client $_p: exit $?" >&2; done; }
 stop_pidfile() {
     _p=
     read -r _p < "$1"
@@ -144,46 +149,128 @@ c_reset() {
     cp -a "$C_TMP/run.orig" "$C_RUN"
 }
 
-# c_classify MESSAGE DIR: the cause of a failure, from encore's message and the events of
-# the session DIR around the one the message names (a signal handler's clock read, an EINTR
-# or the process's end there: an asynchronous signal).
+# c_encore ARGS...: encore (bounded in time) reading a recorded session, as the user who
+# recorded it (C_AS): encore refuses to read another user's session.
+c_encore() {
+    timeout "$C_T" ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" "$@"
+}
+
+# c_threads DIR PROC: how many threads PROC ran in the session DIR, from the thread column
+# of `encore sql` (empty where this encore has none: the thread support is not there).
+c_threads() {
+    c_encore sql --csv "$1" "SELECT max(e.thread) + 1 FROM event e
+        JOIN process p ON p.id = e.proc WHERE p.name = '$2'" 2>/dev/null | sed -n 2p
+}
+
+# c_classify MESSAGE DIR REPLAY_STDERR: the cause of a failure (threads, asynchronous
+# signals, children, shared memory, seccomp, privilege drop, descriptor passing...), from
+# encore's message (the divergence or stall text), what `encore record` and `encore replay`
+# said besides, and the events of the session DIR around the one the message names (a
+# signal handler's clock read, an EINTR or the process's end there: an asynchronous signal).
+# The rules go from what names its cause outright to what only suggests it.
 c_classify() {
-    local msg=$1 dir=${2:-} proc ev ch ctx=""
-    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\), event .*/\1/p')
+    local msg=$1 dir=${2:-} err=${3:-} proc ev thr ch ctx="" said n
+    # "process P, event N", or "process P, thread T, event N" where events carry threads
+    proc=$(echo "$msg" | sed -n 's/.*process \([^ ,]*\),\( thread [0-9]*,\)\{0,1\} event [0-9].*/\1/p')
+    thr=$(echo "$msg" | sed -n 's/.*process [^ ,]*, thread \([0-9]*\), event [0-9].*/\1/p')
     ev=$(echo "$msg" | sed -n 's/.*, event \([0-9]*\):.*/\1/p')
+    # the replay's whole report (a stall names what each process and thread waits for) and
+    # the recordings' warnings (processes the recorder stopped following, threads)
+    said="$msg
+$(head -60 "$err" 2>/dev/null)
+$(cat "$C_TMP"/rec*.err 2>/dev/null)"
     if [ -n "$proc" ] && [ -n "$ev" ] && [ -d "$dir" ]; then
-        ctx=$(timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
-            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 4')
+        ctx=$(c_encore dump "$dir" 2>/dev/null | awk -v p="$proc" -v e="$ev" '
+            $1 == "process" { on = ($2 == p) } on && $1 ~ /^[0-9]+$/ && $1 >= e - 1 && $1 <= e + 8')
     fi
+    # processes the recorder could not follow: what they did is not in the trace at all
+    case "$said" in
+        *"seccomp filter installed"*)
+            echo "seccomp sandbox (recording stops where the filter is installed; the process runs free in replay)"; return ;;
+        *"privileges dropped"*)
+            echo "privilege drop (a process the recorder could not follow)"; return ;;
+        *"was not recorded: "*|*"NOT RECORDED: "*)
+            echo "a process the recorder could not follow ($(echo "$said" |
+                sed -n 's/.*\(was not recorded\|NOT RECORDED\): //p' | head -1))"; return ;;
+    esac
+    # texts that name a signal's or a thread's event
     case "$msg" in
-        *thread*) echo "threads"; return ;;
+        *"expected handler"*|*"handler of signal"*|*"expected kill ("*|*"expected timer ("*|\
+        *"death by signal"*|*sigwait*|*sigsuspend*|*"signal "[0-9]*|*SIG[A-Z][A-Z]*)
+            echo "asynchronous signals"; return ;;
+        *"expected thread ("*|*"expected sync ("*|*pthread_*|*"the thread called"*|\
+        *"thread ended"*|*"of object"*|*" turn"*|*"thread "[0-9]*"'s"*)
+            echo "threads"; return ;;
+    esac
+    case "$msg" in
+        *"no progress for"*)
+            case "$said" in
+                *" turn"*|*"thread "[0-9]*"'s"*) echo "threads (the stall: a thread waits for its turn)"; return ;;
+                *handler*|*"signal "[0-9]*|*"waiting for a signal"*)
+                    echo "asynchronous signals (the stall: a process waits for a signal)"; return ;;
+            esac ;;
     esac
     # a read that failed with EAGAIN on a just-accepted connection, before the first byte
     # told the recorder the peer was recorded: logged as external input, and in replay the
     # next receive finds the stream closed ("the peer closed the stream after 0 of N ...")
     ch=$(echo "$msg" | sed -n 's/.*receive on channel \([0-9]*\) .*peer closed.*/\1/p')
-    if [ -n "$ch" ] && timeout "$C_T" "$ENCORE" dump "$dir" 2>/dev/null | awk -v p="$proc" '
+    if [ -n "$ch" ] && c_encore dump "$dir" 2>/dev/null | awk -v p="$proc" '
             $1 == "process" { on = ($2 == p) } on' | grep -q " input .* ch=$ch = -1 errno=11"; then
         echo "early EAGAIN read on an accepted connection logged as external input"; return
     fi
-    # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data")
-    if grep -rqs 'ancillary' "$C_RUN"; then
-        echo "descriptor passing (the replayed program logged:$(grep -rhos '[^]:]*ancillary data' "$C_RUN" | head -1))"; return
-    fi
-    if [ -n "$proc" ] && grep -q "process $proc (pid [0-9]*) used threads" "$dir"/../rec*.err 2>/dev/null; then
-        echo "threads (the diverging process started threads)"; return
+    # what the replayed programs logged (nginx: "recvmsg() returned invalid ancillary data"),
+    # in $C_RUN or, replayed isolated, in the scratch area the replay kept ($C_SCRATCH)
+    if grep -rqs -D skip 'ancillary' "$C_RUN" ${C_SCRATCH:+"$C_SCRATCH"}; then
+        echo "descriptor passing (the replayed program logged:$(grep -rhos -D skip '[^]:]*ancillary data' \
+            "$C_RUN" ${C_SCRATCH:+"$C_SCRATCH"} | head -1))"; return
     fi
     case "$msg" in
         *ancillary*|*SCM_RIGHTS*|*"descriptor pass"*) echo "descriptor passing"; return ;;
         *"asked for"*|*MSG_PEEK*|*MSG_TRUNC*) echo "MSG_PEEK/MSG_TRUNC"; return ;;
     esac
-    # the process waits on where the recording ended within a few events: the SIGTERM
+    # the replayed process ended where the recorded one went on: a signal from outside its
+    # control (the shell's SIGTERM, really sent in replay) ended it elsewhere
+    case "$msg" in
+        *"but the process called exit"|*"but the process called _exit"|*"but the process ended"*|\
+        *"but the process died"*)
+            echo "asynchronous signals (probably: the process ended at a signal, elsewhere than recorded)"; return ;;
+    esac
+    # the diverging process ran threads: a thread other than the main one diverged, the
+    # trace says it ran several (the thread column), or the recorder warned
+    if [ -n "$thr" ] && [ "$thr" != 0 ]; then
+        echo "threads (thread $thr diverged)"; return
+    fi
+    if [ -n "$proc" ]; then
+        if grep -q "process $proc (pid [0-9]*) used threads" "$C_TMP"/rec*.err 2>/dev/null; then
+            echo "threads (the diverging process started threads)"; return
+        fi
+        n=$(c_threads "$dir" "$proc")
+        if [ -n "$n" ] && [ "$n" -gt 1 ] 2>/dev/null; then
+            echo "threads (the diverging process ran $n threads)"; return
+        fi
+    fi
+    case "$msg" in
+        *"expected wait ("*|*"called wait"*) echo "children (the order of a wait and a child's end)"; return ;;
+    esac
+    # the process waits where the recording ended within a few events: the SIGTERM
     # that stopped the server came while it waited (its handler set a flag, or killed it)
     case "$ctx" in
-        *"errno=4 "*|*sigsafe*|*signal*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
+        *"errno=4 "*|*sigsafe*|*signal*|*handler*|*_sig*|*" exit "*|*death*) echo "asynchronous signals"; return ;;
     esac
+    # the replayed process went on waiting where the recorded one did something else: what
+    # ended the recorded wait was not a call (a handler run: the postmaster forks from its
+    # SIGCHLD handler)
     case "$msg" in
-        *signal*|*SIG[A-Z]*) echo "asynchronous signals" ;;
+        *"but the process called "*select|*"but the process called "*poll|*"but the process called epoll_wait"|\
+        *"but the process called "*pause|*"but the process called "*sigsuspend)
+            echo "asynchronous signals (probably: a handler ended the recorded wait)"; return ;;
+    esac
+    # the scenario's processes share memory (C_SHM: what they share), which nothing orders
+    if [ -n "${C_SHM:-}" ] && case "$msg" in *divergence*|*"no progress"*) true ;; *) false ;; esac; then
+        echo "shared memory between processes ($C_SHM)"; return
+    fi
+    case "$msg" in
+        *signal*) echo "asynchronous signals" ;;
         *connect*|*SO_ERROR*|*EINPROGRESS*) echo "failed connects" ;;
         *udp*|*UDP*|*datagram*|*recvfrom*|*sendto*) echo "UDP" ;;
         *shm*|*"shared memory"*|*mmap*) echo "shared memory" ;;
@@ -198,6 +285,11 @@ c_classify() {
 corpus_run() {
     local pred=${1:-} cause="" c m="" st i rec_ok=0 rep_ok=0 first_fail="" rec_fail="" good="" note="" halted="-"
     cp -a "$C_RUN" "$C_TMP/run.orig"
+    # what an isolated replay wrote (the programs' logs) is kept for c_classify to read
+    local scratch=""
+    case " ${C_REPLAY_OPTS:-} " in *" --no-isolate "*) ;; *)
+        ! "$ENCORE" replay --help 2>&1 | grep -q -- --keep-scratch || scratch=1 ;;
+    esac
     for i in $(seq 1 "$C_TRIES"); do
         local s=$C_TMP/s$i
         c_reset
@@ -222,8 +314,10 @@ corpus_run() {
         fi
         rec_ok=$((rec_ok + 1))
         c_reset
+        C_SCRATCH=""
+        [ -z "$scratch" ] || C_SCRATCH=$C_TMP/scratch$i
         if (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay -q \
-                --stall-timeout 15 "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
+                --stall-timeout 15 ${C_REPLAY_OPTS:-} ${C_SCRATCH:+--keep-scratch "$C_SCRATCH"} "$s") < /dev/null > "$C_TMP/rep$i.out" 2> "$C_TMP/rep$i.err"; then
             if [ -n "$C_SORTED" ]; then
                 sort "$C_TMP/rec$i.out" > "$C_TMP/a"; sort "$C_TMP/rep$i.out" > "$C_TMP/b"
             else
@@ -236,15 +330,15 @@ corpus_run() {
             fi
             m="output differs: $(diff "$C_TMP/a" "$C_TMP/b" | grep '^[<>]' | head -1)"
         else
-            m=$(grep -m1 'encore replay:' "$C_TMP/rep$i.err" || head -1 "$C_TMP/rep$i.err")
+            m=$(c_replay_msg "$C_TMP/rep$i.err")
             [ -n "$m" ] || m="no message from encore replay (timed out after ${C_T}s?)"
         fi
         m=$(echo "$m" | sed 's/^encore replay: //; s/ (pid [0-9]*)//')
         [ -n "$first_fail" ] || first_fail=$m
         # every recording's cause, each named once
-        c=$(c_classify "$m" "$s")
+        c=$(c_classify "$m" "$s" "$C_TMP/rep$i.err")
         [ "$c" != other ] || [ -z "$C_HINT" ] || c=$C_HINT
-        case "; $cause;" in *"; $c;"*) ;; *) cause="${cause:+$cause; }$c" ;; esac
+        case "; $cause;" in *"; ${c%% (*};"*|*"; ${c%% (*} ("*) ;; *) cause="${cause:+$cause; }$c" ;; esac
         echo "corpus: $C_PROG: replay of recording $i failed: $m" >&2
         if [ -n "${CORPUS_KEEP:-}" ]; then
             mkdir -p "$CORPUS_KEEP"
@@ -286,12 +380,27 @@ corpus_run() {
     return 0
 }
 
+# c_replay_msg FILE: what `encore replay` said of its failure in FILE (its stderr): the first
+# message that is not a warning; for a stall, with the first process of the report that
+# waits for something other than a child's end (the shell's wait only follows from the
+# others').
+c_replay_msg() {
+    local m
+    m=$(grep 'encore replay:' "$1" | grep -v '^encore replay: warning:' | head -1)
+    [ -n "$m" ] || m=$(head -1 "$1")
+    case "$m" in *"the replay is stuck:")
+        m="$m$(sed -n '/the replay is stuck:$/,$p' "$1" | sed -n '2,$p' |
+            grep -v 'waiting in wait()' | grep -m1 '^  ' | sed 's/^ */ /')" ;;
+    esac
+    echo "$m" | sed 's/ (pid [0-9]*)//g'
+}
+
 # c_default_pred DIR: "PROC: received >= K" for the recorded process of the scenario's
 # program with the most received messages (any process when none of it received one), K
 # at most 2.
 c_default_pred() {
     local row
-    row=$(timeout "$C_T" "$ENCORE" sql --csv "$1" "
+    row=$(c_encore sql --csv "$1" "
         SELECT p.name, count(*) AS n FROM message m JOIN event e ON e.id = m.recv
         JOIN process p ON p.id = e.proc
         GROUP BY p.name ORDER BY (p.exe LIKE '%${C_PROG%%-*}%') DESC, n DESC, p.name LIMIT 1" \
@@ -308,14 +417,14 @@ c_default_pred() {
 # cut, "no (...)" otherwise.
 c_halt() {
     local s=$1 pred=$2 a b
-    if ! timeout "$C_T" "$ENCORE" inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
+    if ! c_encore inf --json "$s" "$pred" > "$C_TMP/inf.json" 2> "$C_TMP/inf.err"; then
         echo "no ('$pred': encore inf: $(head -1 "$C_TMP/inf.err"))"; return
     fi
     c_reset
     if ! (cd "$C_RUN" && c_bounded ${C_AS:+runuser -u "$C_AS" --} "$ENCORE" replay --json \
-            --then kill --stall-timeout 15 --stop "$pred" "$s") < /dev/null \
+            --then kill --stall-timeout 15 ${C_REPLAY_OPTS:-} --stop "$pred" "$s") < /dev/null \
             > "$C_TMP/halt.json" 2> "$C_TMP/halt.err"; then
-        echo "no ('$pred': $(grep -m1 'encore replay:' "$C_TMP/halt.err" || echo "status $?"))"; return
+        echo "no ('$pred': $(c_replay_msg "$C_TMP/halt.err" | grep . || echo "status $?"))"; return
     fi
     a=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/inf.json" | head -1)
     b=$(grep -o '"cuts":\[{[^}]*}' "$C_TMP/halt.json" | head -1)

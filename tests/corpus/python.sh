@@ -3,10 +3,14 @@
 #   python.sh asyncio  an asyncio TCP server (asyncio.start_server) serving three client
 #                      processes (asyncio.open_connection), then ending by itself
 #   python.sh pool     multiprocessing.Pool(2).map (fork, pipes, and the pool's threads)
+#   python.sh threading  http.server.ThreadingHTTPServer (a thread per request) serving four
+#                      curls at once, then ending by itself once it has served them (each
+#                      answer names the thread that made it: the output depends on scheduling)
 set -u
 . "$(dirname "$0")/lib.sh"
 scen=${1:-asyncio}
 corpus_need python3
+[ "$scen" != threading ] || corpus_need curl
 py=/usr/bin/python3; [ -x $py ] || py=$(python3 -c 'import sys; print(sys.executable)')
 corpus_init "python-$scen" "$($py --version | sed 's/Python //')"
 port=$(corpus_port)
@@ -43,7 +47,36 @@ if __name__ == "__main__":
     with mp.Pool(2) as p:
         for i, h in p.map(work, range(20)): print(i, h)
 EOF
+cat > "$C_RUN/thr.py" <<'EOF'
+import http.server, sys, threading
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("%s served by %s\n" % (self.path, threading.current_thread().name)).encode() * 50
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+s.daemon_threads = False  # so that server_close waits for the request threads
+for i in range(int(sys.argv[2])): s.handle_request()
+s.server_close()
+print("served", sys.argv[2], flush=True)
+EOF
 case $scen in
+threading)
+    corpus_session <<EOF
+$py $C_RUN/thr.py $port 4 > $C_RUN/served &
+srv=\$!
+wait_listen $port
+c=
+for k in 1 2 3 4; do curl -sS -o $C_RUN/out.\$k http://127.0.0.1:$port/r\$k & c="\$c \$!"; done
+wait_all \$c
+wait \$srv
+for k in 1 2 3 4; do head -1 $C_RUN/out.\$k; cksum < $C_RUN/out.\$k; done
+cat $C_RUN/served
+EOF
+    ;;
 asyncio)
     corpus_session <<EOF
 $py $C_RUN/aio.py serve $port 3 &
@@ -58,7 +91,9 @@ pool)
 $py $C_RUN/pool.py
 EOF
     ;;
-*) echo "usage: python.sh asyncio|pool" >&2; exit 2 ;;
+*) echo "usage: python.sh asyncio|pool|threading" >&2; exit 2 ;;
 esac
-case $scen in asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; esac
+case $scen in
+    asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; threading) C_EXPECT='^served 4' ;;
+esac
 corpus_run
