@@ -1237,7 +1237,15 @@ int lc_stash_has_listener(int lfd)
 			return 1;
 	/* shared: a readiness result is not waited for on it (another process may take the
 	 * connection from the queue first); the accept after it waits for its connection */
-	return lfd >= 0 && lfd < LC_FD_MAX && listener_shared(lc_fd[lfd]);
+	if (lfd < 0 || lfd >= LC_FD_MAX || lc_fd[lfd] <= 0)
+		return 0;
+	{
+		int listening = 0;
+		socklen_t sl = sizeof(listening);
+
+		return syscall(SYS_getsockopt, lfd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 &&
+		       listening && listener_shared(lc_fd[lfd]);
+	}
 }
 
 static void peer_of(int fd, long *pid, int *port)
