@@ -1439,8 +1439,9 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 			ip_guard(1);
 			ctl_recv_fd(&m, &g);
 			ip_guard(-1);
-			if (m.type == REP_MSG_GO && (m.flags & 1) && g >= 0)
-				given = g; /* the GD gives it: another process had taken it */
+			if (m.type == REP_MSG_GO && g >= 0)
+				given = g; /* the GD gives it: another process had taken it (or the
+				              answer to HOLD, late behind a halt marker's STOP) */
 			else if (g >= 0)
 				syscall(SYS_close, g);
 			continue;
