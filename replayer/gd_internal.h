@@ -60,6 +60,8 @@ struct gd_proc {
 	size_t nports;
 	uint64_t acc_wait;      /* the accept event it waits at for a connection the GD may
 	                           hold (REP_MSG_HOLD answered STOP), 0 for none */
+	struct gd_proc *acc_by[2]; /* as a client: up to two of the processes that accepted its
+	                           connects when recorded (gd_msg.c, filled once) */
 };
 
 /* A trace point: set on every image of process `proc` (gd_debug.c). */
@@ -112,6 +114,7 @@ struct rep {
 	size_t naccepts;
 	struct gd_held held[64];
 	size_t nheld;
+	int acc_scanned;        /* every process's acc_by filled */
 	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
 	size_t lp_stage;        /* the step being detected */
 	int never;              /* online: the last halt found that the predicate never holds */

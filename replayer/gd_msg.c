@@ -152,24 +152,30 @@ static struct gd_proc *peer_proc(struct rep *r, long pid, int port)
 }
 
 /* 1 when a process other than srv accepted a connection of c's when recorded: a listening
- * socket shared across fork, whose connection srv took from the queue in the replay. */
+ * socket shared across fork, whose connection srv took from the queue in the replay.  The
+ * accepts of the whole session are read once. */
 static int accepted_elsewhere(struct rep *r, const struct gd_proc *srv, const struct gd_proc *c)
 {
 	struct ana_event ev;
 
-	if (!c || c->ana < 0)
-		return 0;
-	for (size_t p = 0; p < r->nprocs; p++) {
-		const struct gd_proc *q = &r->procs[p];
+	for (size_t p = 0; !r->acc_scanned && p < r->nprocs; p++) {
+		struct gd_proc *q = &r->procs[p];
 
-		if (q == srv || q->ana < 0)
-			continue;
-		for (uint64_t i = 1; i <= q->nevents; i++)
-			if (ana_event_get(r->ana, (size_t)q->ana, i, &ev) == 0 &&
-			    ev.kind == TRACE_EV_ACCEPT && ev.src_proc == (uint32_t)c->ana)
-				return 1;
+		for (uint64_t i = 1; q->ana >= 0 && i <= q->nevents; i++) {
+			struct gd_proc *cl;
+
+			if (ana_event_get(r->ana, (size_t)q->ana, i, &ev) != 0 ||
+			    ev.kind != TRACE_EV_ACCEPT || ev.src_proc == ANA_NO_PROC ||
+			    !(cl = rep__by_name(r, ana_proc_name(r->ana, ev.src_proc))))
+				continue;
+			if (!cl->acc_by[0])
+				cl->acc_by[0] = q;
+			else if (cl->acc_by[0] != q && !cl->acc_by[1])
+				cl->acc_by[1] = q;
+		}
 	}
-	return 0;
+	r->acc_scanned = 1;
+	return c && ((c->acc_by[0] && c->acc_by[0] != srv) || (c->acc_by[1] && c->acc_by[1] != srv));
 }
 
 /* A message with a descriptor attached. */
