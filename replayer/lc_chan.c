@@ -1200,9 +1200,10 @@ static int stash_lfd[LC_STASH_MAX]; /* the listening socket each came through */
 static size_t nstash;
 
 /* A listening channel this image did not listen on (no LISTEN event in its trace) came from
- * its parent across fork or exec: other processes may accept on it too, and the connection of
- * our next accept may come through the GD (accept_recorded).  Cached per channel for this
- * process (a forked child has its own trace). */
+ * its parent across fork or exec, and one it forks a child with (a FORK event after its
+ * LISTEN, before its CLOSE) goes to the child: other processes may accept on it too, and the
+ * connection of our next accept may come through the GD (accept_recorded).  Cached per
+ * channel for this process (a forked child has its own trace). */
 static uint8_t shared_seen[LC_CHAN_MAX]; /* 0 unknown, 1 ours, 2 shared */
 static long shared_pid;
 
@@ -1221,8 +1222,13 @@ static int listener_shared(int32_t ch)
 		for (uint64_t i = lc.base + 1; i <= lc.nev; i++) {
 			const struct lc_ev *e = &lc.ev[i - lc.base - 1];
 
-			if (e->kind == TRACE_EV_LISTEN && e->channel == (uint32_t)ch) {
+			if (e->kind == TRACE_EV_LISTEN && e->channel == (uint32_t)ch)
 				shared_seen[ch] = 1;
+			else if (shared_seen[ch] == 1 && e->kind == TRACE_EV_CLOSE &&
+			         e->channel == (uint32_t)ch)
+				break;
+			else if (shared_seen[ch] == 1 && e->kind == TRACE_EV_FORK) {
+				shared_seen[ch] = 2;
 				break;
 			}
 		}
