@@ -265,6 +265,8 @@ void rep_close(struct rep *r)
 	rep__traces_free(r);
 	for (size_t i = 0; i < r->npending; i++)
 		close(r->pending[i]);
+	for (size_t i = 0; i < r->nheld; i++)
+		close(r->held[i].fd); /* connections held for an accept that never came */
 	free(r->procs);
 	if (r->lfd >= 0)
 		close(r->lfd);

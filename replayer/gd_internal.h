@@ -58,6 +58,10 @@ struct gd_proc {
 	int lp_named;           /* named in some step: its LC keeps the counters from the start */
 	int ports[64];          /* local TCP ports of its connects in this replay */
 	size_t nports;
+	uint64_t acc_wait;      /* the accept event it waits at for a connection the GD may
+	                           hold (REP_MSG_HOLD answered STOP), 0 for none */
+	struct gd_proc *acc_by[2]; /* as a client: up to two of the processes that accepted its
+	                           connects when recorded (gd_msg.c, filled once) */
 };
 
 /* A trace point: set on every image of process `proc` (gd_debug.c). */
@@ -72,6 +76,15 @@ struct gd_accept {
 	struct gd_proc *server;
 	uint64_t k;
 	int port;
+};
+
+/* A connection a process accepted in the replay that another process accepted when recorded
+ * (a listening socket shared across fork): held here until that process's accept asks for
+ * it (REP_MSG_HOLD, gd_msg.c). */
+struct gd_held {
+	int fd;
+	long pid;               /* its peer: SO_PEERCRED pid (Unix) or 0 */
+	int port;               /* its peer's TCP port or 0 */
 };
 
 enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
@@ -99,6 +112,9 @@ struct rep {
 	struct gd_proc *fired;  /* markers: the process whose simple predicate held first */
 	struct gd_accept accepts[64];
 	size_t naccepts;
+	struct gd_held held[64];
+	size_t nheld;
+	int acc_scanned;        /* every process's acc_by filled */
 	size_t lp_n;            /* linked predicate, online: its steps (0: not linked) */
 	size_t lp_stage;        /* the step being detected */
 	int never;              /* online: the last halt found that the predicate never holds */

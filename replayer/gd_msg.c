@@ -2,12 +2,17 @@
  * gd_msg.c: the global debugger's side of the control connections: new LCs joining (only our
  * own user's), and each message an LC sends (proto.h): HELLO (its slot, target or floor and
  * simple predicate in CONFIG; a child started inside libc gets its name), REQ, EXEC,
- * CONNECTED, ACCEPTED, HALTED, DIVERGED, DONE, TRACED (a trace point of `encore debug`).
- * Accept returns the recorded peer: an LC asks whether the connection it accepted comes from
- * the process that connected in the recording (the analyzer's connect -> accept edge) and
- * keeps it for later when not.
+ * CONNECTED, ACCEPTED, HOLD, HALTED, DIVERGED, DONE, TRACED (a trace point of `encore
+ * debug`).  Accept returns the recorded peer: an LC asks whether the connection it accepted
+ * comes from the process that connected in the recording (the analyzer's connect -> accept
+ * edge) and keeps it for later when not; when another process accepted it when recorded (a
+ * listening socket shared across fork: prefork servers), the GD holds it until that
+ * process's accept asks for it (replayer/README.md, accept).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,57 @@ void rep__accept_peers(struct rep *r)
 		}
 		r->pending[r->npending++] = fd;
 	}
+}
+
+/* A connection's peer: its SO_PEERCRED pid (Unix) or its TCP port. */
+static void held_peer(int fd, long *pid, int *port)
+{
+	struct sockaddr_storage ss;
+	struct ucred cred;
+	socklen_t sl = sizeof(ss), cl = sizeof(cred);
+
+	*pid = 0;
+	*port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return;
+	if (ss.ss_family == AF_INET)
+		*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	else if (ss.ss_family == AF_UNIX && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+		*pid = cred.pid;
+}
+
+/* rep_proto_recv that also takes a descriptor passed with the message (*fd, -1 for none):
+ * HOLD carries one; the kernel would close it on a read without room for it. */
+static long recv_msg(int fd, struct rep_msg *m, int *pfd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+	                     .msg_controllen = sizeof(u.b) };
+	size_t hdr = offsetof(struct rep_msg, text);
+	long n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	*pfd = -1;
+	if (n < 0)
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(pfd, CMSG_DATA(c), sizeof(int));
+	if (n < (long)hdr) {
+		if (*pfd >= 0)
+			close(*pfd);
+		errno = EPIPE; /* the peer closed (0), or a packet shorter than a header */
+		return -1;
+	}
+	m->text[n > (long)hdr ? (size_t)(n - (long)hdr) - 1 : 0] = '\0';
+	m->text[REP_TEXT_MAX - 1] = '\0';
+	return n;
 }
 
 /* The client of accept event k of the server: the process whose connect it took (the
@@ -82,6 +138,112 @@ static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pi
 	return 1;
 }
 
+/* The process whose connection this is in the replay (its pid, or a port it reported). */
+static struct gd_proc *peer_proc(struct rep *r, long pid, int port)
+{
+	for (size_t p = 0; p < r->nprocs; p++) {
+		if (pid && r->procs[p].pid == pid)
+			return &r->procs[p];
+		for (size_t i = 0; port && i < r->procs[p].nports; i++)
+			if (r->procs[p].ports[i] == port)
+				return &r->procs[p];
+	}
+	return NULL;
+}
+
+/* 1 when a process other than srv accepted a connection of c's when recorded: a listening
+ * socket shared across fork, whose connection srv took from the queue in the replay.  The
+ * accepts of the whole session are read once. */
+static int accepted_elsewhere(struct rep *r, const struct gd_proc *srv, const struct gd_proc *c)
+{
+	struct ana_event ev;
+
+	for (size_t p = 0; !r->acc_scanned && p < r->nprocs; p++) {
+		struct gd_proc *q = &r->procs[p];
+
+		for (uint64_t i = 1; q->ana >= 0 && i <= q->nevents; i++) {
+			struct gd_proc *cl;
+
+			if (ana_event_get(r->ana, (size_t)q->ana, i, &ev) != 0 ||
+			    ev.kind != TRACE_EV_ACCEPT || ev.src_proc == ANA_NO_PROC ||
+			    !(cl = rep__by_name(r, ana_proc_name(r->ana, ev.src_proc))))
+				continue;
+			if (!cl->acc_by[0])
+				cl->acc_by[0] = q;
+			else if (cl->acc_by[0] != q && !cl->acc_by[1])
+				cl->acc_by[1] = q;
+		}
+	}
+	r->acc_scanned = 1;
+	return c && ((c->acc_by[0] && c->acc_by[0] != srv) || (c->acc_by[1] && c->acc_by[1] != srv));
+}
+
+/* A message with a descriptor attached. */
+static int send_fd(int conn, uint32_t type, uint32_t flags, int fd)
+{
+	struct rep_msg m;
+	size_t hdr = offsetof(struct rep_msg, text);
+	struct iovec iov = { .iov_base = &m, .iov_len = hdr + 1 };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+	                     .msg_controllen = sizeof(u.b) };
+
+	memset(&m, 0, hdr + 1);
+	memset(&u, 0, sizeof(u));
+	m.type = type;
+	m.flags = flags;
+	CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+	CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &fd, sizeof(int));
+	return sendmsg(conn, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* Give every held connection whose process waits for it at its accept (proto.h, HOLD). */
+static void give_held(struct rep *r)
+{
+	for (size_t h = 0; h < r->nheld;) {
+		struct gd_held *c = &r->held[h];
+		int given = 0;
+
+		for (size_t p = 0; p < r->nprocs && !given; p++) {
+			struct gd_proc *q = &r->procs[p];
+
+			if (!q->acc_wait || q->conn < 0 ||
+			    accept_answer(r, q, q->acc_wait, c->pid, c->port) != 1)
+				continue;
+			send_fd(q->conn, REP_MSG_GO, 1, c->fd);
+			q->acc_wait = 0;
+			given = 1;
+		}
+		if (!given) {
+			h++;
+			continue;
+		}
+		close(c->fd);
+		r->held[h] = r->held[--r->nheld];
+	}
+}
+
+/* The answer to ACCEPTED: GO (the recorded peer), STOP (a later accept's: keep it) or STOP
+ * with a = 1 (another process accepted it when recorded: hand it over). */
+static void accept_reply(struct rep *r, struct gd_proc *srv, uint64_t k, int a, long pid, int port)
+{
+	if (srv->conn < 0)
+		return;
+	if (a != 0) {
+		if (srv->acc_wait == k)
+			srv->acc_wait = 0;
+		rep_proto_send(srv->conn, REP_MSG_GO, 0, 0, 0, NULL);
+		return;
+	}
+	rep_proto_send(srv->conn, REP_MSG_STOP,
+	               accepted_elsewhere(r, srv, peer_proc(r, pid, port)), 0, 0, NULL);
+}
+
 static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
 {
 	int a = accept_answer(r, srv, k, pid, port);
@@ -90,7 +252,38 @@ static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid
 		r->accepts[r->naccepts++] = (struct gd_accept){ srv, k, port };
 		return;
 	}
-	rep_proto_send(srv->conn, a == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
+	accept_reply(r, srv, k, a, pid, port);
+}
+
+/* HOLD: flags 1, a connection for another process (fd); flags 0, does the GD hold the
+ * connection of accept event k?  (proto.h) */
+static void on_hold(struct rep *r, struct gd_proc *p, const struct rep_msg *m, int *fd)
+{
+	if (m->flags & 1) {
+		long pid;
+		int port;
+
+		if (*fd < 0 || r->nheld == sizeof(r->held) / sizeof(r->held[0]))
+			return; /* (its process stalls, and the stall report says at which accept) */
+		held_peer(*fd, &pid, &port);
+		r->held[r->nheld++] = (struct gd_held){ *fd, pid, port };
+		*fd = -1;
+		give_held(r);
+		return;
+	}
+	for (size_t h = 0; h < r->nheld; h++) {
+		struct gd_held *c = &r->held[h];
+
+		if (accept_answer(r, p, (uint64_t)m->a, c->pid, c->port) != 1)
+			continue;
+		send_fd(p->conn, REP_MSG_GO, 0, c->fd);
+		close(c->fd);
+		r->held[h] = r->held[--r->nheld];
+		p->acc_wait = 0;
+		return;
+	}
+	p->acc_wait = (uint64_t)m->a;
+	rep_proto_send(p->conn, REP_MSG_STOP, 0, 0, 0, NULL);
 }
 
 /* REP_MSG_DGRAM: matched datagrams are receives of the model with their send as source
@@ -115,10 +308,10 @@ static void on_connected(struct rep *r, struct gd_proc *p, int port)
 			i++;
 			continue;
 		}
-		if (a->server->conn >= 0)
-			rep_proto_send(a->server->conn, ans == 0 ? REP_MSG_STOP : REP_MSG_GO, 0, 0, 0, NULL);
+		accept_reply(r, a->server, a->k, ans, 0, a->port);
 		r->accepts[i] = r->accepts[--r->naccepts];
 	}
+	give_held(r); /* a held connection's peer may be known now */
 }
 
 /* HELLO: a new image (a root, a forked child, after exec) binds its connection to its
@@ -210,7 +403,8 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 {
 	struct rep_msg m;
 	struct gd_proc *p = *pp;
-	long n = rep_proto_recv(fd, &m, MSG_DONTWAIT);
+	int pfd;
+	long n = recv_msg(fd, &m, &pfd);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
@@ -218,6 +412,7 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		if (p && p->conn == fd) {
 			p->gone = !p->execing;
 			p->conn = -1;
+			p->acc_wait = 0;
 		}
 		close(fd);
 		rep__note_change(r);
@@ -226,6 +421,10 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	rep__note_change(r);
 	if (p && m.type != REP_MSG_EXEC && m.type != REP_MSG_HELLO && p->conn == fd)
 		p->execing = 0; /* the exec failed: the same image goes on */
+	if (pfd >= 0 && (m.type != REP_MSG_HOLD || !p)) {
+		close(pfd); /* only HOLD carries a descriptor */
+		pfd = -1;
+	}
 	if (m.type == REP_MSG_HELLO) {
 		on_hello(r, fd, &m, pp);
 		return 0;
@@ -249,6 +448,11 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		break;
 	case REP_MSG_ACCEPTED:
 		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);
+		break;
+	case REP_MSG_HOLD:
+		on_hold(r, p, &m, &pfd);
+		if (pfd >= 0)
+			close(pfd);
 		break;
 	case REP_MSG_DGRAM:
 		rep_proto_send(p->conn, dgram_recorded(r, p, (uint64_t)m.a) ? REP_MSG_GO : REP_MSG_STOP,

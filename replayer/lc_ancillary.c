@@ -120,7 +120,9 @@ void lc_anc_out_done(const struct msghdr *m)
 	size_t i = 0;
 
 	lc_anc_out_clear();
-	while (is_pass(lc_peek(), TRACE_PASS_OUT)) {
+	/* (the next event read as it is: a handler run there is due at the next call's entry,
+	 * not inside this sendmsg, which lc_peek would run it in) */
+	while (is_pass(lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL, TRACE_PASS_OUT)) {
 		const struct lc_ev *ev = lc_expect(TRACE_EV_PASS, -1, "sendmsg");
 		int fd = -1;
 

@@ -1205,12 +1205,59 @@ static int stash[LC_STASH_MAX];
 static int stash_lfd[LC_STASH_MAX]; /* the listening socket each came through */
 static size_t nstash;
 
+/* A listening channel this image did not listen on (no LISTEN event in its trace) came from
+ * its parent across fork or exec, and one it forks a child with (a FORK event after its
+ * LISTEN, before its CLOSE) goes to the child: other processes may accept on it too, and the
+ * connection of our next accept may come through the GD (accept_recorded).  Cached per
+ * channel for this process (a forked child has its own trace). */
+static uint8_t shared_seen[LC_CHAN_MAX]; /* 0 unknown, 1 ours, 2 shared */
+static long shared_pid;
+
+static int listener_shared(int32_t ch)
+{
+	long pid = syscall(SYS_getpid);
+
+	if (ch <= 0 || ch >= LC_CHAN_MAX)
+		return 0;
+	if (pid != shared_pid) {
+		memset(shared_seen, 0, sizeof(shared_seen));
+		shared_pid = pid;
+	}
+	if (!shared_seen[ch]) {
+		shared_seen[ch] = 2;
+		for (uint64_t i = lc.base + 1; i <= lc.nev; i++) {
+			const struct lc_ev *e = &lc.ev[i - lc.base - 1];
+
+			if (e->kind == TRACE_EV_LISTEN && e->channel == (uint32_t)ch)
+				shared_seen[ch] = 1;
+			else if (shared_seen[ch] == 1 && e->kind == TRACE_EV_CLOSE &&
+			         e->channel == (uint32_t)ch)
+				break;
+			else if (shared_seen[ch] == 1 && e->kind == TRACE_EV_FORK) {
+				shared_seen[ch] = 2;
+				break;
+			}
+		}
+	}
+	return shared_seen[ch] == 2;
+}
+
 int lc_stash_has_listener(int lfd)
 {
 	for (size_t i = 0; i < nstash; i++)
 		if (stash_lfd[i] == lfd)
 			return 1;
-	return 0;
+	/* shared: a readiness result is not waited for on it (another process may take the
+	 * connection from the queue first); the accept after it waits for its connection */
+	if (lfd < 0 || lfd >= LC_FD_MAX || lc_fd[lfd] <= 0)
+		return 0;
+	{
+		int listening = 0;
+		socklen_t sl = sizeof(listening);
+
+		return syscall(SYS_getsockopt, lfd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 &&
+		       listening && listener_shared(lc_fd[lfd]);
+	}
 }
 
 static void peer_of(int fd, long *pid, int *port)
@@ -1232,13 +1279,140 @@ static void peer_of(int fd, long *pid, int *port)
 	}
 }
 
-/* accept returns the connection of the recorded peer (issue #6): the GD knows from the trace
- * which process that is, and from the replay its pid and its connections' ports. */
+/* A message to the GD with a descriptor attached (fd >= 0) or none. */
+static int ctl_send_fd(uint32_t type, int64_t a, int64_t b, uint32_t flags, int fd)
+{
+	struct rep_msg m;
+	size_t hdr = offsetof(struct rep_msg, text);
+	struct iovec iov = { .iov_base = &m, .iov_len = hdr + 1 };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	memset(&m, 0, hdr + 1);
+	m.type = type;
+	m.a = a;
+	m.b = b;
+	m.flags = flags;
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &fd, sizeof(int));
+	}
+	return syscall(SYS_sendmsg, lc_ctl_fd(), &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* The next message from the GD, and the descriptor it carries (*fd, -1 for none); without a
+ * GD the process ends, as lc.c's own reads do. */
+static void ctl_recv_fd(struct rep_msg *m, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh;
+	long r;
+
+	*fd = -1;
+	do {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		r = syscall(SYS_recvmsg, lc_ctl_fd(), &mh, MSG_CMSG_CLOEXEC);
+	} while (r < 0 && errno == EINTR);
+	if (r < (long)offsetof(struct rep_msg, text))
+		syscall(SYS_exit_group, 111);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+}
+
+/* Send (type, a, b, flags) and wait for GO or STOP with flags 0, its answer; a connection the
+ * GD gives meanwhile (GO with flags 1: the one this accept waits for) goes to *given. */
+static struct rep_msg ctl_ask(uint32_t type, int64_t a, int64_t b, uint32_t flags, int *given,
+                              int *fd)
+{
+	struct rep_msg m;
+	int g;
+
+	*fd = -1;
+	ip_guard(1);
+	if (ctl_send_fd(type, a, b, flags, -1) != 0)
+		syscall(SYS_exit_group, 111);
+	for (;;) {
+		ctl_recv_fd(&m, &g);
+		if (m.type == REP_MSG_GO && (m.flags & 1) && g >= 0 && *given < 0) {
+			*given = g;
+			continue;
+		}
+		if ((m.type == REP_MSG_GO || m.type == REP_MSG_STOP) && !(m.flags & 1)) {
+			*fd = g;
+			break;
+		}
+		if (g >= 0)
+			syscall(SYS_close, g);
+	}
+	ip_guard(-1);
+	return m;
+}
+
+/* A connection kept or given: at the recorded number, with the accept's flags. */
+static int accept_take(int s, int flags, const struct lc_ev *ev)
+{
+	int r = (int)ev->result;
+	long fl;
+
+	if (s != r) {
+		r = (int)syscall(SYS_dup3, s, r, (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0);
+		syscall(SYS_close, s);
+	} else {
+		/* (a descriptor the GD gave may arrive at the recorded number itself) */
+		syscall(SYS_fcntl, r, F_SETFD, (flags & SOCK_CLOEXEC) ? FD_CLOEXEC : 0);
+	}
+	if (r >= 0 && (fl = syscall(SYS_fcntl, r, F_GETFL)) >= 0)
+		syscall(SYS_fcntl, r, F_SETFL,
+		        (flags & SOCK_NONBLOCK) ? fl | O_NONBLOCK : fl & ~(long)O_NONBLOCK);
+	return r;
+}
+
+/* accept4 that does not block: another process may take the connection poll saw. */
+static int accept_now(int fd, int flags)
+{
+	long fl = syscall(SYS_fcntl, fd, F_GETFL);
+	int r, e;
+
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
+	r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
+	e = errno;
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		syscall(SYS_fcntl, fd, F_SETFL, fl);
+	errno = e;
+	return r;
+}
+
+/* accept returns the connection of the recorded peer (replayer/README.md, accept): the GD
+ * knows from the trace which process that is, and from the replay its pid and its
+ * connections' ports.  One that belongs to a later accept of ours is kept here; one that
+ * another process accepted when recorded (a listening socket shared across fork: prefork
+ * servers) goes to the GD, which gives it to that process's accept. */
 static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 {
 	uint64_t k = lc.pos + 1;
 	long pid;
-	int port, r;
+	int port, r, given = -1, held;
+	struct rep_msg m;
+	struct pollfd p[2];
 
 	for (size_t i = 0; i < nstash; i++) {
 		peer_of(stash[i], &pid, &port);
@@ -1248,34 +1422,77 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 			--nstash;
 			stash[i] = stash[nstash];
 			stash_lfd[i] = stash_lfd[nstash];
-			r = (int)syscall(SYS_dup3, s, (int)ev->result,
-			                 (flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0);
-			syscall(SYS_close, s);
-			if (r >= 0 && (flags & SOCK_NONBLOCK))
-				syscall(SYS_fcntl, r, F_SETFL,
-				        syscall(SYS_fcntl, r, F_GETFL) | O_NONBLOCK);
-			return r;
+			return accept_take(s, flags, ev);
 		}
 	}
-	for (;;) {
-		r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
+	if (lc_ctl_fd() < 0) {
+		for (;;) {
+			r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
+			if (r >= 0 || errno != EINTR)
+				return r;
+		}
+	}
+	/* held by the GD already (another process took it from the queue)? */
+	m = ctl_ask(REP_MSG_HOLD, (int64_t)k, 0, 0, &given, &held);
+	if (m.type == REP_MSG_GO && held >= 0)
+		return accept_take(held, flags, ev);
+	if (held >= 0)
+		syscall(SYS_close, held);
+	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = lc_ctl_fd(), .events = POLLIN };
+	while (given < 0) {
+		p[0].revents = p[1].revents = 0;
+		lc_wait_state(TRACE_EV_ACCEPT, fd, 0, 0);
+		if (syscall(SYS_poll, p, 2, -1) < 0 && errno != EINTR)
+			lc_diverge("accept on fd %d: poll failed: %s", fd, strerror(errno));
+		if (p[1].revents) {
+			int g;
+
+			ip_guard(1);
+			ctl_recv_fd(&m, &g);
+			ip_guard(-1);
+			if (m.type == REP_MSG_GO && g >= 0)
+				given = g; /* the GD gives it: another process had taken it (or the
+				              answer to HOLD, late behind a halt marker's STOP) */
+			else if (g >= 0)
+				syscall(SYS_close, g);
+			continue;
+		}
+		if (!p[0].revents)
+			continue;
+		r = accept_now(fd, flags);
 		if (r < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ECONNABORTED)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				lc_wait_state(TRACE_EV_ACCEPT, fd, 0, 0);
-				wait_fd(fd, POLLIN);
-				continue;
-			}
 			lc_diverge("accept on fd %d failed: %s (it succeeded when recorded)", fd,
 			           strerror(errno));
 		}
 		peer_of(r, &pid, &port);
-		if (nstash == LC_STASH_MAX || lc_accept_is_recorded(k, pid, port))
+		m = ctl_ask(REP_MSG_ACCEPTED, (int64_t)k, pid, (uint32_t)port, &given, &held);
+		if (m.type == REP_MSG_GO || (m.a == 0 && nstash == LC_STASH_MAX)) {
+			if (given >= 0 && nstash < LC_STASH_MAX) {
+				/* ours too (the same client again): kept for a later accept */
+				stash_lfd[nstash] = fd;
+				stash[nstash++] = lc_move_high(given);
+			} else if (given >= 0) {
+				syscall(SYS_close, given);
+			}
 			return r;
+		}
+		if (m.a == 1) {
+			/* another process accepted it when recorded: the GD holds it for it */
+			ip_guard(1);
+			if (ctl_send_fd(REP_MSG_HOLD, (int64_t)k, 0, 1, r) != 0)
+				syscall(SYS_exit_group, 111);
+			ip_guard(-1);
+			syscall(SYS_close, r);
+			continue;
+		}
 		stash_lfd[nstash] = fd;
 		stash[nstash++] = lc_move_high(r);
 	}
+	return accept_take(given, flags, ev);
 }
 
 static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flags, int four)

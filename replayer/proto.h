@@ -52,7 +52,17 @@ enum rep_msg_type {
 	                         state index, b = the value of its term there, flags = its id */
 	REP_MSG_ACCEPTED = 7, /* is this the recorded peer of accept event a?  b = the peer's pid
 	                         (SO_PEERCRED, Unix sockets; 0 else), flags = its TCP port (0 for
-	                         none); answered GO (yes) or STOP (no: keep it for later) */
+	                         none); answered GO (yes), STOP (no: keep it for later) or STOP
+	                         with a = 1 (another process accepted it when recorded: give it to
+	                         the GD, REP_MSG_HOLD with flags 1) */
+	REP_MSG_HOLD = 10,    /* accepts on a listening socket shared across fork.  flags = 0:
+	                         does the GD hold the connection of accept event a?  answered GO
+	                         with the descriptor attached (SCM_RIGHTS), or STOP: not yet, and
+	                         while the LC waits at that accept the GD sends it, GO with flags
+	                         1 and the descriptor, when it comes (the answer to an ACCEPTED
+	                         meanwhile is GO or STOP with flags 0).  flags = 1: the descriptor
+	                         attached is a connection another process accepted when recorded:
+	                         the GD holds it (no answer) */
 	REP_MSG_DGRAM = 14,   /* is receive event a a datagram from a recorded process (the
 	                         analyzer matched it to a send)?  answered GO (yes: wait for it on
 	                         the socket) or STOP (no: outside input, given from the trace) */
