@@ -9,7 +9,7 @@
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
  * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
- * program then reads from) and one record.  The objects mapped are listed at the start of
+ * program then reads from; once per image for a file opened again unchanged) and one record.  The objects mapped are listed at the start of
  * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
  * each file opened) and at exit.  bench/file_bench.c measures it.
  */
@@ -39,6 +39,21 @@ static const char *self_so = "";    /* this library (found before the loader's l
 
 /* Scratch for the hashed prefix, used under the writer lock (rec_enter) only. */
 static uint8_t hashbuf[64 * 1024];
+
+/* The prefixes hashed in this image, by inode (direct-mapped, under the writer lock): a
+ * server opens the same files again and again (a static web server, a configuration read per
+ * request), and reading 64 KiB at each open would cost more than the open itself.  A file
+ * whose size, mtime and ctime are those it had when hashed gets the same crc without a read;
+ * a write in place within one tick of the file system's clock with the size kept is not
+ * seen, which the replay's check of size and mtime misses as well. */
+#define HASHED_MAX 256
+struct hashed_file {
+	uint64_t dev, ino, size, hashed;
+	int64_t mtime_ns, ctime_ns;
+	uint32_t crc;
+	int used;
+};
+static struct hashed_file hashed_files[HASHED_MAX];
 
 static int64_t mtime_ns(const struct stat *st)
 {
@@ -219,6 +234,8 @@ static void note_open(int fd, const char *path, int flags)
 	char proc[64], res[4096];
 	uint64_t want, off = 0;
 	uint32_t crc = 0;
+	struct hashed_file *hf;
+	int64_t ctime_ns;
 	ssize_t n;
 
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
@@ -243,6 +260,13 @@ static void note_open(int fd, const char *path, int flags)
 	f.kind = TRACE_FILE_READ;
 	fill_stat(&f, &st);
 	want = f.size < TRACE_FILE_HASH_MAX ? f.size : TRACE_FILE_HASH_MAX;
+	hf = &hashed_files[(f.ino ^ (f.dev * 31)) % HASHED_MAX];
+	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	if (want && hf->used && hf->dev == f.dev && hf->ino == f.ino && hf->size == f.size &&
+	    hf->mtime_ns == f.mtime_ns && hf->ctime_ns == ctime_ns && hf->hashed == want) {
+		off = want; /* hashed whole already, unchanged since */
+		crc = hf->crc;
+	}
 	while (off < want) {
 		size_t k = want - off < sizeof(hashbuf) ? (size_t)(want - off) : sizeof(hashbuf);
 
@@ -254,6 +278,16 @@ static void note_open(int fd, const char *path, int flags)
 	}
 	f.hashed = off;
 	f.crc = crc;
+	if (want) {
+		hf->used = 1;
+		hf->dev = f.dev;
+		hf->ino = f.ino;
+		hf->size = f.size;
+		hf->mtime_ns = f.mtime_ns;
+		hf->ctime_ns = ctime_ns;
+		hf->hashed = off;
+		hf->crc = crc;
+	}
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
