@@ -185,15 +185,21 @@ static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Scan again if the loader loaded something since the last scan (dlopen). */
-static void rescan_if_loaded(void)
+/* The loader's count of objects ever loaded (compared with obj_adds: a dlopen since). */
+static unsigned long long loader_adds(void)
 {
 	unsigned long long adds = obj_adds;
 
 	rec_internal_begin();
 	dl_iterate_phdr(adds_cb, &adds);
 	rec_internal_end();
-	if (adds != obj_adds)
+	return adds;
+}
+
+/* Scan again if the loader loaded something since the last scan (dlopen). */
+static void rescan_if_loaded(void)
+{
+	if (loader_adds() != obj_adds)
 		scan_objects();
 }
 
@@ -235,11 +241,16 @@ static void note_open(int fd, const char *path, int flags)
 	uint64_t want, off = 0;
 	uint32_t crc = 0;
 	struct hashed_file *hf;
+	unsigned long long adds;
 	int64_t ctime_ns;
 	ssize_t n;
 
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
+	/* Asked before the writer's lock is taken: the loader's lock is never waited for under
+	 * it, as a thread opening a file from inside dl_iterate_phdr (libbacktrace does) holds
+	 * the loader's and waits for the writer's.  Only the scan after a dlopen takes both. */
+	adds = loader_adds();
 	if (!rec_enter())
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -291,7 +302,8 @@ static void note_open(int fd, const char *path, int flags)
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	rescan_if_loaded();
+	if (adds != obj_adds)
+		scan_objects();
 out:
 	rec_leave();
 }
