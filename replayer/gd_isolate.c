@@ -76,7 +76,7 @@ struct iso_reply {
 	int userns;
 	char msg[1024];
 	char gaps[1024];         /* directories whose own entries are not covered (split) */
-	int pack_bad;            /* a packed object is missing or damaged (not a namespace's fault) */
+	int pack_bad;            /* the packed files could not be mounted (not a namespace's fault) */
 };
 
 static struct gd_iso *iso_get(struct rep *r)
@@ -293,7 +293,7 @@ struct ctx {
 	size_t nm;
 	char **cov;              /* the directories an overlay covers */
 	size_t ncov;
-	int *pack_bad;           /* the reply's: a packed object is missing or damaged */
+	int *pack_bad;           /* the reply's: the packed files could not be mounted */
 };
 
 static int under(const char *path, const char *dir);
@@ -722,7 +722,6 @@ static int mount_pack(struct ctx *c)
 		 * other bytes than it read when recorded: its size is the manifest's, or no replay */
 		have = fstatat(iso->objects_fd, e->sha, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		if (!have || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size) {
-			*c->pack_bad = 1;
 			say(c, "the packed copy of %s is %s: run encore pack again where the session was "
 			    "recorded", e->path, !have && errno == ENOENT ? "missing" : "damaged");
 			return -1;
@@ -943,8 +942,10 @@ static int host_mounts(struct ctx *c)
 			return -1;
 		}
 	}
-	if (mount_pack(c) != 0)
+	if (mount_pack(c) != 0) {
+		*c->pack_bad = 1; /* --no-isolate would not help: the pack is mounted all the same */
 		return -1;
+	}
 	/* the GD's control directory (socket, status board, outputs), the real one, on top */
 	snprintf(ctl, sizeof(ctl), "%s/" REP_SUBDIR, c->r->dir);
 	{

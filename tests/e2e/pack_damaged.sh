@@ -29,6 +29,9 @@ if [ "$rc" = 0 ]; then
 fi
 grep -q "$tmp/cfg" "$tmp/rep.err" && grep -q "encore pack" "$tmp/rep.err" ||
     { echo "FAIL: the refusal does not name the file and what to do:"; cat "$tmp/rep.err"; exit 1; }
+# --no-isolate would mount the pack all the same: the way out named is --no-pack
+grep -q -- "--no-pack" "$tmp/rep.err" && ! grep -q -- "--no-isolate" "$tmp/rep.err" ||
+    { echo "FAIL: the refusal does not point at --no-pack:"; cat "$tmp/rep.err"; exit 1; }
 [ ! -e "$tmp/s/.encore-replay" ] || { echo "FAIL: .encore-replay left behind"; exit 1; }
 echo "ok: refused: $(cat "$tmp/rep.err")"
 
