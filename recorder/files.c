@@ -162,15 +162,18 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!path || path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0; /* the vDSO, or an object gone from the file system */
-	if (obj_seen(st.st_dev, st.st_ino) || strcmp(path, self_so) == 0)
-		return 0; /* noted already, or the recorder itself (replay has its own) */
-	fill_stat(&f, &st);
-	note_build_id(info, &f);
-	f.path = path;
-	f.resolved = realpath(path, res) ? res : "";
-	if (sc->lock && !rec_enter())
+	if (sc->lock && !rec_enter()) {
+		obj_adds = 0; /* not noted now (a fork holds the lock): the next file opened scans */
 		return 0;
-	trace_writer_file(rec.w, &f);
+	}
+	/* unless noted already, or the recorder itself (replay has its own) */
+	if (!obj_seen(st.st_dev, st.st_ino) && strcmp(path, self_so) != 0) {
+		fill_stat(&f, &st);
+		note_build_id(info, &f);
+		f.path = path;
+		f.resolved = realpath(path, res) ? res : "";
+		trace_writer_file(rec.w, &f);
+	}
 	if (sc->lock)
 		rec_leave();
 	return 0;
