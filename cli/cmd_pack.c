@@ -395,13 +395,14 @@ static int add_line(struct packer *pk, const struct item *it, const char *path,
 	return 0;
 }
 
-/* Whether the object named hex is in the store already. */
-static int have_object(struct packer *pk, const char *hex)
+/* Whether the object named hex is in the store already, whole: one of another size was cut
+ * or overwritten (a partial copy of the session), and packing again replaces it. */
+static int have_object(struct packer *pk, const char *hex, uint64_t size)
 {
 	struct stat st;
 
 	return pk->objfd >= 0 && fstatat(pk->objfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISREG(st.st_mode);
+	       S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
 }
 
 static void pack_item(struct packer *pk, struct item *it)
@@ -481,7 +482,7 @@ static void pack_item(struct packer *pk, struct item *it)
 		return;
 	}
 	if (!pk->dry) {
-		if (have_object(pk, hex)) {
+		if (have_object(pk, hex, total)) {
 			unlinkat(pk->objfd, tmp, 0);
 		} else if (renameat(pk->objfd, tmp, pk->objfd, hex) != 0) {
 			cli_error("pack", "%s: cannot store it: %s", src, strerror(errno));
@@ -492,7 +493,7 @@ static void pack_item(struct packer *pk, struct item *it)
 			pk->new_objects++;
 			pk->new_bytes += total;
 		}
-	} else if (!have_object(pk, hex)) {
+	} else if (!have_object(pk, hex, total)) {
 		pk->new_objects++;
 		pk->new_bytes += total;
 	}
@@ -556,7 +557,7 @@ static int merge(struct packer *pk, const char *src)
 		uint32_t crc;
 		int fd;
 
-		if (!have_object(pk, e->sha256)) {
+		if (!have_object(pk, e->sha256, e->size)) {
 			fd = openat(srcobj, e->sha256, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0 || copy_hash(pk, fd, 0, tmp, hex, &crc, &total) != 0) {
 				cli_error("pack", "%s/%s: %s", path, e->sha256, strerror(errno));

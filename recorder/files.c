@@ -9,7 +9,7 @@
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
  * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
- * program then reads from) and one record.  The objects mapped are listed at the start of
+ * program then reads from; once per image for a file opened again unchanged) and one record.  The objects mapped are listed at the start of
  * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
  * each file opened) and at exit.  bench/file_bench.c measures it.
  */
@@ -39,6 +39,21 @@ static const char *self_so = "";    /* this library (found before the loader's l
 
 /* Scratch for the hashed prefix, used under the writer lock (rec_enter) only. */
 static uint8_t hashbuf[64 * 1024];
+
+/* The prefixes hashed in this image, by inode (direct-mapped, under the writer lock): a
+ * server opens the same files again and again (a static web server, a configuration read per
+ * request), and reading 64 KiB at each open would cost more than the open itself.  A file
+ * whose size, mtime and ctime are those it had when hashed gets the same crc without a read;
+ * a write in place within one tick of the file system's clock with the size kept is not
+ * seen, which the replay's check of size and mtime misses as well. */
+#define HASHED_MAX 256
+struct hashed_file {
+	uint64_t dev, ino, size, hashed;
+	int64_t mtime_ns, ctime_ns;
+	uint32_t crc;
+	int used;
+};
+static struct hashed_file hashed_files[HASHED_MAX];
 
 static int64_t mtime_ns(const struct stat *st)
 {
@@ -115,21 +130,26 @@ static void note_build_id(const struct dl_phdr_info *info, struct trace_file_inp
 	}
 }
 
+struct scan {
+	int first; /* the next object is the main program */
+	int lock;  /* take the writer's lock for each record */
+};
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct trace_file_input f;
 	char exe[4096], res[4096];
 	const char *path = info->dlpi_name;
 	struct stat st;
-	int *first = arg;
+	struct scan *sc = arg;
 	ssize_t n;
 
 	(void)size;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_LIB;
-	if (*first) {
+	if (sc->first) {
 		/* the main program: dlpi_name is "" */
-		*first = 0;
+		sc->first = 0;
 		obj_adds = info->dlpi_adds;
 		if (!path || !path[0]) {
 			n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -142,24 +162,34 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!path || path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0; /* the vDSO, or an object gone from the file system */
-	if (obj_seen(st.st_dev, st.st_ino) || strcmp(path, self_so) == 0)
-		return 0; /* noted already, or the recorder itself (replay has its own) */
-	fill_stat(&f, &st);
-	note_build_id(info, &f);
-	f.path = path;
-	f.resolved = realpath(path, res) ? res : "";
-	trace_writer_file(rec.w, &f);
+	if (sc->lock && !rec_enter()) {
+		obj_adds = 0; /* not noted now (a fork holds the lock): the next file opened scans */
+		return 0;
+	}
+	/* unless noted already, or the recorder itself (replay has its own) */
+	if (!obj_seen(st.st_dev, st.st_ino) && strcmp(path, self_so) != 0) {
+		fill_stat(&f, &st);
+		note_build_id(info, &f);
+		f.path = path;
+		f.resolved = realpath(path, res) ? res : "";
+		trace_writer_file(rec.w, &f);
+	}
+	if (sc->lock)
+		rec_leave();
 	return 0;
 }
 
-/* Note the objects mapped now that were not noted yet.  Under rec_enter. */
-static void scan_objects(void)
+/* Note the objects mapped now that were not noted yet.  lock 0: under rec_enter already (the
+ * start and the end of an image); lock 1: not, and each record is written under it, taken
+ * inside the loader's lock, the order of a program that opens files from dl_iterate_phdr's
+ * callback (objs and obj_adds are the loader's lock's then). */
+static void scan_objects(int lock)
 {
-	int first = 1;
+	struct scan sc = { .first = 1, .lock = lock };
 
 	self_so = rec_self_so();
 	rec_internal_begin();
-	dl_iterate_phdr(scan_cb, &first);
+	dl_iterate_phdr(scan_cb, &sc);
 	rec_internal_end();
 }
 
@@ -170,22 +200,28 @@ static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Scan again if the loader loaded something since the last scan (dlopen). */
-static void rescan_if_loaded(void)
+/* The loader's count of objects ever loaded (compared with obj_adds: a dlopen since). */
+static unsigned long long loader_adds(void)
 {
 	unsigned long long adds = obj_adds;
 
 	rec_internal_begin();
 	dl_iterate_phdr(adds_cb, &adds);
 	rec_internal_end();
-	if (adds != obj_adds)
-		scan_objects();
+	return adds;
+}
+
+/* Scan again if the loader loaded something since the last scan (dlopen). */
+static void rescan_if_loaded(void)
+{
+	if (loader_adds() != obj_adds)
+		scan_objects(0);
 }
 
 void rec_files_start(void)
 {
 	if (rec.w)
-		scan_objects();
+		scan_objects(0);
 }
 
 void rec_files_exit(void)
@@ -219,10 +255,18 @@ static void note_open(int fd, const char *path, int flags)
 	char proc[64], res[4096];
 	uint64_t want, off = 0;
 	uint32_t crc = 0;
+	struct hashed_file *hf;
+	unsigned long long adds;
+	int64_t ctime_ns;
+	int scan = 0;
 	ssize_t n;
 
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
+	/* The loader's lock is never waited for under the writer's (here: asked before, and the
+	 * scan after a dlopen once it is left), as a thread opening a file from inside
+	 * dl_iterate_phdr (libbacktrace does) holds the loader's and waits for the writer's. */
+	adds = loader_adds();
 	if (!rec_enter())
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -243,6 +287,13 @@ static void note_open(int fd, const char *path, int flags)
 	f.kind = TRACE_FILE_READ;
 	fill_stat(&f, &st);
 	want = f.size < TRACE_FILE_HASH_MAX ? f.size : TRACE_FILE_HASH_MAX;
+	hf = &hashed_files[(f.ino ^ (f.dev * 31)) % HASHED_MAX];
+	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	if (want && hf->used && hf->dev == f.dev && hf->ino == f.ino && hf->size == f.size &&
+	    hf->mtime_ns == f.mtime_ns && hf->ctime_ns == ctime_ns && hf->hashed == want) {
+		off = want; /* hashed whole already, unchanged since */
+		crc = hf->crc;
+	}
 	while (off < want) {
 		size_t k = want - off < sizeof(hashbuf) ? (size_t)(want - off) : sizeof(hashbuf);
 
@@ -254,12 +305,24 @@ static void note_open(int fd, const char *path, int flags)
 	}
 	f.hashed = off;
 	f.crc = crc;
+	if (want) {
+		hf->used = 1;
+		hf->dev = f.dev;
+		hf->ino = f.ino;
+		hf->size = f.size;
+		hf->mtime_ns = f.mtime_ns;
+		hf->ctime_ns = ctime_ns;
+		hf->hashed = off;
+		hf->crc = crc;
+	}
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	rescan_if_loaded();
+	scan = adds != obj_adds;
 out:
 	rec_leave();
+	if (scan)
+		scan_objects(1);
 }
 
 static int open_has_mode(int flags)

@@ -66,6 +66,7 @@ struct iso_reply {
 	int userns;
 	char msg[1024];
 	char gaps[1024];         /* directories whose own entries are not covered (split) */
+	int pack_bad;            /* the packed files could not be mounted (not a namespace's fault) */
 };
 
 static struct gd_iso *iso_get(struct rep *r)
@@ -169,6 +170,7 @@ struct ctx {
 	size_t nm;
 	char **cov;              /* the directories an overlay covers */
 	size_t ncov;
+	int *pack_bad;           /* the reply's: the packed files could not be mounted */
 };
 
 static int under(const char *path, const char *dir);
@@ -593,6 +595,14 @@ static int mount_pack(struct ctx *c)
 		/* the kernel's files are this machine's: a pack has no business there */
 		if (under(e->path, "/proc") || under(e->path, "/sys") || under(e->path, "/dev"))
 			continue;
+		/* a cut or overwritten object (a partial copy of the session) would feed the program
+		 * other bytes than it read when recorded: its size is the manifest's, or no replay */
+		have = fstatat(iso->objects_fd, e->sha256, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!have || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size) {
+			say(c, "the packed copy of %s is %s: run encore pack again where the session was "
+			    "recorded", e->path, !have && errno == ENOENT ? "missing" : "damaged");
+			return -1;
+		}
 		snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", iso->objects_fd, e->sha256);
 		if (e->mode & 0111) {
 			char name[96];
@@ -809,8 +819,10 @@ static int host_mounts(struct ctx *c)
 			return -1;
 		}
 	}
-	if (mount_pack(c) != 0)
+	if (mount_pack(c) != 0) {
+		*c->pack_bad = 1; /* --no-isolate would not help: the pack is mounted all the same */
 		return -1;
+	}
 	/* the GD's control directory (socket, status board, outputs), the real one, on top */
 	snprintf(ctl, sizeof(ctl), "%s/" REP_SUBDIR, c->r->dir);
 	{
@@ -879,6 +891,7 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	c.isolate = !r->opt.no_isolate;
 	c.msg = rp.msg;
 	c.gaps = rp.gaps;
+	c.pack_bad = &rp.pack_bad;
 	c.m = calloc(ISO_MOUNTS_MAX, sizeof(*c.m));
 	/* as root a mount namespace is enough (a user namespace would take root's powers over
 	 * the machine away from the replayed programs); otherwise a user namespace too */
@@ -1085,6 +1098,7 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 	}
 	if (rp.status != ISO_OK) {
 		rep__diag_set(d, TRACE_EIO, NULL, "host %.32s: %.160s%s", h->id[0] ? h->id : "?", rp.msg,
+		              rp.pack_bad ? "; --no-pack replays with this machine's files" :
 		              r->opt.no_isolate ? "" : "; --no-isolate replays without isolation");
 		return TRACE_EIO;
 	}

@@ -300,6 +300,10 @@ void lc_anc_in_done(void)
 		anc.nreal = anc.in_armed = 0;
 		return;
 	}
+	/* input whose datagram came from a recorded sender (lc_chan.c's dgram_take) brought
+	 * the real descriptors: they are used as a receive from a recorded peer's are */
+	if (input && anc.nreal >= n)
+		input = 0;
 	if (!input && anc.nreal < n)
 		lc_diverge("recvmsg on channel %u received %d descriptors, %d were recorded",
 		           rev ? rev->channel : 0, anc.nreal, n);

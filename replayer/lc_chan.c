@@ -305,13 +305,31 @@ static int dgram_is(const struct lc_ev *e, size_t len, size_t have)
 	return trace_hash(0, dgbuf, n) == trace_hash(0, lc.data + e->data_off, n);
 }
 
+/* Take the datagram that is first on the socket off it, with the descriptors it carries
+ * when the recorded receive got some (lc_anc_in_arm: they are the real ones, passed by a
+ * recorded sender, which lc_anc_in_done puts at their recorded numbers); else the kernel
+ * closes them. */
+static void dgram_take(int fd, int flags)
+{
+	struct iovec v = { .iov_base = dgbuf, .iov_len = 1 };
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &v;
+	m.msg_iovlen = 1;
+	lc_anc_recv_ctl(&m);
+	if (syscall(SYS_recvmsg, fd, &m, MSG_DONTWAIT | (flags & MSG_CMSG_CLOEXEC)) >= 0)
+		lc_anc_recv_got(&m);
+}
+
 /* Receive event lc.pos + 1 (ev, on datagram socket fd) is a datagram a recorded process sent: wait
  * for it on the socket before giving its recorded bytes, so that it is received after its
  * replayed send, as when recorded.  Datagrams ahead of it are those a later receive took
  * (kept in dgq for it) or ones the recording never received (lost then: dropped now).  A
  * peek leaves the datagram there. */
-static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
+static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 {
+	int peek = flags & MSG_PEEK;
 	uint64_t k = lc.pos + 1;
 
 	if (ndgq && dgq_pid != syscall(SYS_getpid))
@@ -353,7 +371,7 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int peek)
 		have = (size_t)r < sizeof(dgbuf) ? (size_t)r : sizeof(dgbuf);
 		if (dgram_is(ev, (size_t)r, have)) {
 			if (!peek)
-				syscall(SYS_recvfrom, fd, dgbuf, 1, MSG_DONTWAIT, NULL, NULL);
+				dgram_take(fd, flags);
 			break;
 		}
 		/* not this one: a later receive's (reordered), else lost when recorded */
@@ -466,7 +484,7 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		if (ev->result >= 0 && is_dgram(fd) && lc_dgram_recorded(lc.pos + 1)) {
 			if (lc.online)
 				lc_request(lc.pos + 1);
-			dgram_wait(ev, fd, flags & MSG_PEEK);
+			dgram_wait(ev, fd, flags);
 		}
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 	} else {
