@@ -1,0 +1,103 @@
+/*
+ * timers.c: timerfd while recording.  A timerfd's reads say how often the timer expired,
+ * which depends on when the program read: external input.  So the descriptor is made a
+ * channel whose other end is outside the session (a PIPE event of call timerfd_create with
+ * one end, as a pipe met at first use), and the generic read and readiness paths log its
+ * reads as INPUT events and its readiness in poll/select/epoll results, which replay gives
+ * back from the trace.  timerfd_settime and timerfd_gettime are TIMER events with the value
+ * the program gets back (the timer is not armed in replay).  recorder/README.md, "Signals".
+ */
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+
+#include "rec.h"
+
+REC_EXPORT int timerfd_create(int clk, int flags)
+{
+	int r = IP_REAL(timerfd_create)(clk, flags), e = errno;
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c = NULL;
+	uint8_t buf[TRACE_ENDPOINT_MAX];
+	struct stat st;
+	int n;
+
+	if (!rec_enter()) {
+		errno = e;
+		return r;
+	}
+	rec_event_init(&ev, TRACE_EV_PIPE, TRACE_CALL_TIMERFD_CREATE, r);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r >= 0 && r < REC_FD_MAX && (c = rec_chan_new(TRACE_CHAN_OTHER))) {
+		c->external = 1;
+		c->dir = 1;
+		rec_fd_bind(r, c);
+		ev.channel = c->id;
+		ev.naux = 1;
+		ev.aux[0] = c->id;
+		memset(&ep, 0, sizeof(ep));
+		ep.type = c->type;
+		ep.dir = c->dir;
+		if (fstat(r, &st) == 0)
+			ep.inode = (uint64_t)st.st_ino;
+		if ((n = trace_endpoint_encode(&ep, buf, sizeof(buf))) > 0) {
+			ev.data = buf;
+			ev.data_len = (uint32_t)n;
+		}
+	}
+	rec_log(&ev, __builtin_return_address(0));
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+/* A TIMER event of call on fd: result, errno, and the value given back (data: interval
+ * seconds and nanoseconds, value seconds and nanoseconds, four int64). */
+static void timer_log(uint32_t call, int fd, int r, int e, const struct itimerspec *v, void *ra)
+{
+	struct trace_event ev;
+	int64_t d[4];
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_TIMER, call, fd);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r == 0) {
+		d[0] = v->it_interval.tv_sec;
+		d[1] = v->it_interval.tv_nsec;
+		d[2] = v->it_value.tv_sec;
+		d[3] = v->it_value.tv_nsec;
+		ev.data = (const uint8_t *)d;
+		ev.data_len = sizeof(d);
+	}
+	rec_log(&ev, ra);
+	rec_leave();
+}
+
+REC_EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
+                               struct itimerspec *ov)
+{
+	struct itimerspec own;
+	int r, e;
+
+	memset(&own, 0, sizeof(own));
+	r = IP_REAL(timerfd_settime)(fd, flags, nv, &own);
+	e = errno;
+	if (r == 0 && ov)
+		*ov = own;
+	timer_log(TRACE_CALL_TIMERFD_SETTIME, fd, r, e, &own, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
+{
+	int r = IP_REAL(timerfd_gettime)(fd, cur), e = errno;
+
+	timer_log(TRACE_CALL_TIMERFD_GETTIME, fd, r, e, cur, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
