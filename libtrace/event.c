@@ -60,7 +60,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_SIGWAIT] = "sigwait", [TRACE_CALL_SIGWAITINFO] = "sigwaitinfo",
 	[TRACE_CALL_SIGTIMEDWAIT] = "sigtimedwait", [TRACE_CALL_TIMERFD_CREATE] = "timerfd_create",
 	[TRACE_CALL_TIMERFD_SETTIME] = "timerfd_settime",
-	[TRACE_CALL_TIMERFD_GETTIME] = "timerfd_gettime",
+	[TRACE_CALL_TIMERFD_GETTIME] = "timerfd_gettime", [TRACE_CALL_SIGNALFD] = "signalfd",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
 	"if_indextoname",
 };

@@ -1,21 +1,23 @@
 /*
- * timers.c: timerfd while recording.  A timerfd's reads say how often the timer expired,
- * which depends on when the program read: external input.  So the descriptor is made a
- * channel whose other end is outside the session (a PIPE event of call timerfd_create with
- * one end, as a pipe met at first use), and the generic read and readiness paths log its
- * reads as INPUT events and its readiness in poll/select/epoll results, which replay gives
- * back from the trace.  timerfd_settime and timerfd_gettime are TIMER events with the value
+ * timers.c: timerfd and signalfd while recording.  A timerfd's reads say how often the
+ * timer expired, which depends on when the program read, and a signalfd's reads which signals
+ * came (struct signalfd_siginfo): external input.  So the descriptor is made a channel whose
+ * other end is outside the session (a PIPE event of call timerfd_create or signalfd with one
+ * end, as a pipe met at first use), and the generic read and readiness paths log its reads
+ * as INPUT events and its readiness in poll/select/epoll results, which replay gives back
+ * from the trace.  timerfd_settime and timerfd_gettime are TIMER events with the value
  * the program gets back (the timer is not armed in replay).  recorder/README.md, "Signals".
  */
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 
 #include "rec.h"
 
-REC_EXPORT int timerfd_create(int clk, int flags)
+/* The new descriptor r (or the failure, errno e) of call: a channel with an outside end. */
+static void declare(uint32_t call, int r, int e, void *ra)
 {
-	int r = IP_REAL(timerfd_create)(clk, flags), e = errno;
 	struct trace_endpoint ep;
 	struct trace_event ev;
 	struct rec_chan *c = NULL;
@@ -23,11 +25,9 @@ REC_EXPORT int timerfd_create(int clk, int flags)
 	struct stat st;
 	int n;
 
-	if (!rec_enter()) {
-		errno = e;
-		return r;
-	}
-	rec_event_init(&ev, TRACE_EV_PIPE, TRACE_CALL_TIMERFD_CREATE, r);
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_PIPE, call, r);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
 	if (r >= 0 && r < REC_FD_MAX && (c = rec_chan_new(TRACE_CHAN_OTHER))) {
@@ -47,8 +47,27 @@ REC_EXPORT int timerfd_create(int clk, int flags)
 			ev.data_len = (uint32_t)n;
 		}
 	}
-	rec_log(&ev, __builtin_return_address(0));
+	rec_log(&ev, ra);
 	rec_leave();
+}
+
+REC_EXPORT int timerfd_create(int clk, int flags)
+{
+	int r = IP_REAL(timerfd_create)(clk, flags), e = errno;
+
+	declare(TRACE_CALL_TIMERFD_CREATE, r, e, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* signalfd(-1, ...) makes a descriptor: declared as timerfd_create's.  signalfd(fd, ...)
+ * changes the mask of one: no event (replay makes the same call on its unread descriptor). */
+REC_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	int r = IP_REAL(signalfd)(fd, mask, flags), e = errno;
+
+	if (fd == -1)
+		declare(TRACE_CALL_SIGNALFD, r, e, __builtin_return_address(0));
 	errno = e;
 	return r;
 }

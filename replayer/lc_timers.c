@@ -1,13 +1,15 @@
 /*
- * lc_timers.c: timerfd in replay.  The recorder made a timerfd a channel with an outside end
+ * lc_timers.c: timerfd and signalfd in replay.  The recorder made each a channel with an outside end
  * (recorder/timers.c): its reads are INPUT events, given back from the trace by the generic
  * read path without reading the descriptor, and its readiness comes from the recorded
- * poll/select/epoll results.  Here timerfd_create makes a real timerfd, never armed, so that
- * the program holds the same descriptor number, and binds it to the recorded channel;
+ * poll/select/epoll results.  Here timerfd_create makes a real timerfd, never armed (signalfd
+ * a real signalfd, never read), so that the program holds the same descriptor number, and
+ * binds it to the recorded channel;
  * timerfd_settime and timerfd_gettime give back their recorded values.  replayer/README.md,
  * "Signals".  Traces without these events (older recorders): the real calls, as before.
  */
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 
 #include "lc.h"
@@ -22,22 +24,16 @@ static const struct lc_ev *next_of(uint32_t kind, uint32_t call, int fd, const c
 	return lc_expect(kind, fd, what);
 }
 
-LC_EXPORT int timerfd_create(int clk, int flags)
+/* The descriptor r the real call made (errno: why not) for the recorded PIPE event ev: bound
+ * to its recorded channel. */
+static int declared(const struct lc_ev *ev, int r, const char *what)
 {
-	const struct lc_ev *ev = next_of(TRACE_EV_PIPE, TRACE_CALL_TIMERFD_CREATE, -1,
-	                                 "timerfd_create");
-	uint32_t chan;
-	int r;
+	uint32_t chan = ev->channel;
 
-	if (!ev)
-		return IP_REAL(timerfd_create)(clk, flags);
-	LC_RECORDED_FAILURE(ev);
-	chan = ev->channel;
-	r = IP_REAL(timerfd_create)(clk, flags);
 	if (r < 0)
-		lc_diverge("timerfd_create failed: %s (it succeeded when recorded)", strerror(errno));
+		lc_diverge("%s failed: %s (it succeeded when recorded)", what, strerror(errno));
 	if (r != ev->result)
-		lc_diverge("timerfd_create returned descriptor %d, the recorded one was %lld", r,
+		lc_diverge("%s returned descriptor %d, the recorded one was %lld", what, r,
 		           (long long)ev->result);
 	lc_commit();
 	/* (closes the recorder logged for a number it still knew, a close it missed) */
@@ -46,6 +42,30 @@ LC_EXPORT int timerfd_create(int clk, int flags)
 	if (r < LC_FD_MAX)
 		lc_fd[r] = chan ? (int32_t)chan : LC_FD_IGNORED;
 	return r;
+}
+
+LC_EXPORT int timerfd_create(int clk, int flags)
+{
+	const struct lc_ev *ev = next_of(TRACE_EV_PIPE, TRACE_CALL_TIMERFD_CREATE, -1,
+	                                 "timerfd_create");
+
+	if (!ev)
+		return IP_REAL(timerfd_create)(clk, flags);
+	LC_RECORDED_FAILURE(ev);
+	return declared(ev, IP_REAL(timerfd_create)(clk, flags), "timerfd_create");
+}
+
+/* A signalfd made here: its reads come from the trace, the real signals stay pending (the
+ * program blocked them); signalfd(fd, ...) on one made already changes its mask, as recorded. */
+LC_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	const struct lc_ev *ev = fd == -1 ? next_of(TRACE_EV_PIPE, TRACE_CALL_SIGNALFD, -1,
+	                                            "signalfd") : NULL;
+
+	if (!ev)
+		return IP_REAL(signalfd)(fd, mask, flags);
+	LC_RECORDED_FAILURE(ev);
+	return declared(ev, IP_REAL(signalfd)(fd, mask, flags), "signalfd");
 }
 
 /* The recorded result of a TIMER event: the value into v (if any), or -1 and errno. */

@@ -7,13 +7,20 @@
  *             prints at which step it was readable and the expirations read, the time left
  *             (timerfd_gettime), then one blocking read.  Replay arms no timer: the reads,
  *             the readiness and the values come from the trace.
+ *   signalfd  SIGALRM from an interval timer (setitimer, 1 ms) and SIGUSR1 from a child
+ *             (sigqueue, value 7), blocked and read from a signalfd polled during a
+ *             computation: prints at which step each came, and from whom.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int timerfd_prog(void)
@@ -51,10 +58,65 @@ static int timerfd_prog(void)
 	return 0;
 }
 
+static int signalfd_prog(void)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+	volatile unsigned long acc = 0;
+	struct signalfd_siginfo si;
+	struct pollfd p;
+	sigset_t set;
+	int fd, ticks = 0, usr1 = 0, st;
+	pid_t kid;
+	long step;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if ((fd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
+		return 1;
+	if ((kid = fork()) < 0)
+		return 1;
+	if (kid == 0) {
+		union sigval v = { .sival_int = 7 };
+
+		sigqueue(getppid(), SIGUSR1, v);
+		_exit(0);
+	}
+	if (setitimer(ITIMER_REAL, &it, NULL) != 0)
+		return 1;
+	p.fd = fd;
+	p.events = POLLIN;
+	for (step = 0; step < 2000000 && (ticks < 4 || !usr1); step++) {
+		for (int k = 0; k < 200; k++)
+			acc = acc * 31 + (unsigned long)k;
+		if (step % 100 == 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+			if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+				return 1;
+			if (si.ssi_signo == SIGALRM)
+				ticks++;
+			else
+				usr1++;
+			printf("%s at step %ld%s%s\n", si.ssi_signo == SIGALRM ? "alarm" : "usr1", step,
+			       si.ssi_signo == SIGUSR1 && si.ssi_int == 7 ? " value 7" : "",
+			       si.ssi_signo == SIGUSR1 && si.ssi_pid == (uint32_t)kid ? " from child" : "");
+			fflush(stdout);
+		}
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	if (waitpid(kid, &st, 0) != kid)
+		return 1;
+	printf("done: %d alarms, %d usr1\n", ticks, usr1);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "signalfd") == 0)
+		return signalfd_prog();
 	if (argc > 1 && strcmp(argv[1], "timerfd") == 0)
 		return timerfd_prog();
-	fprintf(stderr, "usage: replay_timers timerfd\n");
+	fprintf(stderr, "usage: replay_timers timerfd|signalfd\n");
 	return 2;
 }
