@@ -61,6 +61,10 @@ static const char *const call_names[] = {
 	[TRACE_CALL_SIGTIMEDWAIT] = "sigtimedwait", [TRACE_CALL_TIMERFD_CREATE] = "timerfd_create",
 	[TRACE_CALL_TIMERFD_SETTIME] = "timerfd_settime",
 	[TRACE_CALL_TIMERFD_GETTIME] = "timerfd_gettime", [TRACE_CALL_SIGNALFD] = "signalfd",
+	[TRACE_CALL_TIMER_CREATE] = "timer_create", [TRACE_CALL_TIMER_SETTIME] = "timer_settime",
+	[TRACE_CALL_TIMER_GETTIME] = "timer_gettime",
+	[TRACE_CALL_TIMER_GETOVERRUN] = "timer_getoverrun",
+	[TRACE_CALL_TIMER_DELETE] = "timer_delete",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
 	"if_indextoname",
 };

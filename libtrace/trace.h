@@ -185,7 +185,12 @@ enum trace_call {
 	TRACE_CALL_TIMERFD_SETTIME = 100,
 	TRACE_CALL_TIMERFD_GETTIME = 101,
 	TRACE_CALL_SIGNALFD = 102,          /* a signalfd made (its reads are INPUT events) */
-	/* 103..134: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_TIMER_CREATE = 103,      /* 103..107: POSIX timers (TIMER events) */
+	TRACE_CALL_TIMER_SETTIME = 104,
+	TRACE_CALL_TIMER_GETTIME = 105,
+	TRACE_CALL_TIMER_GETOVERRUN = 106,
+	TRACE_CALL_TIMER_DELETE = 107,
+	/* 108..134: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
 	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
 	TRACE_CALL_IF_NAMEINDEX = 137,

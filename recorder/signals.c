@@ -357,6 +357,11 @@ int rec_sig_waits_logged(void)
 	return rec_sig_held(SIGCHLD) && sig_logged;
 }
 
+void rec_sig_logged(void)
+{
+	sig_logged = 1;
+}
+
 /* --- the program's actions ------------------------------------------------------------------- */
 
 static int holdable(int sig, const struct sigaction *act)

@@ -72,9 +72,11 @@ REC_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 	return r;
 }
 
-/* A TIMER event of call on fd: result, errno, and the value given back (data: interval
- * seconds and nanoseconds, value seconds and nanoseconds, four int64). */
-static void timer_log(uint32_t call, int fd, int r, int e, const struct itimerspec *v, void *ra)
+/* A TIMER event of call on fd (or -1: a POSIX timer, naux aux values): result, errno, and
+ * the value given back (v, if any: interval seconds and nanoseconds, value seconds and
+ * nanoseconds, four int64). */
+static void timer_log(uint32_t call, int fd, int r, int e, const struct itimerspec *v, void *ra,
+                      uint32_t naux, const int64_t *aux)
 {
 	struct trace_event ev;
 	int64_t d[4];
@@ -84,7 +86,10 @@ static void timer_log(uint32_t call, int fd, int r, int e, const struct itimersp
 	rec_event_init(&ev, TRACE_EV_TIMER, call, fd);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
-	if (r == 0) {
+	ev.naux = naux;
+	for (uint32_t i = 0; i < naux; i++)
+		ev.aux[i] = aux[i];
+	if (r == 0 && v) {
 		d[0] = v->it_interval.tv_sec;
 		d[1] = v->it_interval.tv_nsec;
 		d[2] = v->it_value.tv_sec;
@@ -93,6 +98,7 @@ static void timer_log(uint32_t call, int fd, int r, int e, const struct itimersp
 		ev.data_len = sizeof(d);
 	}
 	rec_log(&ev, ra);
+	rec_sig_logged();
 	rec_leave();
 }
 
@@ -107,7 +113,7 @@ REC_EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
 	e = errno;
 	if (r == 0 && ov)
 		*ov = own;
-	timer_log(TRACE_CALL_TIMERFD_SETTIME, fd, r, e, &own, __builtin_return_address(0));
+	timer_log(TRACE_CALL_TIMERFD_SETTIME, fd, r, e, &own, __builtin_return_address(0), 0, NULL);
 	errno = e;
 	return r;
 }
@@ -116,7 +122,115 @@ REC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
 {
 	int r = IP_REAL(timerfd_gettime)(fd, cur), e = errno;
 
-	timer_log(TRACE_CALL_TIMERFD_GETTIME, fd, r, e, cur, __builtin_return_address(0));
+	timer_log(TRACE_CALL_TIMERFD_GETTIME, fd, r, e, cur, __builtin_return_address(0), 0, NULL);
+	errno = e;
+	return r;
+}
+
+/* --- POSIX timers -----------------------------------------------------------------------------
+ * Timers notifying by SIGEV_THREAD run a function on a thread of glibc's: no signal to pin
+ * down, and replay must arm them for the function to run: left alone on both sides, told
+ * apart by their ids (a fixed table; one that does not fit is logged as the others). */
+#define THREAD_TIMERS 64
+static timer_t thread_timers[THREAD_TIMERS];
+static int nthread_timers;
+
+static int thread_timer(timer_t id)
+{
+	int n = __atomic_load_n(&nthread_timers, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n && i < THREAD_TIMERS; i++)
+		if (thread_timers[i] == id)
+			return 1;
+	return 0;
+}
+
+static int64_t tid64(timer_t id)
+{
+	return (int64_t)(intptr_t)id;
+}
+
+REC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
+{
+	int r = IP_REAL(timer_create)(clk, sev, id), e = errno;
+	int64_t aux[4];
+
+	if (sev && sev->sigev_notify == SIGEV_THREAD) {
+		if (r == 0) {
+			int i = __atomic_fetch_add(&nthread_timers, 1, __ATOMIC_ACQ_REL);
+
+			if (i < THREAD_TIMERS)
+				thread_timers[i] = *id;
+		}
+		errno = e;
+		return r;
+	}
+	aux[0] = r == 0 ? tid64(*id) : 0;
+	aux[1] = clk;
+	aux[2] = sev ? sev->sigev_notify : SIGEV_SIGNAL;
+	aux[3] = sev ? sev->sigev_signo : SIGALRM;
+	timer_log(TRACE_CALL_TIMER_CREATE, -1, r, e, NULL, __builtin_return_address(0), 4, aux);
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                             struct itimerspec *ov)
+{
+	struct itimerspec own;
+	int64_t aux[1] = { tid64(id) };
+	int r, e;
+
+	if (thread_timer(id))
+		return IP_REAL(timer_settime)(id, flags, nv, ov);
+	memset(&own, 0, sizeof(own));
+	r = IP_REAL(timer_settime)(id, flags, nv, &own);
+	e = errno;
+	if (r == 0 && ov)
+		*ov = own;
+	timer_log(TRACE_CALL_TIMER_SETTIME, -1, r, e, &own, __builtin_return_address(0), 1, aux);
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
+{
+	int64_t aux[1] = { tid64(id) };
+	int r, e;
+
+	if (thread_timer(id))
+		return IP_REAL(timer_gettime)(id, cur);
+	r = IP_REAL(timer_gettime)(id, cur);
+	e = errno;
+	timer_log(TRACE_CALL_TIMER_GETTIME, -1, r, e, cur, __builtin_return_address(0), 1, aux);
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int timer_getoverrun(timer_t id)
+{
+	int64_t aux[1] = { tid64(id) };
+	int r, e;
+
+	if (thread_timer(id))
+		return IP_REAL(timer_getoverrun)(id);
+	r = IP_REAL(timer_getoverrun)(id);
+	e = errno;
+	timer_log(TRACE_CALL_TIMER_GETOVERRUN, -1, r, e, NULL, __builtin_return_address(0), 1, aux);
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int timer_delete(timer_t id)
+{
+	int64_t aux[1] = { tid64(id) };
+	int r, e;
+
+	if (thread_timer(id))
+		return IP_REAL(timer_delete)(id);
+	r = IP_REAL(timer_delete)(id);
+	e = errno;
+	timer_log(TRACE_CALL_TIMER_DELETE, -1, r, e, NULL, __builtin_return_address(0), 1, aux);
 	errno = e;
 	return r;
 }

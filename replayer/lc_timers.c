@@ -1,12 +1,13 @@
 /*
- * lc_timers.c: timerfd and signalfd in replay.  The recorder made each a channel with an outside end
- * (recorder/timers.c): its reads are INPUT events, given back from the trace by the generic
- * read path without reading the descriptor, and its readiness comes from the recorded
- * poll/select/epoll results.  Here timerfd_create makes a real timerfd, never armed (signalfd
- * a real signalfd, never read), so that the program holds the same descriptor number, and
- * binds it to the recorded channel;
- * timerfd_settime and timerfd_gettime give back their recorded values.  replayer/README.md,
- * "Signals".  Traces without these events (older recorders): the real calls, as before.
+ * lc_timers.c: timerfd, signalfd and POSIX timers in replay.  The recorder made a timerfd or
+ * signalfd a channel with an outside end (recorder/timers.c): its reads are INPUT events,
+ * given back from the trace by the generic read path without reading the descriptor, and its
+ * readiness comes from the recorded poll/select/epoll results.  Here timerfd_create makes a
+ * real timerfd, never armed (signalfd a real signalfd, never read), so that the program holds
+ * the same descriptor number, and binds it to the recorded channel; timerfd_settime and
+ * timerfd_gettime give back their recorded values, and so do the POSIX timer calls (below).
+ * replayer/README.md, "Signals".  Traces without these events (older recorders): the real
+ * calls, as before.
  */
 #include <string.h>
 #include <sys/signalfd.h>
@@ -110,4 +111,99 @@ LC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
 	if (!ev)
 		return IP_REAL(timerfd_gettime)(fd, cur);
 	return timer_value(ev, cur);
+}
+
+/* --- POSIX timers -----------------------------------------------------------------------------
+ * Those notifying by a signal: no timer is made; each call gives back what it gave when
+ * recorded (the timer id too), and the handler runs of the signals come from the trace
+ * (lc_signals.c).  SIGEV_THREAD timers are real, as the recorder left them (their ids are
+ * kept to tell them apart). */
+#define THREAD_TIMERS 64
+static timer_t thread_timers[THREAD_TIMERS];
+static int nthread_timers;
+
+static int thread_timer(timer_t id)
+{
+	int n = __atomic_load_n(&nthread_timers, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n && i < THREAD_TIMERS; i++)
+		if (thread_timers[i] == id)
+			return 1;
+	return 0;
+}
+
+LC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
+{
+	const struct lc_ev *ev;
+	int r;
+
+	if (sev && sev->sigev_notify == SIGEV_THREAD) {
+		r = IP_REAL(timer_create)(clk, sev, id);
+		if (r == 0) {
+			int i = __atomic_fetch_add(&nthread_timers, 1, __ATOMIC_ACQ_REL);
+
+			if (i < THREAD_TIMERS)
+				thread_timers[i] = *id;
+		}
+		return r;
+	}
+	if (!(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_CREATE, -1, "timer_create")))
+		return IP_REAL(timer_create)(clk, sev, id);
+	LC_RECORDED_FAILURE(ev);
+	if (id)
+		*id = (timer_t)(intptr_t)(ev->naux > 0 ? ev->aux[0] : 0);
+	lc_commit();
+	return 0;
+}
+
+LC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                            struct itimerspec *ov)
+{
+	const struct lc_ev *ev;
+
+	if (thread_timer(id) ||
+	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_SETTIME, -1, "timer_settime")))
+		return IP_REAL(timer_settime)(id, flags, nv, ov);
+	return timer_value(ev, ov);
+}
+
+LC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
+{
+	const struct lc_ev *ev;
+
+	if (thread_timer(id) ||
+	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_GETTIME, -1, "timer_gettime")))
+		return IP_REAL(timer_gettime)(id, cur);
+	return timer_value(ev, cur);
+}
+
+/* The recorded result of a call that gives back only that. */
+static int timer_result(const struct lc_ev *ev)
+{
+	int r = (int)ev->result, e = ev->err;
+
+	lc_commit();
+	if (r < 0)
+		errno = e;
+	return r;
+}
+
+LC_EXPORT int timer_getoverrun(timer_t id)
+{
+	const struct lc_ev *ev;
+
+	if (thread_timer(id) ||
+	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_GETOVERRUN, -1, "timer_getoverrun")))
+		return IP_REAL(timer_getoverrun)(id);
+	return timer_result(ev);
+}
+
+LC_EXPORT int timer_delete(timer_t id)
+{
+	const struct lc_ev *ev;
+
+	if (thread_timer(id) ||
+	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_DELETE, -1, "timer_delete")))
+		return IP_REAL(timer_delete)(id);
+	return timer_result(ev);
 }

@@ -10,6 +10,10 @@
  *   signalfd  SIGALRM from an interval timer (setitimer, 1 ms) and SIGUSR1 from a child
  *             (sigqueue, value 7), blocked and read from a signalfd polled during a
  *             computation: prints at which step each came, and from whom.
+ *   posix     a POSIX timer (timer_create, SIGEV_SIGNAL: SIGUSR2 with a value; 1 ms) whose
+ *             handler counts ticks during a computation that reads the timer (timer_gettime)
+ *             now and then: prints at which step each tick was seen, the value and the
+ *             overrun count, then deletes the timer.  Replay makes no timer.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +25,7 @@
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int timerfd_prog(void)
@@ -111,12 +116,69 @@ static int signalfd_prog(void)
 	return 0;
 }
 
+static volatile sig_atomic_t pticks, pvalue;
+
+static void on_usr2(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	pticks++;
+	pvalue = si->si_value.sival_int;
+}
+
+static int posix_prog(void)
+{
+	struct itimerspec it = { { 0, 1000000 }, { 0, 1000000 } }, cur;
+	struct sigevent sev;
+	struct sigaction sa;
+	volatile unsigned long acc = 0;
+	timer_t id;
+	int seen = 0, ov = 0;
+	long step;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_usr2;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		return 1;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGUSR2;
+	sev.sigev_value.sival_int = 9;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &id) != 0)
+		return 1;
+	if (timer_settime(id, 0, &it, NULL) != 0)
+		return 1;
+	for (step = 0; step < 2000000 && seen < 5; step++) {
+		for (int k = 0; k < 200; k++)
+			acc = acc * 31 + (unsigned long)k;
+		if (step % 100 == 0) {
+			if (timer_gettime(id, &cur) != 0)
+				return 1;
+			if (pticks != seen) {
+				seen = pticks;
+				ov = timer_getoverrun(id);
+				printf("tick %d at step %ld value %d overrun %d, %ld us left\n", seen, step,
+				       (int)pvalue, ov, cur.it_value.tv_nsec / 1000);
+				fflush(stdout);
+			}
+		}
+	}
+	if (timer_delete(id) != 0)
+		return 1;
+	printf("deleted after %d ticks\n", seen);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "posix") == 0)
+		return posix_prog();
 	if (argc > 1 && strcmp(argv[1], "signalfd") == 0)
 		return signalfd_prog();
 	if (argc > 1 && strcmp(argv[1], "timerfd") == 0)
 		return timerfd_prog();
-	fprintf(stderr, "usage: replay_timers timerfd|signalfd\n");
+	fprintf(stderr, "usage: replay_timers timerfd|signalfd|posix\n");
 	return 2;
 }
