@@ -210,7 +210,19 @@ enum trace_call {
 	TRACE_CALL_ALARM = 93,
 	TRACE_CALL_SETITIMER = 94,
 	TRACE_CALL_HANDLER = 95,            /* an asynchronous signal's handler ran */
-	/* 96..134: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_SIGWAIT = 96,            /* 96..98: a signal taken by a wait (a HANDLER */
+	TRACE_CALL_SIGWAITINFO = 97,        /* event of one of these calls: no handler ran) */
+	TRACE_CALL_SIGTIMEDWAIT = 98,
+	TRACE_CALL_TIMERFD_CREATE = 99,     /* 99..101: timerfd: its reads are INPUT events */
+	TRACE_CALL_TIMERFD_SETTIME = 100,
+	TRACE_CALL_TIMERFD_GETTIME = 101,
+	TRACE_CALL_SIGNALFD = 102,          /* a signalfd made (its reads are INPUT events) */
+	TRACE_CALL_TIMER_CREATE = 103,      /* 103..107: POSIX timers (TIMER events) */
+	TRACE_CALL_TIMER_SETTIME = 104,
+	TRACE_CALL_TIMER_GETTIME = 105,
+	TRACE_CALL_TIMER_GETOVERRUN = 106,
+	TRACE_CALL_TIMER_DELETE = 107,
+	/* 108..134: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
 	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
 	TRACE_CALL_IF_NAMEINDEX = 137,

@@ -384,6 +384,8 @@ REC_HIDDEN void rec_sig_drop(int sig);
 REC_HIDDEN void rec_sig_after_event(const struct trace_event *ev);
 REC_HIDDEN void rec_sig_forked(void);
 REC_HIDDEN int rec_sig_waits_logged(void);
+/* A signal event (TIMER...) was logged elsewhere (timers.c): as rec_sig_waits_logged sees it. */
+REC_HIDDEN void rec_sig_logged(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);

@@ -21,6 +21,9 @@
  *     TRACE_FL_LATE: replay runs it once the event before it is done, perhaps earlier than
  *     recorded.
  *
+ * A signal taken by sigwait, sigwaitinfo or sigtimedwait is the wait's own event (a HANDLER
+ * event of that call: no handler ran), at the end of this file.
+ *
  * Synchronous signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, raised by the
  * faulting instruction, and SIGPIPE, raised by the write that failed) are left to the kernel
  * as before: their handlers run where the program is, which replay reproduces by itself.
@@ -354,6 +357,11 @@ int rec_sig_waits_logged(void)
 	return rec_sig_held(SIGCHLD) && sig_logged;
 }
 
+void rec_sig_logged(void)
+{
+	sig_logged = 1;
+}
+
 /* --- the program's actions ------------------------------------------------------------------- */
 
 static int holdable(int sig, const struct sigaction *act)
@@ -559,4 +567,79 @@ REC_EXPORT int usleep(useconds_t usec)
 REC_EXPORT unsigned int sleep(unsigned int secs)
 {
 	return IP_REAL(sleep)(secs);
+}
+
+/* --- signals taken by a wait ----------------------------------------------------------------
+ * sigwait, sigwaitinfo and sigtimedwait: a HANDLER event of the call (no handler ran) with
+ * the signal taken and its siginfo, as a handler run's, or -1 and errno (a timeout, EINTR);
+ * replay gives them back from the trace, and the analyzer orders a recorded sender's kill
+ * before the receipt as before a handler run (schemas/trace-format.md, kind 28). */
+static void sigwait_log(uint32_t call, int r, int e, const siginfo_t *si, void *ra)
+{
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_HANDLER, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	if (r > 0) {
+		ev.naux = 4;
+		ev.aux[0] = si->si_code;
+		ev.aux[1] = si->si_pid;
+		ev.aux[2] = (int64_t)(uint32_t)si->si_uid |
+		            (int64_t)(uint64_t)(uint32_t)(r == SIGCHLD ? si->si_status : 0) << 32;
+		ev.aux[3] = r == SIGCHLD ? 0 : (int64_t)(intptr_t)si->si_value.sival_ptr;
+	}
+	rec_log(&ev, ra);
+	sig_logged = 1;
+	rec_leave();
+}
+
+REC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	siginfo_t own;
+	int r, e;
+
+	if (!info)
+		info = &own; /* (the sender is logged: the program did not ask, which changes nothing) */
+	r = IP_REAL(sigtimedwait)(set, info, timeout);
+	e = errno;
+	sigwait_log(TRACE_CALL_SIGTIMEDWAIT, r, e, info, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	siginfo_t own;
+	int r, e;
+
+	if (!info)
+		info = &own;
+	r = IP_REAL(sigwaitinfo)(set, info);
+	e = errno;
+	sigwait_log(TRACE_CALL_SIGWAITINFO, r, e, info, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* glibc's sigwait: sigtimedwait with no timeout until it takes a signal (EINTR retried); the
+ * error number returned, not set. */
+REC_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	siginfo_t si;
+	int r, e;
+
+	do
+		r = IP_REAL(sigtimedwait)(set, &si, NULL);
+	while (r < 0 && errno == EINTR);
+	e = errno;
+	sigwait_log(TRACE_CALL_SIGWAIT, r, e, &si, __builtin_return_address(0));
+	if (r < 0) {
+		errno = e;
+		return e;
+	}
+	*sig = r;
+	return 0;
 }

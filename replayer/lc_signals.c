@@ -5,7 +5,9 @@
  * real asynchronous signals do not run the program's handlers: the kernel sees our
  * trampoline, which drops them (a signal a replayed process sends is still sent, and kills a
  * target whose disposition is the default, as recorded).  Timers are not armed: alarm and
- * setitimer give back their recorded old values.  replayer/README.md, "Signals".
+ * setitimer give back their recorded old values.  A signal taken by sigwait, sigwaitinfo or
+ * sigtimedwait is given back from the trace (its HANDLER event of that call).
+ * replayer/README.md, "Signals".
  *
  * Traces without signal events (older recorders) keep the old behaviour: real signals run
  * the program's handlers where they arrive, and the timers are armed for real.
@@ -101,7 +103,7 @@ static const struct lc_ev *peek_raw(void)
  * inside the call), from outside the session, or from the kernel.  A sender that ended or
  * halted without sending it does not hold the run (signals merged when recorded and not
  * now, or the other way round). */
-static void wait_sender(int sig, int code, pid_t rec)
+static void wait_sender(int sig, int code, pid_t rec, int take)
 {
 	uint64_t m = bit(sig), old;
 	pid_t live;
@@ -112,6 +114,12 @@ static void wait_sender(int sig, int code, pid_t rec)
 	if (live == (pid_t)syscall(SYS_getpid)) { /* (sent to itself: made already, or later) */
 		if (__atomic_load_n(&arrived[sig], __ATOMIC_RELAXED) > 0)
 			__atomic_fetch_sub(&arrived[sig], 1, __ATOMIC_RELAXED);
+		if (take) { /* (a wait takes it: blocked, it is pending now) */
+			struct timespec z = { 0, 0 };
+			siginfo_t si;
+
+			syscall(SYS_rt_sigtimedwait, &m, &si, &z, sizeof(m));
+		}
 		return;
 	}
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, sizeof(m));
@@ -144,7 +152,7 @@ static void run_due(int after)
 	const struct lc_ev *ev;
 
 	while (lc_on() && (ev = peek_raw()) && ev->kind == TRACE_EV_HANDLER &&
-	       (!after || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))) {
+	       ev->call == TRACE_CALL_HANDLER && (!after || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))) {
 		int sig = (int)ev->result;
 		struct sigaction a;
 		uint64_t m, old;
@@ -174,7 +182,7 @@ static void run_due(int after)
 			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
 		else if (ev->naux > 3)
 			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
-		wait_sender(sig, si.si_code, si.si_pid);
+		wait_sender(sig, si.si_code, si.si_pid, 0);
 		lc_commit();
 		/* a child's end: it has ended in the replay too before its handler runs (the
 		 * handler reaps it, as recorded) */
@@ -275,7 +283,8 @@ int lc_signal_wait_due(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER)
+	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
+	    ev->call != TRACE_CALL_HANDLER)
 		return 0;
 	lc_signal_run();
 	return 1;
@@ -402,7 +411,7 @@ static int sleep_due(void)
 	const struct lc_ev *ev;
 
 	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
-	    (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
+	    ev->call != TRACE_CALL_HANDLER || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
 		return 0;
 	run_due(0);
 	return 1;
@@ -444,4 +453,151 @@ LC_EXPORT unsigned int sleep(unsigned int secs)
 	if (sleep_due())
 		return secs;
 	return IP_REAL(sleep)(secs);
+}
+
+/* --- signals taken by a wait ------------------------------------------------------------------
+ * sigwait, sigwaitinfo and sigtimedwait: the recorder logged the signal taken as a HANDLER
+ * event of the call (recorder/signals.c).  Replay gives it back with its siginfo once a
+ * recorded sender has sent it here too (taking that signal, pending since it is blocked), or
+ * at once (the kernel's, a timer's, an outsider's: not sent in replay); a timeout or EINTR
+ * is given back as recorded.  Traces without these events: the real wait, as before. */
+
+static int is_wait_call(uint32_t call)
+{
+	return call == TRACE_CALL_SIGWAIT || call == TRACE_CALL_SIGWAITINFO ||
+	       call == TRACE_CALL_SIGTIMEDWAIT;
+}
+
+/* A live pid given back by an old trace's real wait, as the recorded one (lc_pids.c's rule,
+ * for the session's processes). */
+static pid_t to_rec(pid_t live)
+{
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].pid == live && lc.slots[i].rec_pid > 0)
+			return lc.slots[i].rec_pid;
+	return live;
+}
+
+/* The receipt recorded for this call, when it is next (the handler runs before it done);
+ * NULL: wait for real (not enforcing, halted, or a trace without receipts). */
+static const struct lc_ev *sigwait_next(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || lc.done || !(ev = lc_peek()) || ev->kind != TRACE_EV_HANDLER ||
+	    !is_wait_call(ev->call))
+		return NULL;
+	lc_halt_if_due();
+	if (!lc_on() || lc.done)
+		return NULL;
+	ev = peek_raw();
+	/* online: a signal another recorded process sent is taken once the sender has sent it
+	 * (the analyzer's signal edge, as for handler runs) */
+	if (ev->result > 0 && ev->naux > 1 && ev->aux[1] > 0 && lc.online) {
+		lc_request(lc.pos + 1);
+		if (!lc_on() || lc.done)
+			return NULL;
+	}
+	return peek_raw();
+}
+
+/* The recorded receipt next, replayed: the signal (or -1 and errno), info filled as recorded. */
+static int sigwait_replay(const char *what, siginfo_t *info)
+{
+	const struct lc_ev *ev;
+	int sig, e;
+
+	ev = lc_expect(TRACE_EV_HANDLER, -1, what);
+	if (ev->call == TRACE_CALL_HANDLER)
+		lc_diverge("expected a handler run, but the process called %s", what);
+	sig = (int)ev->result;
+	e = ev->err;
+	if (sig > 0 && sig < 65) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		si.si_signo = sig;
+		si.si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
+		si.si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
+		si.si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
+		if (sig == SIGCHLD)
+			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
+		else if (ev->naux > 3)
+			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		wait_sender(sig, si.si_code, si.si_pid, 1);
+		if (info)
+			*info = si;
+	}
+	lc_commit();
+	if (sig <= 0) {
+		errno = e;
+		return -1;
+	}
+	return sig;
+}
+
+/* The real wait (old traces, or not enforcing); a process at its halt state halts first
+ * (the sender may be halted). */
+static void real_wait_begin(void)
+{
+	if (!lc_on())
+		return;
+	lc_halt_if_due();
+	if (!lc.done)
+		lc_wait_state(TRACE_EV_SIGNAL, -1, 0, 0);
+}
+
+static void real_wait_end(int r, siginfo_t *info)
+{
+	int e = errno;
+
+	if (lc_on() && !lc.done)
+		lc_wait_state(0, -1, 0, 0);
+	if (r > 0 && info && info->si_pid > 0)
+		info->si_pid = to_rec(info->si_pid);
+	errno = e;
+}
+
+LC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	const struct lc_ev *ev = sigwait_next();
+	int r;
+
+	if (ev)
+		return sigwait_replay("sigtimedwait", info);
+	real_wait_begin();
+	r = IP_REAL(sigtimedwait)(set, info, timeout);
+	real_wait_end(r, info);
+	return r;
+}
+
+LC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	const struct lc_ev *ev = sigwait_next();
+	int r;
+
+	if (ev)
+		return sigwait_replay("sigwaitinfo", info);
+	real_wait_begin();
+	r = IP_REAL(sigwaitinfo)(set, info);
+	real_wait_end(r, info);
+	return r;
+}
+
+LC_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	const struct lc_ev *ev = sigwait_next();
+	int r;
+
+	if (ev) {
+		r = sigwait_replay("sigwait", NULL);
+		if (r < 0)
+			return errno;
+		*sig = r;
+		return 0;
+	}
+	real_wait_begin();
+	r = IP_REAL(sigwait)(set, sig);
+	real_wait_end(0, NULL);
+	return r;
 }
