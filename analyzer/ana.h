@@ -141,6 +141,8 @@ struct ana_event {
 	                        unmatched, or another kind) */
 	uint64_t src_index;  /* that send's (connect's) index */
 	int external;        /* recv whose bytes came from outside the session */
+	uint32_t thread;     /* the process's thread that made it: 0 the main thread, then in
+	                        creation order (schemas/trace-format.md, "Threads") */
 };
 int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_event *ev);
 /* Every event of another process that event (p, k) directly depends on, the edges of

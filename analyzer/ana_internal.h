@@ -67,6 +67,10 @@ struct ana_proc {
 	char host_id[64];
 	struct ana_ev *ev;   /* ev[k-1] is event k */
 	uint64_t n, cap;
+	/* thread[k-1]: event k's thread (schemas/trace-format.md, "Threads"), cap entries like
+	 * ev; NULL while every event so far is the main thread's (0), so that a process without
+	 * threads costs nothing more */
+	uint32_t *thread;
 	uint32_t *inherited;
 	size_t ninherited, capinherited;
 	struct ana_stackrec *stacks;

@@ -100,6 +100,7 @@ void ana_free(struct ana_session *s)
 		free(p->name);
 		free(p->parent);
 		free(p->ev);
+		free(p->thread);
 		free(p->inherited);
 		for (j = 0; j < p->nstacks; j++) {
 			for (uint32_t f = 0; f < p->stacks[j].nframes; f++)
@@ -386,8 +387,23 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		if (!nev)
 			return TRACE_ENOMEM;
 		pr->ev = nev;
+		if (pr->thread) {
+			uint32_t *nt = realloc(pr->thread, ncap * sizeof(*nt));
+
+			if (!nt)
+				return TRACE_ENOMEM; /* pr->cap unchanged: ev's new room goes unused */
+			pr->thread = nt;
+		}
 		pr->cap = ncap;
 	}
+	if (ev->thread && !pr->thread) {
+		/* the first event of another thread than the main one: every earlier one was 0 */
+		pr->thread = calloc(pr->cap, sizeof(*pr->thread));
+		if (!pr->thread)
+			return TRACE_ENOMEM;
+	}
+	if (pr->thread)
+		pr->thread[pr->n] = ev->thread;
 	e = &pr->ev[pr->n];
 	memset(e, 0, sizeof(*e));
 	e->kind = ev->kind > 255 ? TRACE_EV_NONE : (uint8_t)ev->kind;
@@ -1081,6 +1097,7 @@ int ana_event_get(const struct ana_session *s, size_t p, uint64_t k, struct ana_
 		out->src_index = e->src_idx;
 	}
 	out->external = e->external;
+	out->thread = s->procs[p].thread ? s->procs[p].thread[k - 1] : 0;
 	return 0;
 }
 

@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	        "    --json      the same as one JSON object: session, counts (processes, events,\n"
 	        "                sends, recvs, channels, channels_matched, channels_external,\n"
 	        "                messages, external_recvs, unmatched_recvs, races), processes\n"
-	        "                [{name, events}], races [{recv, src, rival}] as \"PROC:INDEX\",\n"
+	        "                [{name, events, threads}], races [{recv, src, rival}] as\n"
+	        "                \"PROC:INDEX\" with the thread of each (recv_thread...),\n"
 	        "                warnings [text]\n"
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
@@ -51,6 +52,28 @@ static void print_ref(const struct ana_session *s, size_t p, uint64_t k)
 
 	snprintf(buf, sizeof(buf), "%s:%llu", ana_proc_name(s, p), (unsigned long long)k);
 	cli_json_string(stdout, buf);
+}
+
+/* The thread of event (p, k): its index in the process, 0 the main thread. */
+static uint32_t event_thread(const struct ana_session *s, size_t p, uint64_t k)
+{
+	struct ana_event ev;
+
+	return ana_event_get(s, p, k, &ev) == 0 ? ev.thread : 0;
+}
+
+/* 1 + the highest thread of process p's events. */
+static uint32_t proc_threads(const struct ana_session *s, size_t p)
+{
+	uint32_t n = 1;
+
+	for (uint64_t k = 1; k <= ana_nevents(s, p); k++) {
+		uint32_t t = event_thread(s, p, k);
+
+		if (t >= n && t < UINT32_MAX)
+			n = t + 1;
+	}
+	return n;
 }
 
 static void print_json(const struct ana_session *s, const struct ana_stats *st, const char *dir,
@@ -70,7 +93,8 @@ static void print_json(const struct ana_session *s, const struct ana_stats *st, 
 	for (size_t p = 0; p < ana_nprocs(s); p++) {
 		printf("%s{\"name\":", p ? "," : "");
 		cli_json_string(stdout, ana_proc_name(s, p));
-		printf(",\"events\":%llu}", (unsigned long long)ana_nevents(s, p));
+		printf(",\"events\":%llu,\"threads\":%u}", (unsigned long long)ana_nevents(s, p),
+		       proc_threads(s, p));
 	}
 	printf("],\"races\":[");
 	for (size_t i = 0; i < nraces && i < show; i++) {
@@ -80,7 +104,10 @@ static void print_json(const struct ana_session *s, const struct ana_stats *st, 
 		print_ref(s, races[i].src_proc, races[i].src_send);
 		printf(",\"rival\":");
 		print_ref(s, races[i].rival_proc, races[i].rival_send);
-		printf("}");
+		printf(",\"recv_thread\":%u,\"src_thread\":%u,\"rival_thread\":%u}",
+		       event_thread(s, races[i].proc, races[i].recv),
+		       event_thread(s, races[i].src_proc, races[i].src_send),
+		       event_thread(s, races[i].rival_proc, races[i].rival_send));
 	}
 	printf("],\"warnings\":[");
 	for (size_t i = 0; i < ana_nwarnings(s); i++) {

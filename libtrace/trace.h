@@ -203,7 +203,11 @@ enum trace_call {
 	TRACE_CALL_THREAD_EXIT = 82,        /* TRACE_EV_THREAD: the thread ends */
 	TRACE_CALL_PTHREAD_JOIN = 83,       /* TRACE_EV_THREAD: aux[0] = the joined index */
 	TRACE_CALL_GETTID = 84,             /* TRACE_EV_PID: the thread's TID */
-	/* 85..89: kept for threads */
+	TRACE_CALL_PTHREAD_ONCE = 85,       /* result 1 when this call ran the init routine */
+	TRACE_CALL_FUTEX_WAIT = 86,         /* syscall(SYS_futex, FUTEX_WAIT[_PRIVATE]) returned */
+	TRACE_CALL_FUTEX_WAKE = 87,         /* syscall(SYS_futex, FUTEX_WAKE[_PRIVATE]): result =
+	                                       the threads woken */
+	/* 88..89: kept for threads */
 	TRACE_CALL_KILL = 90,               /* 90..99: signals sent and timers armed */
 	TRACE_CALL_TGKILL = 91,
 	TRACE_CALL_SIGQUEUE = 92,

@@ -64,6 +64,8 @@ REC_EXPORT long syscall(long number, ...)
 			}
 			return r;
 		}
+		if (__builtin_expect(number == SYS_futex, 0) && rec_sync_futex(a, &r))
+			return r; /* a futex wait or wake between threads (sync.c) */
 		/* the recorder's own raw closes (guard held) are not the program's: not counted */
 		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
 			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);

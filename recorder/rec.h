@@ -472,6 +472,9 @@ REC_HIDDEN int rec_evfd_enter(void);
 REC_HIDDEN void rec_evfd_event(int fd, int dir, long r, int e);
 /* A forked child: its one thread is thread 0, its objects are numbered anew. */
 REC_HIDDEN void rec_threads_fork_child(void);
+/* syscall(SYS_futex) with arguments a: 1 when it was a FUTEX_WAIT or FUTEX_WAKE logged as a
+ * SYNC event (made, *r its result, errno set), 0 to pass it through (sync.c). */
+REC_HIDDEN int rec_sync_futex(const long *a, long *r);
 /* The thread an event of a thread the recorder did not see start is given (0); notes the
  * process in the registry once, for `encore record`'s warning. */
 REC_HIDDEN uint32_t rec_thread_foreign(void);

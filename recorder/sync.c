@@ -52,7 +52,7 @@ int rec_data_order_begin(int fd)
 		if (c != 2)
 			c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
 		while (c != 0) {
-			syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+			IP_REAL(syscall)(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
 			c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
 		}
 	}
@@ -76,10 +76,10 @@ void rec_data_order_end(int *held)
 	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
 	if (__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST) == 1 &&
 	    __atomic_load_n(&settle_waiters, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &inflight, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+		IP_REAL(syscall)(SYS_futex, &inflight, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	if (__atomic_fetch_sub(w, 1, __ATOMIC_RELEASE) != 1) {
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
-		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		IP_REAL(syscall)(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	}
 	errno = e;
 }
@@ -99,7 +99,7 @@ void rec_sends_settle(void)
 	for (int i = 0; i < 10 && (v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0; i++) {
 		struct timespec ts = { 0, 1000 * 1000 };
 
-		syscall(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+		IP_REAL(syscall)(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
 	}
 	__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
 	errno = e;
@@ -436,6 +436,66 @@ REC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 REC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	RELEASE(pthread_spin_unlock, TRACE_CALL_SPIN_UNLOCK, (const void *)l, l);
+}
+
+/* --- pthread_once: an acquire, logged after; result 1 in the thread that ran init -------- */
+
+static __thread void (*once_init)(void) __attribute__((tls_model("initial-exec")));
+static __thread int once_ran __attribute__((tls_model("initial-exec")));
+
+/* Runs in the calling thread (pthread_once calls init there): the TLS says it ran. */
+static void once_trampoline(void)
+{
+	void (*init)(void) = once_init;
+
+	once_ran = 1;
+	init();
+}
+
+REC_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
+{
+	void (*saved)(void) = once_init; /* an init that calls pthread_once itself */
+	int r, ran, saved_ran = once_ran;
+
+	if (!sync_on())
+		return IP_REAL(pthread_once)(o, init);
+	once_init = init;
+	once_ran = 0;
+	r = IP_REAL(pthread_once)(o, once_trampoline);
+	ran = once_ran;
+	once_init = saved;
+	once_ran = saved_ran;
+	sync_log(TRACE_CALL_PTHREAD_ONCE, o, NULL, ran, 0);
+	return r;
+}
+
+/* --- syscall(SYS_futex): FUTEX_WAIT and FUTEX_WAKE (and their _PRIVATE forms) ------------
+ * A wait is an acquire, logged after it returned (its result: 0 woken, -1 with EAGAIN when
+ * the word had changed, ETIMEDOUT, EINTR); a wake is a release whose result (the threads
+ * woken) is known only after the real call, so it is made under the stream lock: the
+ * return of a wait it woke is logged after it.  Other operations pass through (README.md,
+ * Limits). */
+int rec_sync_futex(const long *a, long *r)
+{
+	int cmd = (int)a[1] & FUTEX_CMD_MASK, e;
+
+	if ((cmd != FUTEX_WAIT && cmd != FUTEX_WAKE) || !sync_on() || rec_busy())
+		return 0;
+	if (cmd == FUTEX_WAKE && rec_enter()) {
+		*r = IP_REAL(syscall)(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+		e = errno;
+		sync_event(TRACE_CALL_FUTEX_WAKE, rec_thread, (const void *)a[0], NULL, *r,
+		           *r < 0 ? e : 0);
+		rec_leave();
+		errno = e;
+		return 1;
+	}
+	*r = IP_REAL(syscall)(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+	e = errno;
+	sync_log(cmd == FUTEX_WAIT ? TRACE_CALL_FUTEX_WAIT : TRACE_CALL_FUTEX_WAKE,
+	         (const void *)a[0], NULL, *r, *r < 0 ? e : 0);
+	errno = e;
+	return 1;
 }
 
 void rec_sync_fork_child(void)

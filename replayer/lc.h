@@ -151,6 +151,9 @@ static inline void lc_evfd_forget(int fd)
 }
 /* A forked child: its one thread is thread 0, objects are numbered anew. */
 LC_HIDDEN void lc_threads_fork_child(void);
+/* syscall(SYS_futex) with arguments a: 1 when it was a FUTEX_WAIT or FUTEX_WAKE replayed at
+ * its turn (*r its recorded result, errno set), 0 to make the real call (lc_sync.c). */
+LC_HIDDEN int lc_sync_futex(const long *a, long *r);
 
 /* The next event, which must be of `kind` (RECV also accepts INPUT) on descriptor fd (fd < 0:
  * any).  Halts first when the target state is reached; reports a divergence (and never

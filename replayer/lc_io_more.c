@@ -48,6 +48,12 @@ LC_EXPORT long syscall(long number, ...)
 		lc_sandbox_before(); /* as the recorder stopped there (the same rule) */
 	if (__builtin_expect(number == SYS_close, 0) && lc_on()) /* the program's, not ours */
 		return lc_close_raw((int)a[0]);
+	if (__builtin_expect(number == SYS_futex, 0)) {
+		long r;
+
+		if (lc_sync_futex(a, &r))
+			return r; /* a wait or wake between threads, at its turn (lc_sync.c) */
+	}
 	if (__builtin_expect(number == SYS_close_range, 0) && lc_on())
 		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())

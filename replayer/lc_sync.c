@@ -58,7 +58,9 @@ void lc_threads_fork_child(void)
 
 static long futex(uint32_t *w, int op, uint32_t val, const struct timespec *ts)
 {
-	return syscall(SYS_futex, w, op, val, ts, NULL, 0);
+	/* the real call: the interposed syscall() would take the LC's own waits for the
+	 * program's (lc_sync_futex) */
+	return IP_REAL(syscall)(SYS_futex, w, op, val, ts, NULL, 0);
 }
 
 __attribute__((noreturn)) static void sleep_forever(void)
@@ -566,4 +568,96 @@ LC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 	if (!sync_on())
 		return IP_REAL(pthread_spin_unlock)(l);
 	RELEASE(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
+}
+
+/* pthread_once: the thread that ran init when recorded (result 1) calls the real
+ * pthread_once at once, so that it runs init again, init's events taking their turns; any
+ * other caller waits for its event's turn first, which comes after every event of init (the
+ * recorder logs it after the call returned), so that it cannot be the one to run init here
+ * (it would wait, inside init, for turns that are the other thread's).  Whether this call
+ * is the runner is read from the thread's next event in the trace. */
+static int once_runner(void)
+{
+	uint32_t me = lc_thread;
+
+	for (uint64_t i = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE); i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->thread == me)
+			return !(ev->kind == TRACE_EV_SYNC && ev->call == TRACE_CALL_PTHREAD_ONCE &&
+			         ev->result == 0);
+	}
+	return 1;
+}
+
+LC_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
+{
+	const struct lc_ev *ev;
+	int r;
+
+	if (!sync_on())
+		return IP_REAL(pthread_once)(o, init);
+	if (once_runner()) {
+		r = IP_REAL(pthread_once)(o, init);
+		sync_expect(TRACE_CALL_PTHREAD_ONCE, o, NULL);
+		lc_commit();
+		return r;
+	}
+	ev = sync_expect(TRACE_CALL_PTHREAD_ONCE, o, NULL);
+	(void)ev;
+	r = IP_REAL(pthread_once)(o, init); /* init has run (or runs without events) */
+	lc_commit();
+	return r;
+}
+
+/* syscall(SYS_futex) FUTEX_WAIT and FUTEX_WAKE (and _PRIVATE), as recorder/sync.c logs
+ * them: a wait is not made; at its turn it returns its recorded result.  Woken (0), the wake
+ * that woke it was replayed before it, and the store before that wake with it.  EAGAIN (the
+ * word was not the value given) means another thread had changed the word: its store comes
+ * before its next event, past which the trace has already run, so the word changes soon; it
+ * is waited for (really, 1 ms at a time), so that the program then reads what it read.  A
+ * wake makes the real call (a thread outside the turns may wait) and returns the recorded
+ * count. */
+int lc_sync_futex(const long *a, long *r)
+{
+	int cmd = (int)a[1] & FUTEX_CMD_MASK;
+	const struct lc_ev *ev;
+
+	if ((cmd != FUTEX_WAIT && cmd != FUTEX_WAKE) || !sync_on())
+		return 0;
+	if (cmd == FUTEX_WAKE) {
+		int e = errno;
+
+		ev = sync_expect(TRACE_CALL_FUTEX_WAKE, (const void *)a[0], NULL);
+		IP_REAL(syscall)(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+		errno = e;
+	} else {
+		ev = sync_expect(TRACE_CALL_FUTEX_WAIT, (const void *)a[0], NULL);
+		if (ev->result < 0 && ev->err == EAGAIN) {
+			const uint32_t *w = (const uint32_t *)a[0];
+			uint32_t val = (uint32_t)a[2];
+			int e = errno, n = 0;
+
+			while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == val) {
+				struct timespec ts = { 0, 1000 * 1000 };
+
+				if (++n > 20000)
+					lc_diverge("futex wait on %p: the word changed when recorded (EAGAIN), "
+					           "but stays %u here (a store outside interposed calls)",
+					           (const void *)w, val);
+				futex((uint32_t *)w, (int)a[1] & ~FUTEX_CLOCK_REALTIME, val, &ts);
+			}
+			errno = e;
+		}
+	}
+	*r = ev->result;
+	if (*r < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return 1;
+	}
+	lc_commit();
+	return 1;
 }

@@ -1,6 +1,7 @@
 /*
  * chrome.c: a session as Chrome trace-event JSON (view.h), for chrome://tracing and
- * https://ui.perfetto.dev: one track per process, every event a short complete ("X") slice
+ * https://ui.perfetto.dev: one track per thread of each process (tid: the thread index, 0
+ * the main thread), every event a short complete ("X") slice
  * at its display time, every message a flow arrow ("s" -> "f", category "message"), every
  * fork a flow of category "fork", every accepted connect one of category "connect".
  *
@@ -61,10 +62,21 @@ static void chrome_events(struct chrome *c)
 		view_json_string(c->out, pr->name);
 		fprintf(c->out, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%zu,"
 		                "\"args\":{\"sort_index\":%zu}}", p + 1, p);
-		fprintf(c->out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%zu,\"tid\":%zu,"
-		                "\"args\":{\"name\":", p + 1, p + 1);
-		view_json_string(c->out, pr->name);
-		fprintf(c->out, "}}");
+		/* one track per thread: tid is the thread's index in its process (0 the main
+		 * thread, then in creation order) */
+		for (uint32_t t = 0; t < pr->nthreads; t++) {
+			fprintf(c->out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%zu,"
+			                "\"tid\":%u,\"args\":{\"name\":", p + 1, t);
+			if (t == 0) {
+				view_json_string(c->out, pr->name);
+			} else {
+				char tn[300];
+
+				snprintf(tn, sizeof(tn), "%s thread %u", pr->name, t);
+				view_json_string(c->out, tn);
+			}
+			fprintf(c->out, "}}");
+		}
 		for (uint64_t k = 1; k <= pr->n; k++) {
 			const struct view_event *e = &pr->ev[k - 1];
 			/* A slice lasts until the next event, at most 1 us: long enough to click,
@@ -76,10 +88,10 @@ static void chrome_events(struct chrome *c)
 				dur = pr->ev[k].ts_ns - e->ts_ns;
 			view__describe(e, k, desc, sizeof(desc));
 			fprintf(c->out, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%zu,"
-			                "\"tid\":%zu,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"index\":%" PRIu64
+			                "\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"index\":%" PRIu64
 			                ",\"what\":",
 			        e->kind == TRACE_EV_MARK && e->key ? "mark" : trace_kind_name(e->kind),
-			        e->external ? "external" : trace_kind_name(e->kind), p + 1, p + 1,
+			        e->external ? "external" : trace_kind_name(e->kind), p + 1, e->thread,
 			        usec(c, e->ts_ns), (double)dur / 1000.0, k);
 			view_json_string(c->out, desc);
 			if (e->kind == TRACE_EV_MARK && e->key) {
@@ -96,10 +108,10 @@ static void chrome_events(struct chrome *c)
 				conn_flows++;
 				fprintf(c->out, ",\n{\"ph\":\"s\",\"name\":\"connect\",\"cat\":\"connect\","
 				                "\"id\":\"c%" PRIu64 "\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f}",
-				        conn_flows, e->src_proc + 1, e->src_proc + 1, usec(c, s->ts_ns));
+				        conn_flows, e->src_proc + 1, s->thread, usec(c, s->ts_ns));
 				fprintf(c->out, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"connect\","
 				                "\"cat\":\"connect\",\"id\":\"c%" PRIu64 "\",\"pid\":%zu,"
-				                "\"tid\":%zu,\"ts\":%.3f}", conn_flows, p + 1, p + 1,
+				                "\"tid\":%u,\"ts\":%.3f}", conn_flows, p + 1, e->thread,
 				        usec(c, e->ts_ns));
 			}
 			/* A message: the flow starts in the send's slice and ends in this one. */
@@ -109,10 +121,10 @@ static void chrome_events(struct chrome *c)
 				c->flows++;
 				fprintf(c->out, ",\n{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"message\","
 				                "\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f}",
-				        c->flows, e->src_proc + 1, e->src_proc + 1, usec(c, s->ts_ns));
+				        c->flows, e->src_proc + 1, s->thread, usec(c, s->ts_ns));
 				fprintf(c->out, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\","
 				                "\"cat\":\"message\",\"id\":%" PRIu64 ",\"pid\":%zu,"
-				                "\"tid\":%zu,\"ts\":%.3f}", c->flows, p + 1, p + 1,
+				                "\"tid\":%u,\"ts\":%.3f}", c->flows, p + 1, e->thread,
 				        usec(c, e->ts_ns));
 			}
 		}
@@ -123,11 +135,11 @@ static void chrome_events(struct chrome *c)
 			/* Fork flows get ids of their own, after every message's. */
 			fork_flows++;
 			fprintf(c->out, ",\n{\"ph\":\"s\",\"name\":\"fork\",\"cat\":\"fork\",\"id\":\"f%"
-			                PRIu64 "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}", fork_flows,
-			        pr->parent + 1, pr->parent + 1, usec(c, f->ts_ns));
+			                PRIu64 "\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f}", fork_flows,
+			        pr->parent + 1, f->thread, usec(c, f->ts_ns));
 			fprintf(c->out, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"fork\",\"cat\":\"fork\","
-			                "\"id\":\"f%" PRIu64 "\",\"pid\":%zu,\"tid\":%zu,\"ts\":%.3f}",
-			        fork_flows, p + 1, p + 1, usec(c, pr->ev[0].ts_ns));
+			                "\"id\":\"f%" PRIu64 "\",\"pid\":%zu,\"tid\":%u,\"ts\":%.3f}",
+			        fork_flows, p + 1, pr->ev[0].thread, usec(c, pr->ev[0].ts_ns));
 		}
 	}
 }

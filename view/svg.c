@@ -318,8 +318,12 @@ static void svg_events(FILE *out, const struct view *v)
 			const char *cls = event_class(e);
 			double x = col_x(p), y = row_y(e->rank);
 			char label[160];
+			size_t tl = 0;
 
-			event_label(e, label, sizeof(label));
+			/* a process with threads: each label says whose event it is */
+			if (pr->nthreads > 1)
+				tl = (size_t)snprintf(label, sizeof(label), "t%u ", e->thread);
+			event_label(e, label + tl, sizeof(label) - tl);
 			fprintf(out, "<g class=\"ev\">");
 			if (!strcmp(cls, "ext"))
 				fprintf(out, "<rect class=\"ext\" x=\"%.1f\" y=\"%.1f\" width=\"9\" "

@@ -192,6 +192,7 @@ int view_load(const char *dir, struct view *v, struct trace_diag *diag)
 		pr->name = ana_proc_name(v->s, p);
 		pr->parent = -1;
 		pr->n = ana_nevents(v->s, p);
+		pr->nthreads = 1;
 		if (!(pr->ev = calloc(pr->n ? pr->n : 1, sizeof(*pr->ev))))
 			goto nomem;
 		for (uint64_t k = 1; k <= pr->n; k++) {
@@ -206,6 +207,9 @@ int view_load(const char *dir, struct view *v, struct trace_diag *diag)
 			e->src_proc = ae.src_proc;
 			e->src_index = ae.src_index;
 			e->external = ae.external || is_external_kind(ae.kind);
+			e->thread = ae.thread;
+			if (ae.thread >= pr->nthreads && ae.thread < UINT32_MAX)
+				pr->nthreads = ae.thread + 1;
 			if ((rc = load_xdeps(v->s, p, k, e)))
 				goto fail;
 		}

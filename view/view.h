@@ -43,6 +43,7 @@ struct view_event {
 	uint32_t nxdeps;
 	int external;           /* external input: bytes from outside, clock, random, ready set,
 	                           pid */
+	uint32_t thread;        /* the process's thread that made it (0: the main thread) */
 };
 
 struct view_proc {
@@ -52,6 +53,7 @@ struct view_proc {
 	int64_t pid;
 	uint64_t n;
 	struct view_event *ev;  /* ev[k - 1] is event k */
+	uint32_t nthreads;      /* 1 + the highest thread of its events (1: one thread) */
 };
 
 struct view {

@@ -18,6 +18,11 @@
  *            replay cannot reproduce: a divergence or stall report, never a hang)
  *   threads eventfd N                       a thread waits on an eventfd (poll, read) that the
  *            main thread increments N times: what each read gets depends on scheduling
+ *   threads futex THREADS ROUNDS            threads pass a baton round a ring through raw
+ *            futexes (syscall(SYS_futex), FUTEX_WAIT/FUTEX_WAKE, private and shared forms),
+ *            one word per hand-over, printing what each wait returned and how many threads
+ *            each wake woke (which depends on whether the waiter slept yet); every thread
+ *            first calls pthread_once, whose init prints which thread ran it
  *   threads stall FILE                      a thread writes a line if FILE exists, else spins
  *            for ever outside interposed calls (the test removes FILE before the replay: the
  *            other thread's turn never comes, the stall report must name the spinning one)
@@ -30,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -508,6 +515,79 @@ static int evfd(long n)
 	return 0;
 }
 
+/* --- raw futexes and pthread_once ----------------------------------------------------------- */
+
+#define FX_MAX 8
+#define FX_ROUNDS 64
+static uint32_t fx_word[FX_MAX][FX_ROUNDS]; /* written once each: 0, then 1 */
+static int fx_threads, fx_rounds;
+static pthread_once_t fx_once = PTHREAD_ONCE_INIT;
+static __thread int fx_me;
+
+static void fx_init(void)
+{
+	put("once: init ran in thread %d\n", fx_me);
+}
+
+/* Wait until the word is 1: the first wait is made whatever the word is (so that the calls
+ * made do not depend on a plain read), then while it is 0. */
+static void fx_wait(int t, int r)
+{
+	int op = (r & 1) ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
+	long w;
+
+	do {
+		w = syscall(SYS_futex, &fx_word[t][r], op, 0, NULL, NULL, 0);
+		put("t%d r%d: wait %ld%s\n", t, r, w, w < 0 && errno == EAGAIN ? " (EAGAIN)" : "");
+	} while (__atomic_load_n(&fx_word[t][r], __ATOMIC_ACQUIRE) == 0);
+}
+
+static void fx_wake(int t, int r)
+{
+	int op = (r & 1) ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
+	long n;
+
+	__atomic_store_n(&fx_word[t][r], 1, __ATOMIC_RELEASE);
+	n = syscall(SYS_futex, &fx_word[t][r], op, 1, NULL, NULL, 0);
+	put("wake t%d r%d: woke %ld\n", t, r, n);
+}
+
+static void *fx_thread(void *arg)
+{
+	int t = (int)(long)arg;
+
+	fx_me = t;
+	pthread_once(&fx_once, fx_init);
+	for (int r = 0; r < fx_rounds; r++) {
+		fx_wait(t, r);
+		/* hand over to the next thread of the ring (the last to the first, next round) */
+		if (t + 1 < fx_threads)
+			fx_wake(t + 1, r);
+		else if (r + 1 < fx_rounds)
+			fx_wake(0, r + 1);
+	}
+	return NULL;
+}
+
+static int futexes(int n, int rounds)
+{
+	pthread_t t[FX_MAX];
+
+	if (n < 1 || n > FX_MAX || rounds < 1 || rounds > FX_ROUNDS)
+		return 2;
+	fx_threads = n;
+	fx_rounds = rounds;
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, fx_thread, (void *)i);
+	fx_me = -1;
+	pthread_once(&fx_once, fx_init);
+	fx_wake(0, 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	put("done\n");
+	return 0;
+}
+
 /* --- a thread that never reaches its next event in replay --------------------------------- */
 
 static volatile int never;
@@ -544,6 +624,8 @@ int main(int argc, char **argv)
 		return accepts(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "eventfd"))
 		return evfd(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "futex"))
+		return futexes(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "stall"))
 		return stall(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "race"))
