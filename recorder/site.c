@@ -163,12 +163,12 @@ static int checked_reads(void)
 
 /* --- the loader's lock: taken in the program's order only ---------------------------------
  * Our dl_iterate_phdr (the program's calls, libunwind's, the recorder's own: the loader
- * exports it, the preload comes first) counts the threads inside it.  A resolver under the
- * writer lock announces itself (resolving) and then looks at the count; a thread entering
- * dl_iterate_phdr counts itself and then looks at the announcement (both sequentially
- * consistent: at least one sees the other).  The resolver walks only when it saw no other
- * thread inside; an entering thread that sees a resolver steps back and waits, holding
- * neither lock, until the resolver is done.  So no thread holds the loader's lock and waits
+ * exports it, the preload comes first) counts the threads inside it (phdr_inside).  A
+ * resolver under the writer lock announces itself (phdr_resolver) and then looks at the
+ * count; a thread entering dl_iterate_phdr counts itself and then looks at the
+ * announcement (both sequentially consistent: at least one sees the other).  The resolver
+ * walks only when it saw no other thread inside; an entering thread that sees a resolver
+ * steps back and waits, holding neither lock, until the resolver is done.  So no thread holds the loader's lock and waits
  * for the writer's while a resolver holds the writer's and waits for the loader's. */
 
 typedef int (*phdr_cb)(struct dl_phdr_info *, size_t, void *);
