@@ -37,13 +37,14 @@ static long site_plain(int i)
 	return -1;
 }
 
-static int go, done, k;
+static int go, inside, done, k;
 
 static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)info;
 	(void)size;
 	(void)arg;
+	__atomic_store_n(&inside, 1, __ATOMIC_RELEASE);
 	site_in_callback(k++);
 	return 1; /* one object is enough */
 }
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, in_callback, NULL) != 0)
 		return 1;
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&inside, __ATOMIC_ACQUIRE))
+		sched_yield();
 	/* the first round: every call a new site, resolved while the other thread is inside
 	 * dl_iterate_phdr (it stays there, making calls, until this thread is done) */
 	for (int i = 0; i < 128 * rounds; i++)
