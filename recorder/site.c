@@ -168,8 +168,9 @@ static int checked_reads(void)
  * count; a thread entering dl_iterate_phdr counts itself and then looks at the
  * announcement (both sequentially consistent: at least one sees the other).  The resolver
  * walks only when it saw no other thread inside; an entering thread that sees a resolver
- * steps back and waits, holding neither lock, until the resolver is done.  So no thread holds the loader's lock and waits
- * for the writer's while a resolver holds the writer's and waits for the loader's. */
+ * steps back and waits, holding neither lock, until the resolver is done.  So no thread
+ * holds the loader's lock and waits for the writer's while a resolver holds the writer's and
+ * waits for the loader's. */
 
 typedef int (*phdr_cb)(struct dl_phdr_info *, size_t, void *);
 static int (*real_dl_iterate_phdr)(phdr_cb, void *);
