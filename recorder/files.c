@@ -226,8 +226,13 @@ void rec_files_start(void)
 
 void rec_files_exit(void)
 {
-	if (rec.w)
+	/* Under the writer lock: the loader's is taken only when no other thread is inside
+	 * dl_iterate_phdr (it may wait for the writer's there: recorder/README.md, "Locks");
+	 * else the objects loaded since the last file opened are not noted. */
+	if (rec.w && rec_loader_begin()) {
 		rescan_if_loaded();
+		rec_loader_end();
+	}
 }
 
 /* "/proc/self/fd/N" without stdio. */

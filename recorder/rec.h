@@ -339,6 +339,10 @@ REC_HIDDEN void rec_stdio_close(FILE *f, void *ra);
 REC_HIDDEN void rec_files_start(void);
 /* The process ends (under rec_enter): note the objects loaded since the last scan. */
 REC_HIDDEN void rec_files_exit(void);
+/* Under the writer lock, around a call that takes the loader's lock (site.c): 1 when it may
+ * (then pair with rec_loader_end), 0 when another thread is inside dl_iterate_phdr. */
+REC_HIDDEN int rec_loader_begin(void);
+REC_HIDDEN void rec_loader_end(void);
 
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */

@@ -12,15 +12,23 @@
  * goes through process_vm_readv (a frame it cannot read ends the walk instead of faulting),
  * and errno is kept.  A frame is stored as its object's path and its address in that object
  * as the object's ELF symbol table counts them; libtrace's reader names the function offline
- * from that symbol table (schemas/trace-format.md, "Call-site stacks").  The only lock taken
- * is the loader's list lock through dl_iterate_phdr (libunwind takes it too), which the loader
- * holds only around list updates, never across a call into the program.
+ * from that symbol table (schemas/trace-format.md, "Call-site stacks").
+ *
+ * Lock order (recorder/README.md, "Locks"): a site is resolved under the writer lock, and a
+ * program thread may hold the loader's list lock (inside a dl_iterate_phdr callback:
+ * libbacktrace, libunwind, exception unwinding) and wait for the writer lock in an
+ * interposed call.  So the loader's lock is never waited for here while such a thread may
+ * exist: frames are described with _dl_find_object (lock-free), and libunwind's walk, which
+ * finds unwind tables through dl_iterate_phdr, runs only when no other thread is inside
+ * dl_iterate_phdr (counted by our dl_iterate_phdr, below); otherwise the site gets its return
+ * address alone.
  *
  * A site is keyed by its return address only: the deeper frames are those seen the first
  * time (documented in recorder/README.md).  Storage is fixed (no malloc): a table of
  * addresses and an mmap'd arena for frames and object paths, filled at most once per site.
  */
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <link.h>
@@ -153,33 +161,84 @@ static int checked_reads(void)
 	return state == 1;
 }
 
-/* --- objects: the loader's list, read in place -------------------------------------------- */
+/* --- the loader's lock: taken in the program's order only ---------------------------------
+ * Our dl_iterate_phdr (the program's calls, libunwind's, the recorder's own: the loader
+ * exports it, the preload comes first) counts the threads inside it (phdr_inside).  A
+ * resolver under the writer lock announces itself (phdr_resolver) and then looks at the
+ * count; a thread entering dl_iterate_phdr counts itself and then looks at the
+ * announcement (both sequentially consistent: at least one sees the other).  The resolver
+ * walks only when it saw no other thread inside; an entering thread that sees a resolver
+ * steps back and waits, holding neither lock, until the resolver is done.  So no thread
+ * holds the loader's lock and waits for the writer's while a resolver holds the writer's and
+ * waits for the loader's. */
 
-struct find_obj {
-	uintptr_t ip;
-	uintptr_t bias;
-	const char *name;
-	int found;
-};
+typedef int (*phdr_cb)(struct dl_phdr_info *, size_t, void *);
+static int (*real_dl_iterate_phdr)(phdr_cb, void *);
+static int phdr_inside;   /* threads inside dl_iterate_phdr */
+static int phdr_resolver; /* a thread resolves a site with libunwind (under the writer lock) */
+static __thread int phdr_mine __attribute__((tls_model("initial-exec"))); /* this thread's */
+static __thread int resolver_self __attribute__((tls_model("initial-exec")));
 
-static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
+static int phdr_real(phdr_cb cb, void *arg)
 {
-	struct find_obj *fo = arg;
-	int i;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && fo->ip >= lo && fo->ip - lo < ph->p_memsz) {
-			fo->bias = info->dlpi_addr;
-			fo->name = info->dlpi_name;
-			fo->found = 1;
-			return 1;
-		}
+	if (!real_dl_iterate_phdr) {
+		/* the constructor's job; here only when a library's constructor unwinds first */
+		ip_guard(1);
+		*(void **)&real_dl_iterate_phdr = dlsym(RTLD_NEXT, "dl_iterate_phdr");
+		ip_guard(-1);
+		if (!real_dl_iterate_phdr)
+			return 0;
 	}
+	return real_dl_iterate_phdr(cb, arg);
+}
+
+__attribute__((constructor)) static void site_init(void)
+{
+	ip_guard(1);
+	*(void **)&real_dl_iterate_phdr = dlsym(RTLD_NEXT, "dl_iterate_phdr");
+	ip_guard(-1);
+}
+
+REC_EXPORT int dl_iterate_phdr(phdr_cb cb, void *arg)
+{
+	int r;
+
+	if (resolver_self)
+		return phdr_real(cb, arg); /* libunwind's walk: the resolver saw nobody inside */
+	for (;;) {
+		__atomic_fetch_add(&phdr_inside, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&phdr_resolver, __ATOMIC_SEQ_CST) || phdr_mine)
+			break; /* (already inside: the resolver saw us and does not walk) */
+		__atomic_fetch_sub(&phdr_inside, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&phdr_resolver, __ATOMIC_ACQUIRE))
+			syscall(SYS_sched_yield);
+	}
+	phdr_mine++;
+	r = phdr_real(cb, arg);
+	phdr_mine--;
+	__atomic_fetch_sub(&phdr_inside, 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* Under the writer lock: 1 when this thread may take the loader's lock (no other thread is
+ * inside dl_iterate_phdr, and none enters until rec_loader_end); 0 when it must not. */
+int rec_loader_begin(void)
+{
+	resolver_self = 1;
+	__atomic_store_n(&phdr_resolver, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&phdr_inside, __ATOMIC_SEQ_CST) == phdr_mine)
+		return 1;
+	__atomic_store_n(&phdr_resolver, 0, __ATOMIC_RELEASE);
+	resolver_self = 0;
 	return 0;
+}
+
+void rec_loader_end(void)
+{
+	if (resolver_self) {
+		__atomic_store_n(&phdr_resolver, 0, __ATOMIC_RELEASE);
+		resolver_self = 0;
+	}
 }
 
 /* The executable's path: the loader names it "".  Read once per image (an exec loads us
@@ -198,17 +257,19 @@ static const char *exe_path(void)
 
 static void describe(struct trace_frame *f, uintptr_t ip)
 {
-	struct find_obj fo = { ip, 0, NULL, 0 };
+	struct dl_find_object fo;
+	const char *name;
 
 	f->pc = ip;
 	f->offset = 0;
 	f->function = "";
 	f->object = "";
-	dl_iterate_phdr(find_obj_cb, &fo);
-	if (!fo.found)
+	/* lock-free (glibc 2.35): never the loader's lock, whoever holds it */
+	if (_dl_find_object((void *)ip, &fo) != 0 || !fo.dlfo_link_map)
 		return; /* JIT code, or an object unmapped since: the absolute address */
-	f->pc = ip - fo.bias;
-	f->object = intern_obj(fo.name && fo.name[0] ? fo.name : exe_path());
+	f->pc = ip - fo.dlfo_link_map->l_addr;
+	name = fo.dlfo_link_map->l_name;
+	f->object = intern_obj(name && name[0] ? name : exe_path());
 }
 
 /* Unwind from here to the frame whose instruction pointer is ra (the caller of the
@@ -222,7 +283,7 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 	uint32_t n = 0;
 	int steps = 0, found = 0;
 
-	if (depth > 1 && checked_reads() && unw_getcontext(&ctx) == 0 &&
+	if (depth > 1 && checked_reads() && rec_loader_begin() && unw_getcontext(&ctx) == 0 &&
 	    unw_init_local(&cur, &ctx) == 0) {
 		while (steps++ < 16) {
 			if (unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip == ra) {
@@ -234,6 +295,7 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 		}
 	}
 	if (!found) {
+		rec_loader_end();
 		describe(&frames[0], ra);
 		return 1;
 	}
@@ -242,6 +304,7 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 		if (unw_step(&cur) <= 0 || unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
 			break;
 	}
+	rec_loader_end();
 	return n;
 }
 
@@ -310,6 +373,10 @@ static __attribute__((noinline)) uint32_t site_slow(uintptr_t ra, uint32_t h)
 void rec_site_new_trace(void)
 {
 	uint32_t i;
+
+	/* a forked child: the threads counted inside dl_iterate_phdr were the parent's */
+	__atomic_store_n(&phdr_inside, phdr_mine, __ATOMIC_RELAXED);
+	__atomic_store_n(&phdr_resolver, 0, __ATOMIC_RELAXED);
 
 	for (i = 0; i < SITE_SLOTS; i++)
 		sites[i].defined = 0;

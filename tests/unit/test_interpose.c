@@ -131,10 +131,11 @@ static int exported(const char *path, const char ***out)
 	return n;
 }
 
-/* Each library exports exactly the rows of calls.def and encore_mark: so every shaped row
- * has its generated wrapper on both sides (a shape without a handler also fails the link,
- * see interpose/gen_wrappers.py). */
-static void exports_exactly_the_rows(const char *so, const char *skip)
+/* Each library exports exactly the rows of calls.def and encore_mark (and `extra`, a symbol
+ * of its own that is no libc call it logs or replays): so every shaped row has its generated
+ * wrapper on both sides (a shape without a handler also fails the link, see
+ * interpose/gen_wrappers.py). */
+static void exports_exactly_the_rows(const char *so, const char *skip, const char *extra)
 {
 	const char **names;
 	int n = exported(so, &names), found;
@@ -151,7 +152,7 @@ static void exports_exactly_the_rows(const char *so, const char *skip)
 			              ip_shape_name(rows[i].shape));
 	}
 	for (int k = 0; k < n; k++) {
-		found = !strcmp(names[k], "encore_mark");
+		found = !strcmp(names[k], "encore_mark") || (extra && !strcmp(names[k], extra));
 		for (i = 0; i < NROWS && !found; i++)
 			found = !strcmp(names[k], rows[i].name);
 		ck_assert_msg(found, "%s exports %s, which is not a row of calls.def", so, names[k]);
@@ -194,13 +195,14 @@ END_TEST
 START_TEST(recorder_exports_exactly_the_rows)
 {
 	/* exit() is observed through on_exit in the recorder; the row is the replayer's. */
-	exports_exactly_the_rows(REC_SO, "exit");
+	/* dl_iterate_phdr: counted, not logged (the lock order, recorder/README.md, "Locks") */
+	exports_exactly_the_rows(REC_SO, "exit", "dl_iterate_phdr");
 }
 END_TEST
 
 START_TEST(replayer_exports_exactly_the_rows)
 {
-	exports_exactly_the_rows(REP_SO, NULL);
+	exports_exactly_the_rows(REP_SO, NULL, NULL);
 }
 END_TEST
 

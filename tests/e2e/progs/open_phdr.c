@@ -4,8 +4,7 @@
  * callback, with the loader's lock held), the other from plain code.  The recorder must not
  * take the loader's lock while it holds its own (recorder/files.c): that order against this
  * program's would deadlock.  (The loops start once the thread's creation is logged, and log
- * no event themselves: resolving a new call site unwinds, which takes the loader's lock under
- * the recorder's too, recorder/site.c, a window this test leaves out.)
+ * no event themselves: new call sites resolved meanwhile are site_phdr.c's test.)
  * Usage: open_phdr FILE COUNT
  */
 #include <fcntl.h>
