@@ -22,7 +22,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -262,6 +264,31 @@ out:
 	rec_leave();
 }
 
+/* Kernel-state files (/proc, /sys: README.md, "Kernel-state files"): fd, opened read-only on
+ * an absolute path under /proc/ or /sys/, is external input when it is a regular file of
+ * procfs or sysfs (not /proc/self/exe, /proc/self/fd/N, /proc/self/cwd/...: those reach
+ * other file systems).  Its reads are then logged with their bytes and replayed from the
+ * trace.  The recorder's own opens (the loader's, libunwind's) are made with the guard held
+ * and stay real.  Other paths cost the prefix compare only.  errno is the caller's to keep. */
+static void note_kernel_file(int fd, const char *path, int flags)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0 || !path || path[0] != '/' ||
+	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
+		return;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || rec_busy() ||
+	    !rec.w)
+		return;
+	if (!rec_enter())
+		return;
+	if (fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC) &&
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rec_chan_kernel_file(fd, (uint64_t)st.st_ino, NULL);
+	rec_leave();
+}
+
 static int open_has_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
@@ -273,6 +300,7 @@ static int open_has_mode(int flags)
 		r_ = call;                                \
 		e_ = errno;                               \
 		note_open(r_, path, flags);               \
+		note_kernel_file(r_, path, flags);        \
 		errno = e_;                               \
 		return r_;                                \
 	} while (0)
@@ -360,6 +388,8 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode)
 
 	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
 		note_open(fileno(f), path, O_RDONLY);
+	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
+		note_kernel_file(fileno(f), path, O_RDONLY);
 	errno = e;
 	return f;
 }
