@@ -5,7 +5,8 @@
  * inputs"): the path as given and resolved, st_dev/st_ino, size, mtime, and for files read a
  * CRC-32C of their first bytes (up to TRACE_FILE_HASH_MAX) taken when opened.  `encore pack`
  * copies what was noted; `encore replay` of an unpacked session refuses to start when a file
- * changed since (replayer/gd_files.c).
+ * changed since (replayer/gd_files.c).  Files of the kernel's live state (/proc, /sys) are
+ * not noted but made external input (note_kernel_file; README.md, "Kernel-state files").
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
  * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the

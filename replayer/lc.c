@@ -822,10 +822,15 @@ int32_t lc_fd_class(int fd)
 
 int32_t lc_fd_class_kernel(int fd)
 {
+	int32_t c;
+
 	if (fd < 0 || fd >= LC_FD_MAX)
 		return LC_FD_IGNORED;
 	lc_fd[fd] = LC_FD_UNKNOWN;
-	return fd_class(fd, IP_FD_CHAR);
+	c = fd_class(fd, IP_FD_CHAR);
+	if (c > 0 && c < LC_CHAN_MAX)
+		lc_chan[c].kernel = 1;
+	return c;
 }
 
 void lc_fd_forget(int fd)

@@ -75,6 +75,7 @@ struct lc_chan {
 	uint64_t bytes[2]; /* [0] sent, [1] received */
 	uint32_t hash[2];
 	uint8_t external;  /* its bytes in are INPUT: the peer is outside the session */
+	uint8_t kernel;    /* a /proc or /sys file (lc_files.c): reads move its real offset */
 };
 
 struct lc_state {
