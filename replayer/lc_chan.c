@@ -471,7 +471,7 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
 		if (ev->result > 0 && ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].kernel &&
 		    !(flags & MSG_PEEK))
-			/* a kernel-state file, not read: its offset moves as the read moved it, so
+			/* a kernel-state file (a memfd in its place): its offset moves as the read did, so
 			 * that the program's lseek back lands where it did (lc_files.c) */
 			syscall(SYS_lseek, fd, (off_t)ev->result, SEEK_CUR);
 	} else {

@@ -9,9 +9,11 @@
  *
  * The exception is a file of the kernel's live state (/proc, /sys) opened for reading: the
  * recorder made it an outside channel's end at its open (recorder/files.c) and logged its
- * reads with their bytes.  Here the real file is opened (a later fstat, lseek or close works
- * on it) but never read: the open takes the recorder's PIPE event, and the reads return the
- * recorded bytes (lc_chan.c, lc_stdio.c), so the process sees what it saw when recorded.
+ * reads with their bytes.  Here the real file is opened (the open fails or not as it does
+ * now), its PIPE event taken, then the descriptor is replaced by an empty memory file
+ * (memfd) at the same number, never read: the reads return the recorded bytes (lc_chan.c,
+ * lc_stdio.c) and move its offset as they moved the real one, so that a program's lseek
+ * back after reading ahead (bash's read builtin) lands where it did, cheaply.
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
@@ -20,6 +22,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lc.h"
 
@@ -36,7 +41,17 @@ static int kernel_file(int fd, const char *path, int flags)
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || !lc_on())
 		return fd;
 	e = errno;
-	lc_fd_class_kernel(fd);
+	if (lc_fd_class_kernel(fd) > 0) {
+		/* In its place, an empty memory file: its offset moves at no cost (a seq file's
+		 * lseek regenerates its text up to the offset) and nothing reads the real one. */
+		int cl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+		int m = (int)syscall(SYS_memfd_create, "encore-kernel-file", MFD_CLOEXEC);
+
+		if (m >= 0) {
+			syscall(SYS_dup3, m, fd, cl > 0 && (cl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+			IP_REAL(syscall)(SYS_close, m); /* ours: not the program's close */
+		}
+	}
 	errno = e;
 	return fd;
 }
