@@ -420,6 +420,35 @@ ignore:
 
 static void fd_fresh(int fd, void *ra);
 
+/* A file of the kernel's live state (/proc, /sys) just opened for reading (files.c): its
+ * content differs between record and replay by nature, so it is made an end of a channel
+ * from outside the session, as a terminal met at first use is: a PIPE event with no call
+ * now, then its reads are INPUT events with the bytes (README.md, "Kernel-state files").
+ * Called with the guard held. */
+void rec_chan_kernel_file(int fd, uint64_t ino, void *ra)
+{
+	struct trace_endpoint ep;
+	struct trace_event ev;
+	struct rec_chan *c;
+
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return;
+	fd_fresh(fd, ra);
+	if (!(c = rec_chan_new(TRACE_CHAN_OTHER)))
+		return; /* table full: left to classify() at first use (a file: passed through) */
+	c->external = 1;
+	rec_fd_bind(fd, c);
+	memset(&ep, 0, sizeof(ep));
+	ep.type = c->type;
+	ep.dir = c->dir;
+	ep.inode = ino;
+	rec_event_init(&ev, TRACE_EV_PIPE, TRACE_CALL_NONE, fd);
+	ev.channel = c->id;
+	ev.naux = 1;
+	ev.aux[0] = c->id;
+	log_endpoint(&ev, &ep, ra);
+}
+
 /* A descriptor received with SCM_RIGHTS (ancillary.c): it becomes a channel end of this
  * process now, described in *ep, the peer decided as for a descriptor met at first use, but
  * with what a passed end may be: an accepted TCP connection whose client registered (or will

@@ -5,7 +5,8 @@
  * inputs"): the path as given and resolved, st_dev/st_ino, size, mtime, and for files read a
  * CRC-32C of their first bytes (up to TRACE_FILE_HASH_MAX) taken when opened.  `encore pack`
  * copies what was noted; `encore replay` of an unpacked session refuses to start when a file
- * changed since (replayer/gd_files.c).
+ * changed since (replayer/gd_files.c).  Files of the kernel's live state (/proc, /sys) are
+ * not noted but made external input (note_kernel_file; README.md, "Kernel-state files").
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
  * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
@@ -22,7 +23,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -330,6 +333,31 @@ out:
 		scan_objects(1);
 }
 
+/* Kernel-state files (/proc, /sys: README.md, "Kernel-state files"): fd, opened read-only on
+ * an absolute path under /proc/ or /sys/, is external input when it is a regular file of
+ * procfs or sysfs (not /proc/self/exe, /proc/self/fd/N, /proc/self/cwd/...: those reach
+ * other file systems).  Its reads are then logged with their bytes and replayed from the
+ * trace.  The recorder's own opens (the loader's, libunwind's) are made with the guard held
+ * and stay real.  Other paths cost the prefix compare only.  errno is the caller's to keep. */
+static void note_kernel_file(int fd, const char *path, int flags)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0 || !path || path[0] != '/' ||
+	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
+		return;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || rec_busy() ||
+	    !rec.w)
+		return;
+	if (!rec_enter())
+		return;
+	if (fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC) &&
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rec_chan_kernel_file(fd, (uint64_t)st.st_ino, NULL);
+	rec_leave();
+}
+
 static int open_has_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
@@ -341,6 +369,7 @@ static int open_has_mode(int flags)
 		r_ = call;                                \
 		e_ = errno;                               \
 		note_open(r_, path, flags);               \
+		note_kernel_file(r_, path, flags);        \
 		errno = e_;                               \
 		return r_;                                \
 	} while (0)
@@ -428,6 +457,8 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode)
 
 	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
 		note_open(fileno(f), path, O_RDONLY);
+	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
+		note_kernel_file(fileno(f), path, O_RDONLY);
 	errno = e;
 	return f;
 }

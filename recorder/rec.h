@@ -308,6 +308,9 @@ REC_HIDDEN int rec_chan_in_external(struct rec_chan *c, long r, int e, size_t as
 /* A descriptor received with SCM_RIGHTS becomes a channel end (NULL: not a channel); *ep
  * describes it, *what is its enum trace_pass_what. */
 REC_HIDDEN struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, void *ra);
+/* fd was just opened for reading on a /proc or /sys file: make it an outside channel's end
+ * (its reads are INPUT events), logging its PIPE event.  Guard held. */
+REC_HIDDEN void rec_chan_kernel_file(int fd, uint64_t ino, void *ra);
 
 /* --- descriptor passing (ancillary.c) ------------------------------------------------- */
 /* A sendmsg or recvmsg that succeeded with ancillary data. */

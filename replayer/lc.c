@@ -768,7 +768,8 @@ static int fd_kind(int fd)
 	return ip_fd_kind(st.st_mode, st.st_rdev);
 }
 
-int32_t lc_fd_class(int fd)
+/* force: judge the descriptor as that kind instead of by fstat (0: by fstat). */
+static int32_t fd_class(int fd, int force)
 {
 	const struct lc_ev *ev;
 	int32_t v;
@@ -790,7 +791,7 @@ int32_t lc_fd_class(int fd)
 	 * read on fd N is not a RANDOM event on fd N that follows it.  Standard input and output
 	 * are whatever the replay is run with (a file where the recorded run had a terminal):
 	 * there the recorded first-use event is taken whatever the descriptor is now. */
-	k = fd_kind(fd);
+	k = force ? force : fd_kind(fd);
 	ev = lc_peek();
 	if (ev && ev->fd == fd && ev->call == TRACE_CALL_NONE &&
 	    ((ev->kind == TRACE_EV_SOCKET && (k == IP_FD_SOCKET || k < 0 || fd <= 2)) ||
@@ -801,7 +802,7 @@ int32_t lc_fd_class(int fd)
 		if (lc.halt_check) {
 			lc_maybe_halt();
 			if (ev != lc_peek())
-				return lc_fd_class(fd);
+				return fd_class(fd, force);
 		}
 		lc_fd[fd] = ev->channel ? (int32_t)ev->channel : LC_FD_IGNORED;
 		lc_commit();
@@ -812,6 +813,24 @@ int32_t lc_fd_class(int fd)
 	if (k == IP_FD_RANDOM)
 		return lc_fd[fd] = LC_FD_RANDOM;
 	return lc_fd[fd] = LC_FD_IGNORED;
+}
+
+int32_t lc_fd_class(int fd)
+{
+	return fd_class(fd, 0);
+}
+
+int32_t lc_fd_class_kernel(int fd)
+{
+	int32_t c;
+
+	if (fd < 0 || fd >= LC_FD_MAX)
+		return LC_FD_IGNORED;
+	lc_fd[fd] = LC_FD_UNKNOWN;
+	c = fd_class(fd, IP_FD_CHAR);
+	if (c > 0 && c < LC_CHAN_MAX)
+		lc_chan[c].kernel = 1;
+	return c;
 }
 
 void lc_fd_forget(int fd)

@@ -75,6 +75,7 @@ struct lc_chan {
 	uint64_t bytes[2]; /* [0] sent, [1] received */
 	uint32_t hash[2];
 	uint8_t external;  /* its bytes in are INPUT: the peer is outside the session */
+	uint8_t kernel;    /* a /proc or /sys file (lc_files.c): reads move its real offset */
 };
 
 struct lc_state {
@@ -181,6 +182,9 @@ LC_HIDDEN void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t miss
 /* The class of a descriptor as the recorder saw it at this point: a channel id (> 0),
  * LC_FD_IGNORED or LC_FD_RANDOM.  Consumes the recorder's first-use SOCKET/PIPE event. */
 LC_HIDDEN int32_t lc_fd_class(int fd);
+/* The same for a /proc or /sys file just opened for reading (lc_files.c): judged as a terminal
+ * is, taking the PIPE event the recorder logged at its open. */
+LC_HIDDEN int32_t lc_fd_class_kernel(int fd);
 
 /* iovec helpers of the data calls (lc_chan.c): the total size; and dst = the bytes
  * [skip, skip + want) of src, at most IOV_MAX_LC entries, returning their count. */

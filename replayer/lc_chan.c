@@ -487,6 +487,11 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			dgram_wait(ev, fd, flags);
 		}
 		iov_fill(iov, cnt, lc.data + ev->data_off, n);
+		if (ev->result > 0 && ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].kernel &&
+		    !(flags & MSG_PEEK))
+			/* a kernel-state file (a memfd in its place): its offset moves as the read did, so
+			 * that the program's lseek back lands where it did (lc_files.c) */
+			syscall(SYS_lseek, fd, (off_t)ev->result, SEEK_CUR);
 	} else {
 		if (n && ev->channel < LC_CHAN_MAX && lc_chan[ev->channel].external == 2)
 			/* Input from outside and bytes from a recorded peer on one channel: its peer

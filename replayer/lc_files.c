@@ -6,6 +6,14 @@
  * both libraries (interpose/README.md).  Which file a replayed process reads is decided
  * before it starts: the GD refuses an unpacked session whose files changed
  * (replayer/gd_files.c).
+ *
+ * The exception is a file of the kernel's live state (/proc, /sys) opened for reading: the
+ * recorder made it an outside channel's end at its open (recorder/files.c) and logged its
+ * reads with their bytes.  Here the real file is opened (the open fails or not as it does
+ * now), its PIPE event taken, then the descriptor is replaced by an empty memory file
+ * (memfd) at the same number, never read: the reads return the recorded bytes (lc_chan.c,
+ * lc_stdio.c) and move its offset as they moved the real one, so that a program's lseek
+ * back after reading ahead (bash's read builtin) lands where it did, cheaply.
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
@@ -13,8 +21,47 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lc.h"
+
+/* fd was opened (path, flags): take the recorder's event if it made it a kernel-state input
+ * (the same path test as recorder/files.c; its file-system test is in the trace: the event
+ * is there or not).  Keeps errno. */
+static int kernel_file(int fd, const char *path, int flags)
+{
+	int e;
+
+	if (fd < 0 || !path || path[0] != '/' ||
+	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
+		return fd;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || !lc_on())
+		return fd;
+	e = errno;
+	if (lc_fd_class_kernel(fd) > 0) {
+		/* In its place, an empty memory file: its offset moves at no cost (a seq file's
+		 * lseek regenerates its text up to the offset) and nothing reads the real one. */
+		int cl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+		int m = (int)syscall(SYS_memfd_create, "encore-kernel-file", MFD_CLOEXEC);
+
+		if (m >= 0) {
+			syscall(SYS_dup3, m, fd, cl > 0 && (cl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+			IP_REAL(syscall)(SYS_close, m); /* ours: not the program's close */
+		}
+	}
+	errno = e;
+	return fd;
+}
+
+static FILE *kernel_stream(FILE *f, const char *path, const char *mode)
+{
+	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
+		kernel_file(fileno(f), path, O_RDONLY);
+	return f;
+}
 
 static int open_has_mode(int flags)
 {
@@ -36,50 +83,50 @@ static int open_has_mode(int flags)
 
 LC_EXPORT int open(const char *path, int flags, ...)
 {
-	return IP_REAL(open)(path, flags, OPEN_MODE(flags, flags));
+	return kernel_file(IP_REAL(open)(path, flags, OPEN_MODE(flags, flags)), path, flags);
 }
 
 LC_EXPORT int open64(const char *path, int flags, ...)
 {
-	return IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags));
+	return kernel_file(IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags)), path, flags);
 }
 
 LC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	return IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags));
+	return kernel_file(IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags)), path, flags);
 }
 
 LC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	return IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags));
+	return kernel_file(IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags)), path, flags);
 }
 
 LC_EXPORT int __open_2(const char *path, int flags)
 {
-	return IP_REAL(__open_2)(path, flags);
+	return kernel_file(IP_REAL(__open_2)(path, flags), path, flags);
 }
 
 LC_EXPORT int __open64_2(const char *path, int flags)
 {
-	return IP_REAL(__open64_2)(path, flags);
+	return kernel_file(IP_REAL(__open64_2)(path, flags), path, flags);
 }
 
 LC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	return IP_REAL(__openat_2)(dirfd, path, flags);
+	return kernel_file(IP_REAL(__openat_2)(dirfd, path, flags), path, flags);
 }
 
 LC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	return IP_REAL(__openat64_2)(dirfd, path, flags);
+	return kernel_file(IP_REAL(__openat64_2)(dirfd, path, flags), path, flags);
 }
 
 LC_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	return IP_REAL(fopen)(path, mode);
+	return kernel_stream(IP_REAL(fopen)(path, mode), path, mode);
 }
 
 LC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	return IP_REAL(fopen64)(path, mode);
+	return kernel_stream(IP_REAL(fopen64)(path, mode), path, mode);
 }
