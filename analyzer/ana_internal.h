@@ -101,7 +101,8 @@ struct ana_end {
 	uint64_t capacity;    /* builder: bytes in flight toward this end before a send blocks
 	                         (ana_set_capacity); 0: as the end's type says (edges.c) */
 	uint8_t ambiguous;    /* 1: several processes wrote it, 2: several read it,
-	                         4: their sends overlap (concurrent writers): not linked */
+	                         4: their sends overlap (concurrent writers): not linked,
+	                         8: their receives overlap (concurrent readers): not linked */
 	uint64_t nout, nin;   /* builder: bytes sent and received so far on this record */
 	struct trace_endpoint ep;
 	/* the sends into the stream this end writes: filled by finish, sorted by offset */

@@ -350,6 +350,84 @@ static uint64_t moved(const struct ana_ev *e)
 	return e->result > 0 ? (uint64_t)e->result : 0;
 }
 
+/* 6b. ends read by several processes (a pipe inherited by forked workers that all read it):
+ * each reader's offsets count only its own bytes, so two readers' ranges overlap when they
+ * read at the same time, and which writer's bytes each one got is not in the traces (the
+ * kernel decided it, often under a lock the recorder does not see).  Such an end's receives
+ * are left unlinked (ambiguous 8) rather than linked to the send at their per-process offset,
+ * which would be a dependence that did not exist.  A reader that took over from another (a
+ * parent that read, then forked a child that went on alone) continues the offsets: no
+ * overlap, still linked. */
+static int mark_shared_readers(struct ana_session *s)
+{
+	uint64_t n = 0, *cnt;
+	struct ana_sendref *v;
+
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 0; k < s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k];
+
+			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE && moved(e) &&
+			    (s->ends[e->end].ambiguous & 2))
+				n++;
+		}
+	if (!n)
+		return 0;
+	cnt = calloc(s->nends + 1, sizeof(*cnt));
+	v = malloc(n * sizeof(*v));
+	if (!cnt || !v) {
+		free(cnt);
+		free(v);
+		return TRACE_ENOMEM;
+	}
+	/* bucket the receives by end (counting sort), then sort each end's by offset */
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 0; k < s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k];
+
+			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE && moved(e) &&
+			    (s->ends[e->end].ambiguous & 2))
+				cnt[e->end + 1]++;
+		}
+	for (size_t i = 0; i < s->nends; i++)
+		cnt[i + 1] += cnt[i];
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 0; k < s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k];
+			struct ana_sendref *x;
+
+			if (e->kind != TRACE_EV_RECV || e->end == ANA_NONE || !moved(e) ||
+			    !(s->ends[e->end].ambiguous & 2))
+				continue;
+			x = &v[cnt[e->end]++];
+			x->offset = e->offset;
+			x->len = moved(e);
+			x->proc = (uint32_t)p;
+			x->idx = (uint32_t)(k + 1);
+		}
+	/* cnt[i] is now the end of end i's bucket, cnt[i - 1] its start */
+	for (size_t i = 0; i < s->nends; i++) {
+		uint64_t lo = i ? cnt[i - 1] : 0, hi = cnt[i], reach = 0;
+
+		if (hi - lo < 2)
+			continue;
+		qsort(v + lo, hi - lo, sizeof(*v), cmp_sendref);
+		/* one process's own ranges never overlap, so any range starting before the
+		 * furthest end seen so far overlaps another process's */
+		for (uint64_t j = lo; j < hi; j++) {
+			if (j > lo && v[j].offset < reach) {
+				s->ends[i].ambiguous |= 8;
+				break;
+			}
+			if (v[j].offset + v[j].len > reach)
+				reach = v[j].offset + v[j].len;
+		}
+	}
+	free(cnt);
+	free(v);
+	return 0;
+}
+
 int ana__kept_channel(struct ana_session *s, uint32_t p, const struct trace_chan_def *d)
 {
 	uint32_t e, o;
@@ -571,6 +649,16 @@ static int link_receive(struct ana_session *s, size_t p, uint64_t k, uint8_t *wa
 	if (w == ANA_NONE) {
 		e->external = 1;
 		return 0;
+	}
+	if (s->ends[r].ambiguous & 8) {
+		if (!warned[r]) {
+			warned[r] = 1;
+			ana__warn(s, "channel %u of %s was read by several processes at once: "
+			          "which bytes each got is not recorded, its messages are not linked "
+			          "and replay may hand a reader bytes another one read (README.md, "
+			          "Limits)", s->ends[r].id, s->procs[s->ends[r].proc].name);
+		}
+		return 1;
 	}
 	if (s->ends[w].ambiguous & 4) {
 		if (!warned[r]) {
@@ -914,6 +1002,8 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 	}
 	assign_ends(s, cnt);
 	if ((rc = sort_sends(s, cnt)))
+		goto out;
+	if ((rc = mark_shared_readers(s)))
 		goto out;
 	for (size_t p = 0; p < s->nprocs; p++)
 		for (uint64_t k = 0; k < s->procs[p].n; k++) {

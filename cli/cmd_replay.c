@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "ana.h"
 #include "rep.h"
 
 #define LIB_NAME "libencore-replay.so"
@@ -589,6 +590,19 @@ static int next_step(struct rep *r, struct replay_args *a)
 	return 1;
 }
 
+/* A channel several processes read at once (forked workers on one task pipe): the trace does
+ * not say which bytes each reader got, so a replay that reproduces every event may still
+ * hand a worker another's task (README.md, Limits).  Say so rather than let "every recorded
+ * event reproduced" stand alone. */
+static void warn_shared_readers(struct rep *r)
+{
+	struct ana_session *s = rep_analysis(r);
+
+	for (size_t i = 0; s && i < ana_nwarnings(s); i++)
+		if (strstr(ana_warning(s, i), "read by several processes at once"))
+			fprintf(stderr, "encore replay: warning: %s\n", ana_warning(s, i));
+}
+
 /* Run to each halt, step, end or failure in turn, as --step and --then say. */
 static int run(struct rep *r, struct replay_args *a)
 {
@@ -671,6 +685,7 @@ int cmd_replay(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	note_truncated(a.dir);
+	warn_shared_readers(r);
 	if ((ret = set_halt(r, &a)) == 0) {
 		catch_signals();
 		memset(&d, 0, sizeof(d));

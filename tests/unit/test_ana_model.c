@@ -300,6 +300,60 @@ START_TEST(concurrent_writers_not_linked)
 }
 END_TEST
 
+/* Parent and child reading one inherited socket at the same time (forked workers on one
+ * task pipe): each counts only its own bytes, so their offsets overlap and which of the
+ * writer's bytes each got is unknown: neither receive is linked, and the analyzer says so.
+ * A child that took over reading where its parent stopped continues the offsets and is
+ * linked as before. */
+static void shared_reader(int handoff)
+{
+	struct raw r = {0};
+	struct trace_endpoint ep;
+	int warned = 0;
+
+	ck_assert_int_eq(ana_new(&r.s), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "p", NULL, 0), 0);
+	ck_assert_int_eq(ana_add_process(r.s, "p.1", "p", 2), 1);
+	ck_assert_int_eq(ana_add_process(r.s, "q", NULL, 0), 2);
+	tcp_ep(&ep, 7000, 7001, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_CONNECT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(ana_add_simple(r.s, 0, TRACE_EV_FORK, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 0, TRACE_EV_RECV, 1, 4, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(ana_add_inherited(r.s, 1, 1), 0);
+	if (handoff)
+		r.off_in[1][1] = 4; /* the child's offsets continue its parent's */
+	ck_assert_int_eq(raw_event(&r, 1, TRACE_EV_RECV, 1, 4, NULL, 0, 0, 0), 1);
+	tcp_ep(&ep, 7001, 7000, INADDR_LOOPBACK);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_ACCEPT, 1, 0, &ep, 0, 0, 0), 1);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_SEND, 1, 4, NULL, 0, 0, 0), 2);
+	ck_assert_int_eq(raw_event(&r, 2, TRACE_EV_SEND, 1, 4, NULL, 0, 0, 0), 3);
+	ck_assert_int_eq(ana_finish(r.s, NULL), 0);
+	for (size_t i = 0; i < ana_nwarnings(r.s); i++)
+		warned |= strstr(ana_warning(r.s, i), "read by several processes at once") != NULL;
+	if (handoff) {
+		src_is(r.s, 0, 3, 2, 2);
+		src_is(r.s, 1, 1, 2, 3);
+		ck_assert(!warned);
+	} else {
+		src_is(r.s, 0, 3, ANA_NO_PROC, 0);
+		src_is(r.s, 1, 1, ANA_NO_PROC, 0);
+		ck_assert(warned);
+	}
+	ana_free(r.s);
+}
+
+START_TEST(concurrent_readers_not_linked)
+{
+	shared_reader(0);
+}
+END_TEST
+
+START_TEST(handed_over_reader_linked)
+{
+	shared_reader(1);
+}
+END_TEST
+
 /* Receives that depend on each other's sends cannot come from a real run. */
 START_TEST(cycle_is_corrupt)
 {
@@ -1073,6 +1127,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, match_fork_inheritance);
 	tcase_add_test(tc, match_unix_paths);
 	tcase_add_test(tc, concurrent_writers_not_linked);
+	tcase_add_test(tc, concurrent_readers_not_linked);
+	tcase_add_test(tc, handed_over_reader_linked);
 	tcase_add_test(tc, cycle_is_corrupt);
 	tcase_add_test(tc, accept_after_connect);
 	tcase_add_test(tc, eof_after_every_release);
