@@ -41,7 +41,7 @@ extern "C" {
  * change there that gives the same traces other messages, connections or edges: the SQL
  * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
  * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched. */
-#define ANA_MODEL_VERSION 2
+#define ANA_MODEL_VERSION 3
 
 struct ana_session;
 struct ana_ref;
