@@ -173,7 +173,15 @@ static int apply_channels(struct ip_env_slice l)
 		if (!c)
 			return -1;
 		c->id = (uint32_t)v[0];
-		c->external = v[2] != 0;
+		/* EXT: bit 0 external; bit 1 an accepted end still undecided (chan.c,
+		 * rec_chan_in_external), with the peer's port in bits 16-31 and ours in 32-47:
+		 * the process that accepted may hand the connection to a program it execs. */
+		c->external = (v[2] & 1) != 0;
+		if (v[2] & 2) {
+			c->undecided = 1;
+			c->peer_port = (uint16_t)(v[2] >> 16);
+			c->local_port = (uint16_t)(v[2] >> 32);
+		}
 		c->dir = (uint8_t)v[3];
 		c->bytes[0] = v[4];
 		c->bytes[1] = v[5];
@@ -247,7 +255,9 @@ static int next_chan_item(void *ctx, uint64_t *v)
 			continue;
 		v[0] = c->id;
 		v[1] = c->type;
-		v[2] = c->external;
+		v[2] = c->external ? 1 : 0;
+		if (c->undecided)
+			v[2] |= 2 | (uint64_t)c->peer_port << 16 | (uint64_t)c->local_port << 32;
 		v[3] = c->dir;
 		v[4] = c->bytes[0];
 		v[5] = c->bytes[1];
