@@ -14,16 +14,7 @@ encore=$1 mode=$2 prog=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_sigwait.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-replay_same() {
-    s=$1
-    for run in 1 2; do
-        "$encore" replay "$s" > "$tmp/rep.out" 2> "$tmp/rep.err" || {
-            echo "FAIL: replay $run of $s did not run to the end:"; cat "$tmp/rep.err"; exit 1; }
-        cmp -s "$s.out" "$tmp/rep.out" || {
-            echo "FAIL: replay $run of $s printed something else:"
-            diff "$s.out" "$tmp/rep.out" | head -20 || true; exit 1; }
-    done
-}
+. "$(dirname "$0")/replay_same.sh"
 
 receipts() { # signals taken by a wait in session $1
     "$encore" dump "$1" 2>/dev/null | grep -c "handler  *sig\(wait\|waitinfo\|timedwait\) " || true

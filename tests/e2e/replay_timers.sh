@@ -12,16 +12,7 @@ encore=$1 mode=$2 prog=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_timers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-replay_same() {
-    s=$1
-    for run in 1 2; do
-        "$encore" replay "$s" > "$tmp/rep.out" 2> "$tmp/rep.err" || {
-            echo "FAIL: replay $run of $s did not run to the end:"; cat "$tmp/rep.err"; exit 1; }
-        cmp -s "$s.out" "$tmp/rep.out" || {
-            echo "FAIL: replay $run of $s printed something else:"
-            diff "$s.out" "$tmp/rep.out" | head -20 || true; exit 1; }
-    done
-}
+. "$(dirname "$0")/replay_same.sh"
 
 case $mode in
 timerfd|signalfd|posix)
