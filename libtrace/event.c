@@ -25,7 +25,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
 	[TRACE_EV_SYNC] = "sync",
 	[TRACE_EV_HANDLER] = "handler", [TRACE_EV_KILL] = "kill",
-	[TRACE_EV_TIMER] = "timer",
+	[TRACE_EV_TIMER] = "timer",    [TRACE_EV_SANDBOX] = "sandbox",
 	[TRACE_EV_PASS] = "pass",
 };
 
@@ -97,6 +97,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_TIMER_GETTIME] = "timer_gettime",
 	[TRACE_CALL_TIMER_GETOVERRUN] = "timer_getoverrun",
 	[TRACE_CALL_TIMER_DELETE] = "timer_delete",
+	[TRACE_CALL_PRCTL] = "prctl", [TRACE_CALL_SECCOMP] = "seccomp",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
 	"if_indextoname",
 };

@@ -14,6 +14,9 @@
 #define FMT_MAGIC "ENCTRACE"
 #define FMT_TAIL_MAGIC "ENCTAIL1"
 #define FMT_CHUNK_MAGIC 0x4b484345u /* "ECHK" little-endian */
+/* In place of a chunk header: the chunks end here, the rest of the file is space reserved
+ * for them and unused (trace_writer_reserve; schemas/trace-format.md, "Reserved space"). */
+#define FMT_RESERVE_MAGIC 0x52534345u /* "ECSR" little-endian */
 #define FMT_VERSION 2     /* what this library reads and writes */
 #define FMT_MIN_VERSION 2 /* min_version of the files it writes (compact clock values) */
 #define FMT_V1 1          /* version and min_version of files written with plain clocks */

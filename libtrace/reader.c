@@ -306,6 +306,8 @@ static int load_chunk(struct trace_reader *r)
 	}
 	if (xpread(r->fd, h, sizeof(h), off) != (long)sizeof(h))
 		return TRACE_EIO;
+	if (get_u32(h + CHK_MAGIC) == FMT_RESERVE_MAGIC)
+		return 0; /* the chunks end here: the rest is unused reserved space */
 	if (get_u32(h + CHK_MAGIC) != FMT_CHUNK_MAGIC ||
 	    get_u32(h + CHK_HEADER_CRC) != trace_crc32c(0, h, CHK_HEADER_CRC)) {
 		/* zeros past the last chunk are a write the writer never finished */
@@ -943,6 +945,9 @@ const char *trace_stop_reason(int code)
 		       "loader ignores LD_PRELOAD";
 	case TRACE_STOP_FDTAKEN:
 		return "the program took the trace's descriptor and no other was free";
+	case TRACE_STOP_RESERVE:
+		return "the trace space reserved before a seccomp filter that forbids the "
+		       "recorder's writes was used up";
 	}
 	return strerror(code);
 }

@@ -98,6 +98,12 @@ enum trace_kind {
 	TRACE_EV_TIMER = 30,    /* alarm, setitimer: result, err; data = the old value
 	                           (setitimer: struct itimerval, 32 bytes), aux[0] = the timer
 	                           (setitimer's which) */
+	TRACE_EV_SANDBOX = 31,  /* prctl(PR_SET_SECCOMP) or seccomp(2) installing a sandbox,
+	                           recorded through (the recorder goes on under the filter):
+	                           result, err; aux[0] = the mode (SECCOMP_MODE_STRICT/FILTER) or
+	                           operation (SECCOMP_SET_MODE_*), aux[1] = seccomp's flags,
+	                           aux[2] = the filter's instructions; data = the filter program
+	                           (struct sock_filter, 8 bytes each, at most 4096) */
 	TRACE_EV_PASS = 32,     /* one descriptor passed (SCM_RIGHTS) by the sendmsg, or
 	                           received by the recvmsg, of the send or receive event just
 	                           before it: fd = the descriptor, channel = its channel end (a
@@ -226,7 +232,11 @@ enum trace_call {
 	TRACE_CALL_TIMER_GETTIME = 105,
 	TRACE_CALL_TIMER_GETOVERRUN = 106,
 	TRACE_CALL_TIMER_DELETE = 107,
-	/* 108..134: other calls; a number with no name reads as "unknown" */
+	/* 108..120: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
+	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
+	                                       of both log as these */
+	/* 123..134: other calls */
 	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
 	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
 	TRACE_CALL_IF_NAMEINDEX = 137,
@@ -442,6 +452,8 @@ enum trace_stop_code {
 	TRACE_STOP_SETUID = 0x10003,    /* exec of a set-user/group-ID or file-capability program:
 	                                   the loader ignores LD_PRELOAD there */
 	TRACE_STOP_FDTAKEN = 0x10004,   /* it took the trace's descriptor and no other was free */
+	TRACE_STOP_RESERVE = 0x10005,   /* under a seccomp filter that forbids the writer's calls,
+	                                   the trace space reserved before it was used up */
 };
 /* Stop for good on `reason` (a trace_stop_code or an errno): every event so far is written
  * out, the stop is marked in the file as a failed write would mark it, and the writer is
@@ -451,6 +463,13 @@ int trace_writer_stop(struct trace_writer *w, int reason);
  * recorder moving it out of the program's way); returns the descriptor it used until now,
  * which the caller closes. */
 int trace_writer_move_fd(struct trace_writer *w, int fd);
+/* Reserve and map `bytes` of file space ahead, after the last chunk: from then on chunks are
+ * stored into that mapping, and the writer makes no system call at all (stop and close mark
+ * the tail and leave the file as it is; abandon leaves the mappings and the descriptor), for
+ * a program about to install a seccomp filter that forbids the writer's calls.  When the
+ * space is used up the writer stops on TRACE_STOP_RESERVE.  0, or a negative error (nothing
+ * changed then). */
+int trace_writer_reserve(struct trace_writer *w, uint64_t bytes);
 
 /* ---------------------------------------------------------------------------------------
  * Reader.  Streams the events of one trace file.  A file cut short or damaged yields every

@@ -91,6 +91,9 @@ struct trace_writer {
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
 	size_t cctx_size;
+	uint8_t *res;         /* trace_writer_reserve: file space mapped from res_off, res_len
+	                         bytes; chunks are stored there, and no system call is made */
+	uint64_t res_off, res_len;
 	uint8_t *comp;        /* chunk header + compressed payload */
 	size_t comp_cap;
 	size_t self_size;
@@ -398,14 +401,26 @@ static int stop(struct trace_writer *w, int e)
 	w->stop_errno = e > 0 ? e : EIO;
 	w->broken = TRACE_EIO;
 	/* A chunk written in part is cut off (shrinking needs no space), so that readers find the
-	 * previous chunks and then the tail. */
-	syscall(SYS_ftruncate, w->fd, (off_t)w->end);
+	 * previous chunks and then the tail.  (Reserved space holds no partial chunk.) */
+	if (!w->res)
+		syscall(SYS_ftruncate, w->fd, (off_t)w->end);
 	tail_store64(w, TAIL_STOP_EVENTS, w->count);
 	tail_store32(w, TAIL_STOP_ERRNO, (uint32_t)w->stop_errno);
 	return w->broken;
 }
 
 /* --- chunks ---------------------------------------------------------------------------- */
+
+/* The end marker at file offset `at` in the reserved space (a chunk header's place): readers
+ * stop there cleanly.  Stored before the chunk that replaces the previous marker, so that a
+ * reader finds either the marker or a whole chunk then a marker. */
+static void reserve_mark(struct trace_writer *w, uint64_t at)
+{
+	uint8_t *m = w->res + (at - w->res_off);
+
+	memset(m, 0, FMT_CHUNK_HEADER);
+	put_u32(m + CHK_MAGIC, FMT_RESERVE_MAGIC);
+}
 
 static int flush_chunk(struct trace_writer *w)
 {
@@ -431,7 +446,17 @@ static int flush_chunk(struct trace_writer *w)
 	put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
 	put_u32(h + CHK_RESERVED, 0);
 	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
-	{
+	if (w->res) {
+		/* the chunk, then the end marker after it, stored into the reserved space */
+		uint64_t n = FMT_CHUNK_HEADER + clen;
+
+		if (at + n + FMT_CHUNK_HEADER > w->res_off + w->res_len)
+			return stop(w, TRACE_STOP_RESERVE); /* the tail still holds the data */
+		reserve_mark(w, at + n);
+		memcpy(w->res + (at - w->res_off) + 4, h + 4, n - 4);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		memcpy(w->res + (at - w->res_off), h, 4); /* the magic last */
+	} else {
 		struct xfsz_guard g;
 		long r;
 
@@ -446,7 +471,8 @@ static int flush_chunk(struct trace_writer *w)
 	w->seq++;
 	w->tail_first += w->tail_nevents;
 	tail_reset(w);
-	drop_oldest(w, at);
+	if (!w->res)
+		drop_oldest(w, at);
 	if (w->ck && !w->ck_writing)
 		w->ck_due = 1;
 	return 0;
@@ -997,10 +1023,37 @@ int trace_writer_move_fd(struct trace_writer *w, int fd)
 	return old;
 }
 
+int trace_writer_reserve(struct trace_writer *w, uint64_t bytes)
+{
+	uint64_t from, len;
+	void *p;
+
+	if (w->broken)
+		return w->broken;
+	if (w->res)
+		return 0;
+	/* the mapping starts on the page holding the end of the last chunk */
+	from = w->end & ~(w->page - 1);
+	len = round_up((size_t)(w->end - from + bytes), (size_t)w->page);
+	if (reserve(w->fd, w->end, from + len - w->end) != 0)
+		return TRACE_EIO;
+	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, (off_t)from);
+	if (p == MAP_FAILED)
+		return TRACE_EIO;
+	w->res = p;
+	w->res_off = from;
+	w->res_len = len;
+	reserve_mark(w, w->end);
+	w->max_bytes = 0; /* dropping chunks would need system calls */
+	return 0;
+}
+
 void trace_writer_abandon(struct trace_writer *w)
 {
 	if (!w)
 		return;
+	if (w->res)
+		return; /* no system call: the mappings and the descriptor stay (see above) */
 	if (w->tail)
 		munmap(w->tail, w->tail_size);
 	if (w->cctx_mem)

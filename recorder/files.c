@@ -232,7 +232,7 @@ void rec_files_exit(void)
 	/* Under the writer lock: the loader's is taken only when no other thread is inside
 	 * dl_iterate_phdr (it may wait for the writer's there: recorder/README.md, "Locks");
 	 * else the objects loaded since the last file opened are not noted. */
-	if (rec.w && rec_loader_begin()) {
+	if (rec.w && !(rec_sandbox & REC_SB_NOFILES) && rec_loader_begin()) {
 		rescan_if_loaded();
 		rec_loader_end();
 	}
@@ -269,6 +269,8 @@ static void note_open(int fd, const char *path, int flags)
 	int scan = 0;
 	ssize_t n;
 
+	if (rec_sandbox & REC_SB_NOFILES)
+		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
 	/* The loader's lock is never waited for under the writer's (here: asked before, and the
@@ -344,6 +346,8 @@ static void note_kernel_file(int fd, const char *path, int flags)
 	struct statfs sf;
 	struct stat st;
 
+	if (rec_sandbox & REC_SB_NOFILES)
+		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
 	if (fd < 0 || !path || path[0] != '/' ||
 	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
 		return;

@@ -28,10 +28,14 @@
  *                trace with TRACE_STOP_PRIVDROP (core.c, registry_unanswered).
  */
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -41,6 +45,7 @@
 #include <unistd.h>
 
 #include "rec.h"
+#include "seccomp.h"
 
 
 extern char **environ;
@@ -86,31 +91,328 @@ static void env_disarm(void)
 }
 
 /* Whether installing a filter now can succeed: the kernel refuses it (EACCES) to a process
- * without no_new_privs unless it may administer the system; a refused filter must not stop
- * the recording.  Root is taken to hold CAP_SYS_ADMIN. */
+ * without no_new_privs unless it may administer the system.  Root is taken to hold
+ * CAP_SYS_ADMIN. */
 static int filter_allowed(void)
 {
 	return syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1 ||
 	       syscall(SYS_geteuid) == 0;
 }
 
-/* Called just before the program installs a seccomp filter (strict: 1, filter: 0). */
-static void sandbox_before(int strict)
+/* Old behaviour, for a filter the recorder cannot go on under: the trace is written out and
+ * stopped just before it, and the process and what it starts leave the recorder behind.
+ * Guard held. */
+static void sandbox_stop_before(void)
 {
-	if (rec_busy() || !rec.w)
-		return;
-	if (!strict && !filter_allowed())
-		return;
-	if (!rec_enter())
-		return;
 	trace_writer_stop(rec.w, TRACE_STOP_SECCOMP);
 	rec.w = NULL;
 	rec_signals_uninstall();
 	env_disarm();
-	rec_leave();
 }
 
-#define IP_SANDBOX_BEFORE(strict) sandbox_before(strict)
+/* --- recording on under a filter ---------------------------------------------------------
+ * The filters the process installed are kept (seccomp.c evaluates them), and before each new
+ * one goes in, the system calls the recorder may make on the program's behalf afterwards are
+ * put to all of them together, with the arguments the recorder passes.  Each group below
+ * either is let through, or has a way round that needs no system call (taken before the
+ * filter is in), or is barred: the trace stops cleanly the first time it would be needed
+ * (rec_sandbox_bar).  Only the groups without a way round that every event may need (the
+ * signal trampoline's, the lock's) make the recorder stop before the filter, as it always
+ * did. */
+
+unsigned rec_sandbox;
+static struct rec_seccomp_set *filters; /* mapped at the first filter */
+
+/* Trace space reserved ahead for a writer that may not write (no pwrite64 under the filter,
+ * or RLIMIT_FSIZE): chunks are stored into it through a mapping. */
+#define SANDBOX_RESERVE (8u << 20)
+
+#define NA(x) ((uint64_t)(x))
+
+struct sb_call {
+	int nr;
+	uint64_t a[6];
+};
+
+/* 1 when every call of the group passes (allowed), or at least fails harmlessly. */
+static int sb_group(const struct sb_call *c, size_t n, int harmless_ok)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(harmless_ok ? rec_seccomp_harmless(filters, c[i].nr, c[i].a)
+		                  : rec_seccomp_allows(filters, c[i].nr, c[i].a)))
+			return 0;
+	return 1;
+}
+
+#define SB_GROUP(arr, harmless) sb_group(arr, sizeof(arr) / sizeof(arr[0]), harmless)
+
+/* What the filters in `filters` leave the recorder: REC_SB_* bits, plus these. */
+#define SB_STOP 0x10000u   /* stop before the filter */
+#define SB_RESERVE 0x20000u /* the writer must reserve ahead */
+#define SB_NOFATAL 0x40000u /* fatal-signal handlers must go */
+#define SB_NOBOUND 0x80000u /* the deferred-signal bound timer must go */
+
+static int single_threaded(void)
+{
+#if REC_SINGLE_THREADED
+	return __libc_single_threaded;
+#else
+	return !rec.threads;
+#endif
+}
+
+static unsigned sandbox_plan(void)
+{
+	const uint64_t fd = NA(trace_writer_fd(rec.w)), sigsz = 8, ksz = _NSIG / 8;
+	const struct sb_call sig[] = {
+		{ SYS_getpid, { 0 } },
+		{ SYS_rt_sigprocmask, { SIG_BLOCK, 1, 1, sigsz } },
+		{ SYS_rt_sigprocmask, { SIG_SETMASK, 1, 0, sigsz } },
+		{ SYS_rt_sigprocmask, { SIG_SETMASK, 1, 1, sigsz } },
+	};
+	const struct sb_call sigaction_call[] = { { SYS_rt_sigaction, { SIGINT, 1, 0, sigsz } } };
+	const struct sb_call threads[] = {
+		{ SYS_sched_yield, { 0 } },
+		{ SYS_futex, { 1, FUTEX_WAIT_PRIVATE, 2, 0, 0, 0 } },
+		{ SYS_futex, { 1, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0 } },
+	};
+	const struct sb_call write[] = {
+		{ SYS_pwrite64, { fd, 1, 65536, 65536, 0, 0 } },
+		{ SYS_ftruncate, { fd, 65536 } },
+		{ SYS_rt_sigprocmask, { SIG_BLOCK, 1, 1, sigsz } },
+		{ SYS_rt_sigprocmask, { SIG_SETMASK, 1, 0, sigsz } },
+		{ SYS_rt_sigtimedwait, { 1, 0, 1, sigsz } },
+		{ SYS_munmap, { 1, 65536 } },
+		{ SYS_close, { fd } },
+	};
+	const struct sb_call walk[] = {
+		{ SYS_getpid, { 0 } },
+		{ SYS_process_vm_readv, { 1, 1, 1, 1, 1, 0 } },
+		{ SYS_rt_sigprocmask, { SIG_BLOCK, 1, 1, ksz } },
+		{ SYS_rt_sigprocmask, { SIG_SETMASK, 1, 0, ksz } },
+		{ SYS_sched_yield, { 0 } },
+	};
+	const struct sb_call fatal[] = {
+		{ SYS_rt_sigaction, { SIGSEGV, 1, 0, sigsz } },
+		{ SYS_getpid, { 0 } },
+		{ SYS_gettid, { 0 } },
+		{ SYS_tgkill, { 1, 1, SIGSEGV } },
+	};
+	const struct sb_call bound[] = {
+		{ SYS_gettid, { 0 } },
+		{ SYS_timer_create, { CLOCK_MONOTONIC, 1, 1 } },
+		{ SYS_timer_settime, { 0, 0, 1, 0 } },
+	};
+	const struct sb_call chan[] = {
+		{ SYS_fstat, { 0, 1 } },
+		{ SYS_newfstatat, { 0, 1, 1, AT_EMPTY_PATH } },
+		{ SYS_getsockopt, { 0, SOL_SOCKET, SO_DOMAIN, 1, 1 } },
+		{ SYS_getsockopt, { 0, SOL_SOCKET, SO_TYPE, 1, 1 } },
+		{ SYS_getsockname, { 0, 1, 1 } },
+		{ SYS_getpeername, { 0, 1, 1 } },
+		{ SYS_fcntl, { 0, F_GETFL } },
+		{ SYS_fcntl, { 0, F_GETFD } },
+		{ SYS_fcntl, { 0, F_DUPFD_CLOEXEC, 1008 } },
+		{ SYS_socket, { AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG } },
+		{ SYS_sendto, { 0, 1, 1, 0, 1, 1 } },
+		{ SYS_recvfrom, { 0, 1, 1, 0, 0, 0 } },
+		{ SYS_close, { 0 } },
+		{ SYS_getpid, { 0 } },
+	};
+	const struct sb_call reg[] = {
+		{ SYS_openat, { NA(AT_FDCWD), 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC } },
+		{ SYS_openat, { 0, 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600 } },
+		{ SYS_newfstatat, { 0, 1, 1, AT_SYMLINK_NOFOLLOW } },
+		{ SYS_fstat, { 0, 1 } },
+		{ SYS_write, { 0, 1, 1 } },
+		{ SYS_close, { 0 } },
+		{ SYS_fcntl, { 0, F_DUPFD_CLOEXEC, 1000 } },
+		{ SYS_unlinkat, { 0, 1, 0 } },
+		{ SYS_geteuid, { 0 } },
+	};
+	const struct sb_call files[] = {
+		{ SYS_fstat, { 0, 1 } },
+		{ SYS_newfstatat, { 0, 1, 1, AT_EMPTY_PATH } },
+		{ SYS_newfstatat, { NA(AT_FDCWD), 1, 1, 0 } },
+		{ SYS_readlink, { 1, 1, 4096 } },
+		{ SYS_openat, { NA(AT_FDCWD), 1, O_RDONLY | O_CLOEXEC } },
+		{ SYS_read, { 0, 1, 65536 } },
+		{ SYS_pread64, { 0, 1, 65536, 0 } },
+		{ SYS_close, { 0 } },
+		{ SYS_mmap, { 0, 65536, PROT_READ, MAP_PRIVATE, 0, 0 } },
+		{ SYS_munmap, { 1, 65536 } },
+	};
+	const struct sb_call clock_call[] = { { SYS_clock_gettime, { CLOCK_MONOTONIC_COARSE, 1 } } };
+	unsigned plan = REC_SB_ON;
+	struct rlimit fsize;
+
+	/* Every event: the signal trampoline (when the program may have handlers: some held
+	 * now, or sigaction allowed later), the lock between threads, the display clock
+	 * where there is no vDSO. */
+	if ((rec_sig_any_held() || rec_seccomp_allows(filters, SYS_rt_sigaction,
+	                                              sigaction_call[0].a)) &&
+	    !SB_GROUP(sig, 0))
+		return SB_STOP;
+	if (!single_threaded() && !SB_GROUP(threads, 0))
+		return SB_STOP;
+	if (!getauxval(AT_SYSINFO_EHDR) && !SB_GROUP(clock_call, 1))
+		return SB_STOP;
+	/* The writer: writes through pwrite64, or (RLIMIT_FSIZE lowered, or calls forbidden)
+	 * stores into space reserved now. */
+	if (!SB_GROUP(write, 0) || syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &fsize) != 0 ||
+	    fsize.rlim_cur != RLIM_INFINITY)
+		plan |= SB_RESERVE;
+	if (!SB_GROUP(walk, 1))
+		plan |= REC_SB_NOWALK;
+	if (!SB_GROUP(fatal, 0))
+		plan |= SB_NOFATAL;
+	if (!SB_GROUP(bound, 0))
+		plan |= SB_NOBOUND;
+	if (!SB_GROUP(chan, 1))
+		plan |= REC_SB_NOCHAN;
+	if (!SB_GROUP(reg, 1))
+		plan |= REC_SB_NOREG;
+	if (!SB_GROUP(files, 1))
+		plan |= REC_SB_NOFILES;
+	return plan;
+}
+
+/* Copy the program's filter (struct sock_fprog at p) into the set, without trusting the
+ * pointers: a bad one fails here as the kernel will fail the call (EFAULT).  0 or -1. */
+static int filter_copy(const void *p)
+{
+	static struct sock_filter buf[REC_BPF_MAXINSNS];
+	struct sock_fprog fp;
+	struct iovec l, r;
+	pid_t self = (pid_t)syscall(SYS_getpid);
+
+	if (filters->n &&
+	    !rec_seccomp_allows(filters, SYS_process_vm_readv, (uint64_t[6]){ 1, 1, 1, 1, 1, 0 }))
+		return -1;
+	l.iov_base = &fp;
+	l.iov_len = sizeof(fp);
+	r.iov_base = (void *)(uintptr_t)p;
+	r.iov_len = sizeof(fp);
+	if (!p || syscall(SYS_process_vm_readv, self, &l, 1UL, &r, 1UL, 0UL) != (long)sizeof(fp) ||
+	    fp.len == 0 || fp.len > REC_BPF_MAXINSNS)
+		return -1;
+	l.iov_base = buf;
+	l.iov_len = fp.len * sizeof(buf[0]);
+	r.iov_base = fp.filter;
+	r.iov_len = l.iov_len;
+	if (syscall(SYS_process_vm_readv, self, &l, 1UL, &r, 1UL, 0UL) != (long)l.iov_len)
+		return -1;
+	return rec_seccomp_add(filters, buf, fp.len);
+}
+
+void rec_sandbox_stop(void)
+{
+	if (!rec.w)
+		return;
+	trace_writer_stop(rec.w, TRACE_STOP_SECCOMP);
+	rec.w = NULL;
+}
+
+/* A sandbox call (prctl(PR_SET_SECCOMP...), seccomp(2) or their syscall(2) forms) installing
+ * a strict-mode sandbox (strict) or a filter (struct sock_fprog at prog, seccomp's flags);
+ * `real` makes the call.  The recorder stops before it or goes on under it (above), and then
+ * logs it as a SANDBOX event. */
+static long rec_sandbox_call(uint32_t call, long mode, unsigned long flags, const void *prog,
+                             int strict, long (*real)(void *), void *arg, void *ra)
+{
+	struct trace_event ev;
+	unsigned plan, before = rec_sandbox;
+	uint32_t ninsn = 0;
+	long r;
+	int e;
+
+	if (rec_busy() || !rec.w || !rec_enter())
+		return real(arg);
+	if (!strict && !filter_allowed()) {
+		plan = before ? before : 0; /* refused by the kernel: nothing changes */
+	} else {
+		if (!filters) {
+			void *m = mmap(NULL, sizeof(*filters), PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			filters = m == MAP_FAILED ? NULL : m;
+		}
+		if (!filters || (strict ? rec_seccomp_add_strict(filters) : filter_copy(prog)) != 0) {
+			plan = SB_STOP;
+		} else {
+			ninsn = filters->len[filters->n - 1];
+			plan = sandbox_plan();
+			if (!(plan & SB_STOP) && (plan & SB_RESERVE) &&
+			    trace_writer_reserve(rec.w, SANDBOX_RESERVE) != 0)
+				plan = SB_STOP;
+		}
+		if (plan & SB_STOP) {
+			sandbox_stop_before();
+			rec_leave();
+			return real(arg);
+		}
+		rec_site_prepare();
+		if (plan & SB_NOFATAL)
+			rec_signals_uninstall();
+		if (plan & SB_NOBOUND)
+			rec_sig_bound_off();
+		/* what the process forks or executes from here runs unrecorded */
+		env_disarm();
+		rec_sandbox = plan & (REC_SB_ON | REC_SB_NOWALK | REC_SB_NOCHAN | REC_SB_NOREG |
+		                      REC_SB_NOFILES);
+	}
+	r = real(arg);
+	e = errno;
+	if (r != 0 && ninsn) {
+		/* not installed: the filter is not in force (the ways round taken stay) */
+		rec_seccomp_pop(filters);
+		rec_sandbox = before;
+		ninsn = 0;
+	}
+	rec_event_init(&ev, TRACE_EV_SANDBOX, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 3;
+	ev.aux[0] = mode;
+	ev.aux[1] = (int64_t)flags;
+	ev.aux[2] = ninsn;
+	if (ninsn && !strict) {
+		ev.data = (const uint8_t *)&filters->insn[filters->off[filters->n - 1]];
+		ev.data_len = ninsn * (uint32_t)sizeof(struct sock_filter);
+	}
+	rec_log(&ev, ra);
+	rec_leave();
+	errno = e;
+	return r;
+}
+
+struct sandbox_args {
+	long nr, a[5];
+};
+
+static long sandbox_real(void *p)
+{
+	const struct sandbox_args *s = p;
+
+	return IP_REAL(syscall)(s->nr, s->a[0], s->a[1], s->a[2], s->a[3], s->a[4]);
+}
+
+/* The interposers of sandbox.h: the call (nr: SYS_prctl or SYS_seccomp, a: its arguments),
+ * strict 1 or 0 (ip_sandbox_install). */
+static long sandbox_do(long nr, const long *a, int strict, void *ra)
+{
+	struct sandbox_args s = { nr, { a[0], a[1], a[2], a[3], a[4] } };
+
+	if (nr == SYS_prctl)
+		return rec_sandbox_call(TRACE_CALL_PRCTL, a[1], 0, (const void *)a[2], strict,
+		                        sandbox_real, &s, ra);
+	return rec_sandbox_call(TRACE_CALL_SECCOMP, a[0], (unsigned long)a[1], (const void *)a[2],
+	                        strict, sandbox_real, &s, ra);
+}
+
+#define IP_SANDBOX_CALL(nr, a, strict) sandbox_do(nr, a, strict, __builtin_return_address(0))
 #include "sandbox.h"
 
 /* --- the trace's descriptor ------------------------------------------------------------- */
@@ -185,9 +487,10 @@ int rec_syscall_special(long nr, const long *a, long *r)
 	case SYS_prctl: {
 		int strict = ip_sandbox_install(nr, a[0], a[1]);
 
-		if (strict >= 0)
-			sandbox_before(strict);
-		return 0;
+		if (strict < 0)
+			return 0;
+		*r = sandbox_do(nr, a, strict, NULL);
+		return 1;
 	}
 	case SYS_dup2:
 	case SYS_dup3:
@@ -215,6 +518,8 @@ int rec_syscall_special(long nr, const long *a, long *r)
  * must belong to its effective user: after a privilege drop it cannot. */
 int rec_unrecorded_child(void)
 {
+	if (rec_sandbox & REC_SB_ON)
+		return TRACE_STOP_SECCOMP; /* its recorder would meet the filter */
 	return (uid_t)syscall(SYS_geteuid) != rec.owner ? TRACE_STOP_PRIVDROP : 0;
 }
 

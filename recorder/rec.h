@@ -352,6 +352,9 @@ REC_HIDDEN void rec_loader_end(void);
 REC_HIDDEN uint32_t rec_site(void *ra);
 /* A new trace file begins (fork child): every site must be defined again in it. */
 REC_HIDDEN void rec_site_new_trace(void);
+/* Before a seccomp filter: what describing a frame needs read once now (the executable's
+ * path), so that a site met under the filter costs no system call. */
+REC_HIDDEN void rec_site_prepare(void);
 
 /* --- what the program does past the recorder (guard.c) --------------------------------- */
 /* syscall(2) with a number that matters to the recorder (a seccomp filter, dup2/dup3/close/
@@ -364,6 +367,24 @@ static inline int rec_syscall_guard(long nr, const long *a, long *r)
 	                     nr != SYS_dup3 && nr != SYS_close && nr != SYS_close_range, 1))
 		return 0;
 	return rec_syscall_special(nr, a, r);
+}
+/* A seccomp filter is in force and the recorder goes on under it (guard.c): rec_sandbox says
+ * what it may no longer do.  0 without a filter: every test below costs one branch. */
+#define REC_SB_ON 1u      /* children and new images are not recorded */
+#define REC_SB_NOWALK 2u  /* call sites: the return address alone (site.c) */
+#define REC_SB_NOCHAN 4u  /* a descriptor to classify, a new channel: the trace stops */
+#define REC_SB_NOREG 8u   /* registry: entries not made, a lookup stops the trace */
+#define REC_SB_NOFILES 16u /* file inputs and kernel-state files are not noted */
+extern unsigned rec_sandbox REC_HIDDEN;
+/* Stop the trace there (TRACE_STOP_SECCOMP), guard held. */
+REC_HIDDEN void rec_sandbox_stop(void);
+/* 1 (having stopped the trace) when the filter bars what the caller is about to do. */
+static inline int rec_sandbox_bar(unsigned what)
+{
+	if (__builtin_expect(!(rec_sandbox & what), 1))
+		return 0;
+	rec_sandbox_stop();
+	return 1;
 }
 /* Raise the soft RLIMIT_NOFILE by `extra` for a moment (*saved: the limit to put back): the
  * recorder's own descriptors in a program that holds every one it may have.  A descriptor
@@ -390,6 +411,10 @@ REC_HIDDEN int rec_sig_prog(int sig, struct sigaction *out);
 REC_HIDDEN void rec_sig_drop(int sig);
 REC_HIDDEN void rec_sig_after_event(const struct trace_event *ev);
 REC_HIDDEN void rec_sig_forked(void);
+/* Under a seccomp filter (guard.c): does the program hold a handler we keep for it; the
+ * deferral of its handlers is bounded by events only from now on (no timer). */
+REC_HIDDEN int rec_sig_any_held(void);
+REC_HIDDEN void rec_sig_bound_off(void);
 REC_HIDDEN int rec_sig_waits_logged(void);
 /* A signal event (TIMER...) was logged elsewhere (timers.c): as rec_sig_waits_logged sees it. */
 REC_HIDDEN void rec_sig_logged(void);

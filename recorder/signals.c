@@ -343,6 +343,16 @@ void rec_sig_after_event(const struct trace_event *ev)
 
 /* A new child: the parent's timer is not its own (its deferred signals are told apart by
  * their pid: one that arrived in the child while it was still in our fork is its own). */
+int rec_sig_any_held(void)
+{
+	return __atomic_load_n(&held, __ATOMIC_RELAXED) != 0;
+}
+
+void rec_sig_bound_off(void)
+{
+	bound_off = 1; /* as when the program takes SIGRTMAX: no timer is armed any more */
+}
+
 void rec_sig_forked(void)
 {
 	bound_timer = 0;

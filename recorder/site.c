@@ -347,12 +347,18 @@ static __attribute__((noinline)) uint32_t site_slow(uintptr_t ra, uint32_t h)
 		 * the program).  A handler then runs while we still hold the guard, so its calls
 		 * are counted as unlogged (and libunwind's own calls to libc, inside the internal
 		 * section, are not). */
-		sigfillset(&all);
-		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)_NSIG / 8);
-		rec_internal_begin();
-		n = resolve(ra, tmp, rec.depth ? rec.depth : 1);
-		rec_internal_end();
-		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
+		if (__builtin_expect(rec_sandbox & REC_SB_NOWALK, 0)) {
+			/* a seccomp filter forbids the walk's calls: the return address alone */
+			describe(&tmp[0], ra);
+			n = 1;
+		} else {
+			sigfillset(&all);
+			syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)_NSIG / 8);
+			rec_internal_begin();
+			n = resolve(ra, tmp, rec.depth ? rec.depth : 1);
+			rec_internal_end();
+			syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
+		}
 		errno = saved;
 		s->frames = arena_frames(n);
 		if (!s->frames)
@@ -368,6 +374,11 @@ static __attribute__((noinline)) uint32_t site_slow(uintptr_t ra, uint32_t h)
 		s->defined = 1;
 	}
 	return s->id;
+}
+
+void rec_site_prepare(void)
+{
+	exe_path();
 }
 
 void rec_site_new_trace(void)

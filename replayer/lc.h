@@ -162,8 +162,9 @@ LC_HIDDEN int lc_sync_futex(const long *a, long *r);
 LC_HIDDEN const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what);
 /* At the end of a trace cut short by SIGKILL: stop enforcing (lc_on() is 0 afterwards). */
 LC_HIDDEN void lc_run_free(void);
-/* Before the program installs a seccomp filter (lc_proc.c): run free from here. */
-LC_HIDDEN void lc_sandbox_before(void);
+/* The program installs a seccomp sandbox (lc_proc.c): nr and a[5] as syscall(2) takes them,
+ * strict mode or a filter; returns the call's result (recorded, or real after running free). */
+LC_HIDDEN long lc_sandbox_call(long nr, const long *a, int strict);
 /* The next event without checks, or NULL at the end (with threads: once it is the calling
  * thread's turn). */
 LC_HIDDEN const struct lc_ev *lc_peek(void);

@@ -43,9 +43,12 @@ LC_EXPORT long syscall(long number, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (__builtin_expect(number == SYS_seccomp || number == SYS_prctl, 0) &&
-	    ip_sandbox_install(number, a[0], a[1]) >= 0)
-		lc_sandbox_before(); /* as the recorder stopped there (the same rule) */
+	if (__builtin_expect(number == SYS_seccomp || number == SYS_prctl, 0)) {
+		int strict = ip_sandbox_install(number, a[0], a[1]);
+
+		if (strict >= 0)
+			return lc_sandbox_call(number, a, strict); /* the same rule as the recorder's */
+	}
 	if (__builtin_expect(number == SYS_close, 0) && lc_on()) /* the program's, not ours */
 		return lc_close_raw((int)a[0]);
 	if (__builtin_expect(number == SYS_futex, 0)) {

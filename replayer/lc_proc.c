@@ -277,16 +277,33 @@ LC_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), voi
 	return IP_REAL(__register_atfork)(prepare, parent, child, dso);
 }
 
-/* A seccomp filter: the recorder stopped the trace just before it (recorder/guard.c), so the
- * replayed process is at the end of its trace here; it runs free from now on, before the
- * filter can forbid the controller's own calls. */
-void lc_sandbox_before(void)
+/* A seccomp sandbox (prctl(PR_SET_SECCOMP), seccomp(2), their syscall(2) forms; nr and
+ * a[5] as syscall(2) takes them).  Recorded through (a SANDBOX event): the recorded result
+ * is returned and the filter is NOT installed, since it would forbid the controller's own
+ * calls (its messages to the GD); the process runs without its sandbox in replay
+ * (replayer/README.md, "Differences").  Where the recorder stopped the trace just before it
+ * (recorder/guard.c), the process is at the end of its trace: it runs free from here, before
+ * the filter can forbid the controller's calls, and the filter goes in. */
+long lc_sandbox_call(long nr, const long *a, int strict)
 {
+	const struct lc_ev *ev;
+	long r;
+
+	(void)strict;
+	if (lc_on() && (ev = lc_peek()) != NULL && ev->kind == TRACE_EV_SANDBOX) {
+		ev = lc_expect(TRACE_EV_SANDBOX, -1, nr == SYS_prctl ? "prctl" : "seccomp");
+		r = (long)ev->result;
+		if (r < 0)
+			errno = ev->err;
+		lc_commit();
+		return r;
+	}
 	if (lc_on())
 		lc_run_free();
+	return IP_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4]);
 }
 
-#define IP_SANDBOX_BEFORE(strict) lc_sandbox_before()
+#define IP_SANDBOX_CALL(nr, a, strict) lc_sandbox_call(nr, a, strict)
 #include "sandbox.h"
 
 /* (sigaction and signal: lc_signals.c) */
