@@ -93,8 +93,12 @@ static void env_disarm(void)
 /* Whether installing a filter now can succeed: the kernel refuses it (EACCES) to a process
  * without no_new_privs unless it may administer the system.  Root is taken to hold
  * CAP_SYS_ADMIN. */
+static struct rec_seccomp_set *filters; /* mapped at the first filter */
+
 static int filter_allowed(void)
 {
+	if (filters && filters->n)
+		return 1; /* one went in: so may the next (and asking may be forbidden now) */
 	return syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) == 1 ||
 	       syscall(SYS_geteuid) == 0;
 }
@@ -121,7 +125,7 @@ static void sandbox_stop_before(void)
  * did. */
 
 unsigned rec_sandbox;
-static struct rec_seccomp_set *filters; /* mapped at the first filter */
+static unsigned prepared; /* the ways round taken (SB_*) */
 
 /* Trace space reserved ahead for a writer that may not write (no pwrite64 under the filter,
  * or RLIMIT_FSIZE): chunks are stored into it through a mapping. */
@@ -153,6 +157,7 @@ static int sb_group(const struct sb_call *c, size_t n, int harmless_ok)
 #define SB_RESERVE 0x20000u /* the writer must reserve ahead */
 #define SB_NOFATAL 0x40000u /* fatal-signal handlers must go */
 #define SB_NOBOUND 0x80000u /* the deferred-signal bound timer must go */
+#define SB_WAITQ 0x100000u /* the waits' query of SIGCHLD's disposition must be frozen */
 
 static int single_threaded(void)
 {
@@ -270,6 +275,8 @@ static unsigned sandbox_plan(void)
 		plan |= SB_NOFATAL;
 	if (!SB_GROUP(bound, 0))
 		plan |= SB_NOBOUND;
+	if (!rec_seccomp_allows(filters, SYS_rt_sigaction, (uint64_t[6]){ SIGCHLD, 0, 1, sigsz }))
+		plan |= SB_WAITQ;
 	if (!SB_GROUP(chan, 1))
 		plan |= REC_SB_NOCHAN;
 	if (!SB_GROUP(reg, 1))
@@ -289,8 +296,15 @@ static int filter_copy(const void *p)
 	pid_t self = (pid_t)syscall(SYS_getpid);
 
 	if (filters->n &&
-	    !rec_seccomp_allows(filters, SYS_process_vm_readv, (uint64_t[6]){ 1, 1, 1, 1, 1, 0 }))
-		return -1;
+	    !rec_seccomp_allows(filters, SYS_process_vm_readv, (uint64_t[6]){ 1, 1, 1, 1, 1, 0 })) {
+		/* an earlier filter forbids the checked copy: the program's pointers, as given */
+		if (!p)
+			return -1;
+		memcpy(&fp, p, sizeof(fp));
+		if (!fp.filter || fp.len == 0 || fp.len > REC_BPF_MAXINSNS)
+			return -1;
+		return rec_seccomp_add(filters, fp.filter, fp.len);
+	}
 	l.iov_base = &fp;
 	l.iov_len = sizeof(fp);
 	r.iov_base = (void *)(uintptr_t)p;
@@ -353,11 +367,17 @@ static long rec_sandbox_call(uint32_t call, long mode, unsigned long flags, cons
 			rec_leave();
 			return real(arg);
 		}
-		rec_site_prepare();
-		if (plan & SB_NOFATAL)
+		/* each way round is taken once (a later filter only adds to the earlier ones,
+		 * which may forbid taking it again) */
+		if (!prepared)
+			rec_site_prepare();
+		if (plan & ~prepared & SB_NOFATAL)
 			rec_signals_uninstall();
-		if (plan & SB_NOBOUND)
+		if (plan & ~prepared & SB_NOBOUND)
 			rec_sig_bound_off();
+		if (plan & ~prepared & SB_WAITQ)
+			rec_wait_freeze();
+		prepared |= plan;
 		/* what the process forks or executes from here runs unrecorded */
 		env_disarm();
 		rec_sandbox = plan & (REC_SB_ON | REC_SB_NOWALK | REC_SB_NOCHAN | REC_SB_NOREG |

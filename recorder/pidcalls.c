@@ -45,6 +45,14 @@ REC_EXPORT int pidfd_open(pid_t pid, unsigned int flags)
  * handler is one signals.c holds and the trace has a signal event already: handler runs are
  * events, so the waits a handler makes are pinned down and logged (the replayer sees the same
  * signal events before the wait). */
+static int chld_frozen;            /* under a seccomp filter forbidding the query (guard.c) */
+static struct sigaction chld_sa;  /* the disposition then: the program cannot change it */
+
+void rec_wait_freeze(void)
+{
+	chld_frozen = IP_REAL(sigaction)(SIGCHLD, NULL, &chld_sa) == 0;
+}
+
 static int chld_handled(void)
 {
 	struct sigaction sa;
@@ -52,8 +60,11 @@ static int chld_handled(void)
 
 	if (rec_sig_waits_logged())
 		return 0;
-	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
-	    (!(sa.sa_flags & SA_SIGINFO) &&
+	if (chld_frozen)
+		sa = chld_sa;
+	else if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0)
+		return 0;
+	if ((!(sa.sa_flags & SA_SIGINFO) &&
 	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
 		return 0;
 	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;

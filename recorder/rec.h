@@ -415,6 +415,9 @@ REC_HIDDEN void rec_sig_forked(void);
  * deferral of its handlers is bounded by events only from now on (no timer). */
 REC_HIDDEN int rec_sig_any_held(void);
 REC_HIDDEN void rec_sig_bound_off(void);
+/* pidcalls.c: the SIGCHLD disposition is read once now and taken as it is from then on (a
+ * filter forbids the recorder's query, and so the program's changes too). */
+REC_HIDDEN void rec_wait_freeze(void);
 REC_HIDDEN int rec_sig_waits_logged(void);
 /* A signal event (TIMER...) was logged elsewhere (timers.c): as rec_sig_waits_logged sees it. */
 REC_HIDDEN void rec_sig_logged(void);
