@@ -1035,8 +1035,17 @@ int trace_writer_reserve(struct trace_writer *w, uint64_t bytes)
 	/* the mapping starts on the page holding the end of the last chunk */
 	from = w->end & ~(w->page - 1);
 	len = round_up((size_t)(w->end - from + bytes), (size_t)w->page);
-	if (reserve(w->fd, w->end, from + len - w->end) != 0)
-		return TRACE_EIO;
+	{
+		/* RLIMIT_FSIZE (sshd's sandbox sets it to 0 first) fails it with SIGXFSZ */
+		struct xfsz_guard g;
+		int r;
+
+		xfsz_block(&g);
+		r = reserve(w->fd, w->end, from + len - w->end);
+		xfsz_unblock(&g, r != 0 && errno == EFBIG);
+		if (r != 0)
+			return TRACE_EIO;
+	}
 	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, (off_t)from);
 	if (p == MAP_FAILED)
 		return TRACE_EIO;

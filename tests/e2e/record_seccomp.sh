@@ -9,7 +9,7 @@
 #   newfd                   the program makes a pipe under the filter, which forbids the
 #                           recorder's description of it: the trace stops there, cleanly,
 #                           saying seccomp; the program runs on as bare; replay follows the
-#                           trace up to there
+#                           trace up to there (then the process runs free)
 # Usage: record_seccomp.sh ENCORE PROG MODE
 set -eu
 encore=$1 prog=$2 mode=$3
@@ -61,7 +61,9 @@ if [ -n "${ENCORE_REPLAY_LIB:-}" ]; then
     "$encore" replay "$sess" > "$tmp/replay.out" 2>&1 || fail "replay failed"
     grep -q 'replayed to the end, every recorded event reproduced' "$tmp/replay.out" ||
         fail "replay did not reach the end"
-    grep -q "round trips: 3000" "$tmp/replay.out" || fail "the replayed program did not finish"
-    grep -q "$(grep '^sum:' "$tmp/bare.out")" "$tmp/replay.out" || fail "replayed output differs"
+    if [ "$mode" != newfd ]; then # (past the stop it runs free: its output is its own)
+        grep -q "round trips: 3000" "$tmp/replay.out" || fail "the replayed program did not finish"
+        grep -q "$(grep '^sum:' "$tmp/bare.out")" "$tmp/replay.out" || fail "replayed output differs"
+    fi
 fi
 echo "ok ($mode)"

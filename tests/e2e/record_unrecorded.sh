@@ -164,7 +164,7 @@ sshd)
     wait "$drain_pid" || true
     sshd_pid=
     [ "$out" = hi ] || fail "the login through the recorded sshd failed: $(cat "$tmp/ssh.err")"
-    grep -q "encore record: trace .* truncated after event [0-9]*: seccomp filter installed.*process sshd\.[0-9.]* ran on unrecorded" \
+    grep -q "encore record: trace .* truncated after event [0-9]*: seccomp filter installed.*process sshd\.[s0-9.]* ran on unrecorded" \
         "$tmp/rec.err" || fail "record does not name the sandboxed process"
     check_rc=0
     "$encore" check "$sess" > "$tmp/check.out" 2>&1 || check_rc=$?
