@@ -27,6 +27,9 @@
  *                lookup it cannot make any more (it closed that descriptor) stops its
  *                trace with TRACE_STOP_PRIVDROP (core.c, registry_unanswered).
  */
+/* setrlimit must keep its own name (the build's _FILE_OFFSET_BITS=64 renames it to
+ * setrlimit64, a row of its own) */
+#undef _FILE_OFFSET_BITS
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/netlink.h>
@@ -434,6 +437,35 @@ static long sandbox_do(long nr, const long *a, int strict, void *ra)
 
 #define IP_SANDBOX_CALL(nr, a, strict) sandbox_do(nr, a, strict, __builtin_return_address(0))
 #include "sandbox.h"
+
+/* A file size limit the trace already reaches fails every write of the writer (EFBIG): its
+ * space is reserved first, so that the chunks go on into it (sshd's sandbox sets the limit
+ * to 0 just before its filter, which forbids the writes anyway).  prlimit and the syscall(2)
+ * forms are not seen. */
+static void fsize_before(int resource, uint64_t cur)
+{
+	struct stat st;
+
+	if (resource != RLIMIT_FSIZE || cur == (uint64_t)RLIM_INFINITY || rec_busy() || !rec.w ||
+	    !rec_enter())
+		return;
+	/* failing, the writer stops at its next write, as it did before */
+	if (syscall(SYS_fstat, trace_writer_fd(rec.w), &st) == 0 && (uint64_t)st.st_size >= cur)
+		trace_writer_reserve(rec.w, SANDBOX_RESERVE);
+	rec_leave();
+}
+
+REC_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	fsize_before((int)resource, (uint64_t)rl->rlim_cur);
+	return IP_REAL(setrlimit)(resource, rl);
+}
+
+REC_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	fsize_before((int)resource, (uint64_t)rl->rlim_cur);
+	return IP_REAL(setrlimit64)(resource, rl);
+}
 
 /* --- the trace's descriptor ------------------------------------------------------------- */
 

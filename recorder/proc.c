@@ -263,8 +263,10 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 	size_t env_len = 0;
 	int r, e;
 
-	if (rec_enter() && rec_sandbox_bar(REC_SB_ON)) /* under a seccomp filter: guard.c */
+	if ((rec_sandbox & REC_SB_ON) && rec_enter()) { /* under a seccomp filter: guard.c */
+		rec_sandbox_stop();
 		rec_leave();
+	}
 	if (rec_enter()) {
 		int why = rec_unrecorded_exec(file, search);
 
@@ -403,8 +405,10 @@ static int do_spawn(int search, pid_t *pid, const char *file,
 	uint32_t k;
 	int r, why;
 
-	if (rec_enter() && rec_sandbox_bar(REC_SB_ON)) /* under a seccomp filter: guard.c */
+	if ((rec_sandbox & REC_SB_ON) && rec_enter()) { /* under a seccomp filter: guard.c */
+		rec_sandbox_stop();
 		rec_leave();
+	}
 	if (!rec_enter())
 		return search ? IP_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 		              : IP_REAL(posix_spawn)(pid, file, fa, attr, argv, envp);

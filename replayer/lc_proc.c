@@ -306,6 +306,17 @@ long lc_sandbox_call(long nr, const long *a, int strict)
 #define IP_SANDBOX_CALL(nr, a, strict) lc_sandbox_call(nr, a, strict)
 #include "sandbox.h"
 
+/* Only the recorder needs to know (recorder/guard.c: trace space reserved ahead). */
+LC_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	return IP_REAL(setrlimit)(resource, rl);
+}
+
+LC_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	return IP_REAL(setrlimit64)(resource, rl);
+}
+
 /* (sigaction and signal: lc_signals.c) */
 
 /* The EXIT shape's handler (interpose/calls.def): _exit and _Exit are generated
