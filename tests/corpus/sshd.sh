@@ -24,6 +24,9 @@ KbdInteractiveAuthentication no
 UsePAM no
 PermitRootLogin prohibit-password
 LogLevel ERROR
+# bash started by sshd reads ~/.bashrc (its "run by sshd" rule, for a shell level below 2):
+# root's startup files on this machine (pyenv init...) are not the scenario
+SetEnv SHLVL=1
 EOF
 ssh="ssh -F /dev/null -i $C_RUN/id -p $port -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR root@127.0.0.1"
 corpus_session <<EOF
