@@ -5,12 +5,17 @@
  *
  *   seccomp      prctl(PR_SET_SECCOMP), seccomp(2) and their syscall() forms: a filter may
  *                forbid the recorder's own calls (a write of the trace, process_vm_readv of
- *                the call-site walk) and kill the program for them, so the trace is written
- *                out and stopped (TRACE_STOP_SECCOMP) just before the filter goes in; then the
- *                recorder makes no system call of its own in the process, and its fatal-signal
- *                handlers, ENCORE_RECORD and its LD_PRELOAD entry are taken away, so that
- *                neither the process nor what it forks or executes under the filter meets
- *                the recorder again.
+ *                the call-site walk) and kill the program for them.  The filters are
+ *                evaluated for those calls first (seccomp.c) and the recorder goes on under
+ *                them, taking a way round each call forbidden (trace space reserved ahead,
+ *                return addresses alone...) or stopping the trace where it would need one
+ *                with none (TRACE_STOP_SECCOMP); the install is a SANDBOX event.  Where even
+ *                every event would need a forbidden call, the trace is written out and
+ *                stopped just before the filter goes in, and the recorder makes no system
+ *                call of its own in the process any more.  Either way its ENCORE_RECORD and
+ *                LD_PRELOAD entry are taken away, so that what the process forks or executes
+ *                under the filter does not meet the recorder.  setrlimit(RLIMIT_FSIZE) too:
+ *                a limit the trace reaches gets trace space reserved first.
  *   descriptor   dup2/dup3 (and their syscall() forms) onto the trace's descriptor: the
  *                trace moves to another descriptor first, so the program's call lands on a
  *                free number, as it would have without us.
