@@ -199,6 +199,8 @@ static unsigned sandbox_plan(void)
 		{ SYS_rt_sigtimedwait, { 1, 0, 1, sigsz } },
 		{ SYS_munmap, { 1, 65536 } },
 		{ SYS_close, { fd } },
+		{ SYS_pread64, { fd, 1, 48, 65536 } }, /* the disk budget's */
+		{ SYS_fallocate, { fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 65536, 65536 } },
 	};
 	const struct sb_call walk[] = {
 		{ SYS_getpid, { 0 } },
@@ -337,6 +339,16 @@ void rec_sandbox_stop(void)
 	rec.w = NULL;
 }
 
+/* Whether a sandbox call that returned r left no new filter in force: -1, or with TSYNC the
+ * id of a thread that could not follow (a NEW_LISTENER call returns its descriptor). */
+static int install_failed(long r, unsigned long flags)
+{
+	if (r < 0)
+		return 1;
+	return r > 0 && (flags & SECCOMP_FILTER_FLAG_TSYNC) &&
+	       !(flags & SECCOMP_FILTER_FLAG_NEW_LISTENER);
+}
+
 /* A sandbox call (prctl(PR_SET_SECCOMP...), seccomp(2) or their syscall(2) forms) installing
  * a strict-mode sandbox (strict) or a filter (struct sock_fprog at prog, seccomp's flags);
  * `real` makes the call.  The recorder stops before it or goes on under it (above), and then
@@ -393,7 +405,7 @@ static long rec_sandbox_call(uint32_t call, long mode, unsigned long flags, cons
 	}
 	r = real(arg);
 	e = errno;
-	if (r != 0 && ninsn) {
+	if (ninsn && install_failed(r, strict ? 0 : flags)) {
 		/* not installed: the filter is not in force (the ways round taken stay) */
 		rec_seccomp_pop(filters);
 		rec_sandbox = before;
