@@ -98,11 +98,11 @@ static void env_disarm(void)
 	}
 }
 
+static struct rec_seccomp_set *filters; /* in force, mapped at the first (seccomp.c) */
+
 /* Whether installing a filter now can succeed: the kernel refuses it (EACCES) to a process
  * without no_new_privs unless it may administer the system.  Root is taken to hold
  * CAP_SYS_ADMIN. */
-static struct rec_seccomp_set *filters; /* mapped at the first filter */
-
 static int filter_allowed(void)
 {
 	if (filters && filters->n)
@@ -364,9 +364,8 @@ static long rec_sandbox_call(uint32_t call, long mode, unsigned long flags, cons
 
 	if (rec_busy() || !rec.w || !rec_enter())
 		return real(arg);
-	if (!strict && !filter_allowed()) {
-		plan = before ? before : 0; /* refused by the kernel: nothing changes */
-	} else {
+	/* (a filter the kernel refuses changes nothing: its failure is logged) */
+	if (strict || filter_allowed()) {
 		if (!filters) {
 			void *m = mmap(NULL, sizeof(*filters), PROT_READ | PROT_WRITE,
 			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
