@@ -524,6 +524,8 @@ void rec_own_fd_lost(int fd)
 
 	if (!rec.w)
 		return;
+	if (rec_sandbox_bar(REC_SB_NOCHAN))
+		return; /* moving it needs fcntl, which a seccomp filter forbids: the trace ends */
 	if (rec_registry_fd(fd)) {
 		rec_registry_fd_lost();
 		return;
