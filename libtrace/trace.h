@@ -447,7 +447,8 @@ void trace_writer_abandon(struct trace_writer *w);
  * the program did (schemas/trace-format.md, "Truncation").  The same codes name the reason in
  * a session's notrace.CODE.FILE notes. */
 enum trace_stop_code {
-	TRACE_STOP_SECCOMP = 0x10001,   /* the program installed a seccomp filter */
+	TRACE_STOP_SECCOMP = 0x10001,   /* a seccomp filter of the program forbids the recorder's
+	                                   calls: stopped there, or before the filter */
 	TRACE_STOP_PRIVDROP = 0x10002,  /* it dropped privileges: the session is not its to write */
 	TRACE_STOP_SETUID = 0x10003,    /* exec of a set-user/group-ID or file-capability program:
 	                                   the loader ignores LD_PRELOAD there */
