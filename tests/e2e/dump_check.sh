@@ -69,10 +69,18 @@ assert kinds.count("exec") >= 4 and kinds[-1] == "exit", kinds
 PY
 
 # Corrupt a chunk of the root's trace: the first chunk starts at chunks_off (header bytes
-# 32..39); flip a byte 100 bytes into it.
+# 32..39); invert a byte in the middle of its payload (48-byte chunk header, comp_len at 8),
+# so that the change cannot be a no-op or land past the payload.
 f="$tmp/s/calls.trace"
-off=$(python3 -c "import struct,sys; print(struct.unpack_from('<Q', open(sys.argv[1],'rb').read(64), 32)[0] + 100)" "$f")
-printf '\377' | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+python3 - "$f" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = struct.unpack_from('<Q', b, 32)[0]
+assert struct.unpack_from('<I', b, off)[0] == 0x4b484345, "no chunk at chunks_off"
+comp = struct.unpack_from('<I', b, off + 8)[0]
+b[off + 48 + comp // 2] ^= 0xff
+open(sys.argv[1], 'r+b').write(b)
+PY
 if "$encore" check "$tmp/s" > "$tmp/check2.out" 2>&1; then
     echo "FAIL: check passed a corrupted trace"; cat "$tmp/check2.out"; exit 1
 fi
