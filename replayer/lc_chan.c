@@ -1255,8 +1255,9 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 			syscall(SYS_nanosleep, &ts, NULL);
 		} else {
 			struct pollfd pc = { .fd = lc_ctl_fd(), .events = POLLIN };
+			struct timespec left = ts; /* (the system call writes the time left back) */
 
-			if (syscall(SYS_ppoll, &pc, 1, &ts, NULL, (size_t)8) > 0 && lc_ctl_release())
+			if (syscall(SYS_ppoll, &pc, 1, &left, NULL, (size_t)8) > 0 && lc_ctl_release())
 				stand_in = stand_in_listen(fd, addr, len);
 		}
 		if (ts.tv_nsec < 64000000)
