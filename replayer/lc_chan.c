@@ -811,11 +811,31 @@ static void bind_fd(int fd, uint32_t chan)
 		lc_fd[fd] = chan ? (int32_t)chan : LC_FD_IGNORED;
 }
 
-static void check_new_fd(const struct lc_ev *ev, int r, const char *what)
+/* A new descriptor must have its recorded number.  In a threaded image two threads' calls
+ * may have got their numbers from the kernel in the other order than their events were
+ * logged (haproxy's two threads accepting from one listening socket: each call is logged
+ * after it returns), so replayed in the logged order the first gets the lower number: where
+ * the recorded number is free it is moved there (F_DUPFD: a number another thread holds is
+ * never taken), and the other thread's call gets the lower one, as recorded.  Returns the
+ * descriptor. */
+static int check_new_fd(const struct lc_ev *ev, int r, const char *what)
 {
+	if (r >= 0 && r < ev->result && ev->result < LC_FD_MAX && lc.threaded) {
+		long fl = syscall(SYS_fcntl, r, F_GETFD);
+		int m = (int)syscall(SYS_fcntl, r, fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC :
+		                     F_DUPFD, (int)ev->result);
+
+		if (m == ev->result) {
+			syscall(SYS_close, r);
+			r = m;
+		} else if (m >= 0) {
+			syscall(SYS_close, m);
+		}
+	}
 	if (r != ev->result)
 		lc_diverge("%s returned descriptor %d, the recorded one was %lld", what, r,
 		           (long long)ev->result);
+	return r;
 }
 
 LC_EXPORT int socket(int domain, int type, int protocol)
@@ -830,7 +850,7 @@ LC_EXPORT int socket(int domain, int type, int protocol)
 	r = IP_REAL(socket)(domain, type, protocol);
 	if (r < 0)
 		lc_diverge("socket() failed: %s (it succeeded when recorded)", strerror(errno));
-	check_new_fd(ev, r, "socket");
+	r = check_new_fd(ev, r, "socket");
 	bind_fd(r, ev->channel); /* before the commit: with threads, the next turn may be another's */
 	lc_commit();
 	skip_closes(r);
@@ -1641,7 +1661,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		if (getpeername(r, addr, &l) == 0)
 			*len = l;
 	}
-	check_new_fd(ev, r, "accept");
+	r = check_new_fd(ev, r, "accept");
 	bind_fd(r, ev->channel);
 	lc_commit();
 	skip_closes(r);
