@@ -23,10 +23,22 @@ trap cleanup EXIT
 pred='ht: mark.sent >= 1'
 run=1
 while [ "$run" -le "$runs" ]; do
-    port=$(( 20000 + ($$ * 7 + run) % 20000 ))
-    rm -rf "$tmp/s"
-    "$encore" record -q -o "$tmp/s" --name ht -- "$prog" "$port" > "$tmp/rec.out" 2> "$tmp/rec.err" ||
-        { echo "FAIL: recording $run failed"; cat "$tmp/rec.err"; exit 1; }
+    # a port free now (another one when something holds it: the server cannot bind)
+    try=0
+    while :; do
+        port=$(( 20000 + ($$ * 7 + run * 101 + try * 1009) % 20000 ))
+        hex=$(printf '%04X' "$port")
+        if cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v h=":$hex" '
+                { if (substr($2, length($2) - 4) == h) f = 1 } END { exit !f }'; then
+            try=$((try + 1)); continue   # in use here (a client connected to it would hang)
+        fi
+        rm -rf "$tmp/s"
+        "$encore" record -q -o "$tmp/s" --name ht -- "$prog" "$port" > "$tmp/rec.out" \
+            2> "$tmp/rec.err" && break
+        try=$((try + 1))
+        grep -q 'bind/listen' "$tmp/rec.err" && [ "$try" -lt 5 ] ||
+            { echo "FAIL: recording $run failed"; cat "$tmp/rec.err"; exit 1; }
+    done
     grep -q '^conn: answer to request$' "$tmp/rec.out" ||
         { echo "FAIL: recording $run went wrong"; cat "$tmp/rec.out" "$tmp/rec.err"; exit 1; }
     "$encore" inf --json "$tmp/s" "$pred" > "$tmp/inf.json"
