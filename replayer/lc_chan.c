@@ -1181,12 +1181,19 @@ static int stand_in_listen(int fd, const struct sockaddr *addr, socklen_t len)
 static void stand_in_hand_over(int l, const struct sockaddr *addr, socklen_t len)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)(const void *)addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
 	int a = (int)syscall(SYS_accept4, l, NULL, NULL, SOCK_CLOEXEC);
 
 	syscall(SYS_close, l);
-	if (addr->sa_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
-	    un->sun_path[0])
-		syscall(SYS_unlink, un->sun_path);
+	if (addr->sa_family == AF_UNIX && len > off && un->sun_path[0]) {
+		/* (the path need not end in a NUL within len) */
+		char path[sizeof(un->sun_path) + 1];
+		size_t n = len - off < sizeof(un->sun_path) ? len - off : sizeof(un->sun_path);
+
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		syscall(SYS_unlink, path);
+	}
 	if (a < 0)
 		return;
 	ip_guard(1);

@@ -9,10 +9,11 @@
 # (/proc/PID/task/*/stat) and, where gdb can attach, is stopped inside the controller
 # (libencore-replay.so); Enter ends the replay (exit 0, within its timeout, no process left);
 # and `--then continue` from the same halt runs to the end with the recorded output (the
-# server accepts the connection made at the halt).
-# Usage: replay_halt_threads.sh ENCORE PROG RUNS
+# server accepts the connection made at the halt).  MODE unix: the server listens on a Unix
+# socket (the stand-in binds its path and removes it again).
+# Usage: replay_halt_threads.sh ENCORE PROG RUNS [tcp|unix]
 set -eu
-encore=$1 prog=$2 runs=${3:-3}
+encore=$1 prog=$2 runs=${3:-3} mode=${4:-tcp}
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_halt_thr.XXXXXX")
 pid=""
 cleanup() {
@@ -28,7 +29,10 @@ while [ "$run" -le "$runs" ]; do
     while :; do
         port=$(( 20000 + ($$ * 7 + run * 101 + try * 1009) % 20000 ))
         hex=$(printf '%04X' "$port")
-        if cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v h=":$hex" '
+        if [ "$mode" = unix ]; then
+            port=$tmp/sock
+            rm -f "$port"
+        elif cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v h=":$hex" '
                 { if (substr($2, length($2) - 4) == h) f = 1 } END { exit !f }'; then
             try=$((try + 1)); continue   # in use here (a client connected to it would hang)
         fi

@@ -3,9 +3,10 @@
  * when it halts, for tests/e2e/replay_halt_threads.sh (replayer/README.md, "Threads" and
  * "Halting": halting stops every thread of a halted process, each at its place).
  *
- *   halt_threads PORT
+ *   halt_threads PORT|PATH
  *
- * A forked server listens on 127.0.0.1:PORT, answers one request and ends.  In the client,
+ * A forked server listens on 127.0.0.1:PORT (or on the Unix socket PATH, an argument that
+ * starts with '/', removed again when it ends), answers one request and ends.  In the client,
  * thread "conn" connects to it (retrying until it listens), sends its request, marks
  * `sent` (encore_mark) and prints the answer; meanwhile thread "reader" waits in read on a
  * pipe, thread "waiter" in pthread_cond_wait, thread "poller" in poll on another pipe, and
@@ -22,12 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "encore.h"
 
 static int port;
+static const char *path; /* a Unix socket's, or NULL for TCP */
 static int rpipe[2], ppipe[2];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -39,28 +42,38 @@ __attribute__((noreturn)) static void die(const char *what)
 	exit(2);
 }
 
-static struct sockaddr_in server_addr(void)
-{
-	struct sockaddr_in a;
+static union {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_un un;
+} addr;
+static socklen_t addr_len;
 
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((unsigned short)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return a;
+static void server_addr(void)
+{
+	memset(&addr, 0, sizeof(addr));
+	if (path) {
+		addr.un.sun_family = AF_UNIX;
+		strncpy(addr.un.sun_path, path, sizeof(addr.un.sun_path) - 1);
+		addr_len = sizeof(addr.un);
+		return;
+	}
+	addr.in.sin_family = AF_INET;
+	addr.in.sin_port = htons((unsigned short)port);
+	addr.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr_len = sizeof(addr.in);
 }
 
 static void serve(void)
 {
-	struct sockaddr_in a = server_addr();
 	char buf[64];
 	int one = 1, l, c;
 	ssize_t n;
 
-	if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+	if ((l = socket(addr.sa.sa_family, SOCK_STREAM, 0)) < 0)
 		die("socket");
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 4) != 0)
+	if (bind(l, &addr.sa, addr_len) != 0 || listen(l, 4) != 0)
 		die("bind/listen");
 	if ((c = accept(l, NULL, NULL)) < 0)
 		die("accept");
@@ -70,23 +83,24 @@ static void serve(void)
 	dprintf(c, "answer to %s", buf);
 	close(c);
 	close(l);
+	if (path)
+		unlink(path);
 	_exit(0);
 }
 
 static void *conn(void *arg)
 {
-	struct sockaddr_in a = server_addr();
 	char buf[128];
 	ssize_t n, got = 0;
 	int s;
 
 	(void)arg;
 	for (long tries = 0;; tries++) {
-		if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		if ((s = socket(addr.sa.sa_family, SOCK_STREAM, 0)) < 0)
 			die("socket");
-		if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0)
+		if (connect(s, &addr.sa, addr_len) == 0)
 			break;
-		if (errno != ECONNREFUSED || tries == 1000000)
+		if ((errno != ECONNREFUSED && errno != ENOENT) || tries == 1000000)
 			die("connect (the server never listened?)");
 		close(s);
 	}
@@ -141,10 +155,13 @@ int main(int argc, char **argv)
 	pid_t srv;
 	int st;
 
-	if (argc != 2 || (port = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: halt_threads PORT\n");
+	if (argc == 2 && argv[1][0] == '/')
+		path = argv[1];
+	if (argc != 2 || (!path && (port = atoi(argv[1])) <= 0)) {
+		fprintf(stderr, "usage: halt_threads PORT|PATH\n");
 		return 2;
 	}
+	server_addr();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pipe(rpipe) != 0 || pipe(ppipe) != 0)
 		die("pipe");
