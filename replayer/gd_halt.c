@@ -216,13 +216,19 @@ void rep__on_halted(struct rep *r, struct gd_proc *p)
  * one of those, no running process is left to send it, and each waiting LC is released to
  * give its recorded result at once.  (Online, where the analyzer orders a readiness result
  * after a send, on_request pulls that sender when the LC asks before waiting.)
+ * A connect waiting for its server to listen (wait_kind CONNECT) is released the same way:
+ * nor do the cuts order a listen before a connect, so a cut may hold the server short of
+ * its listen (haproxy's connect to its backend, whose process the cut holds at its start);
+ * the LC then connects to a stand-in listener whose end the GD holds for the server's
+ * accept (replayer/lc_chan.c, connect).
  * Without a halt nothing is released: a wait that lasts is a stall, reported as such. */
 static int ready_waiting(struct rep *r, struct gd_proc *p)
 {
 	struct rep_slot *s = &r->board[p - r->procs];
 
 	return p->started && !p->halted && !p->done && !p->gone && p->conn >= 0 &&
-	       s->state == REP_SLOT_WAITING && s->wait_kind == TRACE_EV_READY;
+	       s->state == REP_SLOT_WAITING &&
+	       (s->wait_kind == TRACE_EV_READY || s->wait_kind == TRACE_EV_CONNECT);
 }
 
 /* p cannot move by itself: halted, ended, never to be forked, waiting for readiness, or

@@ -419,16 +419,23 @@ void lc_ev_describe(const struct lc_ev *ev, char *buf, size_t cap)
 	}
 }
 
+/* Progress is a change of what the process waits for (bytes missing, another descriptor):
+ * a loop that retries the same wait (a connect to a server that does not listen) says the
+ * same again and again, and that is no progress to the stall detector (gd_stall.c). */
 void lc_wait_state(uint32_t kind, int fd, uint32_t chan, uint64_t missing)
 {
 	struct rep_slot *s = lc.slot;
+	uint32_t state = kind ? REP_SLOT_WAITING : REP_SLOT_RUNNING;
 
+	if (s->state == state && s->wait_kind == kind && s->wait_fd == fd &&
+	    s->wait_chan == chan && s->wait_len == missing)
+		return;
 	s->wait_kind = kind;
 	s->wait_fd = fd;
 	s->wait_chan = chan;
 	s->wait_len = missing;
 	s->progress++;
-	s->state = kind ? REP_SLOT_WAITING : REP_SLOT_RUNNING;
+	s->state = state;
 }
 
 __attribute__((noreturn)) static void block_forever(uint32_t state)

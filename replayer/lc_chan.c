@@ -24,6 +24,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -31,6 +32,7 @@
 #include <sys/time.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define ENCORE_NO_MARK_MACRO
@@ -809,11 +811,31 @@ static void bind_fd(int fd, uint32_t chan)
 		lc_fd[fd] = chan ? (int32_t)chan : LC_FD_IGNORED;
 }
 
-static void check_new_fd(const struct lc_ev *ev, int r, const char *what)
+/* A new descriptor must have its recorded number.  In a threaded image two threads' calls
+ * may have got their numbers from the kernel in the other order than their events were
+ * logged (haproxy's two threads accepting from one listening socket: each call is logged
+ * after it returns), so replayed in the logged order the first gets the lower number: where
+ * the recorded number is free it is moved there (F_DUPFD: a number another thread holds is
+ * never taken), and the other thread's call gets the lower one, as recorded.  Returns the
+ * descriptor. */
+static int check_new_fd(const struct lc_ev *ev, int r, const char *what)
 {
+	if (r >= 0 && r < ev->result && ev->result < LC_FD_MAX && lc.threaded) {
+		long fl = syscall(SYS_fcntl, r, F_GETFD);
+		int m = (int)syscall(SYS_fcntl, r, fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC :
+		                     F_DUPFD, (int)ev->result);
+
+		if (m == ev->result) {
+			syscall(SYS_close, r);
+			r = m;
+		} else if (m >= 0) {
+			syscall(SYS_close, m);
+		}
+	}
 	if (r != ev->result)
 		lc_diverge("%s returned descriptor %d, the recorded one was %lld", what, r,
 		           (long long)ev->result);
+	return r;
 }
 
 LC_EXPORT int socket(int domain, int type, int protocol)
@@ -828,7 +850,7 @@ LC_EXPORT int socket(int domain, int type, int protocol)
 	r = IP_REAL(socket)(domain, type, protocol);
 	if (r < 0)
 		lc_diverge("socket() failed: %s (it succeeded when recorded)", strerror(errno));
-	check_new_fd(ev, r, "socket");
+	r = check_new_fd(ev, r, "socket");
 	bind_fd(r, ev->channel); /* before the commit: with threads, the next turn may be another's */
 	lc_commit();
 	skip_closes(r);
@@ -1121,15 +1143,76 @@ static int dgram_connect(int fd, const struct lc_ev *ev, const struct sockaddr *
 	return IP_REAL(connect)(fd, addr, len) == 0 ? 0 : -1;
 }
 
+static int ctl_send_fd(uint32_t type, int64_t a, int64_t b, uint32_t flags, int fd);
+
+/* A connect waiting for a server that does not listen, released at a halt (REP_MSG_RELEASE,
+ * gd_halt.c): the analyzer orders no listen before a connect, so a cut may hold the server
+ * short of its listen while the client is past its connect (and its sends).  The
+ * connection is made all the same, to a stand-in listening socket at the server's address
+ * (set up here: the server is not there), whose end of the connection goes to the GD, which
+ * gives it to the server's accept should the replay go on (proto.h, HOLD): the connection
+ * and the bytes sent on it wait there as messages in a channel do.  The listening socket,
+ * once it has its connection, is closed (a Unix socket's path removed), so that the server's
+ * own bind takes the address.  Returns the listening socket, or -1 when none can be made
+ * (the address is taken, a Unix socket's directory is missing): the connect waits on. */
+static int stand_in_listen(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	int type = 0, one = 1, l;
+	socklen_t tl = sizeof(type);
+
+	if (!addr || len < sizeof(sa_family_t) ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
+	     addr->sa_family != AF_UNIX) ||
+	    syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    (type != SOCK_STREAM && type != SOCK_SEQPACKET))
+		return -1;
+	l = (int)syscall(SYS_socket, addr->sa_family, type | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return -1;
+	syscall(SYS_setsockopt, l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (syscall(SYS_bind, l, addr, len) != 0 || syscall(SYS_listen, l, 1) != 0) {
+		syscall(SYS_close, l);
+		return -1;
+	}
+	return l;
+}
+
+/* The stand-in's end of the connection to the GD (above). */
+static void stand_in_hand_over(int l, const struct sockaddr *addr, socklen_t len)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)(const void *)addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	int a = (int)syscall(SYS_accept4, l, NULL, NULL, SOCK_CLOEXEC);
+
+	syscall(SYS_close, l);
+	if (addr->sa_family == AF_UNIX && len > off && un->sun_path[0]) {
+		/* (the path need not end in a NUL within len) */
+		char path[sizeof(un->sun_path) + 1];
+		size_t n = len - off < sizeof(un->sun_path) ? len - off : sizeof(un->sun_path);
+
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		syscall(SYS_unlink, path);
+	}
+	if (a < 0)
+		return;
+	ip_guard(1);
+	if (ctl_send_fd(REP_MSG_HOLD, 0, 0, 1, a) != 0)
+		syscall(SYS_exit_group, 111);
+	ip_guard(-1);
+	syscall(SYS_close, a);
+}
+
 /* The peer may not listen yet: in the recorded run it did.  Retry with a growing pause
- * (the status board says we wait to connect; the GD reports it if that lasts).  An attempt
- * that failed when recorded does not reach the network, whoever listens now. */
+ * (the status board says we wait to connect; the GD reports it if that lasts, or, at a
+ * halt that holds the server short of its listen, releases the wait: stand_in_listen).  An
+ * attempt that failed when recorded does not reach the network, whoever listens now. */
 LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
 	struct timespec ts = { 0, 1000000 };
 	char where[160];
-	int r, e, async_failed = 0;
+	int r, e, async_failed = 0, stand_in = -1;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return IP_REAL(connect)(fd, addr, len);
@@ -1195,10 +1278,20 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 			           strerror(e));
 		}
 		lc_wait_state(TRACE_EV_CONNECT, fd, ev->channel, 0);
-		syscall(SYS_nanosleep, &ts, NULL);
+		if (stand_in >= 0 || lc_ctl_fd() < 0) {
+			syscall(SYS_nanosleep, &ts, NULL);
+		} else {
+			struct pollfd pc = { .fd = lc_ctl_fd(), .events = POLLIN };
+			struct timespec left = ts; /* (the system call writes the time left back) */
+
+			if (syscall(SYS_ppoll, &pc, 1, &left, NULL, (size_t)8) > 0 && lc_ctl_release())
+				stand_in = stand_in_listen(fd, addr, len);
+		}
 		if (ts.tv_nsec < 64000000)
 			ts.tv_nsec *= 2;
 	}
+	if (stand_in >= 0)
+		stand_in_hand_over(stand_in, addr, len);
 	lc_wait_state(0, -1, 0, 0);
 	lc_commit();
 	{
@@ -1575,7 +1668,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		if (getpeername(r, addr, &l) == 0)
 			*len = l;
 	}
-	check_new_fd(ev, r, "accept");
+	r = check_new_fd(ev, r, "accept");
 	bind_fd(r, ev->channel);
 	lc_commit();
 	skip_closes(r);

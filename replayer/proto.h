@@ -80,7 +80,10 @@ enum rep_msg_type {
 	                         none: passive) and a = its floor */
 	REP_MSG_RELEASE = 21, /* a = the state index of an LC waiting for the data behind a
 	                         readiness result (board: wait_kind READY): no running process
-	                         is left to send it (a halt): give the recorded result now */
+	                         is left to send it (a halt): give the recorded result now; or
+	                         waiting at a connect for its server to listen (wait_kind
+	                         CONNECT): connect to a stand-in, whose end goes to the GD
+	                         (HOLD, flags 1) for the server's accept */
 	REP_MSG_MODE = 23,    /* leave the halt in another halting mode (`encore debug` moving on
 	                         from a halt): flags = REP_CF_ONLINE: the online protocol from
 	                         here, text = the process's simple predicate ("" for none:

@@ -18,10 +18,12 @@ port=$(corpus_port)
            GIT_COMMITTER_EMAIL=c@example.org GIT_AUTHOR_DATE='2020-01-01 00:00:00 +0000' \
            GIT_COMMITTER_DATE='2020-01-01 00:00:00 +0000'
     git init -q "$C_TMP/work"
-    # files that change a little from commit to commit: the pack holds deltas to resolve
-    for i in 1 2 3 4 5 6; do
-        seq 1 $((i * 1000)) > "$C_TMP/work/f$((i % 3))"
-        git -C "$C_TMP/work" add "f$((i % 3))"
+    # files that change a little from commit to commit: the pack holds deltas to resolve,
+    # against several bases (one chain per file), so that both of the clone's index-pack
+    # threads take some (each base is a work item, taken under a mutex)
+    for i in $(seq 1 24); do
+        seq 1 $((i * 500)) > "$C_TMP/work/f$((i % 8))"
+        git -C "$C_TMP/work" add "f$((i % 8))"
         git -C "$C_TMP/work" commit -q -m "commit $i"
     done
     mkdir -p "$C_RUN/repos"
@@ -34,8 +36,8 @@ srv=\$!
 wait_listen $port
 git -c pack.threads=$nt -c protocol.version=2 clone -q git://127.0.0.1:$port/proj.git $C_RUN/clone
 git -C $C_RUN/clone log --format='%s %H'
-cat $C_RUN/clone/f0 $C_RUN/clone/f1 $C_RUN/clone/f2 | cksum
+cat $C_RUN/clone/f* | cksum
 stop \$srv
 EOF
-C_EXPECT='commit 6'
+C_EXPECT='commit 24'
 corpus_run

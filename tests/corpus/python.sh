@@ -5,7 +5,10 @@
 #   python.sh pool     multiprocessing.Pool(2).map (fork, pipes, and the pool's threads)
 #   python.sh threading  http.server.ThreadingHTTPServer (a thread per request) serving four
 #                      curls at once, then ending by itself once it has served them (each
-#                      answer names the thread that made it: the output depends on scheduling)
+#                      answer names the thread that made it: the output depends on
+#                      scheduling); the request threads wait at a barrier until all four
+#                      requests are in, so that they serve together (the server counts them
+#                      under a lock and says so)
 set -u
 . "$(dirname "$0")/lib.sh"
 scen=${1:-asyncio}
@@ -49,19 +52,33 @@ if __name__ == "__main__":
 EOF
 cat > "$C_RUN/thr.py" <<'EOF'
 import http.server, sys, threading
+# every request waits at a barrier until all are in the server: the request threads serve
+# together, not one after the other (a quick handler would be done before the next
+# connection is accepted); how many were at once is counted under a lock
+n = int(sys.argv[2])
+barrier = threading.Barrier(n)
+lock = threading.Lock()
+active, peak = [0], [0]
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        barrier.wait()
         body = ("%s served by %s\n" % (self.path, threading.current_thread().name)).encode() * 50
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        with lock:
+            active[0] -= 1
     def log_message(self, *a): pass
 s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
 s.daemon_threads = False  # so that server_close waits for the request threads
-for i in range(int(sys.argv[2])): s.handle_request()
+for i in range(n): s.handle_request()
 s.server_close()
-print("served", sys.argv[2], flush=True)
+print("served", n, flush=True)
+print("at most", peak[0], "at once", flush=True)
 EOF
 case $scen in
 threading)
@@ -94,6 +111,6 @@ EOF
 *) echo "usage: python.sh asyncio|pool|threading" >&2; exit 2 ;;
 esac
 case $scen in
-    asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; threading) C_EXPECT='^served 4' ;;
+    asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; threading) C_EXPECT='^at most 4 at once' ;;
 esac
 corpus_run
