@@ -693,11 +693,28 @@ void lc_run_free(void)
 	lc.done = 1;
 }
 
+/* The next event is a failed trylock of this thread's, and its call is not a trylock: the
+ * recorded run tried more times than this one (lc_sync.c, "soft trylocks"), the attempt is
+ * done at its turn as a no-op. */
+static int soft_next(void)
+{
+	return __builtin_expect(lc.pos < lc.nev, 1) && !lc_trying &&
+	       lc_try_failed(&lc.ev[lc.pos - lc.base]);
+}
+
 const struct lc_ev *lc_peek(void)
 {
-	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
-	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
-		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+	for (;;) {
+		lc_turn(); /* in a process with threads: wait until the next event is this thread's */
+		if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER,
+		                     0))
+			lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+		if (!soft_next())
+			break;
+		if (lc.halt_check)
+			lc_maybe_halt();
+		lc_commit();
+	}
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
@@ -720,6 +737,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
+again:
 	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
 	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
@@ -732,6 +750,10 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 		           "on and called %s%s%.0d", (unsigned long long)lc.nev, what,
 		           fd >= 0 ? " on fd " : "", fd >= 0 ? fd : 0);
 	ev = &lc.ev[lc.pos - lc.base];
+	if (__builtin_expect(soft_next(), 0)) {
+		lc_commit(); /* a failed trylock this run did not make (lc_sync.c) */
+		goto again;
+	}
 	if (__builtin_expect(!kind_ok(ev->kind, kind) || (fd >= 0 && ev->fd != fd), 0)) {
 		lc_ev_describe(ev, desc, sizeof(desc));
 		if (fd >= 0)
@@ -745,6 +767,8 @@ void lc_commit(void)
 {
 	if (lc.counting)
 		lc_count(&lc.ev[lc.pos - lc.base]);
+	if (__builtin_expect(lc_soft_clocks, 0) && !lc_soft_keeps(&lc.ev[lc.pos - lc.base]))
+		lc_soft_clocks = 0; /* the lock's slow path is over (lc_sync.c) */
 	lc.pos++;
 	lc.slot->index = lc.pos;
 	if (__builtin_expect(lc.threaded, 0))

@@ -152,6 +152,24 @@ static inline void lc_evfd_forget(int fd)
 }
 /* A forked child: its one thread is thread 0, objects are numbered anew. */
 LC_HIDDEN void lc_threads_fork_child(void);
+/* The program's allocator as a library of its own (interpose/dlnext.h, set by lc_sync.c): its
+ * calls (ra: the interposer's return address) pass through, as the recorder let them. */
+extern uintptr_t lc_alloc_lo LC_HIDDEN, lc_alloc_hi LC_HIDDEN;
+static inline int lc_from_alloc(const void *ra)
+{
+	return (uintptr_t)ra - lc_alloc_lo < lc_alloc_hi - lc_alloc_lo;
+}
+/* Soft trylocks (lc_sync.c): a trylock or spin that failed changes nothing shared, so their
+ * number is not enforced.  lc_try_failed: the event is a failed trylock; lc_trying: the
+ * calling thread is in a trylock (lc_expect then takes such an event instead of doing it as a
+ * no-op); lc_soft_clocks: the thread is in a lock's slow path (a trylock failed), where a
+ * clock read the recorded run did not make is given a value without an event
+ * (lc_soft_clock: 1 when *out was filled so). */
+extern __thread int lc_trying LC_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread int lc_soft_clocks LC_HIDDEN __attribute__((tls_model("initial-exec")));
+LC_HIDDEN int lc_try_failed(const struct lc_ev *ev);
+LC_HIDDEN int lc_soft_keeps(const struct lc_ev *ev);
+LC_HIDDEN int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size);
 /* syscall(SYS_futex) with arguments a: 1 when it was a FUTEX_WAIT or FUTEX_WAKE replayed at
  * its turn (*r its recorded result, errno set), 0 to make the real call (lc_sync.c). */
 LC_HIDDEN int lc_sync_futex(const long *a, long *r);

@@ -413,8 +413,11 @@ LC_EXPORT void encore_mark(const char *key, long value)
 
 /* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too. */
 #define LC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
-	if (!lc_on()) \
+	if (!lc_on() || lc_from_alloc(__builtin_return_address(0))) /* the allocator's (lc.h) */ \
 		return realcall; \
+	if (__builtin_expect(lc_soft_clocks, 0) && \
+	    lc_soft_clock(call, (NOCLK) ? -1 : (int64_t)(CLK), OUT, sizeof(*(OUT)))) \
+		return 0; /* a lock's slow path the recorded run did not take (lc_sync.c) */ \
 	{ \
 		VALUE_EVENT(TRACE_EV_CLOCK, wh); \
 		int r_ = (int)ev->result; \
