@@ -300,6 +300,8 @@ static int load_trace(char *why, size_t cap)
 		         "recorded run", lc.name, path, d.msg[0] ? d.msg : trace_strerror(d.code));
 		return -1;
 	}
+	lc.rec_pid = trace_reader_process(r)->pid;
+	lc.rec_t0 = (int64_t)trace_reader_process(r)->start_realtime_ns;
 	while ((rc = trace_reader_next(r, &ev)) == 1) {
 		struct lc_ev *e;
 
@@ -1024,6 +1026,8 @@ static char **build_env(char *const envp[], const char *name, uint32_t seg, int 
 	if (state) {
 		int64_t c[4];
 
+		e.rpid = lc.rec_pid; /* an exec keeps the pid */
+		e.t0 = lc.rec_t0;    /* earlier than the new image's start: time never goes back */
 		lc_counters(c, 0);
 		memcpy(e.cnt, c, sizeof(c));
 		e.has_cnt = 1;
@@ -1149,6 +1153,37 @@ static int env_parse(const char *s, uint32_t *seg, long *pid)
 	return 0;
 }
 
+static int lc_started;
+
+/* A library's constructor that ran before ours read the pid and the clock (libisc's seeds
+ * OpenSSL's random generator, which keeps both, to reseed after a fork or when its seed has
+ * aged): the recorded run's calls were not logged (the recorder had not started either) and
+ * gave the recorded pid and a time before the trace's start, which later events give back
+ * here; live values would make the replay look like a fork, and time go back.  So these
+ * calls give the recorded pid and the trace's start. */
+int lc_before(int64_t *rpid, int64_t *t0)
+{
+	static int64_t pid_v = -1, t0_v;
+	const char *env;
+	struct ip_rep_env e;
+
+	if (lc_started || lc_depth)
+		return 0;
+	if (pid_v < 0) {
+		/* (pid=: a value another process stamped, inherited through system(): not ours) */
+		env = getenv(REP_ENV);
+		pid_v = 0;
+		if (env && ip_rep_env_decode(env, &e) == 0 &&
+		    (e.pid == 0 || e.pid == (int64_t)syscall(SYS_getpid))) {
+			pid_v = e.rpid;
+			t0_v = e.t0;
+		}
+	}
+	*rpid = pid_v;
+	*t0 = t0_v;
+	return pid_v > 0;
+}
+
 __attribute__((constructor)) static void lc_init(void)
 {
 	const char *env;
@@ -1156,6 +1191,7 @@ __attribute__((constructor)) static void lc_init(void)
 	uint32_t seg = 0;
 	long pid = 0;
 
+	lc_started = 1;
 	ip_resolve_all();
 	lc.slot = &dummy_slot;
 	env = getenv(REP_ENV);

@@ -100,6 +100,8 @@ struct lc_state {
 	struct rep_slot *slot;     /* ours (a private dummy before the GD answered) */
 	int min_fd;
 	int done;
+	int64_t rec_pid;           /* the process's pid in the recorded run (its trace) */
+	int64_t rec_t0;            /* the recorded wall clock at its trace's start (ns) */
 	/* the online protocol (lc_online.c) */
 	int online;                /* CONFIG said REP_CF_ONLINE */
 	int halt_check;            /* some halt condition may hold: check before each event */
@@ -308,6 +310,15 @@ LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);
 
+/* Calls made before the LC's constructor ran (lc.c): 1 with the recorded pid and wall clock
+ * (ns) at the start when ENCORE_REPLAY gives them (*t0 0 when not), else 0 (live values). */
+LC_HIDDEN int lc_before(int64_t *rpid, int64_t *t0);
+static inline pid_t lc_pid_before(pid_t live)
+{
+	int64_t p, t;
+
+	return lc_before(&p, &t) && p > 0 ? (pid_t)p : live;
+}
 /* Pids (lc_pids.c): a child forked here, recorded and live pid; forget them in a new child. */
 LC_HIDDEN void lc_pid_child(pid_t rec, pid_t live);
 LC_HIDDEN void lc_pids_reset(void);
