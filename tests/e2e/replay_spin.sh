@@ -7,16 +7,20 @@
 # seen start (a THREAD event for each, no warning), RTLD_NEXT kept its meaning under both
 # preloads (the program exits 3 otherwise), and some recording had failed trylocks (else the
 # test would show nothing).
-# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES
+# With "alloc" the threads also allocate (the program linked with jemalloc, whose
+# background thread MALLOC_CONF turns on: its calls are the allocator's own, not events).
+# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc]
 set -eu
-encore=$1 runs=$2 prog=$3 threads=$4 passes=$5
+encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 alloc=${6:-}
+[ -n "$prog" ] || { echo "SKIP: no program (libjemalloc.so.2 missing at build time)"; exit 77; }
+[ -z "$alloc" ] || export MALLOC_CONF=background_thread:true
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 run=1
 while [ "$run" -le "$runs" ]; do
     rm -rf "$tmp/s"
-    { "$encore" record -q -o "$tmp/s" --name spin -- "$prog" "$threads" "$passes" \
+    { "$encore" record -q -o "$tmp/s" --name spin -- "$prog" "$threads" "$passes" $alloc \
         2> "$tmp/rec.err"; echo $? > "$tmp/rst"; } | cat > "$tmp/rec.out"
     if [ "$(cat "$tmp/rst")" != 0 ]; then
         echo "FAIL: recording $run exited with $(cat "$tmp/rst")"; cat "$tmp/rec.err"; exit 1

@@ -9,7 +9,11 @@
  * checks that RTLD_NEXT keeps its meaning (exit 3 if not): looked up from the executable it
  * finds what RTLD_DEFAULT finds (the first object after the executable), from the library
  * what libc has.
- * Usage: spin_lock THREADS PASSES   (THREADS - 1 made by pthread_create, one through dlsym)
+ * With ALLOC, each pass also allocates and frees blocks of several sizes outside the lock
+ * (built linked with jemalloc, whose own locks, clock reads and background thread are then
+ * the allocator's: recorder/README.md, "Threads").
+ * Usage: spin_lock THREADS PASSES [alloc]   (THREADS - 1 made by pthread_create, one through
+ * dlsym)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -31,7 +35,7 @@ static atomic_bool locked;
 static char order[MAX_THREADS * MAX_PASSES + 2];
 static size_t norder;
 static long waited_ns; /* (not printed: the clock reads are the slow path's statistics) */
-static int passes;
+static int passes, alloc;
 static volatile unsigned sink;
 
 static void lock_slow(void)
@@ -76,6 +80,16 @@ static void *worker(void *arg)
 		for (unsigned i = 0; i < 20000; i++) /* hold it a while: the others spin */
 			sink += i;
 		unlock();
+		if (alloc) {
+			static const size_t sizes[] = { 24, 4096, 70000, 1 << 20, 200 };
+			char *b = malloc(sizes[p % 5]);
+
+			if (!b)
+				abort();
+			memset(b, letter, 64);
+			sink += (unsigned)b[63];
+			free(b);
+		}
 	}
 	return NULL;
 }
@@ -87,6 +101,7 @@ int main(int argc, char **argv)
 	void *libc;
 
 	passes = argc > 2 ? atoi(argv[2]) : 100;
+	alloc = argc > 3 && strcmp(argv[3], "alloc") == 0;
 	if (n < 2 || n > MAX_THREADS || passes < 1 || passes > MAX_PASSES) {
 		fprintf(stderr, "usage: spin_lock THREADS(2-16) PASSES(1-1000)\n");
 		return 2;
