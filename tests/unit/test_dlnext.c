@@ -1,7 +1,7 @@
 /*
  * test_dlnext.c: the pure parts of the thread and allocator rules the preloads share
  * (interpose/dlnext.h) and of ENCORE_REPLAY's rpid= and t0= (interpose/env.c): the
- * allocator's address range test, where a process with glibc's malloc has none, and the
+ * allocator's address range test (none with glibc's malloc, libasan's under ASan), and the
  * recorded pid and start time carried to an LC whose library constructors run first.
  */
 #include "dlnext.h"
@@ -19,14 +19,24 @@ START_TEST(alloc_range_bounds)
 }
 END_TEST
 
-/* The test program allocates with glibc's malloc: no allocator of its own, nothing passed. */
-START_TEST(alloc_range_of_glibc_malloc_is_empty)
+/* The test program allocates with glibc's malloc (no range: nothing passed through), or,
+ * built with AddressSanitizer, with libasan's (a library of its own: its range). */
+START_TEST(alloc_range_is_the_malloc_library)
 {
+	void *mp = dlsym(RTLD_DEFAULT, "malloc"), *cp = dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+	struct dl_find_object m, c;
 	uintptr_t lo = 1, hi = 2;
 
+	ck_assert(mp && cp && _dl_find_object(mp, &m) == 0 && _dl_find_object(cp, &c) == 0);
 	ip_alloc_range(&lo, &hi);
-	ck_assert(lo == 0 && hi == 0);
-	ck_assert(!ip_in_range((void *)malloc, lo, hi));
+	if (m.dlfo_link_map == c.dlfo_link_map) {
+		ck_assert(lo == 0 && hi == 0);
+		ck_assert(!ip_in_range(mp, lo, hi));
+	} else {
+		ck_assert(ip_in_range(mp, lo, hi));
+		ck_assert(!ip_in_range(cp, lo, hi));
+		ck_assert(!ip_in_range((void *)ip_in_range, lo, hi)); /* the program's own */
+	}
 }
 END_TEST
 
@@ -60,7 +70,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("dlnext");
 
 	tcase_add_test(t, alloc_range_bounds);
-	tcase_add_test(t, alloc_range_of_glibc_malloc_is_empty);
+	tcase_add_test(t, alloc_range_is_the_malloc_library);
 	tcase_add_test(t, replay_env_carries_rpid_and_t0);
 	suite_add_tcase(s, t);
 	return s;
