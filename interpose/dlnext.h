@@ -4,13 +4,15 @@
  * a wrapper of the program's) gets libc's, past the preload's interposer, and its thread
  * would run unseen.  Each preload library includes this once, in the file that defines its
  * pthread_create, and writes IP_DLSYM(its_own_pthread_create): it then defines dlsym, which
- * answers that one lookup with the library's own pthread_create (which calls the real one),
- * unless the caller is the library itself (its own real_* lookups).  Every other lookup
- * jumps to the real dlsym with the caller's return address in place: dlsym looks RTLD_NEXT
- * up relative to the object that called it (and RTLD_DEFAULT in its namespace), so a call
- * made from here would change the answer; a jump keeps it exact.  x86-64 only (the jump is
- * written in assembly); elsewhere dlsym is not interposed and such threads run unseen
- * (recorder/README.md, "Threads").
+ * answers that one lookup with the library's own pthread_create (which calls the real one)
+ * when the caller comes after the library in the search order: not the library itself (its
+ * real_* lookups want the real one), nor the executable or an earlier preload (which find
+ * this library's, or an earlier one's, by themselves).  Every other lookup jumps to the real
+ * dlsym with the caller's return address in place: dlsym looks RTLD_NEXT up relative to the
+ * object that called it (and RTLD_DEFAULT in its namespace), so a call made from here would
+ * change the answer; a jump keeps it exact.  x86-64 only (the jump is written in assembly);
+ * elsewhere dlsym is not interposed and such threads run unseen (recorder/README.md,
+ * "Threads").
  */
 #ifndef ENCORE_IP_DLNEXT_H
 #define ENCORE_IP_DLNEXT_H
@@ -75,7 +77,15 @@ static inline void *ip_dlnext(void *h, const char *name, void *caller, void *our
 	if (_dl_find_object(caller, &a) != 0 || _dl_find_object(ours, &b) != 0 ||
 	    a.dlfo_link_map == b.dlfo_link_map)
 		return NULL;
-	return ours;
+	/* a caller before us in the search order (the executable, an earlier preload) finds us,
+	 * or what comes before us, by itself: only one after us is answered here */
+	for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next) {
+		if (l == a.dlfo_link_map)
+			return NULL;
+		if (l == b.dlfo_link_map)
+			return ours;
+	}
+	return NULL;
 }
 
 /* dlsym(h, name): rdi h, rsi name; the hook gets the return address as its third argument.
