@@ -19,8 +19,8 @@
  * how many times a thread tries (jemalloc's malloc_mutex_lock_slow tries again whenever a
  * plain atomic flag looks clear, up to about 600 times) depends on what the other threads
  * did meanwhile, outside interposed calls: the recorded number of failures cannot be
- * reproduced call by call.  So: a trylock whose thread's next recorded event is not a
- * trylock of that kind fails at once with EBUSY, without an event (bounded: a thread that
+ * reproduced call by call.  So: a trylock (sem_trywait too) whose thread's next recorded
+ * event is not a trylock of that kind fails at once with EBUSY (EAGAIN), without an event (bounded: a thread that
  * keeps trying for 20 s without its next event changing diverges); a failed trylock in the
  * trace that its thread does not make (it calls something else) is done at its turn as a
  * no-op (lc.c, lc_expect); a blocking lock may take a recorded successful trylock of the same
@@ -366,10 +366,12 @@ static __thread struct timespec invent_t0 __attribute__((tls_model("initial-exec
 
 #define SOFT_TRY_LIMIT_S 20
 
+/* (a failed sem_trywait, -1 with EAGAIN, changes nothing either) */
 static int is_try(uint32_t call)
 {
 	return call == TRACE_CALL_MUTEX_TRYLOCK || call == TRACE_CALL_RWLOCK_TRYRDLOCK ||
-	       call == TRACE_CALL_RWLOCK_TRYWRLOCK || call == TRACE_CALL_SPIN_TRYLOCK;
+	       call == TRACE_CALL_RWLOCK_TRYWRLOCK || call == TRACE_CALL_SPIN_TRYLOCK ||
+	       call == TRACE_CALL_SEM_TRYWAIT;
 }
 
 int lc_try_failed(const struct lc_ev *ev)
@@ -389,6 +391,7 @@ int lc_soft_keeps(const struct lc_ev *ev)
 	case TRACE_CALL_RWLOCK_RDLOCK: case TRACE_CALL_RWLOCK_TIMEDRDLOCK:
 	case TRACE_CALL_RWLOCK_WRLOCK: case TRACE_CALL_RWLOCK_TIMEDWRLOCK:
 	case TRACE_CALL_SPIN_LOCK:
+	case TRACE_CALL_SEM_WAIT: case TRACE_CALL_SEM_TIMEDWAIT:
 		return 1;
 	default:
 		return is_try(ev->call);
@@ -496,6 +499,9 @@ static int acquire_takes(uint32_t want, uint32_t have, int64_t result)
 		return have == TRACE_CALL_RWLOCK_TRYWRLOCK;
 	case TRACE_CALL_SPIN_LOCK:
 		return have == TRACE_CALL_SPIN_TRYLOCK;
+	case TRACE_CALL_SEM_WAIT:
+	case TRACE_CALL_SEM_TIMEDWAIT:
+		return have == TRACE_CALL_SEM_TRYWAIT;
 	default:
 		return 0;
 	}
@@ -715,11 +721,23 @@ LC_EXPORT int sem_wait(sem_t *s)
 	return sem_acquire(TRACE_CALL_SEM_WAIT, s);
 }
 
+/* As a trylock (soft trylocks, above): tried at its turn when recorded, else EAGAIN at once. */
 LC_EXPORT int sem_trywait(sem_t *s)
 {
+	int r;
+
 	if (!sync_on())
 		return IP_REAL(sem_trywait)(s);
-	return sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
+	if (!try_recorded(TRACE_CALL_SEM_TRYWAIT)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	lc_trying = 1;
+	r = sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
+	lc_trying = 0;
+	if (r != 0)
+		lc_soft_clocks = 1;
+	return r;
 }
 
 LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)

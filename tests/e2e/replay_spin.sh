@@ -8,19 +8,23 @@
 # preloads (the program exits 3 otherwise), and some recording had failed trylocks (else the
 # test would show nothing).
 # With "alloc" the threads also allocate (the program linked with jemalloc, whose
-# background thread MALLOC_CONF turns on: its calls are the allocator's own, not events).
-# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc]
+# background thread MALLOC_CONF turns on: its calls are the allocator's own, not events);
+# with "sem" the lock is a semaphore (sem_trywait failures are soft too).
+# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem]
 set -eu
-encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 alloc=${6:-}
+encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 [ -n "$prog" ] || { echo "SKIP: no program (libjemalloc.so.2 missing at build time)"; exit 77; }
-[ -z "$alloc" ] || export MALLOC_CONF=background_thread:true
+[ "$mode" != alloc ] || export MALLOC_CONF=background_thread:true
+failpat='pthread_mutex_trylock.* = 16'
+[ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
+
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 run=1
 while [ "$run" -le "$runs" ]; do
     rm -rf "$tmp/s"
-    { "$encore" record -q -o "$tmp/s" --name spin -- "$prog" "$threads" "$passes" $alloc \
+    { "$encore" record -q -o "$tmp/s" --name spin -- "$prog" "$threads" "$passes" $mode \
         2> "$tmp/rec.err"; echo $? > "$tmp/rst"; } | cat > "$tmp/rec.out"
     if [ "$(cat "$tmp/rst")" != 0 ]; then
         echo "FAIL: recording $run exited with $(cat "$tmp/rst")"; cat "$tmp/rec.err"; exit 1
@@ -34,7 +38,7 @@ while [ "$run" -le "$runs" ]; do
     if [ "$made" != "$threads" ]; then
         echo "FAIL: recording $run logged $made thread creations, not $threads"; exit 1
     fi
-    n=$(grep -c 'pthread_mutex_trylock.* = 16' "$tmp/dump" || true)
+    n=$(grep -c "$failpat" "$tmp/dump" || true)
     failed=$((failed + n))
     { timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
         cat > "$tmp/rep.out"

@@ -12,11 +12,13 @@
  * With ALLOC, each pass also allocates and frees blocks of several sizes outside the lock
  * (built linked with jemalloc, whose own locks, clock reads and background thread are then
  * the allocator's: recorder/README.md, "Threads").
- * Usage: spin_lock THREADS PASSES [alloc]   (THREADS - 1 made by pthread_create, one through
- * dlsym)
+ * With SEM, the lock is a semaphore taken the same way (sem_trywait, spin, sem_wait).
+ * Usage: spin_lock THREADS PASSES [alloc|sem]   (THREADS - 1 made by pthread_create, one
+ * through dlsym)
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,11 +33,29 @@
 #define MAX_PASSES 1000
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static sem_t sem;
+static int use_sem;
 static atomic_bool locked;
 static char order[MAX_THREADS * MAX_PASSES + 2];
 static size_t norder;
 static long waited_ns; /* (not printed: the clock reads are the slow path's statistics) */
 static int passes, alloc;
+
+/* 0 when taken */
+static int try_take(void)
+{
+	return use_sem ? sem_trywait(&sem) : pthread_mutex_trylock(&m);
+}
+
+static void take(void)
+{
+	if (use_sem) {
+		while (sem_wait(&sem) != 0)
+			;
+	} else {
+		pthread_mutex_lock(&m);
+	}
+}
 static volatile unsigned sink;
 
 static void lock_slow(void)
@@ -45,21 +65,20 @@ static void lock_slow(void)
 	for (int cnt = 0; cnt < 600; cnt++) {
 		for (int i = 0; i < 16; i++)
 			__asm__ volatile("" ::: "memory");
-		if (!atomic_load_explicit(&locked, memory_order_relaxed) &&
-		    pthread_mutex_trylock(&m) == 0)
+		if (!atomic_load_explicit(&locked, memory_order_relaxed) && try_take() == 0)
 			return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &before);
-	if (pthread_mutex_trylock(&m) == 0)
+	if (try_take() == 0)
 		return;
-	pthread_mutex_lock(&m);
+	take();
 	clock_gettime(CLOCK_MONOTONIC, &after);
 	waited_ns += (after.tv_sec - before.tv_sec) * 1000000000L + after.tv_nsec - before.tv_nsec;
 }
 
 static void lock(void)
 {
-	if (pthread_mutex_trylock(&m) != 0)
+	if (try_take() != 0)
 		lock_slow();
 	atomic_store_explicit(&locked, 1, memory_order_relaxed);
 }
@@ -67,7 +86,10 @@ static void lock(void)
 static void unlock(void)
 {
 	atomic_store_explicit(&locked, 0, memory_order_relaxed);
-	pthread_mutex_unlock(&m);
+	if (use_sem)
+		sem_post(&sem);
+	else
+		pthread_mutex_unlock(&m);
 }
 
 static void *worker(void *arg)
@@ -102,6 +124,9 @@ int main(int argc, char **argv)
 
 	passes = argc > 2 ? atoi(argv[2]) : 100;
 	alloc = argc > 3 && strcmp(argv[3], "alloc") == 0;
+	use_sem = argc > 3 && strcmp(argv[3], "sem") == 0;
+	if (sem_init(&sem, 0, 1) != 0)
+		return 1;
 	if (n < 2 || n > MAX_THREADS || passes < 1 || passes > MAX_PASSES) {
 		fprintf(stderr, "usage: spin_lock THREADS(2-16) PASSES(1-1000)\n");
 		return 2;
