@@ -20,11 +20,12 @@
  * plain atomic flag looks clear, up to about 600 times) depends on what the other threads
  * did meanwhile, outside interposed calls: the recorded number of failures cannot be
  * reproduced call by call.  So: a trylock (sem_trywait too) whose thread's next recorded
- * event is not a trylock of that kind fails at once with EBUSY (EAGAIN), without an event (bounded: a thread that
- * keeps trying for 20 s without its next event changing diverges); a failed trylock in the
- * trace that its thread does not make (it calls something else) is done at its turn as a
- * no-op (lc.c, lc_expect); a blocking lock may take a recorded successful trylock of the same
- * object kind (the slow path reached the lock where the recorded run got it by trying).  A
+ * event is not a trylock of that kind fails at once with EBUSY (EAGAIN), without an event
+ * (bounded: a thread that keeps trying for 20 s without its next event changing diverges); a
+ * failed trylock in the trace that its thread does not make (it calls something else) is
+ * done at its turn as a no-op (lc.c, lc_expect); a blocking lock may take a recorded
+ * successful trylock of the same object kind (the slow path reached the lock where the
+ * recorded run got it by trying).  A
  * successful trylock stays a hard acquisition at its turn.  In a lock's slow path (after a
  * failed or invented trylock, until an event other than an acquisition or a clock read) a
  * clock read the recorded run did not make (jemalloc reads the clock before and after
