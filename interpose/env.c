@@ -380,6 +380,14 @@ static int rep_key(void *arg, const char *key, size_t klen, const char *val, siz
 		if (parse_i64(val, vlen, &v) != 0)
 			return -1;
 		e->pid = (int64_t)v;
+	} else if (KEY("rpid")) {
+		if (parse_i64(val, vlen, &v) != 0)
+			return -1;
+		e->rpid = (int64_t)v;
+	} else if (KEY("t0")) {
+		if (parse_i64(val, vlen, &v) != 0)
+			return -1;
+		e->t0 = (int64_t)v;
 	} else if (KEY("first")) {
 		if (parse_u64(val, vlen, &e->first) != 0)
 			return -1;
@@ -416,6 +424,10 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 	put_head(&o, e->name);
 	put_key_i64(&o, "pid=", e->pid);
 	put_key_u64(&o, "seg=", e->seg);
+	if (e->rpid)
+		put_key_i64(&o, "rpid=", e->rpid);
+	if (e->t0)
+		put_key_i64(&o, "t0=", e->t0);
 	if (e->has_first)
 		put_key_u64(&o, "first=", e->first);
 	if (ch)

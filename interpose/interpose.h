@@ -222,13 +222,19 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 /* ENCORE_REPLAY=v=1;name=NAME;pid=P;seg=S;dir=/abs/session from the GD; an LC writing it for
  * the image it execs adds first= (the index after the EXEC event), ch=ID:SENT:RECEIVED:
  * HASH_OUT:HASH_IN:EXTERNAL,..., fd=FD:CLASS,... (CLASS may be negative), cnt=A:B:C:D (the
- * online counters) and kids=REC:LIVE,... (children forked so far).  Unknown keys are
+ * online counters) and kids=REC:LIVE,... (children forked so far); rpid= (the recorded pid)
+ * and t0= (the recorded wall clock at the trace's start, ns) from either.  Unknown keys are
  * ignored. */
 #define IP_REP_CH_FIELDS 6
 #define IP_REP_FD_FIELDS 2
 struct ip_rep_env {
 	char name[TRACE_NAME_MAX];
 	int64_t pid;            /* the process that wrote it; 0 from the GD or for a new image */
+	int64_t rpid;           /* rpid=: the process's recorded pid (0: not given), which getpid
+	                           gives before the LC started (another library's constructor) */
+	int64_t t0;             /* t0=: the recorded run's wall clock (ns) at the start of the
+	                           process's trace (0: not given), which the realtime clocks give
+	                           before the LC started */
 	uint32_t seg;
 	int has_first;          /* first= present */
 	uint64_t first;

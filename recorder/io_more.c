@@ -28,7 +28,9 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -66,6 +68,8 @@ REC_EXPORT long syscall(long number, ...)
 		}
 		if (__builtin_expect(number == SYS_futex, 0) && rec_sync_futex(a, &r))
 			return r; /* a futex wait or wake between threads (sync.c) */
+		if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
+			return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
 		/* the recorder's own raw closes (guard held) are not the program's: not counted */
 		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
 			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -194,5 +198,32 @@ REC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigne
 	int e = errno; \
 	log_move(IN, OUT, r, e, N, call, (call) == TRACE_CALL_TEE ? TRACE_FL_PEEK : 0, RA()); \
 	return r
+
+
+/* sendmmsg(2): each message through this library's sendmsg, so that each is the SEND event
+ * the program's own sendmsg would be (libuv sends its UDP datagrams so: dig's queries, which
+ * went unseen, their receiver's input taken for an outside peer's).  The result is
+ * sendmmsg's: the messages sent, each msg_len set, or -1 when the first failed (a later
+ * failure ends the count, as the kernel's does).  No message, or not recording: the real call. */
+REC_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+	unsigned int i;
+
+	if (!rec.w || rec_busy() || n == 0 || !v)
+		return IP_REAL(sendmmsg)(fd, v, n, flags);
+	if (n > UIO_MAXIOV)
+		n = UIO_MAXIOV;
+	for (i = 0; i < n; i++) {
+		ssize_t r = sendmsg(fd, &v[i].msg_hdr, flags);
+
+		if (r < 0) {
+			if (i == 0)
+				return -1;
+			break;
+		}
+		v[i].msg_len = (unsigned int)r;
+	}
+	return (int)i;
+}
 
 #include "rec_wrappers.h"

@@ -257,7 +257,7 @@ static inline const void *value_ptr(const void *p)
  * clock read is aux[0] (NOCLK: gettimeofday, none). */
 #define REC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
 	int r_ = realcall, e_ = errno; \
-	if (!rec_enter()) \
+	if (rec_from_alloc(RA()) || !rec_enter()) /* the allocator's own (rec.h) */ \
 		return r_; \
 	log_clock(call, r_, e_, (NOCLK) ? 0 : 1, (NOCLK) ? 0 : (int64_t)(CLK), \
 	          r_ == 0 ? value_ptr(OUT) : NULL, (uint32_t)sizeof(*(OUT)), RA()); \

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dlnext.h"
 #include "rec.h"
 
 #define RA() __builtin_return_address(0)
@@ -467,6 +468,14 @@ struct rec_start {
 
 static __thread int rec_thread_ended __attribute__((tls_model("initial-exec")));
 
+uintptr_t rec_alloc_lo, rec_alloc_hi;
+
+/* Before the other constructors: the allocator may read a clock at its first malloc. */
+__attribute__((constructor(101))) static void alloc_init(void)
+{
+	ip_alloc_range(&rec_alloc_lo, &rec_alloc_hi);
+}
+
 /* pthread_t -> index, for pthread_join's aux: a ring of the last threads made. */
 #define REC_JOIN_RING 1024
 static struct {
@@ -510,9 +519,18 @@ REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*
 	struct trace_event ev;
 	int r;
 
-	if (!rec.w || rec_busy() || rec_thread == REC_NO_THREAD)
+	/* a thread the allocator makes (jemalloc's background thread) runs the allocator's code,
+	 * which is not ordered (rec.h, rec_from_alloc): it is not one of ours */
+	if (!rec.w || rec_busy() || rec_thread == REC_NO_THREAD || rec_from_alloc(RA()))
 		return IP_REAL(pthread_create)(t, attr, fn, arg);
-	if (!(st = malloc(sizeof(*st))))
+	/* the allocator's locks taken here (jemalloc's) are ours, not the program's: the
+	 * replayer's allocation is internal too, so both sides order the same calls */
+	rec_depth++;
+	rec_internal_begin();
+	st = malloc(sizeof(*st));
+	rec_internal_end();
+	rec_depth--;
+	if (!st)
 		return IP_REAL(pthread_create)(t, attr, fn, arg);
 	if (!rec_enter()) {
 		free(st);
@@ -541,6 +559,12 @@ REC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*
 	return r;
 }
 
+/* A library after us that looks pthread_create up with dlsym(RTLD_NEXT) (jemalloc's
+ * background thread) gets this one too (interpose/dlnext.h): its thread gets an index. */
+extern __typeof__(pthread_create) rec_pthread_create_ours
+	__attribute__((alias("pthread_create"), visibility("hidden"), nothrow));
+IP_DLSYM(rec_pthread_create_ours);
+
 REC_EXPORT void pthread_exit(void *ret)
 {
 	thread_end_event(RA());
@@ -554,7 +578,7 @@ REC_EXPORT int pthread_join(pthread_t t, void **ret)
 	int r = IP_REAL(pthread_join)(t, ret);
 	struct trace_event ev;
 
-	if (!rec.threads || rec_thread == REC_NO_THREAD || !rec_enter())
+	if (!rec.threads || rec_thread == REC_NO_THREAD || rec_from_alloc(RA()) || !rec_enter())
 		return r;
 	rec_event_init(&ev, TRACE_EV_THREAD, TRACE_CALL_PTHREAD_JOIN, -1);
 	ev.result = r;

@@ -137,6 +137,14 @@ extern int rec_lockv REC_HIDDEN;
 extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
 /* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */
 extern __thread int rec_held REC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* The program's allocator as a library of its own (interpose/dlnext.h, set by proc.c): a
+ * call it makes (ra: the interposer's return address) passes through, no event, for its
+ * synchronisation, clock reads and threads. */
+extern uintptr_t rec_alloc_lo REC_HIDDEN, rec_alloc_hi REC_HIDDEN;
+static inline int rec_from_alloc(const void *ra)
+{
+	return (uintptr_t)ra - rec_alloc_lo < rec_alloc_hi - rec_alloc_lo;
+}
 
 static inline void rec_leave(void)
 {

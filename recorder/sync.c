@@ -213,10 +213,12 @@ static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r
 	}
 }
 
-/* Whether this thread's synchronisation is logged: threads exist, and it is one of ours. */
-static inline int sync_on(void)
+/* Whether this thread's synchronisation is logged: threads exist, it is one of ours, and the
+ * call is not the allocator's (rec.h; always inlined: the return address is the wrapper's). */
+static inline __attribute__((always_inline)) int sync_on(void)
 {
-	return __builtin_expect(rec.threads, 0) && rec_thread != REC_NO_THREAD;
+	return __builtin_expect(rec.threads, 0) && rec_thread != REC_NO_THREAD &&
+	       !rec_from_alloc(__builtin_return_address(0));
 }
 
 /* --- eventfd ------------------------------------------------------------------------------- */

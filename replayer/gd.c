@@ -86,6 +86,7 @@ static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
 	snprintf(p->host_id, sizeof(p->host_id), "%s", h->host_id);
 	p->fork_index = h->fork_index;
 	p->rec_pid = (long)h->pid;
+	p->rec_t0 = (int64_t)h->start_realtime_ns;
 	p->argc = h->argc;
 	p->argv = calloc((size_t)h->argc + 1, sizeof(char *));
 	for (uint32_t i = 0; p->argv && i < h->argc; i++)

@@ -32,6 +32,7 @@ struct gd_proc {
 	uint64_t target;        /* REP_NO_TARGET: run to the end */
 	long pid;
 	long rec_pid;           /* its pid in the recorded run */
+	int64_t rec_t0;         /* the recorded wall clock at its trace's start (ns) */
 	int conn;               /* control connection, -1 when none */
 	int started, halted, done, gone, reaped;
 	int execing;            /* said EXEC: its connection ends, its new image says HELLO */

@@ -29,6 +29,8 @@ static void replay_env(const struct rep *r, const struct gd_proc *p, char *out, 
 	struct ip_rep_env e = { .dir = r->dir };
 
 	snprintf(e.name, sizeof(e.name), "%s", p->name);
+	e.rpid = p->rec_pid; /* getpid and the clocks before its LC started (lc.c, lc_before) */
+	e.t0 = p->rec_t0;
 	/* cap (8 KiB) holds a name and a path: the encoding cannot fail for want of room */
 	if (ip_rep_env_encode(out, cap, &e, NULL, NULL) != 0)
 		out[0] = '\0';

@@ -300,6 +300,8 @@ static int load_trace(char *why, size_t cap)
 		         "recorded run", lc.name, path, d.msg[0] ? d.msg : trace_strerror(d.code));
 		return -1;
 	}
+	lc.rec_pid = trace_reader_process(r)->pid;
+	lc.rec_t0 = (int64_t)trace_reader_process(r)->start_realtime_ns;
 	while ((rc = trace_reader_next(r, &ev)) == 1) {
 		struct lc_ev *e;
 
@@ -700,11 +702,28 @@ void lc_run_free(void)
 	lc.done = 1;
 }
 
+/* The next event is a failed trylock of this thread's, and its call is not a trylock: the
+ * recorded run tried more times than this one (lc_sync.c, "soft trylocks"), the attempt is
+ * done at its turn as a no-op. */
+static int soft_next(void)
+{
+	return __builtin_expect(lc.pos < lc.nev, 1) && !lc_trying &&
+	       lc_try_failed(&lc.ev[lc.pos - lc.base]);
+}
+
 const struct lc_ev *lc_peek(void)
 {
-	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
-	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0))
-		lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+	for (;;) {
+		lc_turn(); /* in a process with threads: wait until the next event is this thread's */
+		if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER,
+		                     0))
+			lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+		if (!soft_next())
+			break;
+		if (lc.halt_check)
+			lc_maybe_halt();
+		lc_commit();
+	}
 	return lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 }
 
@@ -727,6 +746,7 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 	const struct lc_ev *ev;
 	char desc[192];
 
+again:
 	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
 	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
@@ -739,6 +759,10 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 		           "on and called %s%s%.0d", (unsigned long long)lc.nev, what,
 		           fd >= 0 ? " on fd " : "", fd >= 0 ? fd : 0);
 	ev = &lc.ev[lc.pos - lc.base];
+	if (__builtin_expect(soft_next(), 0)) {
+		lc_commit(); /* a failed trylock this run did not make (lc_sync.c) */
+		goto again;
+	}
 	if (__builtin_expect(!kind_ok(ev->kind, kind) || (fd >= 0 && ev->fd != fd), 0)) {
 		lc_ev_describe(ev, desc, sizeof(desc));
 		if (fd >= 0)
@@ -752,6 +776,8 @@ void lc_commit(void)
 {
 	if (lc.counting)
 		lc_count(&lc.ev[lc.pos - lc.base]);
+	if (__builtin_expect(lc_soft_clocks, 0) && !lc_soft_keeps(&lc.ev[lc.pos - lc.base]))
+		lc_soft_clocks = 0; /* the lock's slow path is over (lc_sync.c) */
 	lc.pos++;
 	lc.slot->index = lc.pos;
 	if (__builtin_expect(lc.threaded, 0))
@@ -1007,6 +1033,8 @@ static char **build_env(char *const envp[], const char *name, uint32_t seg, int 
 	if (state) {
 		int64_t c[4];
 
+		e.rpid = lc.rec_pid; /* an exec keeps the pid */
+		e.t0 = lc.rec_t0;    /* earlier than the new image's start: time never goes back */
 		lc_counters(c, 0);
 		memcpy(e.cnt, c, sizeof(c));
 		e.has_cnt = 1;
@@ -1132,6 +1160,37 @@ static int env_parse(const char *s, uint32_t *seg, long *pid)
 	return 0;
 }
 
+static int lc_started;
+
+/* A library's constructor that ran before ours read the pid and the clock (libisc's seeds
+ * OpenSSL's random generator, which keeps both, to reseed after a fork or when its seed has
+ * aged): the recorded run's calls were not logged (the recorder had not started either) and
+ * gave the recorded pid and a time before the trace's start, which later events give back
+ * here; live values would make the replay look like a fork, and time go back.  So these
+ * calls give the recorded pid and the trace's start. */
+int lc_before(int64_t *rpid, int64_t *t0)
+{
+	static int64_t pid_v = -1, t0_v;
+	const char *env;
+	struct ip_rep_env e;
+
+	if (lc_started || lc_depth)
+		return 0;
+	if (pid_v < 0) {
+		/* (pid=: a value another process stamped, inherited through system(): not ours) */
+		env = getenv(REP_ENV);
+		pid_v = 0;
+		if (env && ip_rep_env_decode(env, &e) == 0 &&
+		    (e.pid == 0 || e.pid == (int64_t)syscall(SYS_getpid))) {
+			pid_v = e.rpid;
+			t0_v = e.t0;
+		}
+	}
+	*rpid = pid_v;
+	*t0 = t0_v;
+	return pid_v > 0;
+}
+
 __attribute__((constructor)) static void lc_init(void)
 {
 	const char *env;
@@ -1139,6 +1198,7 @@ __attribute__((constructor)) static void lc_init(void)
 	uint32_t seg = 0;
 	long pid = 0;
 
+	lc_started = 1;
 	ip_resolve_all();
 	lc.slot = &dummy_slot;
 	env = getenv(REP_ENV);

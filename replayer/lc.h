@@ -100,6 +100,8 @@ struct lc_state {
 	struct rep_slot *slot;     /* ours (a private dummy before the GD answered) */
 	int min_fd;
 	int done;
+	int64_t rec_pid;           /* the process's pid in the recorded run (its trace) */
+	int64_t rec_t0;            /* the recorded wall clock at its trace's start (ns) */
 	/* the online protocol (lc_online.c) */
 	int online;                /* CONFIG said REP_CF_ONLINE */
 	int halt_check;            /* some halt condition may hold: check before each event */
@@ -152,6 +154,24 @@ static inline void lc_evfd_forget(int fd)
 }
 /* A forked child: its one thread is thread 0, objects are numbered anew. */
 LC_HIDDEN void lc_threads_fork_child(void);
+/* The program's allocator as a library of its own (interpose/dlnext.h, set by lc_sync.c): its
+ * calls (ra: the interposer's return address) pass through, as the recorder let them. */
+extern uintptr_t lc_alloc_lo LC_HIDDEN, lc_alloc_hi LC_HIDDEN;
+static inline int lc_from_alloc(const void *ra)
+{
+	return (uintptr_t)ra - lc_alloc_lo < lc_alloc_hi - lc_alloc_lo;
+}
+/* Soft trylocks (lc_sync.c): a trylock or spin that failed changes nothing shared, so their
+ * number is not enforced.  lc_try_failed: the event is a failed trylock; lc_trying: the
+ * calling thread is in a trylock (lc_expect then takes such an event instead of doing it as a
+ * no-op); lc_soft_clocks: the thread is in a lock's slow path (a trylock failed), where a
+ * clock read the recorded run did not make is given a value without an event
+ * (lc_soft_clock: 1 when *out was filled so). */
+extern __thread int lc_trying LC_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread int lc_soft_clocks LC_HIDDEN __attribute__((tls_model("initial-exec")));
+LC_HIDDEN int lc_try_failed(const struct lc_ev *ev);
+LC_HIDDEN int lc_soft_keeps(const struct lc_ev *ev);
+LC_HIDDEN int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size);
 /* syscall(SYS_futex) with arguments a: 1 when it was a FUTEX_WAIT or FUTEX_WAKE replayed at
  * its turn (*r its recorded result, errno set), 0 to make the real call (lc_sync.c). */
 LC_HIDDEN int lc_sync_futex(const long *a, long *r);
@@ -291,6 +311,15 @@ LC_HIDDEN void lc_atfork_install(void);
 LC_HIDDEN void lc_child_start(uint32_t k);
 LC_HIDDEN void lc_exit_event(int status);
 
+/* Calls made before the LC's constructor ran (lc.c): 1 with the recorded pid and wall clock
+ * (ns) at the start when ENCORE_REPLAY gives them (*t0 0 when not), else 0 (live values). */
+LC_HIDDEN int lc_before(int64_t *rpid, int64_t *t0);
+static inline pid_t lc_pid_before(pid_t live)
+{
+	int64_t p, t;
+
+	return lc_before(&p, &t) && p > 0 ? (pid_t)p : live;
+}
 /* Pids (lc_pids.c): a child forked here, recorded and live pid; forget them in a new child. */
 LC_HIDDEN void lc_pid_child(pid_t rec, pid_t live);
 LC_HIDDEN void lc_pids_reset(void);

@@ -26,7 +26,9 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lc.h"
@@ -59,6 +61,8 @@ LC_EXPORT long syscall(long number, ...)
 	}
 	if (__builtin_expect(number == SYS_close_range, 0) && lc_on())
 		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
+	if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
+		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
 	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	{
@@ -307,5 +311,32 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
 	if (lc_move(&m_, N, wh, &r_)) \
 		return r_; \
 	return realcall
+
+
+/* sendmmsg(2): each message through this library's sendmsg, so that each is the SEND event
+ * the program's own sendmsg would be (libuv sends its UDP datagrams so: dig's queries, which
+ * went unseen, their receiver's input taken for an outside peer's).  The result is
+ * sendmmsg's: the messages sent, each msg_len set, or -1 when the first failed (a later
+ * failure ends the count, as the kernel's does).  No message, or not replaying: the real call. */
+LC_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+	unsigned int i;
+
+	if (!lc_on() || n == 0 || !v)
+		return IP_REAL(sendmmsg)(fd, v, n, flags);
+	if (n > UIO_MAXIOV)
+		n = UIO_MAXIOV;
+	for (i = 0; i < n; i++) {
+		ssize_t r = sendmsg(fd, &v[i].msg_hdr, flags);
+
+		if (r < 0) {
+			if (i == 0)
+				return -1;
+			break;
+		}
+		v[i].msg_len = (unsigned int)r;
+	}
+	return (int)i;
+}
 
 #include "lc_wrappers.h"

@@ -333,8 +333,49 @@ LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 
 
+/* A wall clock read before the LC started (another library's constructor): the recorded
+ * run's start (lc.c, lc_before), 1 when given so. */
+static int clock_before(int realtime, struct timespec *ts)
+{
+	int64_t pid, t0;
+
+	if (!realtime || !lc_before(&pid, &t0) || t0 <= 0)
+		return 0;
+	ts->tv_sec = (time_t)(t0 / 1000000000);
+	ts->tv_nsec = (long)(t0 % 1000000000);
+	return 1;
+}
+
+static inline void clock_set_ts(struct timespec *out, const struct timespec *ts)
+{
+	*out = *ts;
+}
+
+static inline void clock_set_tv(struct timeval *out, const struct timespec *ts)
+{
+	out->tv_sec = ts->tv_sec;
+	out->tv_usec = ts->tv_nsec / 1000;
+}
+
+/* gettimeofday's tv may be NULL, though glibc declares it nonnull. */
+static inline const void *clock_out(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+#define CLOCK_SET(out, ts) \
+	_Generic((out), struct timespec *: clock_set_ts, struct timeval *: clock_set_tv)(out, ts)
+
 LC_EXPORT time_t time(time_t *t)
 {
+	struct timespec b;
+
+	if (!lc_on() && clock_before(1, &b)) {
+		if (t)
+			*t = b.tv_sec;
+		return b.tv_sec;
+	}
 	if (!lc_on())
 		return IP_REAL(time)(t);
 	{
@@ -413,8 +454,19 @@ LC_EXPORT void encore_mark(const char *key, long value)
 
 /* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too. */
 #define LC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \
-	if (!lc_on()) \
+	if (!lc_on() || lc_from_alloc(__builtin_return_address(0))) { /* the allocator's (lc.h) */ \
+		struct timespec b_; \
+		if (clock_out(OUT) && !lc_on() && \
+		    clock_before((NOCLK) || (CLK) == CLOCK_REALTIME || (CLK) == CLOCK_REALTIME_COARSE, \
+		                 &b_)) { \
+			CLOCK_SET(OUT, &b_); \
+			return 0; \
+		} \
 		return realcall; \
+	} \
+	if (__builtin_expect(lc_soft_clocks, 0) && \
+	    lc_soft_clock(call, (NOCLK) ? -1 : (int64_t)(CLK), OUT, sizeof(*(OUT)))) \
+		return 0; /* a lock's slow path the recorded run did not take (lc_sync.c) */ \
 	{ \
 		VALUE_EVENT(TRACE_EV_CLOCK, wh); \
 		int r_ = (int)ev->result; \
@@ -429,7 +481,7 @@ LC_EXPORT void encore_mark(const char *key, long value)
 /* The VALUE_PID shape's handler: getpid and getppid are generated too. */
 #define LC_SHAPE_VALUE_PID(nm, wh, call, realcall) \
 	if (!lc_on()) \
-		return realcall; \
+		return (call) == TRACE_CALL_GETPID ? lc_pid_before(realcall) : realcall; \
 	return pid_event(wh)
 
 #include "lc_wrappers.h"

@@ -15,6 +15,24 @@
  * first event and takes it again at its second (a wakeup POSIX allows), a barrier returns at
  * its turn its recorded result, a trylock that failed fails without being tried.
  *
+ * Soft trylocks: a failed trylock changes nothing shared, only its caller's control flow, and
+ * how many times a thread tries (jemalloc's malloc_mutex_lock_slow tries again whenever a
+ * plain atomic flag looks clear, up to about 600 times) depends on what the other threads
+ * did meanwhile, outside interposed calls: the recorded number of failures cannot be
+ * reproduced call by call.  So: a trylock (sem_trywait too) whose thread's next recorded
+ * event is not a trylock of that kind fails at once with EBUSY (EAGAIN), without an event
+ * (bounded: a thread that keeps trying for 20 s without its next event changing diverges); a
+ * failed trylock in the trace that its thread does not make (it calls something else) is
+ * done at its turn as a no-op (lc.c, lc_expect); a blocking lock may take a recorded
+ * successful trylock of the same object kind (the slow path reached the lock where the
+ * recorded run got it by trying).  A
+ * successful trylock stays a hard acquisition at its turn.  In a lock's slow path (after a
+ * failed or invented trylock, until an event other than an acquisition or a clock read) a
+ * clock read the recorded run did not make (jemalloc reads the clock before and after
+ * waiting, for its statistics) is given the value of the process's next recorded read of
+ * that clock, without an event: such a value is not one the recorded run saw, the cost of
+ * this rule (replayer/README.md, "Threads").
+ *
  * A process whose threads all wait for turns that never come (the next event is a thread's
  * that ended, or that runs outside interposed calls: a data race on plain memory) is
  * reported: as a divergence when every thread of ours waits, else on the status board for the
@@ -28,6 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dlnext.h"
 #include "lc.h"
 
 __thread uint32_t lc_thread __attribute__((tls_model("initial-exec"))) = LC_NO_THREAD;
@@ -35,6 +54,14 @@ __thread uint32_t lc_thread __attribute__((tls_model("initial-exec"))) = LC_NO_T
  * not counted among the live threads whose waits make a deadlock. */
 static __thread int ended __attribute__((tls_model("initial-exec")));
 
+
+uintptr_t lc_alloc_lo, lc_alloc_hi;
+
+/* Before the other constructors, as the recorder's. */
+__attribute__((constructor(101))) static void alloc_init(void)
+{
+	ip_alloc_range(&lc_alloc_lo, &lc_alloc_hi);
+}
 
 /* The constructor runs in the main thread: it is thread 0. */
 __attribute__((constructor)) static void sync_init(void)
@@ -209,8 +236,8 @@ LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
 	struct lc_start *st;
 	int r;
 
-	if (!lc_on() || lc_thread == LC_NO_THREAD)
-		return IP_REAL(pthread_create)(t, attr, fn, arg);
+	if (!lc_on() || lc_thread == LC_NO_THREAD || lc_from_alloc(__builtin_return_address(0)))
+		return IP_REAL(pthread_create)(t, attr, fn, arg); /* (the allocator's: lc.h) */
 	ev = lc_expect(TRACE_EV_THREAD, -1, "pthread_create");
 	if (ev->call != TRACE_CALL_PTHREAD_CREATE)
 		lc_diverge("expected %s, but the process called pthread_create",
@@ -242,6 +269,12 @@ LC_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
 	return 0;
 }
 
+/* A library after us that looks pthread_create up with dlsym(RTLD_NEXT) gets this one, as
+ * it got the recorder's (interpose/dlnext.h): its thread is made at its recorded place. */
+extern __typeof__(pthread_create) lc_pthread_create_ours
+	__attribute__((alias("pthread_create"), visibility("hidden"), nothrow));
+IP_DLSYM(lc_pthread_create_ours);
+
 LC_EXPORT void pthread_exit(void *ret)
 {
 	thread_end();
@@ -254,7 +287,8 @@ LC_EXPORT int pthread_join(pthread_t t, void **ret)
 	const struct lc_ev *ev;
 	int r;
 
-	if (!lc.sync_on || lc_thread == LC_NO_THREAD || !lc_on())
+	if (!lc.sync_on || lc_thread == LC_NO_THREAD || !lc_on() ||
+	    lc_from_alloc(__builtin_return_address(0)))
 		return IP_REAL(pthread_join)(t, ret);
 	ev = lc_expect(TRACE_EV_THREAD, -1, "pthread_join");
 	if (ev->call != TRACE_CALL_PTHREAD_JOIN)
@@ -272,9 +306,11 @@ LC_EXPORT int pthread_join(pthread_t t, void **ret)
 
 /* --- synchronisation ----------------------------------------------------------------------- */
 
-static inline int sync_on(void)
+/* Always inlined: the return address is the wrapper's (the allocator's calls pass, lc.h). */
+static inline __attribute__((always_inline)) int sync_on(void)
 {
-	return __builtin_expect(lc.sync_on, 0) && lc_thread != LC_NO_THREAD && lc_on();
+	return __builtin_expect(lc.sync_on, 0) && lc_thread != LC_NO_THREAD && lc_on() &&
+	       !lc_from_alloc(__builtin_return_address(0));
 }
 
 /* --- eventfd ------------------------------------------------------------------------------- */
@@ -320,6 +356,158 @@ int lc_evfd_io(int fd, const struct iovec *iov, int cnt, int out_dir, ssize_t *o
 	return 1;
 }
 
+/* --- soft trylocks (see the top of this file) ------------------------------------------- */
+
+__thread int lc_trying __attribute__((tls_model("initial-exec")));
+__thread int lc_soft_clocks __attribute__((tls_model("initial-exec")));
+/* invented failures in a row while the thread's next event stayed the same */
+static __thread uint64_t invent_at __attribute__((tls_model("initial-exec")));
+static __thread uint32_t invented __attribute__((tls_model("initial-exec")));
+static __thread struct timespec invent_t0 __attribute__((tls_model("initial-exec")));
+
+#define SOFT_TRY_LIMIT_S 20
+
+/* (a failed sem_trywait, -1 with EAGAIN, changes nothing either) */
+static int is_try(uint32_t call)
+{
+	return call == TRACE_CALL_MUTEX_TRYLOCK || call == TRACE_CALL_RWLOCK_TRYRDLOCK ||
+	       call == TRACE_CALL_RWLOCK_TRYWRLOCK || call == TRACE_CALL_SPIN_TRYLOCK ||
+	       call == TRACE_CALL_SEM_TRYWAIT;
+}
+
+int lc_try_failed(const struct lc_ev *ev)
+{
+	return ev->kind == TRACE_EV_SYNC && ev->result != 0 && is_try(ev->call);
+}
+
+/* What does not end a lock's slow path: acquisitions, attempts, clock reads. */
+int lc_soft_keeps(const struct lc_ev *ev)
+{
+	if (ev->kind == TRACE_EV_CLOCK)
+		return 1;
+	if (ev->kind != TRACE_EV_SYNC)
+		return 0;
+	switch (ev->call) {
+	case TRACE_CALL_MUTEX_LOCK: case TRACE_CALL_MUTEX_TIMEDLOCK:
+	case TRACE_CALL_RWLOCK_RDLOCK: case TRACE_CALL_RWLOCK_TIMEDRDLOCK:
+	case TRACE_CALL_RWLOCK_WRLOCK: case TRACE_CALL_RWLOCK_TIMEDWRLOCK:
+	case TRACE_CALL_SPIN_LOCK:
+	case TRACE_CALL_SEM_WAIT: case TRACE_CALL_SEM_TIMEDWAIT:
+		return 1;
+	default:
+		return is_try(ev->call);
+	}
+}
+
+/* The calling thread's next recorded event (its index in *at), or NULL: read without waiting
+ * for the turn (the events before it are other threads', and only this thread commits it). */
+static const struct lc_ev *own_next(uint64_t *at)
+{
+	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+	for (uint64_t i = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE); i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->thread == me) {
+			*at = i;
+			return ev;
+		}
+	}
+	return NULL;
+}
+
+/* A trylock of `call`: 1 when the thread's next recorded event is one (do it at its turn),
+ * 0 when this attempt was not made when recorded: it fails without an event. */
+static int try_recorded(uint32_t call)
+{
+	const struct lc_ev *n;
+	struct timespec now;
+	uint64_t at = 0;
+	char desc[192];
+
+	n = own_next(&at);
+	if (!n || (n->kind == TRACE_EV_SYNC && n->call == call)) {
+		invented = 0;
+		return 1;
+	}
+	lc_soft_clocks = 1;
+	if (!invented || at != invent_at) {
+		invent_at = at;
+		invented = 0;
+		IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &invent_t0);
+	}
+	if ((++invented & 4095) == 0) {
+		IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - invent_t0.tv_sec > SOFT_TRY_LIMIT_S) {
+			lc_ev_describe(n, desc, sizeof(desc));
+			lc_diverge("thread %u keeps calling %s (%u times without progress), which the "
+			           "recorded run did not call before its next event, %s",
+			           lc_thread == LC_NO_THREAD ? 0 : lc_thread, trace_call_name(call),
+			           invented, desc);
+		}
+	}
+	return 0;
+}
+
+/* A clock read in a lock's slow path: when the thread's next recorded event is no clock read,
+ * the recorded run did not make this one: the value of the process's next recorded read of
+ * that clock (or its last), without an event. */
+int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size)
+{
+	const struct lc_ev *n, *v = NULL;
+	uint64_t at = 0;
+
+	if (!lc_soft_clocks || !(n = own_next(&at)) || n->kind == TRACE_EV_CLOCK)
+		return 0;
+	for (uint64_t i = at; i < lc.nev && !v; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->kind == TRACE_EV_CLOCK && ev->call == call && ev->result == 0 &&
+		    ev->data_len >= size && (clk < 0 || (ev->naux && ev->aux[0] == clk)))
+			v = ev;
+	}
+	for (uint64_t i = at; i > lc.base && !v; i--) {
+		const struct lc_ev *ev = &lc.ev[i - 1 - lc.base];
+
+		if (ev->kind == TRACE_EV_CLOCK && ev->call == call && ev->result == 0 &&
+		    ev->data_len >= size && (clk < 0 || (ev->naux && ev->aux[0] == clk)))
+			v = ev;
+	}
+	if (!v)
+		return 0;
+	if (out)
+		memcpy(out, lc.data + v->data_off, size);
+	return 1;
+}
+
+/* A blocking acquire that may take the recorded event `have`: the same call, or a successful
+ * trylock of the same kind of object (the recorded run got it by trying). */
+static int acquire_takes(uint32_t want, uint32_t have, int64_t result)
+{
+	if (want == have)
+		return 1;
+	if (result != 0)
+		return 0;
+	switch (want) {
+	case TRACE_CALL_MUTEX_LOCK:
+	case TRACE_CALL_MUTEX_TIMEDLOCK:
+		return have == TRACE_CALL_MUTEX_TRYLOCK;
+	case TRACE_CALL_RWLOCK_RDLOCK:
+	case TRACE_CALL_RWLOCK_TIMEDRDLOCK:
+		return have == TRACE_CALL_RWLOCK_TRYRDLOCK;
+	case TRACE_CALL_RWLOCK_WRLOCK:
+	case TRACE_CALL_RWLOCK_TIMEDWRLOCK:
+		return have == TRACE_CALL_RWLOCK_TRYWRLOCK;
+	case TRACE_CALL_SPIN_LOCK:
+		return have == TRACE_CALL_SPIN_TRYLOCK;
+	case TRACE_CALL_SEM_WAIT:
+	case TRACE_CALL_SEM_TIMEDWAIT:
+		return have == TRACE_CALL_SEM_TRYWAIT;
+	default:
+		return 0;
+	}
+}
+
 /* The next event, which must be this sync call: a thread that does something else here
  * diverged.  The objects are not compared: their ids follow addresses, and an address the
  * allocator hands out again (a lock freed, another made) keeps its first id when recorded but
@@ -331,6 +519,10 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 
 	(void)obj;
 	(void)obj2;
+	if (ev->call != call && acquire_takes(call, ev->call, ev->result)) {
+		lc_soft_clocks = 1; /* a slow path where the recorded run had a fast one */
+		return ev;
+	}
 	if (ev->call != call)
 		lc_diverge("expected %s of object %lld, but the thread called %s",
 		           trace_call_name(ev->call), (long long)(ev->naux ? ev->aux[0] : 0), what);
@@ -346,6 +538,26 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		int r_ = (int)ev_->result; \
 		if (r_ == 0) \
 			r_ = realcall; \
+		lc_commit(); \
+		return r_; \
+	} while (0)
+
+/* A trylock: at its turn when recorded (a failure fails with the recorded error, a success
+ * is the real blocking acquire); else it fails at once (soft trylocks, above). */
+#define TRY(call, obj, realcall) \
+	do { \
+		const struct lc_ev *ev_; \
+		int r_; \
+		if (!try_recorded(call)) \
+			return EBUSY; \
+		lc_trying = 1; \
+		ev_ = sync_expect(call, obj, NULL); \
+		lc_trying = 0; \
+		r_ = (int)ev_->result; \
+		if (r_ == 0) \
+			r_ = realcall; \
+		else \
+			lc_soft_clocks = 1; \
 		lc_commit(); \
 		return r_; \
 	} while (0)
@@ -371,7 +583,7 @@ LC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_trylock)(m);
-	ACQUIRE(TRACE_CALL_MUTEX_TRYLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+	TRY(TRACE_CALL_MUTEX_TRYLOCK, m, IP_REAL(pthread_mutex_lock)(m));
 }
 
 LC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
@@ -399,7 +611,7 @@ LC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_rwlock_tryrdlock)(l);
-	ACQUIRE(TRACE_CALL_RWLOCK_TRYRDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
+	TRY(TRACE_CALL_RWLOCK_TRYRDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
 }
 
 LC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
@@ -420,7 +632,7 @@ LC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_rwlock_trywrlock)(l);
-	ACQUIRE(TRACE_CALL_RWLOCK_TRYWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
+	TRY(TRACE_CALL_RWLOCK_TRYWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
 }
 
 LC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
@@ -510,11 +722,23 @@ LC_EXPORT int sem_wait(sem_t *s)
 	return sem_acquire(TRACE_CALL_SEM_WAIT, s);
 }
 
+/* As a trylock (soft trylocks, above): tried at its turn when recorded, else EAGAIN at once. */
 LC_EXPORT int sem_trywait(sem_t *s)
 {
+	int r;
+
 	if (!sync_on())
 		return IP_REAL(sem_trywait)(s);
-	return sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
+	if (!try_recorded(TRACE_CALL_SEM_TRYWAIT)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	lc_trying = 1;
+	r = sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
+	lc_trying = 0;
+	if (r != 0)
+		lc_soft_clocks = 1;
+	return r;
 }
 
 LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
@@ -560,7 +784,7 @@ LC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_spin_trylock)(l);
-	ACQUIRE(TRACE_CALL_SPIN_TRYLOCK, (const void *)l, IP_REAL(pthread_spin_lock)(l));
+	TRY(TRACE_CALL_SPIN_TRYLOCK, (const void *)l, IP_REAL(pthread_spin_lock)(l));
 }
 
 LC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
@@ -583,6 +807,8 @@ static int once_runner(void)
 	for (uint64_t i = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE); i < lc.nev; i++) {
 		const struct lc_ev *ev = &lc.ev[i - lc.base];
 
+		if (ev->thread == me && lc_try_failed(ev))
+			continue; /* done as a no-op before it (soft trylocks) */
 		if (ev->thread == me)
 			return !(ev->kind == TRACE_EV_SYNC && ev->call == TRACE_CALL_PTHREAD_ONCE &&
 			         ev->result == 0);
