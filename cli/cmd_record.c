@@ -443,7 +443,8 @@ static void warn_unrecorded(const struct cli_unrecorded *u, void *arg)
 
 /* Compress the traces the recorded processes stored (--compress after): each of ours that
  * no process still writes (libtrace/compact.c), at zstd level 3, out of the program's time. */
-static void compress_traces(const char *dir, const char *root, int quiet)
+static void compress_traces(const char *dir, const char *root, int quiet,
+                            unsigned long long stored[2])
 {
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
@@ -469,6 +470,10 @@ static void compress_traces(const char *dir, const char *root, int quiet)
 				fprintf(stderr, "encore record: warning: %s: %s; the trace stays "
 				        "uncompressed, readable as it is\n", paths[j], diag.msg);
 			busy += st.busy;
+			if (st.after) {
+				stored[0] += st.before;
+				stored[1] += st.after;
+			}
 		}
 	}
 	if (busy && !quiet)
@@ -480,7 +485,8 @@ static void compress_traces(const char *dir, const char *root, int quiet)
 	trace_session_close(s);
 }
 
-static void report(const char *dir, const char *root, int quiet)
+static void report(const char *dir, const char *root, int quiet,
+                   const unsigned long long stored[2])
 {
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
@@ -523,12 +529,18 @@ static void report(const char *dir, const char *root, int quiet)
 		        "encore record: warning: %s was not recorded (the recorder could not start "
 		        "in it: setuid program, static interpreter, or an unwritable %s)\n",
 		        root, dir);
-	if (!quiet)
+	if (!quiet) {
+		char was[96] = "";
+
+		if (stored[0])
+			snprintf(was, sizeof(was), "; compressed after the run from %llu KiB to %llu",
+			         (stored[0] + 1023) / 1024, (stored[1] + 1023) / 1024);
 		fprintf(stderr,
-		        "encore record: %zu process%s (%zu trace file%s, %llu KiB) recorded in %s; "
+		        "encore record: %zu process%s (%zu trace file%s, %llu KiB%s) recorded in %s; "
 		        "'encore check %s' verifies them\n",
 		        nproc, nproc == 1 ? "" : "es", nfiles, nfiles == 1 ? "" : "s",
-		        (bytes + 1023) / 1024, dir, dir);
+		        (bytes + 1023) / 1024, was, dir, dir);
+	}
 }
 
 /* --- the command ----------------------------------------------------------------------------- */
@@ -734,6 +746,7 @@ int cmd_record(int argc, char **argv)
 	struct ip_rec_env e = { 0 };
 	char prog[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX], why[3 * PATH_MAX];
 	char sess[64], env[IP_DIR_MAX + 1024];
+	unsigned long long stored[2] = { 0, 0 };
 	int ret, status;
 
 	if ((ret = parse_args(argc, argv, &a)) >= 0)
@@ -773,8 +786,8 @@ int cmd_record(int argc, char **argv)
 	if ((ret = run_recorded(prog, argv + optind, env, lib, &status)) != 0)
 		return ret;
 	if (!a.inline_zstd)
-		compress_traces(absdir, a.name, a.quiet);
-	report(absdir, a.name, a.quiet);
+		compress_traces(absdir, a.name, a.quiet, stored);
+	report(absdir, a.name, a.quiet, stored);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
