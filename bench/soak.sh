@@ -6,9 +6,11 @@
 # started and stopped by pid; only the server is recorded (`encore record -o DIR -- SERVER`),
 # never the load tool.  Printed per server: throughput bare and recorded, the median of the
 # pair ratios recorded/bare, crashes (the server died before it was stopped, ended by a
-# signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request.
+# signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request
+# (on disk while the server ran, and at the end, once `encore record` compressed the traces).
 #
-#   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install] [SERVER...]
+#   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install]
+#           [--compress after|inline] [SERVER...]
 #   soak.sh --check [--encore PATH] [--keep DIR [--perf]] [SERVER...]
 #
 # SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all), and nginx-close
@@ -21,8 +23,8 @@
 # installed; --keep DIR keeps each recorded session as DIR/SERVER (and the number of requests
 # in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
 # profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
-# same load in DIR/SERVER.bare.perf.  Servers that refuse to run as root (postgres,
-# memcached) run as nobody.
+# same load in DIR/SERVER.bare.perf.  --compress: `encore record --compress` (default: its
+# own, after).  Servers that refuse to run as root (postgres, memcached) run as nobody.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +35,7 @@ CHECK=0
 INSTALL=0
 KEEP=
 PERF=()
+REC_OPTS=()
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
 EXTRA=(nginx-close lighttpd-close)
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--install) INSTALL=1 ;;
 	--keep) KEEP=$2; shift ;;
 	--perf) PERF=(perf record -q -F 9999 -o) ;;
+	--compress) REC_OPTS=(--compress "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) SERVERS+=("$1") ;;
@@ -347,20 +351,21 @@ cputicks() {
 # child PID: the first child of PID (none: empty).
 child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/null; }
 
-# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
-# server's CPU microseconds per request).
+# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES (the
+# session's size at the end) LBYTES (its size while the server ran, before compression) CPU
+# (the server's CPU microseconds per request).
 run_one() {
 	local srv=$1 mode=$2 dir port pid spid status=0 lrc early sig
 	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
 	chmod 755 "$dir"
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
-	CRASH=0 WHY='' BYTES=0 CPU=0
+	CRASH=0 WHY='' BYTES=0 LBYTES=0 CPU=0
 	# setsid: the server (and its workers) in a process group of their own, led by $pid, so
 	# that a worker its master left behind (crashed, or killed as hung) is ended with it
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
-		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q "${REC_OPTS[@]}" -o "$dir/session" -- "${CMD[@]}" \
 			>>"$dir/server.out" 2>&1 </dev/null &
 	else
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
@@ -407,6 +412,7 @@ run_one() {
 	if [ -n "$spid" ] && kill -0 "$pid" 2>/dev/null; then
 		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
 			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
+		[ "$mode" = bare ] || LBYTES=$(du -sb "$dir/session" 2>/dev/null | awk '{ print $1 }')
 		# fails when the server has ended already and been reaped (encore record reporting)
 		kill -TERM "$spid" 2>/dev/null && early=0
 		# a server that does not end within 30 s of SIGTERM hangs: killed, and counted
@@ -515,11 +521,11 @@ for srv in "${SERVERS[@]}"; do
 		continue
 	fi
 	say "== $(label "$srv"): $PAIRS pairs, bare and recorded alternating, ${SECS}s each"
-	ratios=() cratios=() cpub=() cpur=() bares=() recs=() bpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
+	ratios=() cratios=() cpub=() cpur=() bares=() recs=() bpr=() lbpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
 	for p in $(seq 1 "$PAIRS"); do
 		for mode in bare rec; do
 			run_one "$srv" "$mode"
-			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes")"
+			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes ($LBYTES while running)")"
 			if [ $mode = bare ]; then
 				b_rps=$RPS b_crash=$CRASH b_cpu=$CPU
 				[ $CRASH = 0 ] && cpub+=("$CPU")
@@ -529,6 +535,7 @@ for srv in "${SERVERS[@]}"; do
 				crash_r=$((crash_r + CRASH)); err_r=$((err_r + ERRS))
 				[ $CRASH = 0 ] && recs+=("$RPS") && cpur+=("$CPU")
 				[ "$REQS" -gt 0 ] && bpr+=("$(awk -v b="$BYTES" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
+				[ "$REQS" -gt 0 ] && lbpr+=("$(awk -v b="${LBYTES:-0}" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
 				if [ $CRASH = 0 ] && [ "$b_crash" = 0 ] && [ "$b_rps" != 0 ]; then
 					ratios+=("$(awk -v r="$RPS" -v b="$b_rps" 'BEGIN { printf "%.3f", r / b }')")
 					[ "$CPU" = 0 ] || cratios+=("$(awk -v r="$CPU" -v b="$b_cpu" 'BEGIN { printf "%.3f", b / r }')")
@@ -536,10 +543,11 @@ for srv in "${SERVERS[@]}"; do
 			fi
 		done
 	done
-	ROWS+=("$(printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
+	ROWS+=("$(printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s %8s' "$(label "$srv")" \
 		"$(median %.0f "${bares[@]}")" "$(median %.0f "${recs[@]}")" "$(median %.3f "${ratios[@]}")" \
 		"$(median %.2f "${cpub[@]}")" "$(median %.2f "${cpur[@]}")" "$(median %.3f "${cratios[@]}")" \
-		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${bpr[@]}")")")
+		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${lbpr[@]}")" \
+		"$(median %.0f "${bpr[@]}")")")
 	FAILED=$((FAILED + crash_b + crash_r + (err_b + err_r > 0)))
 done
 
@@ -549,12 +557,13 @@ if [ $CHECK = 1 ]; then
 	exit 0
 fi
 say ""
-say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
-	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
+say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs${REC_OPTS[*]:+, ${REC_OPTS[*]}}, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s %8s\n' server "bare/s" "rec/s" ratio \
+	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "run B/r" "B/req"
 printf '%s\n' "${ROWS[@]}"
 say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"
 say " pairs with a crash left out; us/req: the server's CPU time per request, b bare, r recorded;"
 say " cpu: median of the pair ratios bare/recorded CPU per request, what the throughput ratio"
-say " would be if the server were CPU-bound; B/req: trace bytes per request)"
+say " would be if the server were CPU-bound; run B/r: trace bytes per request on disk while the"
+say " server ran (uncompressed with --compress after); B/req: trace bytes per request at the end)"
 [ $FAILED -eq 0 ]

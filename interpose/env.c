@@ -357,7 +357,8 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 	put_key_u64(&o, "k=", e->hash_every);
 	put_key_u64(&o, "depth=", e->depth);
 	put_key_u64(&o, "max=", e->max_bytes);
-	put_key_u64(&o, "zl=", e->zlevel);
+	if (e->zlevel) /* 0, stored chunks, is what an absent key means */
+		put_key_u64(&o, "zl=", e->zlevel);
 	put_key_list(&o, "ch=", ch);
 	put_key_list(&o, "fd=", fd);
 	return put_dir(&o, e->dir);

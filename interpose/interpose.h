@@ -188,7 +188,7 @@ int ip_env_list_next(const char **p, const char *end, uint64_t *v, int want, uns
 int ip_valid_name(const char *s, size_t n, size_t cap);
 
 /* ENCORE_RECORD=v=1;name=N;parent=P;sess=S;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;
- *               k=64;depth=4;max=0;zl=0;ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
+ *               k=64;depth=4;max=0;[zl=1;]ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
  *               dir=/abs/path
  * EXT is the recorder's: bit 0 external, bit 1 undecided, then the ports (recorder/core.c).
  * `pid` is the process that wrote the value for an exec; 0 from `encore record`.  Unknown
