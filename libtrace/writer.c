@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 #include <string.h>
@@ -60,25 +61,35 @@ struct ck_chan {
 	struct trace_endpoint ep;
 };
 
+/* The fields every event touches come first, in the first two cache lines (the struct is
+ * mapped page-aligned): a server's own work between two events evicts them, so each line
+ * more is a miss more per event (bench/README.md, "Compression out of the program"). */
 struct trace_writer {
-	int fd;
-	uint8_t *tail;        /* the mapped tail region: header then data */
-	size_t tail_size;
+	/* line 0: the append */
 	uint8_t *data;
+	uint8_t *tail;        /* the mapped tail region: header then data */
 	uint32_t cap;
 	uint32_t used;        /* bytes in data, including a record still being written */
 	uint32_t first_record;/* offset of the first record starting in data, or FMT_NO_RECORD */
 	uint32_t tail_nevents;/* events starting in data */
-	uint64_t seq;         /* sequence number the tail will get */
 	uint64_t count;       /* events written */
-	uint64_t tail_first;  /* events started before data's first byte */
-	uint64_t end;         /* file offset of the next chunk */
-	uint64_t last_time;
+	int broken;           /* sticky: a failed write leaves the file as it was, say so */
+	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
+	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
 	uint32_t thread;      /* the thread of the last event, as a reader knows it (0 after a
 	                         checkpoint): a thread record precedes an event of another */
+	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
+	/* line 1: the encoding's state */
+	uint64_t last_time;
 	int compact_clock;    /* version 2: clock values as deltas (F_CLOCK) */
 	uint32_t clock_seen;  /* bit k: clock slot k had a value in a record of this chunk */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock slot */
+	/* the rest: at chunk flushes and opens */
+	int fd;
+	size_t tail_size;
+	uint64_t seq;         /* sequence number the tail will get */
+	uint64_t tail_first;  /* events started before data's first byte */
+	uint64_t end;         /* file offset of the next chunk */
 	int level;
 	int store;            /* chunks stored, not compressed (see the top of this file) */
 	uint64_t max_bytes;
@@ -87,14 +98,10 @@ struct trace_writer {
 	uint64_t page;
 	uint64_t live_bytes;
 	uint64_t dropped;
-	int broken;           /* sticky: a failed write leaves the file as it was, say so */
 	int stop_errno;       /* why it broke (errno), also in the tail header */
-	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
-	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
 	size_t ck_size;
 	uint8_t *ck_buf;      /* budget only: a checkpoint record's payload is encoded here */
 	size_t ck_buf_size;
-	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
 	int ck_writing;       /* a checkpoint is being written (its flush asks for none) */
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
@@ -103,6 +110,7 @@ struct trace_writer {
 	size_t comp_cap;
 	size_t self_size;
 };
+_Static_assert(offsetof(struct trace_writer, last_time) == 64, "line 0 is one cache line");
 
 /* --- system calls that bypass any interposer ------------------------------------------ */
 
