@@ -20,6 +20,10 @@
  *                                                    which 32 random lines of 8 MiB are
  *                                                    touched, a server's work in between: the
  *                                                    fastest chunk of 20,000)
+ *   record_pingpong inputloop CALLS                 (the same with a read of up to 128 bytes
+ *                                                    from stdin instead of the clock: fed by
+ *                                                    an unrecorded writer, every byte is
+ *                                                    external input, logged whole)
  *
  * Each configuration runs R times (default 3), bare and recorded runs alternating, and the
  * fastest run of each counts, to damp noise from the machine.  Timing inside the workers
@@ -319,7 +323,7 @@ static int timeloop(long calls)
  * touched the time before: each gettimeofday here is preceded by 32 reads and writes of random
  * lines of an 8 MiB buffer, so recorded minus bare is the logging path with cold caches
  * (bench/README.md, "Compression out of the program"). */
-static int cacheloop(long calls)
+static int cacheloop(long calls, int input)
 {
 	const size_t size = 8u << 20, chunk = 20000;
 	uint8_t *buf = malloc(size);
@@ -344,8 +348,16 @@ static int cacheloop(long calls)
 				x ^= x << 17;
 				sink += buf[(x % (size / 64)) * 64]++;
 			}
-			gettimeofday(&tv, NULL);
-			sink += tv.tv_usec;
+			if (input) {
+				char b[128];
+
+				if (read(0, b, sizeof(b)) <= 0)
+					return 1;
+				sink += b[0];
+			} else {
+				gettimeofday(&tv, NULL);
+				sink += tv.tv_usec;
+			}
 		}
 		{
 			double ns = (double)(now_ns() - t0) / (double)chunk;
@@ -504,7 +516,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "timeloop"))
 		return timeloop(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "cacheloop"))
-		return cacheloop(atol(argv[2]));
+		return cacheloop(atol(argv[2]), 0);
+	if (argc == 3 && !strcmp(argv[1], "inputloop"))
+		return cacheloop(atol(argv[2]), 1);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--encore") && i + 1 < argc)
 			encore = argv[++i];
