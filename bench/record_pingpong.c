@@ -322,7 +322,7 @@ static int timeloop(long calls)
 /* A server reads the clock between pieces of its own work, which evict what the recorder
  * touched the time before: each gettimeofday here is preceded by 32 reads and writes of random
  * lines of an 8 MiB buffer, so recorded minus bare is the logging path with cold caches
- * (bench/README.md, "Compression out of the program"). */
+ * (bench/README.md, "Third round"). */
 static int cacheloop(long calls, int input)
 {
 	const size_t size = 8u << 20, chunk = 20000;

@@ -1,9 +1,9 @@
 /*
  * compact.c: compresses a finished trace whose chunks were stored rather than compressed
- * (trace_writer_options.level TRACE_LEVEL_STORE), out of the recorded program: `encore record` runs it on each
- * trace of its session once the command it ran has ended, so that zstd's cost, about half of
- * what recording costs a server in time (bench/README.md), is paid by encore and not by the
- * program's own thread.
+ * (trace_writer_options.level TRACE_LEVEL_STORE), out of the recorded program: `encore
+ * record` runs it on each trace of its session once the command it ran has ended, so that
+ * zstd's cost is paid by encore and not in the program's own thread (bench/README.md,
+ * "Third round").
  *
  * The file is rewritten whole under a temporary name (".NAME.compact", which no session
  * listing takes for a trace) and renamed over the original, so that a crash of either side
@@ -120,8 +120,8 @@ static int check_layout(struct job *j)
 	tail_off = get_u64(h + HDR_TAIL_OFF);
 	j->chunks_off = get_u64(h + HDR_CHUNKS_OFF);
 	if (meta_len > MAX_META || tail_size < FMT_TAIL_HEADER ||
-	    tail_off < FMT_HEADER_SIZE + (uint64_t)meta_len || j->chunks_off != tail_off + tail_size ||
-	    j->size < j->chunks_off)
+	    tail_off < FMT_HEADER_SIZE + (uint64_t)meta_len ||
+	    j->chunks_off != tail_off + tail_size || j->size < j->chunks_off)
 		return 0;
 	meta = malloc(meta_len ? meta_len : 1);
 	if (!meta || xpread(j->fd, meta, meta_len, FMT_HEADER_SIZE) != 0) {
@@ -220,7 +220,8 @@ static int copy_head(struct job *j)
 	if (grow(&j->raw, &j->raw_cap, 1 << 16) != 0)
 		return -1;
 	while (off < j->chunks_off) {
-		size_t k = j->chunks_off - off < j->raw_cap ? (size_t)(j->chunks_off - off) : j->raw_cap;
+		size_t k = j->chunks_off - off < j->raw_cap ? (size_t)(j->chunks_off - off) :
+		                                              j->raw_cap;
 
 		if (xpread(j->fd, j->raw, k, off) != 0 || xpwrite(j->out, j->raw, k, off) != 0)
 			return -1;
@@ -245,7 +246,8 @@ int trace_compact_file(int dirfd, const char *name, int level,
 	j.name = name;
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
-	if (strchr(name, '/') || snprintf(tmp, sizeof(tmp), ".%s.compact", name) >= (int)sizeof(tmp)) {
+	if (strchr(name, '/') ||
+	    snprintf(tmp, sizeof(tmp), ".%s.compact", name) >= (int)sizeof(tmp)) {
 		fmt_diag(diag, TRACE_EINVAL, name, 0, "not a trace file name");
 		return TRACE_EINVAL;
 	}
@@ -284,8 +286,8 @@ int trace_compact_file(int dirfd, const char *name, int level,
 	if (j.out < 0 && errno == EEXIST) {
 		/* left by a compaction that did not finish (this file's lock is ours now) */
 		if (unlinkat(dirfd, tmp, 0) == 0)
-			j.out = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			               0600);
+			j.out = openat(dirfd, tmp,
+			               O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	}
 	if (j.out < 0)
 		goto sys_tmp;

@@ -8,10 +8,11 @@
  * and the tail starts again.  Ordering of the tail-header stores is what makes a crash at
  * any point recoverable; see "Recovery" in the format document.
  *
- * A storing writer (level TRACE_LEVEL_STORE) does not compress: its chunks are zstd frames of raw blocks,
- * the tail's bytes written as they are, and `encore record` compresses the finished file
- * afterwards, outside the program (compact.c).  The writer holds a shared flock on the file
- * from open to close, which is how compact.c knows that nobody writes the file any more.
+ * A storing writer (level TRACE_LEVEL_STORE) does not compress: its chunks are zstd frames
+ * of raw blocks, the tail's bytes written as they are, and `encore record` compresses the
+ * finished file afterwards, outside the program (compact.c).  The writer holds a shared
+ * flock on the file from open to close, which is how compact.c knows that nobody writes the
+ * file any more.
  *
  * After trace_writer_open nothing here allocates (every buffer, the zstd context included,
  * is mapped at open), and system calls are made with syscall(2) directly: the writer lives
@@ -63,7 +64,7 @@ struct ck_chan {
 
 /* The fields every event touches come first, in the first two cache lines (the struct is
  * mapped page-aligned): a server's own work between two events evicts them, so each line
- * more is a miss more per event (bench/README.md, "Compression out of the program"). */
+ * more is a miss more per event. */
 struct trace_writer {
 	/* line 0: the append */
 	uint8_t *data;
@@ -133,8 +134,9 @@ static long sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 }
 
 /* iov[0..n) one after the other from off: pwrite each (no pwritev: the recorder's own
- * system calls stay the few a sandboxed program may still allow, recorder/README.md). */
-static long sys_pwritev(int fd, const struct iovec *iov, int n, uint64_t off)
+ * system calls stay the few a sandboxed program may still allow, recorder/README.md).  The
+ * file grows piece by piece, so a crash in between leaves a chunk cut short, never a hole. */
+static long sys_pwrite_pieces(int fd, const struct iovec *iov, int n, uint64_t off)
 {
 	uint64_t done = 0;
 
@@ -447,8 +449,9 @@ static int stop(struct trace_writer *w, int e)
 #define STORE_IOV (2 * (MAX_CHUNK / ZSTD_BLOCK_MAX) + 2)
 
 /* Store the tail as a chunk: the header, the frame's head and each block's head are built in
- * w->comp and the data bytes are written from the mapped tail itself: one CRC pass and one
- * write, where compressing in the program's thread costs several times that. */
+ * w->comp and the data bytes are written from the mapped tail itself: one CRC pass and two
+ * writes per 128 KiB, where compressing costs the program its caches (bench/README.md,
+ * "Third round"). */
 static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size_t *payload)
 {
 	uint8_t *h = w->comp, *b = w->comp + FMT_CHUNK_HEADER;
@@ -470,7 +473,8 @@ static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size
 		b[2] = (uint8_t)(bh >> 16);
 		if (n == 1) {
 			iov[0].iov_len = (size_t)(b + ZSTD_BLOCK_HEAD - h);
-			crc = trace_crc32c(crc, h + FMT_CHUNK_HEADER, iov[0].iov_len - FMT_CHUNK_HEADER);
+			crc = trace_crc32c(crc, h + FMT_CHUNK_HEADER,
+			                   iov[0].iov_len - FMT_CHUNK_HEADER);
 		} else {
 			iov[n++] = (struct iovec){ b, ZSTD_BLOCK_HEAD };
 			crc = trace_crc32c(crc, b, ZSTD_BLOCK_HEAD);
@@ -522,7 +526,7 @@ static int flush_chunk(struct trace_writer *w)
 
 		xfsz_block(&g);
 		/* stored: the pieces store_chunk described, the chunk's header in the first */
-		r = w->store ? sys_pwritev(w->fd, iov, niov, at) :
+		r = w->store ? sys_pwrite_pieces(w->fd, iov, niov, at) :
 		               sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
 		xfsz_unblock(&g, r < 0 && errno == EFBIG);
 		if (r < 0)

@@ -724,11 +724,11 @@ int rec_open_trace(int64_t ppid)
 	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
 	/* Chunks are stored, and `encore record` compresses each trace once it is finished:
-	 * compressing in the program's thread was about half of what recording cost a server
-	 * in time (bench/README.md, "Compression out of the program").  Compressed here when
-	 * asked (--compress inline) or with a budget, whose drops count compressed bytes: at
-	 * zstd level 1 by default, not the writer's 3, which on sync events cost 250
-	 * instructions per event against 10 (bench/README.md "sync") for no smaller file. */
+	 * compressing in the program's thread doubled what recording adds to a read of input
+	 * bytes (bench/README.md, "Third round").  Compressed here when asked (--compress
+	 * inline) or with a budget, whose drops count compressed bytes: at zstd level 1 by
+	 * default, not the writer's 3, which on sync events cost 250 instructions per event
+	 * against 10 (bench/README.md "sync") for no smaller file. */
 	opt.level = rec.zlevel ? (int)rec.zlevel : rec.max_bytes ? 1 : TRACE_LEVEL_STORE;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
 	if (raised)

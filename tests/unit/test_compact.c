@@ -58,7 +58,8 @@ static void make_event(struct trace_event *ev, uint64_t i, uint8_t *buf)
 			buf[k] = (uint8_t)unit_rng_next(&r);
 		ev->result = 200;
 	} else {
-		ev->result = snprintf((char *)buf, 256, "GET /index-%llu.html HTTP/1.1\r\nHost: x\r\n\r\n",
+		ev->result = snprintf((char *)buf, 256,
+		                      "GET /index-%llu.html HTTP/1.1\r\nHost: x\r\n\r\n",
 		                      (unsigned long long)(i % 50));
 	}
 	ev->len = (uint64_t)ev->result;
