@@ -6,9 +6,11 @@
 # started and stopped by pid; only the server is recorded (`encore record -o DIR -- SERVER`),
 # never the load tool.  Printed per server: throughput bare and recorded, the median of the
 # pair ratios recorded/bare, crashes (the server died before it was stopped, ended by a
-# signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request.
+# signal, or logged a crashed worker), errors the load tool saw, and trace bytes per request
+# (on disk while the server ran, and at the end, once `encore record` compressed the traces).
 #
-#   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install] [SERVER...]
+#   soak.sh [--encore PATH] [--pairs N] [--seconds S] [--quick] [--install]
+#           [--compress after|inline] [--against PATH [--against-lib SO]] [SERVER...]
 #   soak.sh --check [--encore PATH] [--keep DIR [--perf]] [SERVER...]
 #
 # SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all), and nginx-close
@@ -21,8 +23,12 @@
 # installed; --keep DIR keeps each recorded session as DIR/SERVER (and the number of requests
 # in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
 # profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
-# same load in DIR/SERVER.bare.perf.  Servers that refuse to run as root (postgres,
-# memcached) run as nobody.
+# same load in DIR/SERVER.bare.perf.  --compress: `encore record --compress` (default: its
+# own, after).  --against PATH: a second encore (another build, the recorder before a change;
+# --against-lib: its libencore-record.so, default beside it or in its build tree) recorded in
+# each pair too, bare, recorded and recorded by it alternating, and printed as a second row
+# per server ("SERVER vs"): two recorders compared under the same load.  Servers that refuse
+# to run as root (postgres, memcached) run as nobody.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +39,9 @@ CHECK=0
 INSTALL=0
 KEEP=
 PERF=()
+REC_OPTS=()
+AGAINST=
+AGAINST_LIB=
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
 EXTRA=(nginx-close lighttpd-close)
@@ -48,6 +57,9 @@ while [ $# -gt 0 ]; do
 	--install) INSTALL=1 ;;
 	--keep) KEEP=$2; shift ;;
 	--perf) PERF=(perf record -q -F 9999 -o) ;;
+	--compress) REC_OPTS=(--compress "$2"); shift ;;
+	--against) AGAINST=$2; shift ;;
+	--against-lib) AGAINST_LIB=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) SERVERS+=("$1") ;;
@@ -63,6 +75,18 @@ done
 case "$PAIRS$SECS" in *[!0-9]*) echo "soak.sh: --pairs and --seconds take whole numbers" >&2; exit 2 ;; esac
 [ -x "$ENCORE" ] || { echo "soak.sh: no encore at $ENCORE; build first or pass --encore PATH" >&2; exit 2; }
 ENCORE=$(cd "$(dirname "$ENCORE")" && pwd)/$(basename "$ENCORE")
+MODES="bare rec"
+if [ -n "$AGAINST" ]; then
+	[ -x "$AGAINST" ] || { echo "soak.sh: no encore at $AGAINST (--against)" >&2; exit 2; }
+	AGAINST=$(cd "$(dirname "$AGAINST")" && pwd)/$(basename "$AGAINST")
+	for l in "$AGAINST_LIB" "$(dirname "$AGAINST")/libencore-record.so" \
+		"$(dirname "$AGAINST")/../recorder/libencore-record.so"; do
+		[ -n "$l" ] && [ -r "$l" ] && { AGAINST_LIB=$(cd "$(dirname "$l")" && pwd)/$(basename "$l"); break; }
+	done
+	[ -r "$AGAINST_LIB" ] || { echo "soak.sh: no libencore-record.so for $AGAINST (--against-lib)" >&2; exit 2; }
+	[ $CHECK = 0 ] || { echo "soak.sh: --against compares throughput, not with --check" >&2; exit 2; }
+	MODES="bare rec vs"
+fi
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" || exit 2
 	KEEP=$(cd "$KEEP" && pwd)
@@ -347,21 +371,25 @@ cputicks() {
 # child PID: the first child of PID (none: empty).
 child() { [ -n "$1" ] && awk '{ print $1 }' "/proc/$1/task/$1/children" 2>/dev/null; }
 
-# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES CPU (the
-# server's CPU microseconds per request).
+# run_one SERVER bare|rec: one run; sets RPS REQS ERRS CRASH (0/1, and WHY) BYTES (the
+# session's size at the end) LBYTES (its size while the server ran, before compression) CPU
+# (the server's CPU microseconds per request).
 run_one() {
 	local srv=$1 mode=$2 dir port pid spid status=0 lrc early sig
 	dir=$(mktemp -d "$WORK/$srv-$mode.XXXXXX")
 	chmod 755 "$dir"
 	port=$(free_port)
 	setup "$srv" "$dir" "$port"
-	CRASH=0 WHY='' BYTES=0 CPU=0
+	CRASH=0 WHY='' BYTES=0 LBYTES=0 CPU=0
 	# setsid: the server (and its workers) in a process group of their own, led by $pid, so
 	# that a worker its master left behind (crashed, or killed as hung) is ended with it
 	if [ "$mode" = rec ]; then
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.perf"
-		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q -o "$dir/session" -- "${CMD[@]}" \
+		setsid "${PERF[@]}" "${RUNAS[@]}" "$ENCORE" record -q "${REC_OPTS[@]}" -o "$dir/session" -- "${CMD[@]}" \
 			>>"$dir/server.out" 2>&1 </dev/null &
+	elif [ "$mode" = vs ]; then
+		setsid "${RUNAS[@]}" env ENCORE_RECORD_LIB="$AGAINST_LIB" "$AGAINST" record -q \
+			-o "$dir/session" -- "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
 	else
 		[ ${#PERF[@]} -eq 0 ] || PERF[6]="$KEEP/$srv.bare.perf"
 		setsid "${PERF[@]}" "${RUNAS[@]}" "${CMD[@]}" >>"$dir/server.out" 2>&1 </dev/null &
@@ -380,7 +408,7 @@ run_one() {
 	fi
 	# the server is encore record's child (and encore perf's under --perf); it is running (it
 	# accepted), so it is there at once unless the machine is slow
-	if [ "$mode" = rec ] || [ ${#PERF[@]} -gt 0 ]; then
+	if [ "$mode" != bare ] || [ ${#PERF[@]} -gt 0 ]; then
 		for _ in $(seq 1 300); do
 			spid=$pid
 			[ "$mode" = bare ] || spid=$(child "$spid")
@@ -407,6 +435,7 @@ run_one() {
 	if [ -n "$spid" ] && kill -0 "$pid" 2>/dev/null; then
 		CPU=$(awk -v t="$(cputicks "$spid")" -v hz="$(getconf CLK_TCK)" -v n="$REQS" \
 			'BEGIN { if (n > 0) printf "%.2f", t * 1e6 / hz / n; else print 0 }')
+		[ "$mode" = bare ] || LBYTES=$(du -sb "$dir/session" 2>/dev/null | awk '{ print $1 }')
 		# fails when the server has ended already and been reaped (encore record reporting)
 		kill -TERM "$spid" 2>/dev/null && early=0
 		# a server that does not end within 30 s of SIGTERM hangs: killed, and counted
@@ -443,7 +472,7 @@ run_one() {
 		CRASH=1 WHY="${WHY:+$WHY; }the server logged a crash: $(grep -Ehi -m1 'signal|Segmentation' \
 			"$dir/server.out" "$dir/server.log" 2>/dev/null | head -1 | cut -c1-100)"
 	fi
-	if [ "$mode" = rec ] && [ -d "$dir/session" ]; then
+	if [ "$mode" != bare ] && [ -d "$dir/session" ]; then
 		BYTES=$(du -sb "$dir/session" | awk '{ print $1 }')
 		if [ -n "$KEEP" ]; then
 			rm -rf "${KEEP:?}/$srv"
@@ -514,33 +543,50 @@ for srv in "${SERVERS[@]}"; do
 		fi
 		continue
 	fi
-	say "== $(label "$srv"): $PAIRS pairs, bare and recorded alternating, ${SECS}s each"
-	ratios=() cratios=() cpub=() cpur=() bares=() recs=() bpr=() crash_b=0 crash_r=0 err_b=0 err_r=0
+	say "== $(label "$srv"): $PAIRS pairs, bare and recorded alternating, ${SECS}s each${AGAINST:+ (and recorded by $AGAINST)}"
+	cpub=() bares=() crash_b=0 err_b=0
+	for m in rec vs; do
+		eval "${m}_ratios=() ${m}_cratios=() ${m}_cpu=() ${m}_rps=() ${m}_bpr=() ${m}_lbpr=() ${m}_crash=0 ${m}_err=0"
+	done
 	for p in $(seq 1 "$PAIRS"); do
-		for mode in bare rec; do
+		for mode in $MODES; do
 			run_one "$srv" "$mode"
-			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" = rec ] && echo ", trace $BYTES bytes")"
+			say "   pair $p $mode: $RPS req/s, $REQS requests, $ERRS errors, $CPU us CPU/req$([ $CRASH = 1 ] && echo ", CRASH: $WHY")$([ "$mode" != bare ] && echo ", trace $BYTES bytes ($LBYTES while running)")"
 			if [ $mode = bare ]; then
 				b_rps=$RPS b_crash=$CRASH b_cpu=$CPU
 				[ $CRASH = 0 ] && cpub+=("$CPU")
 				crash_b=$((crash_b + CRASH)); err_b=$((err_b + ERRS))
 				[ $CRASH = 0 ] && bares+=("$RPS")
-			else
-				crash_r=$((crash_r + CRASH)); err_r=$((err_r + ERRS))
-				[ $CRASH = 0 ] && recs+=("$RPS") && cpur+=("$CPU")
-				[ "$REQS" -gt 0 ] && bpr+=("$(awk -v b="$BYTES" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
-				if [ $CRASH = 0 ] && [ "$b_crash" = 0 ] && [ "$b_rps" != 0 ]; then
-					ratios+=("$(awk -v r="$RPS" -v b="$b_rps" 'BEGIN { printf "%.3f", r / b }')")
-					[ "$CPU" = 0 ] || cratios+=("$(awk -v r="$CPU" -v b="$b_cpu" 'BEGIN { printf "%.3f", b / r }')")
-				fi
+				continue
 			fi
+			declare -n a_ratios=${mode}_ratios a_cratios=${mode}_cratios a_cpu=${mode}_cpu \
+				a_rps=${mode}_rps a_bpr=${mode}_bpr a_lbpr=${mode}_lbpr a_crash=${mode}_crash \
+				a_err=${mode}_err
+			a_crash=$((a_crash + CRASH)); a_err=$((a_err + ERRS))
+			[ $CRASH = 0 ] && a_rps+=("$RPS") && a_cpu+=("$CPU")
+			[ "$REQS" -gt 0 ] && a_bpr+=("$(awk -v b="$BYTES" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
+			[ "$REQS" -gt 0 ] && a_lbpr+=("$(awk -v b="${LBYTES:-0}" -v n="$REQS" 'BEGIN { printf "%.0f", b / n }')")
+			if [ $CRASH = 0 ] && [ "$b_crash" = 0 ] && [ "$b_rps" != 0 ]; then
+				a_ratios+=("$(awk -v r="$RPS" -v b="$b_rps" 'BEGIN { printf "%.3f", r / b }')")
+				[ "$CPU" = 0 ] || a_cratios+=("$(awk -v r="$CPU" -v b="$b_cpu" 'BEGIN { printf "%.3f", b / r }')")
+			fi
+			unset -n a_ratios a_cratios a_cpu a_rps a_bpr a_lbpr a_crash a_err
 		done
 	done
-	ROWS+=("$(printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s' "$(label "$srv")" \
-		"$(median %.0f "${bares[@]}")" "$(median %.0f "${recs[@]}")" "$(median %.3f "${ratios[@]}")" \
-		"$(median %.2f "${cpub[@]}")" "$(median %.2f "${cpur[@]}")" "$(median %.3f "${cratios[@]}")" \
-		"$crash_b/$PAIRS" "$crash_r/$PAIRS" "$err_b/$err_r" "$(median %.0f "${bpr[@]}")")")
-	FAILED=$((FAILED + crash_b + crash_r + (err_b + err_r > 0)))
+	for m in $MODES; do
+		[ "$m" != bare ] || continue
+		declare -n a_ratios=${m}_ratios a_cratios=${m}_cratios a_cpu=${m}_cpu a_rps=${m}_rps \
+			a_bpr=${m}_bpr a_lbpr=${m}_lbpr a_crash=${m}_crash a_err=${m}_err
+		ROWS+=("$(printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s %8s' \
+			"$(label "$srv")$([ "$m" = vs ] && echo " vs")" \
+			"$(median %.0f "${bares[@]}")" "$(median %.0f "${a_rps[@]}")" "$(median %.3f "${a_ratios[@]}")" \
+			"$(median %.2f "${cpub[@]}")" "$(median %.2f "${a_cpu[@]}")" "$(median %.3f "${a_cratios[@]}")" \
+			"$crash_b/$PAIRS" "$a_crash/$PAIRS" "$err_b/$a_err" "$(median %.0f "${a_lbpr[@]}")" \
+			"$(median %.0f "${a_bpr[@]}")")")
+		FAILED=$((FAILED + a_crash + (a_err > 0)))
+		unset -n a_ratios a_cratios a_cpu a_rps a_bpr a_lbpr a_crash a_err
+	done
+	FAILED=$((FAILED + crash_b + (err_b > 0)))
 done
 
 if [ $CHECK = 1 ]; then
@@ -549,12 +595,14 @@ if [ $CHECK = 1 ]; then
 	exit 0
 fi
 say ""
-say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s\n' server "bare/s" "rec/s" ratio \
-	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "B/req"
+say "soak: $(date -u '+%F %H:%M UTC'), $PAIRS pairs of ${SECS}s runs${REC_OPTS[*]:+, ${REC_OPTS[*]}}, load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+printf '%-14s %10s %10s %6s %9s %9s %6s %9s %9s %11s %8s %8s\n' server "bare/s" "rec/s" ratio \
+	"us/req b" "us/req r" "cpu" "crash b" "crash r" "errors b/r" "run B/r" "B/req"
 printf '%s\n' "${ROWS[@]}"
 say "(req/s: throughput, medians of the runs; ratio: median of the pair ratios recorded/bare,"
 say " pairs with a crash left out; us/req: the server's CPU time per request, b bare, r recorded;"
 say " cpu: median of the pair ratios bare/recorded CPU per request, what the throughput ratio"
-say " would be if the server were CPU-bound; B/req: trace bytes per request)"
+say " would be if the server were CPU-bound; run B/r: trace bytes per request on disk while the"
+say " server ran (uncompressed with --compress after); B/req: trace bytes per request at the end;"
+say " a row \"SERVER vs\": the same pairs recorded by the --against encore)"
 [ $FAILED -eq 0 ]

@@ -82,6 +82,16 @@ static void usage(FILE *out)
 	        "                        are counted apart). It cannot be replayed: replay starts\n"
 	        "                        each process at its first event, and refuses a session\n"
 	        "                        whose traces dropped any, naming the range\n"
+	        "    --compress WHEN     inline (default): each process compresses its own\n"
+	        "                        chunks as it goes (zstd level 1), so a long recording\n"
+	        "                        takes little disk.  after: the recorded processes write\n"
+	        "                        their chunks uncompressed and this command compresses\n"
+	        "                        each trace once CMD has ended, out of the program's time\n"
+	        "                        (less CPU in the program on input-heavy servers); while\n"
+	        "                        CMD runs its traces take 3-30 times the disk (a trace\n"
+	        "                        still open at the end, its process having outlived CMD,\n"
+	        "                        stays so, readable as it is).  Always inline with\n"
+	        "                        --max-bytes\n"
 	        "    -q, --quiet         no summary line (warnings are still printed)\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
@@ -432,7 +442,52 @@ static void warn_unrecorded(const struct cli_unrecorded *u, void *arg)
 		        cli_unrecorded_reason(u));
 }
 
-static void report(const char *dir, const char *root, int quiet)
+/* Compress the traces the recorded processes stored (--compress after): each of ours that
+ * no process still writes (libtrace/compact.c), at zstd level 3, out of the program's time. */
+static void compress_traces(const char *dir, const char *root, int quiet,
+                            unsigned long long stored[2])
+{
+	struct trace_session *s = NULL;
+	struct trace_diag diag;
+	size_t i, j, busy = 0;
+	int dirfd;
+
+	memset(&diag, 0, sizeof(diag));
+	if (trace_session_open(dir, &s, &diag) != 0)
+		return; /* report() says why */
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (i = 0; dirfd >= 0 && i < trace_session_count(s); i++) {
+		const char *const *paths;
+		size_t nf = trace_session_files(s, i, &paths);
+
+		if (!is_ours(trace_session_name(s, i), root))
+			continue;
+		for (j = 0; j < nf; j++) {
+			const char *base = strrchr(paths[j], '/');
+			struct trace_compact_stats st;
+
+			memset(&diag, 0, sizeof(diag));
+			if (trace_compact_file(dirfd, base ? base + 1 : paths[j], 3, &st, &diag) < 0)
+				fprintf(stderr, "encore record: warning: %s: %s; the trace stays "
+				        "uncompressed, readable as it is\n", paths[j], diag.msg);
+			busy += st.busy;
+			if (st.after) {
+				stored[0] += st.before;
+				stored[1] += st.after;
+			}
+		}
+	}
+	if (busy && !quiet)
+		fprintf(stderr, "encore record: %zu trace%s still written by a process that "
+		        "outlived %s stay%s uncompressed\n", busy, busy == 1 ? "" : "s", root,
+		        busy == 1 ? "s" : "");
+	if (dirfd >= 0)
+		close(dirfd);
+	trace_session_close(s);
+}
+
+static void report(const char *dir, const char *root, int quiet,
+                   const unsigned long long stored[2])
 {
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
@@ -475,12 +530,18 @@ static void report(const char *dir, const char *root, int quiet)
 		        "encore record: warning: %s was not recorded (the recorder could not start "
 		        "in it: setuid program, static interpreter, or an unwritable %s)\n",
 		        root, dir);
-	if (!quiet)
+	if (!quiet) {
+		char was[96] = "";
+
+		if (stored[0])
+			snprintf(was, sizeof(was), "; compressed after the run from %llu KiB to %llu",
+			         (stored[0] + 1023) / 1024, (stored[1] + 1023) / 1024);
 		fprintf(stderr,
-		        "encore record: %zu process%s (%zu trace file%s, %llu KiB) recorded in %s; "
+		        "encore record: %zu process%s (%zu trace file%s, %llu KiB%s) recorded in %s; "
 		        "'encore check %s' verifies them\n",
 		        nproc, nproc == 1 ? "" : "es", nfiles, nfiles == 1 ? "" : "s",
-		        (bytes + 1023) / 1024, dir, dir);
+		        (bytes + 1023) / 1024, was, dir, dir);
+	}
 }
 
 /* --- the command ----------------------------------------------------------------------------- */
@@ -491,6 +552,7 @@ struct record_args {
 	unsigned long hash_every, depth;
 	unsigned long long max_bytes;
 	int quiet;
+	int inline_zstd;     /* --compress inline */
 	char namebuf[TRACE_NAME_MAX];
 };
 
@@ -505,6 +567,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "hash-every", required_argument, NULL, 'k' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "max-bytes", required_argument, NULL, 'm' },
+		{ "compress", required_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -513,6 +576,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 
 	a->hash_every = 64;
 	a->depth = 4;
+	a->inline_zstd = 1; /* production recordings run for days: disk first (bench/README.md) */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
 		char *end;
@@ -522,6 +586,14 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case 's': a->join_dir = optarg; break;
 		case 'n': a->name = optarg; break;
 		case 'q': a->quiet = 1; break;
+		case 'z':
+			if (strcmp(optarg, "after") != 0 && strcmp(optarg, "inline") != 0) {
+				cli_error("record", "bad value for --compress: '%s' (after or inline)",
+				          optarg);
+				return CLI_USAGE;
+			}
+			a->inline_zstd = strcmp(optarg, "inline") == 0;
+			break;
 		case 'k':
 		case 'd':
 		case 'm': {
@@ -676,6 +748,7 @@ int cmd_record(int argc, char **argv)
 	struct ip_rec_env e = { 0 };
 	char prog[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX], why[3 * PATH_MAX];
 	char sess[64], env[IP_DIR_MAX + 1024];
+	unsigned long long stored[2] = { 0, 0 };
 	int ret, status;
 
 	if ((ret = parse_args(argc, argv, &a)) >= 0)
@@ -704,6 +777,7 @@ int cmd_record(int argc, char **argv)
 	e.hash_every = (uint32_t)a.hash_every;
 	e.depth = (uint32_t)a.depth;
 	e.max_bytes = a.max_bytes;
+	e.zlevel = a.inline_zstd ? 1 : 0;
 	e.dir = absdir;
 	if (strlen(absdir) >= IP_DIR_MAX ||
 	    ip_rec_env_encode(env, sizeof(env), &e, NULL, NULL) != 0) {
@@ -713,7 +787,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if ((ret = run_recorded(prog, argv + optind, env, lib, &status)) != 0)
 		return ret;
-	report(absdir, a.name, a.quiet);
+	if (!a.inline_zstd)
+		compress_traces(absdir, a.name, a.quiet, stored);
+	report(absdir, a.name, a.quiet, stored);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -323,6 +323,8 @@ static int rec_key(void *arg, const char *key, size_t klen, const char *val, siz
 		e->depth = v > 32 ? 32 : (uint32_t)v;
 	else if (KEY("max"))
 		e->max_bytes = v;
+	else if (KEY("zl"))
+		e->zlevel = v > 19 ? 19 : (uint32_t)v;
 	else if (KEY("pid"))
 		e->pid = (int64_t)v;
 	return 0;
@@ -355,6 +357,8 @@ int ip_rec_env_encode(char *buf, size_t cap, const struct ip_rec_env *e,
 	put_key_u64(&o, "k=", e->hash_every);
 	put_key_u64(&o, "depth=", e->depth);
 	put_key_u64(&o, "max=", e->max_bytes);
+	if (e->zlevel) /* 0, stored chunks, is what an absent key means */
+		put_key_u64(&o, "zl=", e->zlevel);
 	put_key_list(&o, "ch=", ch);
 	put_key_list(&o, "fd=", fd);
 	return put_dir(&o, e->dir);

@@ -188,7 +188,7 @@ int ip_env_list_next(const char **p, const char *end, uint64_t *v, int want, uns
 int ip_valid_name(const char *s, size_t n, size_t cap);
 
 /* ENCORE_RECORD=v=1;name=N;parent=P;sess=S;seg=0;first=0;fidx=0;forks=0;nch=0;pid=0;
- *               k=64;depth=4;max=0;ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
+ *               k=64;depth=4;max=0;[zl=1;]ch=ID:TYPE:EXT:DIR:B0:B1:H0:H1:S0:S1,...;fd=FD:ID,...;
  *               dir=/abs/path
  * EXT is the recorder's: bit 0 external, bit 1 undecided, then the ports (recorder/core.c).
  * `pid` is the process that wrote the value for an exec; 0 from `encore record`.  Unknown
@@ -209,6 +209,9 @@ struct ip_rec_env {
 	uint32_t hash_every;    /* K: every K-th event of a direction carries the hash (64) */
 	uint32_t depth;         /* call-site frames (4, at most 32) */
 	uint64_t max_bytes;     /* disk budget, 0 unbounded */
+	uint32_t zlevel;        /* zstd level of the recorder's chunks; 0: stored, for `encore
+	                           record` to compress afterwards (always compressed with a
+	                           budget) */
 	struct ip_env_slice ch, fd; /* decode: the lists; encode: unused (the iterators) */
 	const char *dir;        /* absolute, shorter than IP_DIR_MAX */
 };

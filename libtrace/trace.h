@@ -397,13 +397,18 @@ struct trace_stack {
  *
  * After trace_writer_open, trace_writer_event allocates nothing and makes no system call
  * except when a chunk is full (compression and one write).  Not thread-safe: the recorder
- * serialises.
+ * serialises.  The file is flock'ed (shared) while a writer has it open, so that
+ * trace_compact_file never rewrites a trace that is still being written.
  */
 struct trace_writer;
 
+#define TRACE_LEVEL_STORE (-0x7fffffff) /* trace_writer_options.level: store the chunks */
 struct trace_writer_options {
 	uint32_t chunk_size;   /* raw bytes per chunk; 0 = default (64 KiB) */
-	int level;             /* zstd level; 0 = default (3) */
+	int level;             /* zstd level; 0 = default (3); TRACE_LEVEL_STORE: chunks stored,
+	                          not compressed (zstd frames of raw blocks), for
+	                          trace_compact_file to compress later out of the program; with a
+	                          budget (max_bytes) they are compressed at the default level */
 	uint64_t max_bytes;    /* disk budget for chunks; 0 = unbounded. Oldest chunks are
 	                          dropped (hole-punched) and the drop is recorded in the file */
 	int plain_clocks;      /* 1: clock values as plain data, a version-1 file that older
@@ -471,6 +476,21 @@ int trace_writer_move_fd(struct trace_writer *w, int fd);
  * space is used up the writer stops on TRACE_STOP_RESERVE.  0, or a negative error (nothing
  * changed then). */
 int trace_writer_reserve(struct trace_writer *w, uint64_t bytes);
+
+/* What trace_compact_file did. */
+struct trace_compact_stats {
+	uint64_t before, after; /* file sizes (after: 0 when it was left as it was) */
+	uint64_t chunks;        /* stored chunks compressed */
+	int busy;               /* left alone: a writer still has it open */
+};
+/* Compress the stored chunks of the trace `name` in dirfd (written with TRACE_LEVEL_STORE), at
+ * zstd `level`, once no writer has it open: the file is rewritten under a temporary name and
+ * renamed over the original, so that it is whole at every instant.  Returns 1 when it was
+ * rewritten; 0 when it was left as it was (a writer still has it open, nothing stored, a
+ * budgeted trace, or a file that does not read back whole: `encore check` says why); or a
+ * negative code (diag names the file and the system's reason). */
+int trace_compact_file(int dirfd, const char *name, int level,
+                       struct trace_compact_stats *stats, struct trace_diag *diag);
 
 /* ---------------------------------------------------------------------------------------
  * Reader.  Streams the events of one trace file.  A file cut short or damaged yields every

@@ -8,6 +8,12 @@
  * and the tail starts again.  Ordering of the tail-header stores is what makes a crash at
  * any point recoverable; see "Recovery" in the format document.
  *
+ * A storing writer (level TRACE_LEVEL_STORE) does not compress: its chunks are zstd frames
+ * of raw blocks, the tail's bytes written as they are, and `encore record` compresses the
+ * finished file afterwards, outside the program (compact.c).  The writer holds a shared
+ * flock on the file from open to close, which is how compact.c knows that nobody writes the
+ * file any more.
+ *
  * After trace_writer_open nothing here allocates (every buffer, the zstd context included,
  * is mapped at open), and system calls are made with syscall(2) directly: the writer lives
  * inside the recorder's preload library, whose interposers must never see its I/O.
@@ -21,11 +27,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h> /* struct iovec */
 #include <unistd.h>
 
 #define ZSTD_STATIC_LINKING_ONLY
@@ -53,40 +62,47 @@ struct ck_chan {
 	struct trace_endpoint ep;
 };
 
+/* The fields every event touches come first, in the first two cache lines (the struct is
+ * mapped page-aligned): a server's own work between two events evicts them, so each line
+ * more is a miss more per event. */
 struct trace_writer {
-	int fd;
-	uint8_t *tail;        /* the mapped tail region: header then data */
-	size_t tail_size;
+	/* line 0: the append */
 	uint8_t *data;
+	uint8_t *tail;        /* the mapped tail region: header then data */
 	uint32_t cap;
 	uint32_t used;        /* bytes in data, including a record still being written */
 	uint32_t first_record;/* offset of the first record starting in data, or FMT_NO_RECORD */
 	uint32_t tail_nevents;/* events starting in data */
-	uint64_t seq;         /* sequence number the tail will get */
 	uint64_t count;       /* events written */
-	uint64_t tail_first;  /* events started before data's first byte */
-	uint64_t end;         /* file offset of the next chunk */
-	uint64_t last_time;
+	int broken;           /* sticky: a failed write leaves the file as it was, say so */
+	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
+	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
 	uint32_t thread;      /* the thread of the last event, as a reader knows it (0 after a
 	                         checkpoint): a thread record precedes an event of another */
+	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
+	/* line 1: the encoding's state */
+	uint64_t last_time;
 	int compact_clock;    /* version 2: clock values as deltas (F_CLOCK) */
 	uint32_t clock_seen;  /* bit k: clock slot k had a value in a record of this chunk */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock slot */
+	/* the rest: at chunk flushes and opens */
+	int fd;
+	size_t tail_size;
+	uint64_t seq;         /* sequence number the tail will get */
+	uint64_t tail_first;  /* events started before data's first byte */
+	uint64_t end;         /* file offset of the next chunk */
 	int level;
+	int store;            /* chunks stored, not compressed (see the top of this file) */
 	uint64_t max_bytes;
 	uint64_t live_off;
 	uint64_t chunks_off;
 	uint64_t page;
 	uint64_t live_bytes;
 	uint64_t dropped;
-	int broken;           /* sticky: a failed write leaves the file as it was, say so */
 	int stop_errno;       /* why it broke (errno), also in the tail header */
-	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
-	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
 	size_t ck_size;
 	uint8_t *ck_buf;      /* budget only: a checkpoint record's payload is encoded here */
 	size_t ck_buf_size;
-	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
 	int ck_writing;       /* a checkpoint is being written (its flush asks for none) */
 	ZSTD_CCtx *cctx;
 	void *cctx_mem;
@@ -98,6 +114,7 @@ struct trace_writer {
 	size_t comp_cap;
 	size_t self_size;
 };
+_Static_assert(offsetof(struct trace_writer, last_time) == 64, "line 0 is one cache line");
 
 /* --- system calls that bypass any interposer ------------------------------------------ */
 
@@ -115,6 +132,21 @@ static long sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 		if (r <= 0)
 			return -1;
 		done += (size_t)r;
+	}
+	return (long)done;
+}
+
+/* iov[0..n) one after the other from off: pwrite each (no pwritev: the recorder's own
+ * system calls stay the few a sandboxed program may still allow, recorder/README.md).  The
+ * file grows piece by piece, so a crash in between leaves a chunk cut short, never a hole. */
+static long sys_pwrite_pieces(int fd, const struct iovec *iov, int n, uint64_t off)
+{
+	uint64_t done = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (sys_pwrite(fd, iov[i].iov_base, iov[i].iov_len, off + done) < 0)
+			return -1;
+		done += iov[i].iov_len;
 	}
 	return (long)done;
 }
@@ -422,20 +454,76 @@ static void reserve_mark(struct trace_writer *w, uint64_t at)
 	put_u32(m + CHK_MAGIC, FMT_RESERVE_MAGIC);
 }
 
+/* zstd's frame format (RFC 8878, 3.1.1): a frame whose blocks are raw, which any zstd
+ * decoder reads back; stored chunks are these, so that a stored file is an ordinary one. */
+#define ZSTD_FRAME_MAGIC 0xfd2fb528u
+#define ZSTD_RAW_FHD 0xa0u          /* Single_Segment, a 4-byte Frame_Content_Size, no checksum */
+#define ZSTD_FRAME_HEAD 9u          /* magic, descriptor, content size */
+#define ZSTD_BLOCK_HEAD 3u
+#define ZSTD_BLOCK_MAX (128u * 1024) /* Block_Maximum_Size */
+#define STORE_IOV (2 * (MAX_CHUNK / ZSTD_BLOCK_MAX) + 2)
+
+/* Store the tail as a chunk: the header, the frame's head and each block's head are built in
+ * w->comp and the data bytes are written from the mapped tail itself: one CRC pass and two
+ * writes per 128 KiB, where compressing costs the program its caches (bench/README.md,
+ * "Third round"). */
+static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size_t *payload)
+{
+	uint8_t *h = w->comp, *b = w->comp + FMT_CHUNK_HEADER;
+	uint32_t crc = 0, at = 0;
+	int n = 0;
+
+	put_u32(b, ZSTD_FRAME_MAGIC);
+	b[4] = ZSTD_RAW_FHD;
+	put_u32(b + 5, w->used);
+	b += ZSTD_FRAME_HEAD;
+	*payload = ZSTD_FRAME_HEAD;
+	iov[n++] = (struct iovec){ h, 0 }; /* the headers up to the first block's data */
+	while (at < w->used) {
+		uint32_t k = w->used - at < ZSTD_BLOCK_MAX ? w->used - at : ZSTD_BLOCK_MAX;
+		uint32_t bh = k << 3 | (at + k == w->used); /* Block_Type 0: raw */
+
+		b[0] = (uint8_t)bh;
+		b[1] = (uint8_t)(bh >> 8);
+		b[2] = (uint8_t)(bh >> 16);
+		if (n == 1) {
+			iov[0].iov_len = (size_t)(b + ZSTD_BLOCK_HEAD - h);
+			crc = trace_crc32c(crc, h + FMT_CHUNK_HEADER,
+			                   iov[0].iov_len - FMT_CHUNK_HEADER);
+		} else {
+			iov[n++] = (struct iovec){ b, ZSTD_BLOCK_HEAD };
+			crc = trace_crc32c(crc, b, ZSTD_BLOCK_HEAD);
+		}
+		iov[n++] = (struct iovec){ w->data + at, k };
+		crc = trace_crc32c(crc, w->data + at, k);
+		*payload += ZSTD_BLOCK_HEAD + k;
+		b += ZSTD_BLOCK_HEAD;
+		at += k;
+	}
+	put_u32(h + CHK_PAYLOAD_CRC, crc);
+	return n;
+}
+
 static int flush_chunk(struct trace_writer *w)
 {
+	struct iovec iov[STORE_IOV];
 	size_t clen;
 	uint8_t *h = w->comp;
 	uint64_t at = w->end;
+	int niov = 0;
 
 	if (w->broken)
 		return w->broken;
 	if (w->used == 0)
 		return 0;
-	clen = ZSTD_compressCCtx(w->cctx, w->comp + FMT_CHUNK_HEADER,
-	                         w->comp_cap - FMT_CHUNK_HEADER, w->data, w->used, w->level);
-	if (ZSTD_isError(clen))
-		return stop(w, EIO);
+	if (w->store) {
+		niov = store_chunk(w, iov, &clen);
+	} else {
+		clen = ZSTD_compressCCtx(w->cctx, w->comp + FMT_CHUNK_HEADER,
+		                         w->comp_cap - FMT_CHUNK_HEADER, w->data, w->used, w->level);
+		if (ZSTD_isError(clen))
+			return stop(w, EIO);
+	}
 	put_u32(h + CHK_MAGIC, FMT_CHUNK_MAGIC);
 	put_u32(h + CHK_RAW_LEN, w->used);
 	put_u32(h + CHK_COMP_LEN, (uint32_t)clen);
@@ -443,7 +531,8 @@ static int flush_chunk(struct trace_writer *w)
 	put_u64(h + CHK_SEQ, w->seq);
 	put_u64(h + CHK_FIRST_EVENT, w->tail_first);
 	put_u32(h + CHK_FIRST_RECORD, w->first_record);
-	put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
+	if (!w->store)
+		put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
 	put_u32(h + CHK_RESERVED, 0);
 	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
 	if (w->res) {
@@ -452,8 +541,19 @@ static int flush_chunk(struct trace_writer *w)
 
 		if (at + n + FMT_CHUNK_HEADER > w->res_off + w->res_len)
 			return stop(w, TRACE_STOP_RESERVE); /* the tail still holds the data */
+		uint8_t *to = w->res + (at - w->res_off);
+
 		reserve_mark(w, at + n);
-		memcpy(w->res + (at - w->res_off) + 4, h + 4, n - 4);
+		if (w->store) {
+			/* the pieces store_chunk described, the first one's magic left for last */
+			for (int i = 0, skip = 4; i < niov; i++, skip = 0) {
+				memcpy(to + skip, (const uint8_t *)iov[i].iov_base + skip,
+				       iov[i].iov_len - (size_t)skip);
+				to += iov[i].iov_len;
+			}
+		} else {
+			memcpy(to + 4, h + 4, n - 4);
+		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		memcpy(w->res + (at - w->res_off), h, 4); /* the magic last */
 	} else {
@@ -461,7 +561,9 @@ static int flush_chunk(struct trace_writer *w)
 		long r;
 
 		xfsz_block(&g);
-		r = sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
+		/* stored: the pieces store_chunk described, the chunk's header in the first */
+		r = w->store ? sys_pwrite_pieces(w->fd, iov, niov, at) :
+		               sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
 		xfsz_unblock(&g, r < 0 && errno == EFBIG);
 		if (r < 0)
 			return stop(w, errno); /* the tail still holds the data */
@@ -562,10 +664,20 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 		goto nomem;
 	w->self_size = round_up(sizeof(*w), page);
 	w->fd = fd;
-	w->level = opt && opt->level ? opt->level : 3;
+	w->level = opt && opt->level && opt->level != TRACE_LEVEL_STORE ? opt->level : 3;
 	w->compact_clock = !(opt && opt->plain_clocks);
 	w->max_bytes = opt ? opt->max_bytes : 0;
 	w->first_record = FMT_NO_RECORD;
+	if (opt && opt->level == TRACE_LEVEL_STORE && !w->max_bytes) {
+		/* Stored only under the lock that keeps compact.c off the file while it is written;
+		 * a file system without flock gets compressed chunks. */
+		long r;
+
+		do
+			r = syscall(SYS_flock, fd, LOCK_SH | LOCK_NB);
+		while (r < 0 && errno == EINTR);
+		w->store = r == 0;
+	}
 
 	/* Header and metadata, then the tail region at a page boundary, then chunks. */
 	meta_len = fmt_meta_encode(proc, NULL);

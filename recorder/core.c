@@ -234,6 +234,7 @@ static int env_parse(const char *s, int *stale)
 	rec.hash_every = e.hash_every;
 	rec.depth = e.depth;
 	rec.max_bytes = e.max_bytes;
+	rec.zlevel = e.zlevel;
 	snprintf(rec.dir, sizeof(rec.dir), "%s", e.dir);
 	if (!*stale && (apply_channels(e.ch) != 0 || apply_fds(e.fd) != 0))
 		return -1;
@@ -311,6 +312,7 @@ int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t first_index
 	e.hash_every = rec.hash_every;
 	e.depth = rec.depth;
 	e.max_bytes = rec.max_bytes;
+	e.zlevel = rec.zlevel;
 	e.dir = rec.dir;
 	/* Channels that survive the exec: those with a descriptor not marked close-on-exec
 	 * (one pass over the descriptors; the new image recounts its descriptors). */
@@ -724,10 +726,13 @@ int rec_open_trace(int64_t ppid)
 	memset(&opt, 0, sizeof(opt));
 	memset(&diag, 0, sizeof(diag));
 	opt.max_bytes = rec.max_bytes;
-	/* zstd level 1, not the writer's default 3: the chunk is compressed in the program's
-	 * thread, and on sync events level 3 cost 250 instructions per event against 10 (half of
-	 * a recorded lock/unlock pair, bench/README.md "sync"), for no smaller file there. */
-	opt.level = 1;
+	/* Chunks are stored, and `encore record` compresses each trace once it is finished:
+	 * compressing in the program's thread doubled what recording adds to a read of input
+	 * bytes (bench/README.md, "Third round").  Compressed here when asked (--compress
+	 * inline) or with a budget, whose drops count compressed bytes: at zstd level 1 by
+	 * default, not the writer's 3, which on sync events cost 250 instructions per event
+	 * against 10 (bench/README.md "sync") for no smaller file. */
+	opt.level = rec.zlevel ? (int)rec.zlevel : rec.max_bytes ? 1 : TRACE_LEVEL_STORE;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
 	if (raised)
 		rec_nofile_restore(&nofile);

@@ -203,9 +203,10 @@ static int spawn_env_format(char *buf, size_t cap, uint32_t k, uint64_t fork_ind
 {
 	int n = snprintf(buf, cap,
 	                 REC_ENV "=v=1;name=%s.%u;parent=%s;sess=%s;seg=0;first=0;fidx=%llu;"
-	                         "forks=0;nch=0;pid=0;k=%u;depth=%u;max=%llu;ch=;fd=;dir=%s",
+	                         "forks=0;nch=0;pid=0;k=%u;depth=%u;max=%llu;zl=%u;ch=;fd=;dir=%s",
 	                 rec.name, k, rec.name, rec.session, (unsigned long long)fork_index,
-	                 rec.hash_every, rec.depth, (unsigned long long)rec.max_bytes, rec.dir);
+	                 rec.hash_every, rec.depth, (unsigned long long)rec.max_bytes, rec.zlevel,
+	                 rec.dir);
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -106,6 +106,7 @@ struct rec_state {
 	uint32_t forks;             /* children forked so far: the next is NAME.(forks+1) */
 	uint32_t next_chan;         /* last channel id handed out */
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
+	uint32_t zlevel;            /* zstd level of the chunks; 0: stored (writer.c, compact.c) */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
 	int threads;                /* pthread_create seen: synchronisation is logged (sync.c) */
 	uint32_t nthreads;          /* threads started through pthread_create: the last index */
