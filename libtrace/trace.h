@@ -254,6 +254,10 @@ enum trace_pass_what {
 #define TRACE_FL_OOB      0x4u  /* MSG_OOB */
 #define TRACE_FL_TRUNC    0x8u  /* the result's msg_flags had MSG_TRUNC (recvmsg) */
 #define TRACE_FL_CTRUNC   0x10u /* the result's msg_flags had MSG_CTRUNC (recvmsg) */
+#define TRACE_FL_SHARED   0x20u /* SEND/RECV on a pipe end several processes hold: aux[0] is
+                                   the direction's offset shared by all of them, aux[1] the
+                                   pipe's key, aux[2] the offset when it became shared
+                                   (schemas/trace-format.md, "Shared pipe ends") */
 #define TRACE_FL_LATE     0x100u /* HANDLER: run where the program computed, not at a call:
                                     replay runs it after the event before it (inexact) */
 #define TRACE_FL_AFTER    0x200u /* HANDLER: deferred, run at the end of the call of the event
