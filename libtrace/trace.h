@@ -86,7 +86,11 @@ enum trace_kind {
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
 	TRACE_EV_SYNC = 24,     /* pthread synchronisation (call says which): aux[0] = the object's
 	                           per-process id, result = what the function returned */
-	/* 25-27: kept for threads; 28-31: asynchronous signals and timers */
+	/* 25-26: kept for threads; 28-31: asynchronous signals and timers */
+	TRACE_EV_ORDER = 27,    /* a process-shared semaphore taken (call sem_wait, sem_trywait,
+	                           sem_timedwait): aux[0] = its ticket, the order in which every
+	                           process of the session took it (-1: the call failed), aux[1] =
+	                           the semaphore's key, aux[2] = 0; result and errno the call's */
 	TRACE_EV_HANDLER = 28,  /* the program's handler of an asynchronous signal ran here,
 	                           before the process's next event: result = the signal, aux[0] =
 	                           si_code, aux[1] = si_pid (recorded pid, or an outsider's),

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -360,6 +361,13 @@ REC_HIDDEN void rec_share_lock(uint32_t slot, int dir);
 REC_HIDDEN uint64_t rec_share_unlock(uint32_t slot, int dir, long moved);
 /* Flag the event and set its aux: the shared offset, the pipe's key, the base. */
 REC_HIDDEN void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace_event *ev);
+
+/* A process-shared semaphore's acquisition (sync.c, after the real call returned r):
+ * its ticket (-1: the call failed; -2: not process-shared, or not recorded), then its ORDER
+ * event (before sync.c's own event, if any). */
+REC_HIDDEN int64_t rec_share_sem_ticket(const sem_t *s, int r);
+REC_HIDDEN void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e,
+                                  void *ra);
 
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */

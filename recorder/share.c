@@ -237,3 +237,55 @@ void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace_event *ev)
 	ev->aux[1] = (int64_t)tab[slot - 1].ino;
 	ev->aux[2] = (int64_t)tab[slot - 1].d[dir].base;
 }
+
+/* --- process-shared semaphores ------------------------------------------------------------
+ *
+ * Processes that read one pipe often take a process-shared lock around the read (Python's
+ * multiprocessing queues: a POSIX semaphore in shared memory).  Replay must give that lock
+ * to them in the recorded order, or a process that took it early holds it while waiting for
+ * bytes that come only once a process blocked on it went on.  Each successful sem_wait,
+ * sem_trywait or sem_timedwait of a process-shared semaphore takes a ticket from the table
+ * (a counter per semaphore, keyed by its address: the same in the processes a fork made)
+ * and logs it in an ORDER event; a failed one logs ticket -1. */
+
+/* glibc's sem_t: a 64-bit value, then `private`: FUTEX_SHARED (128) for a process-shared one
+ * (sem_init with pshared, or sem_open), FUTEX_PRIVATE (0) otherwise. */
+struct glibc_sem {
+	uint64_t data;
+	int priv;
+	int pad;
+};
+
+#define SEM_KEY_DEV UINT64_MAX /* table slots of semaphores: (this, address) */
+
+int64_t rec_share_sem_ticket(const sem_t *s, int r)
+{
+	const struct glibc_sem *g = (const void *)s;
+	uint32_t slot;
+
+	if (!s || rec.w == NULL || rec_busy() || __atomic_load_n(&g->priv, __ATOMIC_RELAXED) != 128)
+		return -2;
+	if (r != 0)
+		return -1;
+	slot = share_slot(SEM_KEY_DEV, (uint64_t)(uintptr_t)s, 1);
+	if (!slot)
+		return -2;
+	return (int64_t)__atomic_fetch_add(&tab[slot - 1].d[0].off, 1, __ATOMIC_ACQ_REL);
+}
+
+void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e, void *ra)
+{
+	struct trace_event ev;
+
+	if (ticket == -2 || !rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_ORDER, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 3;
+	ev.aux[0] = ticket;
+	ev.aux[1] = (int64_t)(uintptr_t)s;
+	ev.aux[2] = 0;
+	rec_log(&ev, ra);
+	rec_leave();
+}

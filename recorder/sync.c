@@ -381,6 +381,9 @@ REC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 #define SEM_ACQUIRE(name, call, ...) \
 	do { \
 		int r_ = IP_REAL(name)(__VA_ARGS__), e_ = errno; \
+		/* process-shared: its ticket's ORDER event first (share.c) */ \
+		rec_share_sem_log(s, call, rec_share_sem_ticket(s, r_), r_, e_, \
+		                  __builtin_return_address(0)); \
 		if (sync_on()) \
 			sync_log(call, s, NULL, r_, r_ < 0 ? e_ : 0); \
 		errno = e_; \

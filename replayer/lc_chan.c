@@ -247,6 +247,7 @@ struct share_hdr {
 	uint32_t npend;  /* sends: ranges noted, not yet in the pipe */
 	uint64_t base;   /* the shared offset where the file's bytes begin */
 	uint64_t filled; /* receives: bytes drained up to this offset; sends: written up to it */
+	uint64_t taken;  /* receives: base + the bytes the readers copied out so far */
 	struct {
 		uint64_t off, len;
 	} pend[SHARE_PEND];
@@ -288,7 +289,7 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	if (!sh)
 		lc_diverge("more than %d pipe ends shared by several processes", SHARE_MAX);
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
-	         (long long)ev->aux[1], dir ? "in" : "out");
+	         (long long)ev->aux[1], dir == 2 ? "sem" : dir ? "in" : "out");
 	/* the first one makes it, header first (a later truncation would cut the bytes) */
 	sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path,
 	                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -314,7 +315,7 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	sh->pid = self;
 	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
-		sh->h->base = sh->h->filled = (uint64_t)ev->aux[2];
+		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
 		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
 	}
 	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
@@ -410,7 +411,43 @@ static void recv_shared(const struct lc_ev *ev, int fd, const struct iovec *iov,
 		share_unlock(sh);
 	}
 	share_io(sh, 0, iov, cnt, want, off);
+	__atomic_fetch_add(&sh->h->taken, want, __ATOMIC_RELEASE);
 	lc_wait_state(0, -1, 0, 0);
+}
+
+/* Before a semaphore is taken (lc_sync.c): when this process's next event is a receive on a
+ * pipe end several processes read, wait until the readers before it in the recording took
+ * their bytes.  Readers that take a process-shared lock around their reads (Python's
+ * multiprocessing queues) then take it in the recorded order: one that took it early would
+ * hold it while waiting for bytes the writer sends only once a reader blocked on that lock
+ * has answered.  A process at its halt state does not wait (it halts at its next event). */
+void lc_share_turn(void)
+{
+	const struct lc_ev *ev;
+	struct share *sh;
+	uint64_t off;
+
+	if (!lc_on() || (lc.target != REP_NO_TARGET && lc.pos >= lc.target))
+		return;
+	ev = lc_peek_now();
+	if (ev && ev->kind == TRACE_EV_SIGNAL) {
+		/* the process died of a signal before its next event when recorded: here, rather
+		 * than blocked on a lock the others hold for good (a terminated Pool worker) */
+		lc_signal_run();
+		return;
+	}
+	if (!ev || ev->kind != TRACE_EV_RECV || !(ev->flags & TRACE_FL_SHARED) || ev->naux < 3 ||
+	    ev->result <= 0)
+		return;
+	sh = share_get(ev, 1);
+	off = (uint64_t)ev->aux[0];
+	if (__atomic_load_n(&sh->h->taken, __ATOMIC_ACQUIRE) >= off)
+		return;
+	/* (the slot says running: a kill recorded after this process ended waits for it,
+	 * lc_pids.c) */
+	while (__atomic_load_n(&sh->h->taken, __ATOMIC_ACQUIRE) < off &&
+	       (lc.target == REP_NO_TARGET || lc.pos < lc.target))
+		share_wait(-1, 0);
 }
 
 /* Write the staged bytes [from, from + len) into the pipe (the locks held).  0, or -1 when
@@ -486,6 +523,78 @@ static void send_shared(const struct lc_ev *ev, int fd, const struct iovec *iov,
 		i = 0;
 	}
 	share_unlock(sh);
+}
+
+/* --- process-shared semaphores (ORDER events, recorder/share.c) ----------------------------
+ *
+ * Each acquisition of a process-shared semaphore has a ticket: the order in which the
+ * processes took it.  Replay takes it in that order: an acquisition waits until the tickets
+ * before it were taken (a counter per semaphore in pipe.KEY.sem, shared by the replayed
+ * processes), then makes the real call, blocking (the recorded call succeeded); a recorded
+ * failure (sem_trywait's EAGAIN) comes back without a call. */
+
+static void sem_turn(const struct lc_ev *ev)
+{
+	struct share *sh;
+
+	if (ev->aux[0] < 0)
+		return;
+	sh = share_get(ev, 2);
+	while (__atomic_load_n(&sh->h->filled, __ATOMIC_ACQUIRE) < (uint64_t)ev->aux[0])
+		share_wait(-1, 0);
+}
+
+static void sem_taken(const struct lc_ev *ev)
+{
+	struct share *sh;
+
+	if (ev->aux[0] < 0)
+		return;
+	sh = share_get(ev, 2);
+	__atomic_store_n(&sh->h->filled, (uint64_t)ev->aux[0] + 1, __ATOMIC_RELEASE);
+}
+
+/* The ORDER event taken, whose real call the SYNC event's replay makes (threads). */
+static __thread const struct lc_ev *sem_pending;
+
+int lc_share_sem(sem_t *s, int sync, int *r)
+{
+	const struct lc_ev *ev;
+	int e;
+
+	sem_pending = NULL;
+	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	    ev->kind != TRACE_EV_ORDER)
+		return 0;
+	ev = lc_expect(TRACE_EV_ORDER, -1, "sem_wait"); /* halts here when due */
+	if (ev->naux < 3 || ev->result < 0 || ev->aux[0] < 0) {
+		*r = (int)ev->result;
+		e = ev->err;
+		lc_commit();
+		if (sync)
+			return 0; /* the SYNC event's replay fails it as recorded */
+		if (*r < 0)
+			errno = e;
+		return 1;
+	}
+	sem_turn(ev);
+	lc_commit();
+	if (sync) {
+		sem_pending = ev;
+		return 0;
+	}
+	while (IP_REAL(sem_wait)(s) < 0 && errno == EINTR)
+		;
+	sem_taken(ev);
+	*r = 0;
+	return 1;
+}
+
+void lc_share_sem_done(void)
+{
+	if (sem_pending)
+		sem_taken(sem_pending);
+	sem_pending = NULL;
 }
 
 /* External input's source address and ancillary data, recorded after its bytes (aux[0] and

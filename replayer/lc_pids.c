@@ -289,6 +289,35 @@ static int kill_done(const struct lc_ev *ev, int r)
 	return r;
 }
 
+/* A process of the replay running between two events gets a signal once it stops there (it
+ * waits, halts or ends; or makes no progress for 0.5 s: blocked in a call): the recorded
+ * signal may have come after it ended (Python's Pool terminates workers that have exited),
+ * and a process that died of it dies at its SIGNAL event by itself.  1: send it; 0: the
+ * process has ended, nothing to send. */
+static int kill_settled(pid_t live, int sig)
+{
+	volatile struct rep_slot *t = NULL;
+	uint64_t idx;
+	int still = 0;
+
+	for (size_t i = 0; sig && lc.slots && i < REP_SLOTS_MAX && !t; i++)
+		if (lc.slots[i].pid == live && &lc.slots[i] != lc.slot)
+			t = &lc.slots[i];
+	if (!t)
+		return 1;
+	idx = t->index;
+	while (t->state == REP_SLOT_RUNNING && still < 100) {
+		syscall(SYS_poll, NULL, 0, 5);
+		if (t->index != idx) {
+			idx = t->index;
+			still = 0;
+		} else {
+			still++;
+		}
+	}
+	return t->state != REP_SLOT_DONE;
+}
+
 static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
@@ -298,6 +327,8 @@ static int kill_live(pid_t pid, int sig)
 	if (pid == -1)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
+		return 0;
+	if (pid > 0 && !kill_settled(live, sig))
 		return 0;
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }

@@ -500,11 +500,17 @@ static int sem_acquire(uint32_t call, sem_t *s)
 		r = IP_REAL(sem_wait)(s);
 	while (r < 0 && errno == EINTR);
 	lc_commit();
+	lc_share_sem_done(); /* process-shared: the next ticket's turn (lc_chan.c) */
 	return 0;
 }
 
 LC_EXPORT int sem_wait(sem_t *s)
 {
+	int r;
+
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_wait)(s);
 	return sem_acquire(TRACE_CALL_SEM_WAIT, s);
@@ -512,6 +518,11 @@ LC_EXPORT int sem_wait(sem_t *s)
 
 LC_EXPORT int sem_trywait(sem_t *s)
 {
+	int r;
+
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_trywait)(s);
 	return sem_acquire(TRACE_CALL_SEM_TRYWAIT, s);
@@ -519,6 +530,11 @@ LC_EXPORT int sem_trywait(sem_t *s)
 
 LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 {
+	int r;
+
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_timedwait)(s, ts);
 	return sem_acquire(TRACE_CALL_SEM_TIMEDWAIT, s);
