@@ -290,11 +290,11 @@ static int kill_done(const struct lc_ev *ev, int r)
 }
 
 /* A process of the replay running between two events gets a signal once it stops there (it
- * waits, halts or ends; or makes no progress for 0.5 s: blocked in a call): the recorded
- * signal may have come after it ended (Python's Pool terminates workers that have exited),
- * and a process that died of it dies at its SIGNAL event by itself.  1: send it; 0: the
- * process has ended, nothing to send. */
-static int kill_settled(pid_t live, int sig)
+ * waits, halts or ends, or runs free past a trace SIGKILL cut short; or makes no progress for
+ * 0.5 s: blocked in a call): the recorded signal may have come after it ended (Python's Pool
+ * terminates workers that have exited), and a process that died of it dies at its SIGNAL
+ * event by itself. */
+static void kill_settled(pid_t live, int sig)
 {
 	volatile struct rep_slot *t = NULL;
 	uint64_t idx;
@@ -304,7 +304,7 @@ static int kill_settled(pid_t live, int sig)
 		if (lc.slots[i].pid == live && &lc.slots[i] != lc.slot)
 			t = &lc.slots[i];
 	if (!t)
-		return 1;
+		return;
 	idx = t->index;
 	while (t->state == REP_SLOT_RUNNING && still < 100) {
 		syscall(SYS_poll, NULL, 0, 5);
@@ -315,7 +315,6 @@ static int kill_settled(pid_t live, int sig)
 			still++;
 		}
 	}
-	return t->state != REP_SLOT_DONE;
 }
 
 static int kill_live(pid_t pid, int sig)
@@ -328,8 +327,8 @@ static int kill_live(pid_t pid, int sig)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
-	if (pid > 0 && !kill_settled(live, sig))
-		return 0;
+	if (pid > 0)
+		kill_settled(live, sig);
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
