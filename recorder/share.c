@@ -277,7 +277,14 @@ void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int
 {
 	struct trace_event ev;
 
-	if (ticket == -2 || !rec_enter())
+	if (ticket == -2)
+		return;
+	/* Taking it observes another process's release, which a send of ours may have caused
+	 * (the bytes it waited for): such a send is logged first, as before a receive (rec.h,
+	 * REC_DATA_ORDER) */
+	if (rec.threads && !rec_busy())
+		rec_sends_settle();
+	if (!rec_enter())
 		return;
 	rec_event_init(&ev, TRACE_EV_ORDER, call, -1);
 	ev.result = r;

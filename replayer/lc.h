@@ -202,6 +202,10 @@ LC_HIDDEN void lc_share_turn(void);
  * (1, *r the result); with them (sync 1) returns 0 and the SYNC event's replay makes the real
  * call, then calls lc_share_sem_done. */
 LC_HIDDEN int lc_share_sem(sem_t *s, int sync, int *r);
+/* 1 when channel ch's sends or receives in this image went through a pipe end several
+ * processes held (TRACE_FL_SHARED): the real pipe then says nothing of the data behind a
+ * readiness result (a reader copies its bytes from the staging file), lc_nondet.c. */
+LC_HIDDEN int lc_chan_shared(int32_t ch);
 LC_HIDDEN void lc_share_sem_done(void);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
