@@ -368,6 +368,9 @@ REC_HIDDEN void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace
 REC_HIDDEN int64_t rec_share_sem_ticket(const sem_t *s, int r);
 REC_HIDDEN void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e,
                                   void *ra);
+/* Before sem_post of a process-shared semaphore: its ORDER event (the tickets taken so far:
+ * the acquisition with the next one follows this release). */
+REC_HIDDEN void rec_share_sem_post(const sem_t *s, void *ra);
 
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */

@@ -296,3 +296,24 @@ void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int
 	rec_log(&ev, ra);
 	rec_leave();
 }
+
+void rec_share_sem_post(const sem_t *s, void *ra)
+{
+	const struct glibc_sem *g = (const void *)s;
+	struct trace_event ev;
+	uint32_t slot;
+
+	if (!s || rec.w == NULL || rec_busy() || __atomic_load_n(&g->priv, __ATOMIC_RELAXED) != 128)
+		return;
+	slot = share_slot(SEM_KEY_DEV, (uint64_t)(uintptr_t)s, 1);
+	if (!slot || !rec_enter())
+		return;
+	/* the tickets taken so far: the next one is taken after this release */
+	rec_event_init(&ev, TRACE_EV_ORDER, TRACE_CALL_SEM_POST, -1);
+	ev.naux = 3;
+	ev.aux[0] = (int64_t)__atomic_load_n(&tab[slot - 1].d[0].off, __ATOMIC_ACQUIRE);
+	ev.aux[1] = (int64_t)(uintptr_t)s;
+	ev.aux[2] = 0;
+	rec_log(&ev, ra);
+	rec_leave();
+}

@@ -407,6 +407,7 @@ REC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 
 REC_EXPORT int sem_post(sem_t *s)
 {
+	rec_share_sem_post(s, __builtin_return_address(0)); /* process-shared: share.c */
 	POST(sem_post, TRACE_CALL_SEM_POST, s, s);
 }
 

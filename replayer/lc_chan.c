@@ -587,7 +587,7 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 
 	sem_pending = NULL;
 	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
-	    ev->kind != TRACE_EV_ORDER)
+	    ev->kind != TRACE_EV_ORDER || ev->call == TRACE_CALL_SEM_POST)
 		return 0;
 	ev = lc_expect(TRACE_EV_ORDER, -1, "sem_wait"); /* halts here when due */
 	if (ev->naux < 3 || ev->result < 0 || ev->aux[0] < 0) {
@@ -611,6 +611,17 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 	sem_taken(ev);
 	*r = 0;
 	return 1;
+}
+
+void lc_share_sem_post(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	    ev->kind != TRACE_EV_ORDER || ev->call != TRACE_CALL_SEM_POST)
+		return;
+	lc_expect(TRACE_EV_ORDER, -1, "sem_post");
+	lc_commit();
 }
 
 void lc_share_sem_done(void)

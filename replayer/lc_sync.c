@@ -542,6 +542,7 @@ LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 
 LC_EXPORT int sem_post(sem_t *s)
 {
+	lc_share_sem_post(); /* process-shared: its ORDER event (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_post)(s);
 	RELEASE(TRACE_CALL_SEM_POST, s, IP_REAL(sem_post)(s));
