@@ -5,16 +5,18 @@
 # task, in the order the answers came), and halts at `encore inf`'s cut for a predicate on a
 # worker (replayer/README.md, "Pipe ends several processes hold").  Before the shared offsets,
 # the workers raced for the tasks in replay and printed another assignment.
-# Usage: replay_pipe_workers.sh ENCORE PROG
+# With "sem" the workers take process-shared semaphores around their reads and answers (as
+# Python's multiprocessing.Pool does): replay gives them in the recorded order.
+# Usage: replay_pipe_workers.sh ENCORE PROG [sem]
 set -eu
-encore=$1 prog=$2
+encore=$1 prog=$2 mode=${3:-}
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_pipe_workers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }   # the first cut
 
 for rec in 1 2 3 4 5; do
     s=$tmp/s$rec
-    "$encore" record -q -o "$s" --name pw -- "$prog" > "$tmp/rec.out"
+    "$encore" record -q -o "$s" --name pw -- "$prog" $mode > "$tmp/rec.out"
     [ "$(grep -c '^worker [0-2] did task ' "$tmp/rec.out")" = 12 ] || {
         echo "FAIL: recording $rec:"; cat "$tmp/rec.out"; exit 1; }
     for run in 1 2; do
@@ -46,4 +48,4 @@ for rec in 1 2 3 4 5; do
         echo "FAIL: recording $rec: encore inf says $a, the replay halted at $b"; exit 1
     fi
 done
-echo "ok: 5 recordings of workers sharing a task pipe replayed twice each with the same output, and halted at the cut"
+echo "ok: 5 recordings of workers sharing a task pipe${mode:+ ($mode)} replayed twice each with the same output, and halted at the cut"
