@@ -51,8 +51,8 @@ static long sys(long nr, long a, long b, long c, long d, long e, long f)
 	return IP_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 
-/* Map the table (made by the first process that needs it).  0, or -1. */
-static int share_map(void)
+/* Map the table (made by the first process that needs it, when `make`).  0, or -1. */
+static int share_map(int make)
 {
 	char path[sizeof(rec.dir) + sizeof(REC_SHARE_FILE) + 2];
 	size_t size = REC_SHARE_SLOTS * sizeof(struct share_slot);
@@ -70,8 +70,12 @@ static int share_map(void)
 		tab_failed = 1;
 		return -1;
 	}
-	fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600,
-	         0, 0);
+	fd = sys(SYS_openat, AT_FDCWD, (long)path,
+	         O_RDWR | O_CLOEXEC | O_NOFOLLOW | (make ? O_CREAT : 0), 0600, 0, 0);
+	if (fd < 0 && !make) {
+		rec_fd_order_end(&held);
+		return -1; /* no table: nothing is shared yet (asked again later) */
+	}
 	if (fd >= 0 && (sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || st.st_uid != rec.owner ||
 	                (st.st_size < (off_t)size && sys(SYS_ftruncate, fd, (long)size, 0, 0, 0, 0) != 0))) {
 		sys(SYS_close, fd, 0, 0, 0, 0, 0);
@@ -98,7 +102,7 @@ static uint32_t share_slot(uint64_t dev, uint64_t ino, int make)
 {
 	uint32_t h = (uint32_t)((ino * 0x9e3779b97f4a7c15ull) >> 40) % REC_SHARE_SLOTS;
 
-	if (share_map() != 0)
+	if (share_map(make) != 0)
 		return 0;
 	for (uint32_t i = 0; i < REC_SHARE_SLOTS; i++) {
 		struct share_slot *s = &tab[(h + i) % REC_SHARE_SLOTS];
@@ -170,7 +174,7 @@ void rec_share_fork(void)
 void rec_share_image(void)
 {
 	/* A new image: the ends it inherited that are shared already (the table says so). */
-	if (share_map() != 0)
+	if (share_map(0) != 0)
 		return;
 	for (int fd = 0; fd < REC_FD_MAX; fd++) {
 		int32_t v = rec.fd[fd];
