@@ -30,6 +30,14 @@ for rec in 1 2 3 4 5; do
             exit 1
         fi
     done
+    if [ "$mode" = sem ]; then
+        # the semaphores' order is in the happened-before relation, in SQL too: each worker's
+        # acquisition after the one before it (from another process at least once)
+        n=$("$encore" sql --csv "$s" "SELECT count(*) FROM dependency d JOIN event a ON a.id = d.src
+            JOIN event b ON b.id = d.dst WHERE d.kind = 'order' AND a.proc != b.proc AND hb(d.src, d.dst)")
+        n=$(echo "$n" | tail -1)
+        [ "$n" -gt 0 ] || { echo "FAIL: recording $rec: no semaphore edge between processes in SQL"; exit 1; }
+    fi
     [ ! -e "$s/.encore-replay" ] || { echo "FAIL: the replay left $s/.encore-replay:"; ls -la "$s/.encore-replay"; exit 1; }
     # the halt: the first state where worker 2 has received 2 tasks, if it ever does (a worker
     # may get fewer); else one where some worker has received one
