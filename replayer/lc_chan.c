@@ -469,7 +469,11 @@ static int share_pump(struct share *sh, int fd, uint64_t from, uint64_t len)
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0 && errno == EAGAIN) {
+				/* a full pipe: the board says so (the GD's stall report, a halt) */
+				lc_wait_state(TRACE_EV_SEND, fd, fd < LC_FD_MAX && lc_fd[fd] > 0 ? (uint32_t)lc_fd[fd] : 0,
+				              len);
 				wait_fd(fd, POLLOUT);
+				lc_wait_state(0, -1, 0, 0);
 				continue;
 			}
 			if (r < 0 && errno == EPIPE)
