@@ -225,8 +225,8 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
  *
  * When recorded, every send and receive on such an end carries the offset of its direction
  * shared by all the holders (recorder/share.c).  Replay gives each its recorded bytes without
- * making the processes take turns (they may hold a process-shared lock around the call, as
- * Python's multiprocessing does, whose order replay does not enforce):
+ * making the processes take turns at the pipe (they may hold a process-shared lock around the
+ * call, as Python's multiprocessing does, whose order ORDER events give, below):
  *   - receives: whichever reader needs bytes not yet taken drains the pipe, in order, into a
  *     staging file shared by the readers (DIR/.encore-replay/pipe.KEY.in, the bytes at their
  *     shared offset), and every reader copies its own range [offset, offset + result) from
@@ -240,7 +240,7 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 
 #define SHARE_HDR 4096
 #define SHARE_PEND 200
-#define SHARE_MAX 32
+#define SHARE_MAX 256 /* pipes and semaphores one process uses */
 
 struct share_hdr {
 	uint32_t state;  /* 0 new, 1 being set up, 2 ready */
@@ -287,7 +287,8 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 			sh = x;
 	}
 	if (!sh)
-		lc_diverge("more than %d pipe ends shared by several processes", SHARE_MAX);
+		lc_diverge("more than %d pipe ends and semaphores shared by several processes",
+		           SHARE_MAX);
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
 	         (long long)ev->aux[1], dir == 2 ? "sem" : dir ? "in" : "out");
 	/* the first one makes it, header first (a later truncation would cut the bytes) */
