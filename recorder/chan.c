@@ -81,8 +81,10 @@ void rec_chan_inherit_all(void)
 {
 	uint32_t i;
 
-	/* a new image (not a forked child, whose ends the parent shared before the fork): the
-	 * pipe ends it inherited that other processes hold (share.c) */
+	/* a new process: the TID share.c cached is the forking thread's; a new image (not a
+	 * forked child, whose ends the parent shared before the fork): the pipe ends it
+	 * inherited that other processes hold */
+	rec_share_child();
 	if (rec.segment > 0)
 		rec_share_image();
 

@@ -355,6 +355,8 @@ REC_HIDDEN void rec_loader_end(void);
 REC_HIDDEN void rec_share_fork(void);
 /* A new image: the inherited ends the table knows are shared again. */
 REC_HIDDEN void rec_share_image(void);
+/* A new process (its one thread): forget the TID the forking thread cached. */
+REC_HIDDEN void rec_share_child(void);
 /* Around the real call on a shared end (slot = rec_chan.share, dir REC_IN or REC_OUT):
  * unlock returns the direction's offset before the call and adds `moved` when positive. */
 REC_HIDDEN void rec_share_lock(uint32_t slot, int dir);

@@ -184,9 +184,20 @@ void rec_share_image(void)
 	}
 }
 
+/* The calling thread's TID, the lock's owner word: cached (a system call per shared read
+ * doubled its cost), forgotten in a new process (rec_share_child). */
+static __thread uint32_t share_tid __attribute__((tls_model("initial-exec")));
+
 static uint32_t my_tid(void)
 {
-	return (uint32_t)sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (__builtin_expect(share_tid == 0, 0))
+		share_tid = (uint32_t)sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	return share_tid;
+}
+
+void rec_share_child(void)
+{
+	share_tid = 0;
 }
 
 void rec_share_lock(uint32_t slot, int dir)
