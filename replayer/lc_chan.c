@@ -605,6 +605,8 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 			errno = e;
 		return 1;
 	}
+	if (lc.online)
+		lc_request(lc.pos + 1); /* the GD pulls the holders before it (the analyzer's edges) */
 	sem_turn(ev);
 	lc_commit();
 	if (sync) {
