@@ -55,5 +55,12 @@ for rec in 1 2 3 4 5; do
     if [ -z "$a" ] || [ "$a" != "$b" ]; then
         echo "FAIL: recording $rec: encore inf says $a, the replay halted at $b"; exit 1
     fi
+    # the online protocol (the GD pulls what each receive and acquisition needs) halts there too
+    if ! timeout 120 "$encore" replay --online --json --then kill --stall-timeout 10 --stop "$p" \
+            "$s" > "$tmp/onl.json" 2> "$tmp/onl.err"; then
+        echo "FAIL: recording $rec: the online replay did not halt:"; cat "$tmp/onl.err"; exit 1
+    fi
+    o=$(cuts "$tmp/onl.json")
+    [ "$a" = "$o" ] || { echo "FAIL: recording $rec: '$p' online halted at $o, not $a"; exit 1; }
 done
 echo "ok: 5 recordings of workers sharing a task pipe${mode:+ ($mode)} replayed twice each with the same output, and halted at the cut"
