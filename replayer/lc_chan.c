@@ -417,11 +417,12 @@ static void recv_shared(const struct lc_ev *ev, int fd, const struct iovec *iov,
 }
 
 /* Before a semaphore is taken (lc_sync.c): when this process's next event is a receive on a
- * pipe end several processes read, wait until the readers before it in the recording took
- * their bytes.  Readers that take a process-shared lock around their reads (Python's
- * multiprocessing queues) then take it in the recorded order: one that took it early would
- * hold it while waiting for bytes the writer sends only once a reader blocked on that lock
- * has answered.  A process at its halt state does not wait (it halts at its next event). */
+ * pipe end several processes read (the semaphore had no ticket: not process-shared as glibc
+ * marks it), wait until the readers before it in the recording took their bytes, so that
+ * readers that take a lock around their reads take it in the recorded order: one that took
+ * it early would hold it while waiting for bytes the writer sends only once a reader blocked
+ * on that lock has answered.  A process at its halt state does not wait (it halts at its
+ * next event). */
 void lc_share_turn(void)
 {
 	const struct lc_ev *ev;
