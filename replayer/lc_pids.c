@@ -289,23 +289,6 @@ static int kill_done(const struct lc_ev *ev, int r)
 	return r;
 }
 
-/* A process of the replay running between two events gets a signal once it stops there (it
- * waits, halts or ends, or runs free past a trace SIGKILL cut short), or after 0.5 s: the
- * recorded signal may have come after it ended (Python's Pool terminates workers that have
- * exited, and a replayed worker may be a little behind), and a process that died of it dies
- * at its SIGNAL event by itself.  Bounded: a process whose threads keep running (memcached)
- * may wait for this very signal's arrival to run its handler. */
-static void kill_settled(pid_t live, int sig)
-{
-	volatile struct rep_slot *t = NULL;
-
-	for (size_t i = 0; sig && lc.slots && i < REP_SLOTS_MAX && !t; i++)
-		if (lc.slots[i].pid == live && &lc.slots[i] != lc.slot)
-			t = &lc.slots[i];
-	for (int n = 0; t && t->state == REP_SLOT_RUNNING && n < 100; n++)
-		syscall(SYS_poll, NULL, 0, 5);
-}
-
 static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
@@ -316,8 +299,6 @@ static int kill_live(pid_t pid, int sig)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
-	if (pid > 0)
-		kill_settled(live, sig);
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 
