@@ -40,8 +40,9 @@ extern "C" {
  * which edges of happened-before it adds (match.c, dgram.c, edges.c).  Bump it with any
  * change there that gives the same traces other messages, connections or edges: the SQL
  * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
- * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched. */
-#define ANA_MODEL_VERSION 3
+ * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched.  4: receives of
+ * shared pipe ends linked by their shared offsets; semaphore edges (ORDER events). */
+#define ANA_MODEL_VERSION 4
 
 struct ana_session;
 struct ana_ref;

@@ -8,7 +8,9 @@
  *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it;
  *   - readiness: the send of the bytes a poll or select found waiting -> that result;
  *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it;
- *   - signal: a kill of a recorded process -> the run of the target's handler it caused.
+ *   - signal: a kill of a recorded process -> the run of the target's handler it caused;
+ *   - semaphore: a process-shared semaphore's acquisition -> the next one (its ticket + 1),
+ *     and a release -> the acquisition that came next (ORDER events, recorder/share.c).
  *
  * Fork and connection edges use the events' one src slot (ana__in_edge / ana__out_edge).  An
  * end of file may wait for several processes (every holder of the writing end must have let
@@ -420,6 +422,84 @@ static int link_signals(struct ana_session *s, size_t *xcap, size_t *ocap)
 	return rc;
 }
 
+/* Process-shared semaphores: every acquisition took a ticket from one counter per semaphore,
+ * so ticket t + 1 was taken after ticket t; a release logged the tickets taken before it, T,
+ * so the acquisition with ticket T came after it (a lock's holder let go before the next one
+ * took it).  Replay gives the semaphore in ticket order (replayer/README.md), so a cut must
+ * hold these too. */
+struct orderref {
+	int64_t key;
+	uint64_t ticket;
+	uint32_t proc, idx;
+	int post;
+};
+
+static int cmp_orderref(const void *a, const void *b)
+{
+	const struct orderref *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->ticket != y->ticket)
+		return x->ticket < y->ticket ? -1 : 1;
+	if (x->post != y->post)
+		return x->post > y->post ? -1 : 1; /* releases of T before acquisition T */
+	return x->proc < y->proc ? -1 : x->proc > y->proc ? 1 : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int link_order(struct ana_session *s, size_t *xcap, size_t *ocap)
+{
+	struct orderref *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k - 1];
+
+			if (e->kind != TRACE_EV_ORDER || !e->chan)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct orderref *nv = realloc(v, nc * sizeof(*nv));
+
+				if (!nv) {
+					free(v);
+					return TRACE_ENOMEM;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[n].key = e->result;
+			v[n].ticket = e->offset;
+			v[n].proc = (uint32_t)p;
+			v[n].idx = (uint32_t)k;
+			v[n].post = e->chan == 2;
+			n++;
+		}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_orderref);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct orderref *a = &v[i], *b = NULL;
+
+		/* the acquisition this one (or this release) comes before: ticket + 1 after an
+		 * acquisition, the same ticket after a release */
+		for (size_t j = i + 1; j < n && v[j].key == a->key; j++) {
+			if (v[j].post)
+				continue;
+			if (v[j].ticket == a->ticket + (a->post ? 0 : 1))
+				b = &v[j];
+			break;
+		}
+		if (!b || (b->proc == a->proc && b->idx > a->idx))
+			continue; /* none, or program order says it already */
+		if (!(rc = push_xedge(&s->xin, &s->nxin, xcap, b->proc, b->idx, a->proc, a->idx)))
+			rc = push_xedge(&s->xout, &s->nxout, ocap, a->proc, a->idx, b->proc, b->idx);
+	}
+	free(v);
+	return rc;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Bounded buffers
  */
@@ -666,7 +746,8 @@ int ana__link_streams(struct ana_session *s)
 	s->xin = s->xout = NULL;
 	s->nxin = s->nxout = 0;
 	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)) ||
-	    (rc = link_waits(s, &xcap, &ocap)) || (rc = link_signals(s, &xcap, &ocap)))
+	    (rc = link_waits(s, &xcap, &ocap)) || (rc = link_signals(s, &xcap, &ocap)) ||
+	    (rc = link_order(s, &xcap, &ocap)))
 		return rc;
 	if (s->nxin)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);

@@ -473,6 +473,15 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 		e->result = ev->naux > 1 && ev->aux[1] > 0 ? ev->aux[1] : 0;
 		e->offset = (uint64_t)ev->result;
 	}
+	/* a process-shared semaphore (trace.h): its key in result, the ticket in offset, chan 1
+	 * for a successful acquisition, 2 for a release (edges.c, link_order) */
+	if (e->kind == TRACE_EV_ORDER) {
+		int post = ev->call == TRACE_CALL_SEM_POST;
+
+		e->chan = ev->naux >= 2 && ev->aux[0] >= 0 && (post || ev->result >= 0) ? 1 + post : 0;
+		e->result = ev->naux >= 2 ? ev->aux[1] : 0;
+		e->offset = ev->naux >= 2 && ev->aux[0] >= 0 ? (uint64_t)ev->aux[0] : 0;
+	}
 	/* a zero-byte request also returns 0: only a real request read to the end of stream */
 	if (e->kind == TRACE_EV_RECV && ev->result == 0 && ev->len > 0)
 		e->eof = 1;

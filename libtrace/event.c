@@ -23,7 +23,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_RANDOM] = "random",   [TRACE_EV_INPUT] = "input",
 	[TRACE_EV_MARK] = "mark",       [TRACE_EV_PID] = "pid",
 	[TRACE_EV_THREAD] = "thread",   [TRACE_EV_WAIT] = "wait",
-	[TRACE_EV_SYNC] = "sync",
+	[TRACE_EV_SYNC] = "sync",       [TRACE_EV_ORDER] = "order",
 	[TRACE_EV_HANDLER] = "handler", [TRACE_EV_KILL] = "kill",
 	[TRACE_EV_TIMER] = "timer",    [TRACE_EV_SANDBOX] = "sandbox",
 	[TRACE_EV_PASS] = "pass",

@@ -832,6 +832,10 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					}
 					uint64_t *ctr = ev->kind == TRACE_EV_SEND ? &co->sent : &co->received;
 
+					/* an end several processes hold: the offset all of them share,
+					 * which this process's count continues from */
+					if ((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3 && ev->aux[0] >= 0)
+						*ctr = (uint64_t)ev->aux[0];
 					ev->offset = *ctr;
 					if (ev->result > 0 && !(ev->flags & TRACE_FL_PEEK))
 						*ctr += (uint64_t)ev->result;

@@ -86,7 +86,11 @@ enum trace_kind {
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
 	TRACE_EV_SYNC = 24,     /* pthread synchronisation (call says which): aux[0] = the object's
 	                           per-process id, result = what the function returned */
-	/* 25-27: kept for threads; 28-31: asynchronous signals and timers */
+	/* 25-26: kept for threads; 28-31: asynchronous signals and timers */
+	TRACE_EV_ORDER = 27,    /* a process-shared semaphore taken (call sem_wait, sem_trywait,
+	                           sem_timedwait): aux[0] = its ticket, the order in which every
+	                           process of the session took it (-1: the call failed), aux[1] =
+	                           the semaphore's key, aux[2] = 0; result and errno the call's */
 	TRACE_EV_HANDLER = 28,  /* the program's handler of an asynchronous signal ran here,
 	                           before the process's next event: result = the signal, aux[0] =
 	                           si_code, aux[1] = si_pid (recorded pid, or an outsider's),
@@ -264,6 +268,10 @@ enum trace_pass_what {
 #define TRACE_FL_OOB      0x4u  /* MSG_OOB */
 #define TRACE_FL_TRUNC    0x8u  /* the result's msg_flags had MSG_TRUNC (recvmsg) */
 #define TRACE_FL_CTRUNC   0x10u /* the result's msg_flags had MSG_CTRUNC (recvmsg) */
+#define TRACE_FL_SHARED   0x20u /* SEND/RECV on a pipe end several processes hold: aux[0] is
+                                   the direction's offset shared by all of them, aux[1] the
+                                   pipe's key, aux[2] the offset when it became shared
+                                   (schemas/trace-format.md, "Shared pipe ends") */
 #define TRACE_FL_LATE     0x100u /* HANDLER: run where the program computed, not at a call:
                                     replay runs it after the event before it (inexact) */
 #define TRACE_FL_AFTER    0x200u /* HANDLER: deferred, run at the end of the call of the event

@@ -83,6 +83,13 @@ void rec_chan_inherit_all(void)
 {
 	uint32_t i;
 
+	/* a new process: the TID share.c cached is the forking thread's; a new image (not a
+	 * forked child, whose ends the parent shared before the fork): the pipe ends it
+	 * inherited that other processes hold */
+	rec_share_child();
+	if (rec.segment > 0)
+		rec_share_image();
+
 	for (i = 0; i < rec.chan_top; i++)
 		if (rec.chan[i].id)
 			trace_writer_inherit(rec.w, rec.chan[i].id, rec.chan[i].bytes[REC_OUT],
@@ -1350,7 +1357,8 @@ static int is_dgram(int fd, struct rec_chan *c)
  * and the common case (a known channel between recorded processes) takes no other call
  * than the writer's.  Timestamps: one data event in 16 (rec_event_init says why). */
 static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
-                     const struct bytes *b, uint32_t call, void *ra)
+                     const struct bytes *b, uint32_t call, void *ra, uint32_t share,
+                     uint64_t soff)
 {
 	struct trace_event ev;
 	struct rec_chan *c;
@@ -1433,6 +1441,8 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 			ev.hash = c->hash[dir];
 		}
 	}
+	if (__builtin_expect(share != 0, 0) && ev.kind != TRACE_EV_INPUT)
+		rec_share_aux(share, dir, soff, &ev);
 	rec_log(&ev, ra);
 }
 
@@ -1471,8 +1481,17 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 		return r_ev_; \
 	} \
 	REC_DATA_ORDER(fd, dir); \
+	/* a pipe end other processes hold: the shared offset moves with the call (share.c) */ \
+	uint32_t share_ = fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] > 0 \
+	                          ? rec.chan[rec.fd[fd] - 1].share : 0; \
+	if (__builtin_expect(share_ != 0, 0) && (rec.w == NULL || rec_busy())) \
+		share_ = 0; \
+	if (__builtin_expect(share_ != 0, 0)) \
+		rec_share_lock(share_, dir); \
 	ssize_t r = realcall; \
 	int e = errno; \
+	uint64_t soff_ = __builtin_expect(share_ != 0, 0) \
+	                         ? rec_share_unlock(share_, dir, (long)r) : 0; \
 	REC_DATA_ORDER_AFTER(fd, dir); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
@@ -1480,7 +1499,7 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 		int anc_ = rec_anc_present(m, r); \
 		if (__builtin_expect(anc_, 0) && dir == REC_OUT) \
 			rec_anc_classify(m); \
-		log_data(fd, dir, r, e, asked, flags, &b, call, RA()); \
+		log_data(fd, dir, r, e, asked, flags, &b, call, RA(), share_, soff_); \
 		if (__builtin_expect(anc_, 0)) \
 			rec_anc_log(fd, dir, m, RA()); \
 		rec_leave(); \

@@ -90,6 +90,8 @@ static pid_t do_fork(void *ra)
 	idx = rec_next_index();
 	self = (pid_t)syscall(SYS_getpid);
 	why = rec_unrecorded_child();
+	if (!why)
+		rec_share_fork(); /* our pipe ends get offsets all their holders share */
 	in_our_fork = 1;
 	/* other threads do not wait for the lock while we hold it across the fork (rec.h) */
 	__atomic_store_n(&rec_forking, 1, __ATOMIC_RELEASE);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -79,6 +80,7 @@ struct rec_chan {
 	uint8_t unix_dgram;   /* a Unix datagram socket: its sends log as UDP's do (chan.c) */
 	uint8_t dgram_known;  /* unix_dgram is decided (at socket(), else at the first send) */
 	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN */
+	uint16_t share;       /* a pipe end other processes hold: its slot + 1 (share.c), or 0 */
 	uint32_t nfds;        /* descriptors of this process referring to it */
 	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */
 	uint32_t hash[2];     /* trace_hash() of those bytes */
@@ -355,6 +357,31 @@ REC_HIDDEN void rec_files_exit(void);
  * (then pair with rec_loader_end), 0 when another thread is inside dl_iterate_phdr. */
 REC_HIDDEN int rec_loader_begin(void);
 REC_HIDDEN void rec_loader_end(void);
+
+/* --- pipe ends several processes hold (share.c) -------------------------------------- */
+/* Before a fork (the guard held): every pipe end of ours becomes shared, its direction's
+ * offset counted from now on in the session's table for all its holders. */
+REC_HIDDEN void rec_share_fork(void);
+/* A new image: the inherited ends the table knows are shared again. */
+REC_HIDDEN void rec_share_image(void);
+/* A new process (its one thread): forget the TID the forking thread cached. */
+REC_HIDDEN void rec_share_child(void);
+/* Around the real call on a shared end (slot = rec_chan.share, dir REC_IN or REC_OUT):
+ * unlock returns the direction's offset before the call and adds `moved` when positive. */
+REC_HIDDEN void rec_share_lock(uint32_t slot, int dir);
+REC_HIDDEN uint64_t rec_share_unlock(uint32_t slot, int dir, long moved);
+/* Flag the event and set its aux: the shared offset, the pipe's key, the base. */
+REC_HIDDEN void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace_event *ev);
+
+/* A process-shared semaphore's acquisition (sync.c, after the real call returned r):
+ * its ticket (-1: the call failed; -2: not process-shared, or not recorded), then its ORDER
+ * event (before sync.c's own event, if any). */
+REC_HIDDEN int64_t rec_share_sem_ticket(const sem_t *s, int r);
+REC_HIDDEN void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e,
+                                  void *ra);
+/* Before sem_post of a process-shared semaphore: its ORDER event (the tickets taken so far:
+ * the acquisition with the next one follows this release). */
+REC_HIDDEN void rec_share_sem_post(const sem_t *s, void *ra);
 
 /* --- call sites (site.c) -------------------------------------------------------------- */
 /* The site id for return address ra, defining it in the current trace on first use. */

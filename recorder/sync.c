@@ -383,6 +383,9 @@ REC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 #define SEM_ACQUIRE(name, call, ...) \
 	do { \
 		int r_ = IP_REAL(name)(__VA_ARGS__), e_ = errno; \
+		/* process-shared: its ticket's ORDER event first (share.c) */ \
+		rec_share_sem_log(s, call, rec_share_sem_ticket(s, r_), r_, e_, \
+		                  __builtin_return_address(0)); \
 		if (sync_on()) \
 			sync_log(call, s, NULL, r_, r_ < 0 ? e_ : 0); \
 		errno = e_; \
@@ -406,6 +409,7 @@ REC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 
 REC_EXPORT int sem_post(sem_t *s)
 {
+	rec_share_sem_post(s, __builtin_return_address(0)); /* process-shared: share.c */
 	POST(sem_post, TRACE_CALL_SEM_POST, s, s);
 }
 

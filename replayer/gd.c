@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,6 +251,8 @@ static void free_proc(struct gd_proc *p, size_t nsteps)
 		close(p->conn);
 }
 
+static void clear_pipe_files(int cdir);
+
 void rep_close(struct rep *r)
 {
 	if (!r)
@@ -278,6 +281,7 @@ void rep_close(struct rep *r)
 
 		unlinkat(r->cdir, REP_CTL, 0);
 		unlinkat(r->cdir, REP_STATUS, 0);
+		clear_pipe_files(r->cdir);
 		close(r->cdir);
 		if (dfd >= 0) {
 			unlinkat(dfd, REP_SUBDIR, AT_REMOVEDIR);
@@ -327,6 +331,25 @@ int rep_set_target(struct rep *r, size_t i, uint64_t state)
  * ours (never through a link: a link planted there would put the socket and the board
  * wherever it points).  Its descriptor in r->cdir; everything in it is made relative to
  * that descriptor (docs/security.md). */
+/* The staging files of pipes several processes shared (replayer/lc_chan.c, "pipe.KEY.DIR"):
+ * each replay starts without the last one's, and leaves none. */
+static void clear_pipe_files(int cdir)
+{
+	int fd = openat(cdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (strncmp(de->d_name, "pipe.", 5) == 0)
+			unlinkat(cdir, de->d_name, 0);
+	closedir(dir);
+}
+
 static int control_dir(struct rep *r, struct trace_diag *d)
 {
 	char path[4096 + 64];
@@ -368,6 +391,7 @@ static int control_dir(struct rep *r, struct trace_diag *d)
 	}
 	close(dfd);
 	r->cdir = fd;
+	clear_pipe_files(fd);
 	return 0;
 fail:
 	if (fd >= 0)

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -213,6 +214,22 @@ LC_HIDDEN int32_t lc_fd_class_kernel(int fd);
 LC_HIDDEN size_t lc_iov_total(const struct iovec *iov, int cnt);
 LC_HIDDEN int lc_iov_window(const struct iovec *src, int cnt, size_t skip, size_t want,
                             struct iovec *dst);
+/* Before a process-shared lock is taken (lc_sync.c's semaphores): a reader of a pipe several
+ * processes read waits for its turn (lc_chan.c). */
+LC_HIDDEN void lc_share_turn(void);
+/* A process-shared semaphore's acquisition, in the order of its recorded tickets (ORDER
+ * events, lc_chan.c).  lc_share_sem, first: takes the ORDER event if it is next, once the
+ * tickets before it were taken; without synchronisation events (sync 0) makes the whole call
+ * (1, *r the result); with them (sync 1) returns 0 and the SYNC event's replay makes the real
+ * call, then calls lc_share_sem_done. */
+LC_HIDDEN int lc_share_sem(sem_t *s, int sync, int *r);
+/* 1 when channel ch's sends or receives in this image went through a pipe end several
+ * processes held (TRACE_FL_SHARED): the real pipe then says nothing of the data behind a
+ * readiness result (a reader copies its bytes from the staging file), lc_nondet.c. */
+LC_HIDDEN int lc_chan_shared(int32_t ch);
+LC_HIDDEN void lc_share_sem_done(void);
+/* sem_post: takes its ORDER event when it is next (the real call follows as before). */
+LC_HIDDEN void lc_share_sem_post(void);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
 /* syscall(SYS_close, fd) (lc_io_more.c): the raw call, then as close (lc_chan.c). */

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -219,6 +221,424 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
 		           "bytes)", ev->channel, fd, strerror(errno), want);
 	}
 	lc_wait_state(0, -1, 0, 0);
+}
+
+/* --- pipe ends several processes held (TRACE_FL_SHARED) -------------------------------------
+ *
+ * When recorded, every send and receive on such an end carries the offset of its direction
+ * shared by all the holders (recorder/share.c).  Replay gives each its recorded bytes without
+ * making the processes take turns at the pipe (they may hold a process-shared lock around the
+ * call, as Python's multiprocessing does, whose order ORDER events give, below):
+ *   - receives: whichever reader needs bytes not yet taken drains the pipe, in order, into a
+ *     staging file shared by the readers (DIR/.encore-replay/pipe.KEY.in, the bytes at their
+ *     shared offset), and every reader copies its own range [offset, offset + result) from
+ *     there once it is in;
+ *   - sends: each writer puts its bytes into a staging file (pipe.KEY.out) at its offset and
+ *     notes the range; whoever notes a range that continues what went into the pipe writes
+ *     the ranges that now follow one another into the pipe, so the reader gets the bytes in
+ *     the recorded order whatever the order of the writers now.
+ * One writer or reader at a time per file (flock, and a lock between the threads of a
+ * process); nobody blocks on the pipe holding it.  The GD removes the files (gd.c). */
+
+#define SHARE_HDR 4096
+#define SHARE_PEND 200
+#define SHARE_MAX 256 /* pipes and semaphores one process uses */
+
+struct share_hdr {
+	uint32_t state;  /* 0 new, 1 being set up, 2 ready */
+	uint32_t npend;  /* sends: ranges noted, not yet in the pipe */
+	uint64_t base;   /* the shared offset where the file's bytes begin */
+	uint64_t filled; /* receives: bytes drained up to this offset; sends: written up to it */
+	uint64_t taken;  /* receives: base + the bytes the readers copied out so far */
+	struct {
+		uint64_t off, len;
+	} pend[SHARE_PEND];
+};
+
+_Static_assert(sizeof(struct share_hdr) <= SHARE_HDR, "share header size");
+
+static struct share {
+	int64_t key;
+	int dir;
+	long pid;  /* the process that opened it: a forked child opens its own (flock) */
+	int fd;
+	struct share_hdr *h;
+} shares[SHARE_MAX];
+static int share_tlock;                /* between the threads of this process */
+static uint8_t share_buf[1 << 16];     /* under the locks */
+
+static struct share *share_get(const struct lc_ev *ev, int dir)
+{
+	char path[4096 + 96];
+	long self = (long)syscall(SYS_getpid);
+	struct share *sh = NULL;
+	uint32_t zero = 0;
+	void *p;
+
+	for (int i = 0; i < SHARE_MAX; i++) {
+		struct share *x = &shares[i];
+
+		if (x->h && x->key == ev->aux[1] && x->dir == dir) {
+			if (x->pid == self)
+				return x;
+			syscall(SYS_close, x->fd); /* the parent's: its flock is its own */
+			munmap(x->h, SHARE_HDR);
+			x->h = NULL;
+		}
+		if (!x->h && !sh)
+			sh = x;
+	}
+	if (!sh)
+		lc_diverge("more than %d pipe ends and semaphores shared by several processes",
+		           SHARE_MAX);
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
+	         (long long)ev->aux[1], dir == 2 ? "sem" : dir ? "in" : "out");
+	/* the first one makes it, header first (a later truncation would cut the bytes) */
+	sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (sh->fd >= 0 && syscall(SYS_ftruncate, sh->fd, SHARE_HDR) < 0)
+		lc_diverge("cannot make %s for the pipe several processes share: %s", path,
+		           strerror(errno));
+	if (sh->fd < 0 && errno == EEXIST)
+		sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	for (struct stat st; sh->fd >= 0;) {
+		if (syscall(SYS_fstat, sh->fd, &st) < 0 || st.st_size >= SHARE_HDR)
+			break;
+		sched_yield();
+	}
+	if (sh->fd >= 0)
+		sh->fd = lc_move_high(sh->fd);
+	if (sh->fd < 0 ||
+	    (p = mmap(NULL, SHARE_HDR, PROT_READ | PROT_WRITE, MAP_SHARED, sh->fd, 0)) == MAP_FAILED)
+		lc_diverge("cannot open %s for the pipe several processes share: %s", path,
+		           strerror(errno));
+	sh->h = p;
+	sh->key = ev->aux[1];
+	sh->dir = dir;
+	sh->pid = self;
+	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
+		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	return sh;
+}
+
+static void share_lock(struct share *sh)
+{
+	while (__atomic_exchange_n(&share_tlock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	while (syscall(SYS_flock, sh->fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
+static void share_unlock(struct share *sh)
+{
+	syscall(SYS_flock, sh->fd, LOCK_UN);
+	__atomic_store_n(&share_tlock, 0, __ATOMIC_RELEASE);
+}
+
+/* Wait a little for fd (events), or for the GD when online: a halt marker there halts us
+ * before this call (as wait_in).  Bounded: another holder may take what we wait for. */
+static void share_wait(int fd, short events)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = lc_ctl_fd(), .events = POLLIN } };
+	int n = lc.online && p[1].fd >= 0 ? 2 : 1;
+
+	if (syscall(SYS_poll, p, n, 20) > 0 && n == 2 && p[1].revents && lc_ctl_stop()) {
+		lc_halt_marker();
+		lc_request(lc.pos + 1);
+	}
+}
+
+static void share_io(struct share *sh, int write, const struct iovec *iov, int cnt, size_t n,
+                     uint64_t off)
+{
+	size_t done = 0;
+	struct iovec win[IOV_MAX_LC];
+
+	while (done < n) {
+		int k = lc_iov_window(iov, cnt, done, n - done, win);
+		long r = syscall(write ? SYS_pwritev : SYS_preadv, sh->fd, win, k,
+		                 (long)(SHARE_HDR + off - sh->h->base + done), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			lc_diverge("the staging file of a pipe several processes share: %s at offset "
+			           "%llu", r < 0 ? strerror(errno) : "short", (unsigned long long)off);
+		done += (size_t)r;
+	}
+}
+
+/* A receive of `want` bytes recorded at shared offset aux[0]. */
+static void recv_shared(const struct lc_ev *ev, int fd, const struct iovec *iov, int cnt,
+                        size_t want)
+{
+	struct share *sh = share_get(ev, 1);
+	uint64_t off = (uint64_t)ev->aux[0], end = off + want;
+
+	if (want == 0)
+		return; /* the recorded end of stream: as recv_exact */
+	if (off < sh->h->base)
+		lc_diverge("receive on channel %u (fd %d): shared offset %llu before the pipe was "
+		           "shared (%llu)", ev->channel, fd, (unsigned long long)off,
+		           (unsigned long long)sh->h->base);
+	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, want);
+	while (__atomic_load_n(&sh->h->filled, __ATOMIC_ACQUIRE) < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		share_wait(fd, POLLIN);
+		share_lock(sh);
+		if (sh->h->filled < end && syscall(SYS_poll, &p, 1, 0) > 0) {
+			uint64_t need = end - sh->h->filled;
+			struct iovec v = { share_buf, need < sizeof(share_buf) ? need : sizeof(share_buf) };
+			long r = syscall(SYS_read, fd, share_buf, v.iov_len);
+
+			if (r > 0) {
+				v.iov_len = (size_t)r;
+				share_io(sh, 1, &v, 1, (size_t)r, sh->h->filled);
+				__atomic_store_n(&sh->h->filled, sh->h->filled + (uint64_t)r,
+				                 __ATOMIC_RELEASE);
+				lc.slot->progress++;
+			} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+				share_unlock(sh);
+				lc_diverge("receive on channel %u (fd %d), shared by several processes: %s "
+				           "before offset %llu (the recorded bytes end at %llu)", ev->channel,
+				           fd, r == 0 ? "the writers closed the pipe" : strerror(errno),
+				           (unsigned long long)sh->h->filled, (unsigned long long)end);
+			}
+		}
+		share_unlock(sh);
+	}
+	share_io(sh, 0, iov, cnt, want, off);
+	__atomic_fetch_add(&sh->h->taken, want, __ATOMIC_RELEASE);
+	lc_wait_state(0, -1, 0, 0);
+}
+
+/* Before a semaphore is taken (lc_sync.c): when this process's next event is a receive on a
+ * pipe end several processes read (the semaphore had no ticket: not process-shared as glibc
+ * marks it), wait until the readers before it in the recording took their bytes, so that
+ * readers that take a lock around their reads take it in the recorded order: one that took
+ * it early would hold it while waiting for bytes the writer sends only once a reader blocked
+ * on that lock has answered.  A process at its halt state does not wait (it halts at its
+ * next event). */
+void lc_share_turn(void)
+{
+	const struct lc_ev *ev;
+	struct share *sh;
+	uint64_t off;
+
+	if (!lc_on() || (lc.target != REP_NO_TARGET && lc.pos >= lc.target))
+		return;
+	ev = lc_peek_now();
+	if (ev && ev->kind == TRACE_EV_SIGNAL) {
+		/* the process died of a signal before its next event when recorded: here, rather
+		 * than blocked on a lock the others hold for good (a terminated Pool worker) */
+		lc_signal_run();
+		return;
+	}
+	if (!ev || ev->kind != TRACE_EV_RECV || !(ev->flags & TRACE_FL_SHARED) || ev->naux < 3 ||
+	    ev->result <= 0)
+		return;
+	sh = share_get(ev, 1);
+	off = (uint64_t)ev->aux[0];
+	if (__atomic_load_n(&sh->h->taken, __ATOMIC_ACQUIRE) >= off)
+		return;
+	/* (the slot says running: a kill recorded after this process ended waits for it,
+	 * lc_pids.c) */
+	while (__atomic_load_n(&sh->h->taken, __ATOMIC_ACQUIRE) < off &&
+	       (lc.target == REP_NO_TARGET || lc.pos < lc.target))
+		share_wait(-1, 0);
+}
+
+/* Write the staged bytes [from, from + len) into the pipe (the locks held).  0, or -1 when
+ * the reader is gone. */
+static int share_pump(struct share *sh, int fd, uint64_t from, uint64_t len)
+{
+	while (len) {
+		struct iovec v = { share_buf, len < sizeof(share_buf) ? len : sizeof(share_buf) };
+		size_t put = 0;
+
+		share_io(sh, 0, &v, 1, v.iov_len, from);
+		while (put < v.iov_len) {
+			long r = syscall(SYS_write, fd, share_buf + put, v.iov_len - put);
+
+			if (r > 0) {
+				put += (size_t)r;
+				continue;
+			}
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == EAGAIN) {
+				/* a full pipe: the board says so (the GD's stall report, a halt) */
+				lc_wait_state(TRACE_EV_SEND, fd, fd < LC_FD_MAX && lc_fd[fd] > 0 ? (uint32_t)lc_fd[fd] : 0,
+				              len);
+				wait_fd(fd, POLLOUT);
+				lc_wait_state(0, -1, 0, 0);
+				continue;
+			}
+			if (r < 0 && errno == EPIPE)
+				return -1; /* nobody reads: nobody to give them to (as lc_out) */
+			lc_diverge("send on a pipe shared by several processes (fd %d) failed: %s", fd,
+			           r < 0 ? strerror(errno) : "no progress");
+		}
+		from += v.iov_len;
+		len -= v.iov_len;
+	}
+	return 0;
+}
+
+/* A send of `want` bytes recorded at shared offset aux[0] (SIGPIPE held by the caller). */
+static void send_shared(const struct lc_ev *ev, int fd, const struct iovec *iov, int cnt,
+                        size_t want)
+{
+	struct share *sh = share_get(ev, 0);
+	uint64_t off = (uint64_t)ev->aux[0];
+	struct share_hdr *h = sh->h;
+
+	if (want == 0)
+		return;
+	if (off < h->base)
+		lc_diverge("send on channel %u (fd %d): shared offset %llu before the pipe was "
+		           "shared (%llu)", ev->channel, fd, (unsigned long long)off,
+		           (unsigned long long)h->base);
+	share_io(sh, 1, iov, cnt, want, off);
+	for (;;) {
+		share_lock(sh);
+		if (h->npend < SHARE_PEND)
+			break;
+		share_unlock(sh);
+		share_wait(fd, 0); /* another writer's earlier bytes are missing: wait for them */
+	}
+	h->pend[h->npend].off = off;
+	h->pend[h->npend].len = want;
+	h->npend++;
+	/* every range that now follows what went into the pipe goes in */
+	for (uint32_t i = 0; i < h->npend;) {
+		if (h->pend[i].off != h->filled) {
+			i++;
+			continue;
+		}
+		uint64_t len = h->pend[i].len;
+
+		h->pend[i] = h->pend[--h->npend];
+		if (share_pump(sh, fd, h->filled, len) < 0)
+			h->npend = 0; /* the reader is gone */
+		h->filled += len;
+		i = 0;
+	}
+	share_unlock(sh);
+}
+
+/* Channels whose recorded sends or receives in this image went through a pipe end several
+ * processes held (one pass over the image's events, at the first question). */
+static uint8_t share_chans[LC_CHAN_MAX / 8];
+static const struct lc_ev *share_scanned;
+
+int lc_chan_shared(int32_t ch)
+{
+	if (ch <= 0 || ch >= LC_CHAN_MAX)
+		return 0;
+	if (share_scanned != lc.ev) {
+		memset(share_chans, 0, sizeof(share_chans));
+		for (uint64_t i = lc.base; i < lc.nev; i++) {
+			const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+			if ((ev->flags & TRACE_FL_SHARED) && ev->channel < LC_CHAN_MAX &&
+			    (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND))
+				share_chans[ev->channel / 8] |= (uint8_t)(1u << (ev->channel % 8));
+		}
+		share_scanned = lc.ev;
+	}
+	return (share_chans[ch / 8] >> (ch % 8)) & 1;
+}
+
+/* --- process-shared semaphores (ORDER events, recorder/share.c) ----------------------------
+ *
+ * Each acquisition of a process-shared semaphore has a ticket: the order in which the
+ * processes took it.  Replay takes it in that order: an acquisition waits until the tickets
+ * before it were taken (a counter per semaphore in pipe.KEY.sem, shared by the replayed
+ * processes), then makes the real call, blocking (the recorded call succeeded); a recorded
+ * failure (sem_trywait's EAGAIN) comes back without a call. */
+
+static void sem_turn(const struct lc_ev *ev)
+{
+	struct share *sh;
+
+	if (ev->aux[0] < 0)
+		return;
+	sh = share_get(ev, 2);
+	while (__atomic_load_n(&sh->h->filled, __ATOMIC_ACQUIRE) < (uint64_t)ev->aux[0])
+		share_wait(-1, 0);
+}
+
+static void sem_taken(const struct lc_ev *ev)
+{
+	struct share *sh;
+
+	if (ev->aux[0] < 0)
+		return;
+	sh = share_get(ev, 2);
+	__atomic_store_n(&sh->h->filled, (uint64_t)ev->aux[0] + 1, __ATOMIC_RELEASE);
+}
+
+/* The ORDER event taken, whose real call the SYNC event's replay makes (threads). */
+static __thread const struct lc_ev *sem_pending;
+
+int lc_share_sem(sem_t *s, int sync, int *r)
+{
+	const struct lc_ev *ev;
+	int e;
+
+	sem_pending = NULL;
+	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	    ev->kind != TRACE_EV_ORDER || ev->call == TRACE_CALL_SEM_POST)
+		return 0;
+	ev = lc_expect(TRACE_EV_ORDER, -1, "sem_wait"); /* halts here when due */
+	if (ev->naux < 3 || ev->result < 0 || ev->aux[0] < 0) {
+		*r = (int)ev->result;
+		e = ev->err;
+		lc_commit();
+		if (sync)
+			return 0; /* the SYNC event's replay fails it as recorded */
+		if (*r < 0)
+			errno = e;
+		return 1;
+	}
+	if (lc.online)
+		lc_request(lc.pos + 1); /* the GD pulls the holders before it (the analyzer's edges) */
+	sem_turn(ev);
+	lc_commit();
+	if (sync) {
+		sem_pending = ev;
+		return 0;
+	}
+	while (IP_REAL(sem_wait)(s) < 0 && errno == EINTR)
+		;
+	sem_taken(ev);
+	*r = 0;
+	return 1;
+}
+
+void lc_share_sem_post(void)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	    ev->kind != TRACE_EV_ORDER || ev->call != TRACE_CALL_SEM_POST)
+		return;
+	lc_expect(TRACE_EV_ORDER, -1, "sem_post");
+	lc_commit();
+}
+
+void lc_share_sem_done(void)
+{
+	if (sem_pending)
+		sem_taken(sem_pending);
+	sem_pending = NULL;
 }
 
 /* External input's source address and ancillary data, recorded after its bytes (aux[0] and
@@ -506,7 +926,11 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 			           "the session again", ev->channel, fd, n);
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
-		recv_exact(ev, fd, iov, cnt, flags, name, n);
+		if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0) &&
+		    !(flags & MSG_PEEK))
+			recv_shared(ev, fd, iov, cnt, n); /* a pipe several processes read */
+		else
+			recv_exact(ev, fd, iov, cnt, flags, name, n);
 		if (msg)
 			lc_anc_control(ev, msg);
 	}
@@ -633,6 +1057,18 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_dgram(fd))
 		dgram_pin(ev, fd);
 	flags &= ~MSG_DONTWAIT;
+	if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0)) {
+		/* a pipe several processes write: through the staging file (send_shared) */
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGPIPE);
+		sigpending(&pending);
+		pthread_sigmask(SIG_BLOCK, &set, &oldmask);
+		blocked = 1;
+		send_shared(ev, fd, iov, cnt, want);
+		got = want;
+	}
 	while (got < want) {
 		int n = lc_iov_window(iov, cnt, got, want - got, win);
 

@@ -77,6 +77,8 @@ static void ready_add(struct ready_set *s, int fd, int in, int out)
 	ch = lc_fd[fd];
 	if (ch <= 0 || ch >= LC_CHAN_MAX || lc_chan[ch].external)
 		return;
+	if (lc_chan_shared(ch))
+		return; /* its receives wait for their own bytes (lc_chan.c, recv_shared) */
 	if (in && lc_stash_has_listener(fd))
 		in = 0; /* a connection came through it already, kept for its accept */
 	if (in && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening &&

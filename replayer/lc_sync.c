@@ -712,11 +712,17 @@ static int sem_acquire(uint32_t call, sem_t *s)
 		r = IP_REAL(sem_wait)(s);
 	while (r < 0 && errno == EINTR);
 	lc_commit();
+	lc_share_sem_done(); /* process-shared: the next ticket's turn (lc_chan.c) */
 	return 0;
 }
 
 LC_EXPORT int sem_wait(sem_t *s)
 {
+	int r;
+
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_wait)(s);
 	return sem_acquire(TRACE_CALL_SEM_WAIT, s);
@@ -727,6 +733,9 @@ LC_EXPORT int sem_trywait(sem_t *s)
 {
 	int r;
 
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_trywait)(s);
 	if (!try_recorded(TRACE_CALL_SEM_TRYWAIT)) {
@@ -743,6 +752,11 @@ LC_EXPORT int sem_trywait(sem_t *s)
 
 LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 {
+	int r;
+
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_timedwait)(s, ts);
 	return sem_acquire(TRACE_CALL_SEM_TIMEDWAIT, s);
@@ -750,6 +764,7 @@ LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 
 LC_EXPORT int sem_post(sem_t *s)
 {
+	lc_share_sem_post(); /* process-shared: its ORDER event (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_post)(s);
 	RELEASE(TRACE_CALL_SEM_POST, s, IP_REAL(sem_post)(s));

@@ -3,8 +3,13 @@
  * multiprocessing.Pool: the parent writes twelve fixed-size tasks to a pipe the three
  * workers all read (the kernel decides which worker gets which task), each worker takes
  * four and answers each on a second pipe the parent reads, then the parent prints the
- * answers in the order it got them.  Used by tests/e2e/analyze_pipe_readers.sh.
+ * answers in the order it got them.  With "sem", each worker takes a process-shared
+ * semaphore around each read of a task and another around each answer, as Python's
+ * multiprocessing queues do, and the parent takes the first one at the end and keeps it.
+ * Used by tests/e2e/analyze_pipe_readers.sh and replay_pipe_workers.sh.
  */
+#include <semaphore.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +35,18 @@ static int full_read(int fd, char *buf, size_t n)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int task[2], ans[2];
 	char buf[ANSWER + 1];
+	sem_t *lock = NULL; /* [0] around reads of tasks, [1] around answers */
 
+	if (argc > 1 && strcmp(argv[1], "sem") == 0) {
+		lock = mmap(NULL, 2 * sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		            -1, 0);
+		if (lock == MAP_FAILED || sem_init(&lock[0], 1, 1) || sem_init(&lock[1], 1, 1))
+			return 1;
+	}
 	if (pipe(task) || pipe(ans))
 		return 1;
 	for (int w = 0; w < NWORK; w++) {
@@ -48,12 +60,20 @@ int main(void)
 			for (int i = 0; i < PER; i++) {
 				char t[TASK + 1], a[ANSWER + 1];
 
+				if (lock && sem_trywait(&lock[0]) != 0 && sem_wait(&lock[0]) != 0)
+					_exit(4);
 				if (full_read(task[0], t, TASK))
 					_exit(2);
+				if (lock)
+					sem_post(&lock[0]);
 				t[TASK] = 0;
 				snprintf(a, sizeof(a), "worker %d did %-18.8s\n", w, t);
+				if (lock && sem_wait(&lock[1]) != 0)
+					_exit(4);
 				if (write(ans[1], a, ANSWER) != ANSWER)
 					_exit(3);
+				if (lock)
+					sem_post(&lock[1]);
 			}
 			_exit(0);
 		}
@@ -74,6 +94,8 @@ int main(void)
 		buf[ANSWER] = 0;
 		fputs(buf, stdout);
 	}
+	if (lock && sem_wait(&lock[0]) != 0) /* kept: the workers are done with it */
+		return 1;
 	for (int w = 0; w < NWORK; w++) {
 		int st;
 
