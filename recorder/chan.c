@@ -852,6 +852,10 @@ REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_
 	return r;
 }
 
+/* Logged under the fd-order lock (rec.h), taken once the real accept returned: it cannot be
+ * held across a call that blocks, but a close another thread made of the number the kernel
+ * then gave us is logged whole (its real call and its event under that lock) before
+ * fd_fresh looks at the number, never as a close of this thread's. */
 static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 {
 	struct trace_endpoint ep;
@@ -881,7 +885,9 @@ static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	int r = IP_REAL(accept)(fd, addr, len), e = errno;
+	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
+	errno = e;
 	if (!rec_enter())
 		return r;
 	log_accept(fd, r, e, TRACE_CALL_ACCEPT, RA());
@@ -893,7 +899,9 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;
+	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
+	errno = e;
 	if (!rec_enter())
 		return r;
 	log_accept(fd, r, e, TRACE_CALL_ACCEPT4, RA());
