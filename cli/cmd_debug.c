@@ -62,6 +62,8 @@ static void usage(FILE *out)
 	        "                        as for encore replay: let the programs write to this\n"
 	        "                        machine's files; ignore DIR/pack (encore-replay(1))\n"
 	        "    -h, --help          this text\n\n"
+	        "ENVIRONMENT\n"
+	        "    ENCORE_NO_ISOLATE   1 or auto, as for encore replay (encore-replay(1))\n\n"
 	        "EXIT STATUS\n"
 	        "    0 after quit or the end of input; 1 the session cannot be replayed; 2 usage;\n"
 	        "    128 + the signal for SIGINT, SIGTERM or SIGHUP.  Whatever ends it, every\n"
@@ -182,6 +184,8 @@ int cmd_debug(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	g.tty = !g.json && isatty(0) && isatty(1);
+	if (cli_no_isolate_env("debug", 0, &g.ro.no_isolate) != 0)
+		return CLI_USAGE;
 	g.ro.lib = g.lib;
 	g.ro.stall_ms = (unsigned)(stall * 1000);
 	g.ro.interrupted = &dbg_interrupted;

@@ -107,7 +107,11 @@ static void usage(FILE *out)
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
 	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
-	        "                        install, or the build tree's when run from there)\n\n"
+	        "                        install, or the build tree's when run from there)\n"
+	        "    ENCORE_NO_ISOLATE   1: as --no-isolate.  auto (for test suites and CI\n"
+	        "                        machines): isolated where a namespace can be made,\n"
+	        "                        otherwise replayed without isolation with a warning\n"
+	        "                        (never for a packed session or with --keep-scratch)\n\n"
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
 	        "                        replay, in a directory of mode 0700 created without\n"
@@ -413,7 +417,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		cli_error("replay", "--stop and --cut both say where to halt: give one");
 		return CLI_USAGE;
 	}
-	if (a->no_isolate && a->keep_scratch) {
+	if (cli_no_isolate_env("replay", a->keep_scratch != NULL, &a->no_isolate) != 0)
+		return CLI_USAGE;
+	if (a->no_isolate == 1 && a->keep_scratch) {
 		cli_error("replay", "--keep-scratch keeps what an isolated replay wrote: drop "
 		          "--no-isolate");
 		return CLI_USAGE;
@@ -693,6 +699,10 @@ int cmd_replay(int argc, char **argv)
 			cli_diag("replay", &d);
 			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
 		} else {
+			if (rep_unisolated(r))
+				fprintf(stderr, "encore replay: warning: not isolated, the replayed programs "
+				        "write to this machine's files (%s; ENCORE_NO_ISOLATE=auto)\n",
+				        rep_unisolated(r));
 			if (rep_isolation_gaps(r))
 				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
 				        "change this machine's files: %s (replayer/README.md, \"Isolation and "

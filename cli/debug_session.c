@@ -164,6 +164,11 @@ int dbg_open(struct dbg *g)
 		cli_error("debug", "%s", err);
 		return CLI_FAIL;
 	}
+	if (rep_unisolated(g->r)) { /* ENCORE_NO_ISOLATE=auto: decided once for every execution */
+		fprintf(stderr, "encore debug: warning: not isolated, the replayed programs write to "
+		        "this machine's files (%s; ENCORE_NO_ISOLATE=auto)\n", rep_unisolated(g->r));
+		g->ro.no_isolate = 1;
+	}
 	return 0;
 }
 

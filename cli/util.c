@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rep.h"
 #include "view.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -172,4 +173,25 @@ int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, v
 	}
 	closedir(d);
 	return n;
+}
+
+int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate)
+{
+	const char *v = getenv("ENCORE_NO_ISOLATE");
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return 0;
+	if (strcmp(v, "1") == 0) {
+		if (!keep)
+			*no_isolate = 1;
+		return 0;
+	}
+	if (strcmp(v, "auto") == 0) {
+		if (!keep && !*no_isolate)
+			*no_isolate = REP_ISOLATE_IF_ABLE;
+		return 0;
+	}
+	cli_error(cmd, "ENCORE_NO_ISOLATE=%.40s: expected 1 (as --no-isolate), auto (isolate "
+	          "where the machine can) or 0", v);
+	return -1;
 }

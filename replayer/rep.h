@@ -27,6 +27,8 @@ extern "C" {
 
 struct rep;
 
+#define REP_ISOLATE_IF_ABLE 2 /* rep_options.no_isolate (ENCORE_NO_ISOLATE=auto, encore-replay(1)) */
+
 struct rep_options {
 	const char *lib;          /* absolute path of libencore-replay.so (required) */
 	unsigned stall_ms;        /* no progress for this long: REP_STALLED (0: 10000) */
@@ -45,7 +47,9 @@ struct rep_options {
 	/* Isolation and packed files (replayer/README.md, "Isolation and packed files") */
 	int no_isolate;           /* 1: no overlay: the replayed processes write to this machine's
 	                             files (otherwise rep_start refuses where the kernel cannot
-	                             isolate, saying why) */
+	                             isolate, saying why); REP_ISOLATE_IF_ABLE: isolated where the
+	                             machine can make the namespace, as 1 where it cannot
+	                             (rep_unisolated says why) */
 	const char *keep_scratch; /* the scratch area (what the replay wrote) goes in this new or
 	                             empty directory and is kept; NULL: DIR/.encore-replay/scratch,
 	                             removed by rep_close */
@@ -207,6 +211,9 @@ const char *rep_scratch(const struct rep *r);
  * it, in a user namespace, covered subdirectory by subdirectory ("/run (its own entries)"),
  * a FUSE mount ("/mnt/x (FUSE)"); or NULL. */
 const char *rep_isolation_gaps(const struct rep *r);
+/* With no_isolate REP_ISOLATE_IF_ABLE, once rep_start made no namespace: why not (the
+ * replay then writes to this machine's files); otherwise NULL. */
+const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
 
 /* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
