@@ -187,7 +187,7 @@ int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate)
 		return 0;
 	}
 	if (strcmp(v, "auto") == 0) {
-		if (!keep && !*no_isolate)
+		if (!*no_isolate)
 			*no_isolate = REP_ISOLATE_IF_ABLE;
 		return 0;
 	}
