@@ -102,35 +102,19 @@ static void fill_stat(struct trace_file_input *f, const struct stat *st)
 	f->mtime_ns = mtime_ns(st);
 }
 
-/* The GNU build-id of a loaded object, from its PT_NOTE segments in memory. */
-static void note_build_id(const struct dl_phdr_info *info, struct trace_file_input *f)
+/* (rec.h) The notes are read in place: the loader mapped them with the object. */
+int rec_build_id(const struct dl_phdr_info *info, uint8_t *out, size_t cap)
 {
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p, *end;
+		int n;
 
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
-			const uint8_t *d = p + sizeof(*nh) + name;
-
-			if (d + desc > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    memcmp(p + sizeof(*nh), "GNU", 4) == 0 && nh->n_descsz <= sizeof(f->build_id)) {
-				memcpy(f->build_id, d, nh->n_descsz);
-				f->build_id_len = nh->n_descsz;
-				return;
-			}
-			p = d + desc;
-		}
+		if (ph->p_type == PT_NOTE &&
+		    (n = trace_elf_build_id((const void *)(info->dlpi_addr + ph->p_vaddr),
+		                            ph->p_memsz, out, cap)) > 0)
+			return n;
 	}
+	return 0;
 }
 
 struct scan {
@@ -172,7 +156,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	/* unless noted already, or the recorder itself (replay has its own) */
 	if (!obj_seen(st.st_dev, st.st_ino) && strcmp(path, self_so) != 0) {
 		fill_stat(&f, &st);
-		note_build_id(info, &f);
+		n = rec_build_id(info, f.build_id, sizeof(f.build_id));
+		f.build_id_len = n > 0 ? (uint32_t)n : 0;
 		f.path = path;
 		f.resolved = realpath(path, res) ? res : "";
 		trace_writer_file(rec.w, &f);
