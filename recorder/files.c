@@ -348,6 +348,7 @@ static int open_has_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* The real call's result and errno, the open noted in between. */
 #define OPEN_BODY(call)                                   \
 	do {                                              \
 		int r_, e_;                               \
@@ -359,81 +360,38 @@ static int open_has_mode(int flags)
 		return r_;                                \
 	} while (0)
 
-REC_EXPORT int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
+/* open, openat and their 64 forms: the mode argument is there only when the flags say so. */
+#define OPEN_VARIADIC(fn, params, args)                   \
+	REC_EXPORT int fn params                          \
+	{                                                 \
+		mode_t mode = 0;                          \
+                                                          \
+		if (open_has_mode(flags)) {               \
+			va_list ap;                       \
+                                                          \
+			va_start(ap, flags);              \
+			mode = va_arg(ap, mode_t);        \
+			va_end(ap);                       \
+		}                                         \
+		OPEN_BODY(IP_REAL(fn) args);              \
 	}
-	OPEN_BODY(IP_REAL(open)(path, flags, mode));
-}
 
-REC_EXPORT int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
+OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
 
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
+/* The _FORTIFY_SOURCE forms, which take no mode. */
+#define OPEN_FORTIFIED(fn, params, args)                  \
+	REC_EXPORT int fn params                          \
+	{                                                 \
+		OPEN_BODY(IP_REAL(fn) args);              \
 	}
-	OPEN_BODY(IP_REAL(open64)(path, flags, mode));
-}
 
-REC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	OPEN_BODY(IP_REAL(openat)(dirfd, path, flags, mode));
-}
-
-REC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	OPEN_BODY(IP_REAL(openat64)(dirfd, path, flags, mode));
-}
-
-REC_EXPORT int __open_2(const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__open_2)(path, flags));
-}
-
-REC_EXPORT int __open64_2(const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__open64_2)(path, flags));
-}
-
-REC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__openat_2)(dirfd, path, flags));
-}
-
-REC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__openat64_2)(dirfd, path, flags));
-}
+OPEN_FORTIFIED(__open_2, (const char *path, int flags), (path, flags))
+OPEN_FORTIFIED(__open64_2, (const char *path, int flags), (path, flags))
+OPEN_FORTIFIED(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+OPEN_FORTIFIED(__openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
 
 /* fopen's mode reads when it starts with 'r' or has a '+'. */
 static FILE *note_fopen(FILE *f, const char *path, const char *mode)
