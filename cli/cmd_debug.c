@@ -44,7 +44,7 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore debug - an interactive global debugger over a replay\n\n"
 	        "SYNOPSIS\n"
-	        "    encore debug [--json] [--stall-timeout S] DIR\n\n"
+	        "    encore debug [--json] [--stall-timeout S] [--trust] DIR\n\n"
 	        "DESCRIPTION\n"
 	        "    Replays the recorded session DIR as `encore replay` does, with every process\n"
 	        "    halted before its first event, and reads commands: one per line from stdin\n"
@@ -61,6 +61,9 @@ static void usage(FILE *out)
 	        "    --no-isolate, --no-pack\n"
 	        "                        as for encore replay: let the programs write to this\n"
 	        "                        machine's files; ignore DIR/pack (encore-replay(1))\n"
+	        "    --trust             replay DIR even if another user owns it or others may\n"
+	        "                        write into it (refused by default, as by encore replay;\n"
+	        "                        docs/security.md)\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
 	        "    ENCORE_NO_ISOLATE   1 or auto, as for encore replay (encore-replay(1))\n\n"
@@ -117,7 +120,7 @@ static char *read_line(struct dbg *g)
 }
 
 /* Parse the options; -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
+static int parse_args(int argc, char **argv, struct dbg *g, double *stall, int *trust)
 {
 	int i;
 
@@ -145,6 +148,8 @@ static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
 			g->ro.no_isolate = 1;
 		} else if (strcmp(argv[i], "--no-pack") == 0) {
 			g->ro.no_pack = 1;
+		} else if (strcmp(argv[i], "--trust") == 0) { /* see encore-replay(1) */
+			*trust = 1;
 		} else if (cli_is_help(argv[i])) {
 			usage(stdout);
 			return CLI_OK;
@@ -169,11 +174,14 @@ int cmd_debug(int argc, char **argv)
 {
 	struct dbg g;
 	double stall;
-	int ret;
+	int ret, trust = 0;
 
 	memset(&g, 0, sizeof(g));
-	if ((ret = parse_args(argc, argv, &g, &stall)) >= 0)
+	if ((ret = parse_args(argc, argv, &g, &stall, &trust)) >= 0)
 		return ret;
+	/* it replays the session, with our privileges: only sessions of our own */
+	if (cli_session_trusted("debug", g.dir, trust))
+		return CLI_FAIL;
 #ifndef ENCORE_REPLAY_SO_BUILD
 #define ENCORE_REPLAY_SO_BUILD NULL
 #endif

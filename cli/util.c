@@ -130,7 +130,8 @@ int cli_session_trusted(const char *cmd, const char *dir, int trust)
 {
 	/* what the command would do with the session, for the message */
 	static const char *const verbs[][2] = {
-		{ "replay", "replay" }, { "sql", "query" }, { "db", "load" }, { "pack", "pack" },
+		{ "replay", "replay" }, { "debug", "replay" }, { "sql", "query" }, { "db", "load" },
+		{ "pack", "pack" },
 	};
 	const char *verb = "use";
 	char why[PATH_MAX + 128];

@@ -1,7 +1,7 @@
 #!/bin/sh
 # security.sh: sessions are other people's data (docs/security.md).
 #   owner: a session another uid owns (chown 65534, so root only: skipped otherwise), a
-#          world-writable one and a group-writable one are refused by replay, sql and db
+#          world-writable one and a group-writable one are refused by replay, debug, sql and db
 #          with exit status 1 and a message naming --trust, and accepted with --trust (sql
 #          then caches nothing in the directory).
 #   links: symbolic links planted at every name encore creates in a session
@@ -55,6 +55,8 @@ if [ "$what" = owner ]; then
             chown 65534 "$tmp/c"; why="$tmp/c is owned by uid 65534, not you" ;;
         esac
         expect_refused "$why; pass --trust to replay it anyway" "$encore" replay -q "$tmp/c"
+        expect_refused "$why; pass --trust to replay it anyway" sh -c \
+            'echo quit | "$1" debug --json "$2"' sh "$encore" "$tmp/c"
         expect_refused "$why; pass --trust to query it anyway" \
             "$encore" sql "$tmp/c" 'SELECT count(*) FROM process'
         expect_refused "$why; pass --trust to load it anyway" "$encore" db -q "$tmp/c" -o "$tmp/out.db"
@@ -64,6 +66,8 @@ if [ "$what" = owner ]; then
         [ ! -e "$tmp/c/.encore-replay" ] || fail "a refused replay made its directory"
 
         expect_ok "$encore" replay -q --then kill --trust "$tmp/c"
+        expect_ok sh -c 'echo quit | "$1" debug --json --trust "$2"' sh "$encore" "$tmp/c"
+        grep -q '"ok":true' "$tmp/out" || fail "debug --trust: $(cat "$tmp/out")"
         expect_ok "$encore" sql --trust "$tmp/c" 'SELECT count(*) FROM process'
         grep -qx ' *3' "$tmp/out" || fail "sql --trust: expected 3 processes, got: $(cat "$tmp/out")"
         [ ! -e "$tmp/c/.encore.db" ] || fail "sql --trust cached a database in a directory not closed to others"
