@@ -1,7 +1,8 @@
 #!/bin/sh
 # security.sh: sessions are other people's data (docs/security.md).
 #   owner: a session another uid owns (chown 65534, so root only: skipped otherwise), a
-#          world-writable one and a group-writable one are refused by replay, debug, sql and db
+#          world-writable one and a group-writable one are refused by replay, debug, sql, db
+#          and as the source of pack --merge
 #          with exit status 1 and a message naming --trust, and accepted with --trust (sql
 #          then caches nothing in the directory).
 #   links: symbolic links planted at every name encore creates in a session
@@ -60,6 +61,8 @@ if [ "$what" = owner ]; then
         expect_refused "$why; pass --trust to query it anyway" \
             "$encore" sql "$tmp/c" 'SELECT count(*) FROM process'
         expect_refused "$why; pass --trust to load it anyway" "$encore" db -q "$tmp/c" -o "$tmp/out.db"
+        expect_refused "$why; pass --trust to pack it anyway" "$encore" pack -q --merge "$tmp/c" "$tmp/s"
+        [ ! -e "$tmp/s/pack" ] || fail "a refused merge made $tmp/s/pack"
         if [ -e "$tmp/c/.encore.db" ] || [ -e "$tmp/out.db" ]; then
             fail "a refusal wrote a database"
         fi
