@@ -85,7 +85,7 @@ int cli_session_trusted(const char *cmd, const char *dir, int trust);
  * "0" leaves *no_isolate as the options set it; "1" is --no-isolate unless --keep-scratch
  * (`keep`) asks for isolation; "auto" (for test harnesses and CI machines without
  * namespaces) isolates where the machine can, replays unisolated where it cannot
- * (rep_options.no_isolate REP_ISOLATE_IF_ABLE; a --keep-scratch directory then stays empty),
+ * (rep_options.no_isolate REP_ISOLATE_IF_ABLE; a --keep-scratch directory then holds no file),
  * unless --no-isolate was given.  0, or -1 after saying what is wrong with the value. */
 int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate);
 

@@ -112,7 +112,7 @@ static void usage(FILE *out)
 	        "                        machines): isolated where a namespace can be made,\n"
 	        "                        otherwise replayed without isolation with a warning\n"
 	        "                        (never for a packed session; a --keep-scratch\n"
-	        "                        directory then stays empty)\n\n"
+	        "                        directory then holds no file)\n\n"
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
 	        "                        replay, in a directory of mode 0700 created without\n"

@@ -27,7 +27,8 @@ extern "C" {
 
 struct rep;
 
-#define REP_ISOLATE_IF_ABLE 2 /* rep_options.no_isolate (ENCORE_NO_ISOLATE=auto, encore-replay(1)) */
+/* rep_options.no_isolate: isolated where possible (ENCORE_NO_ISOLATE=auto, encore-replay(1)) */
+#define REP_ISOLATE_IF_ABLE 2
 
 struct rep_options {
 	const char *lib;          /* absolute path of libencore-replay.so (required) */
