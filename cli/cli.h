@@ -89,6 +89,12 @@ int cli_session_trusted(const char *cmd, const char *dir, int trust);
  * unless --no-isolate was given.  0, or -1 after saying what is wrong with the value. */
 int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate);
 
+/* The signals that end a replay (SIGINT, SIGTERM, SIGHUP) call fn, without SA_RESTART: a
+ * blocking read or wait returns at once with EINTR. */
+void cli_catch_signals(void (*fn)(int));
+/* A replayed process's state (enum rep_pstate) in the reports: "running", "halted"... */
+const char *cli_pstate_name(int state);
+
 /* JSON string output with escaping. */
 void cli_json_string(FILE *out, const char *s);
 

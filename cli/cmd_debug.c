@@ -77,18 +77,6 @@ static void usage(FILE *out)
 	fprintf(out, "\nSee encore-debug(1).\n");
 }
 
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* One line of input without its newline, NULL at the end of input or on a signal. */
 static char *read_line(struct dbg *g)
 {
@@ -199,7 +187,7 @@ int cmd_debug(int argc, char **argv)
 	g.ro.interrupted = &dbg_interrupted;
 	g.ro.roots_output = 1;
 	g.ro.live_terms = 1; /* var. predicates start the online protocol at any halt */
-	catch_signals();
+	cli_catch_signals(on_signal);
 	if ((ret = dbg_open(&g)) != 0) {
 		dbg_free(&g);
 		return dbg_interrupted ? 128 + dbg_interrupted : ret;

@@ -175,16 +175,6 @@ static char *read_all(const char *path)
 	return buf;
 }
 
-static const char *pstate_name(enum rep_pstate s)
-{
-	switch (s) {
-	case REP_P_RUNNING: return "running";
-	case REP_P_HALTED: return "halted";
-	case REP_P_EXITED: return "exited";
-	default: return "not started";
-	}
-}
-
 static void print_state_text(struct rep *r)
 {
 	if (rep_fired(r))
@@ -196,7 +186,7 @@ static void print_state_text(struct rep *r)
 		rep_proc_info(r, i, &in);
 		printf("  %-16s pid %-7ld state %llu of %llu, %s\n", in.name, in.pid,
 		       (unsigned long long)in.index, (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		printf("      last: %s\n      next: %s\n", in.last, in.next);
 		if (in.terms) {
 			const char *p = in.terms;
@@ -256,7 +246,7 @@ static void print_state_json(struct rep *r, const char *pred)
 		cli_json_string(stdout, in.name);
 		printf(",\"pid\":%ld,\"state\":%llu,\"events\":%llu,\"status\":\"%s\",\"last\":", in.pid,
 		       (unsigned long long)in.index, (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		cli_json_string(stdout, in.last);
 		printf(",\"next\":");
 		cli_json_string(stdout, in.next);
@@ -524,20 +514,6 @@ static int set_halt(struct rep *r, struct replay_args *a)
 	return 0;
 }
 
-/* The signal that ends the replay: SIGINT, SIGTERM, SIGHUP (no SA_RESTART: a wait for Enter
- * returns at once). */
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* Ended by a signal: every replayed process is ended first; 128 + the signal, as a shell
  * reports a command the signal killed (130 for SIGINT, 143 for SIGTERM). */
 static int end_interrupted(struct rep *r)
@@ -694,7 +670,7 @@ int cmd_replay(int argc, char **argv)
 	note_truncated(a.dir);
 	warn_shared_readers(r);
 	if ((ret = set_halt(r, &a)) == 0) {
-		catch_signals();
+		cli_catch_signals(on_signal); /* a wait for Enter returns at once */
 		memset(&d, 0, sizeof(d));
 		if (rep_start(r, &d) != 0) {
 			cli_diag("replay", &d);

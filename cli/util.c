@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,4 +196,26 @@ int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate)
 	cli_error(cmd, "ENCORE_NO_ISOLATE=%.40s: expected 1 (as --no-isolate), auto (isolate "
 	          "where the machine can) or 0", v);
 	return -1;
+}
+
+void cli_catch_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+const char *cli_pstate_name(int state)
+{
+	switch (state) {
+	case REP_P_RUNNING: return "running";
+	case REP_P_HALTED: return "halted";
+	case REP_P_EXITED: return "exited";
+	default: return "not started";
+	}
 }
