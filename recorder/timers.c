@@ -130,20 +130,7 @@ REC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
 /* --- POSIX timers -----------------------------------------------------------------------------
  * Timers notifying by SIGEV_THREAD run a function on a thread of glibc's: no signal to pin
  * down, and replay must arm them for the function to run: left alone on both sides, told
- * apart by their ids (a fixed table; one that does not fit is logged as the others). */
-#define THREAD_TIMERS 64
-static timer_t thread_timers[THREAD_TIMERS];
-static int nthread_timers;
-
-static int thread_timer(timer_t id)
-{
-	int n = __atomic_load_n(&nthread_timers, __ATOMIC_ACQUIRE);
-
-	for (int i = 0; i < n && i < THREAD_TIMERS; i++)
-		if (thread_timers[i] == id)
-			return 1;
-	return 0;
-}
+ * apart by their ids (interpose/timerids.c). */
 
 /* After the real call on POSIX timer id (not a SIGEV_THREAD one): its TIMER event, the id
  * in aux[0]; returns r, errno as the call left it. */
@@ -160,12 +147,8 @@ REC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 	int64_t aux[4];
 
 	if (sev && sev->sigev_notify == SIGEV_THREAD) {
-		if (r == 0) {
-			int i = __atomic_fetch_add(&nthread_timers, 1, __ATOMIC_ACQ_REL);
-
-			if (i < THREAD_TIMERS)
-				thread_timers[i] = *id;
-		}
+		if (r == 0)
+			ip_thread_timer_add(*id);
 		errno = e;
 		return r;
 	}
@@ -183,7 +166,7 @@ REC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
 	struct itimerspec own;
 	int r;
 
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_settime)(id, flags, nv, ov);
 	memset(&own, 0, sizeof(own));
 	r = IP_REAL(timer_settime)(id, flags, nv, &own);
@@ -194,7 +177,7 @@ REC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
 
 REC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
 {
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_gettime)(id, cur);
 	return ptimer_done(TRACE_CALL_TIMER_GETTIME, id, IP_REAL(timer_gettime)(id, cur), cur,
 	                   __builtin_return_address(0));
@@ -202,7 +185,7 @@ REC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
 
 REC_EXPORT int timer_getoverrun(timer_t id)
 {
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_getoverrun)(id);
 	return ptimer_done(TRACE_CALL_TIMER_GETOVERRUN, id, IP_REAL(timer_getoverrun)(id), NULL,
 	                   __builtin_return_address(0));
@@ -210,7 +193,7 @@ REC_EXPORT int timer_getoverrun(timer_t id)
 
 REC_EXPORT int timer_delete(timer_t id)
 {
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_delete)(id);
 	return ptimer_done(TRACE_CALL_TIMER_DELETE, id, IP_REAL(timer_delete)(id), NULL,
 	                   __builtin_return_address(0));
