@@ -1086,9 +1086,10 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	/* isolated if able (ENCORE_NO_ISOLATE=auto): a machine that cannot make the namespace
-	 * or its overlays replays as with --no-isolate, unless the packed files need them */
+	 * or its overlays (for the first host: the others' are made as it was) replays as with
+	 * --no-isolate, unless the packed files need them */
 	if (rp.status != ISO_OK && !rp.pack_bad && r->opt.no_isolate == REP_ISOLATE_IF_ABLE &&
-	    !rep_packed_files(r)) {
+	    !rep_packed_files(r) && iso->nhosts == 1) {
 		snprintf(iso->unisolated, sizeof(iso->unisolated), "%s", rp.msg);
 		r->opt.no_isolate = 1;
 		return 0;
