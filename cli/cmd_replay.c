@@ -287,6 +287,7 @@ static void run_gdb(struct rep *r)
 		snprintf(pid, sizeof(pid), "%ld", in.pid);
 		g = fork();
 		if (g == 0) {
+			rep_enter_namespaces(r, i); /* as for encore debug's print (debug_inspect.c) */
 			execlp("gdb", "gdb", "-q", "-p", pid, (char *)NULL);
 			fprintf(stderr, "encore replay: cannot run gdb: %s\n", strerror(errno));
 			_exit(127);

@@ -1172,6 +1172,11 @@ int rep__iso_enter(const struct rep *r, const struct gd_proc *p)
 	return 0;
 }
 
+int rep_enter_namespaces(const struct rep *r, size_t i)
+{
+	return i < r->nprocs ? rep__iso_enter(r, &r->procs[i]) : -EINVAL;
+}
+
 const char *rep_isolation_gaps(const struct rep *r)
 {
 	return r->iso && r->iso->gaps[0] && r->opt.no_isolate != 1 ? r->iso->gaps : NULL;

@@ -216,6 +216,11 @@ const char *rep_isolation_gaps(const struct rep *r);
  * replay then writes to this machine's files); otherwise NULL. */
 const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
+/* In a child about to exec a tool on replayed process i (gdb): join the namespaces process i
+ * runs in, so that the tool sees its files (packed ones included) and, without root, may
+ * trace it from inside its user namespace.  0 (also when the replay is not isolated), or a
+ * negative errno.  Single-threaded callers only (setns(2)). */
+int rep_enter_namespaces(const struct rep *r, size_t i);
 
 /* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
  * negative code (TRACE_EIO cannot read, TRACE_EINVAL not ELF). */
