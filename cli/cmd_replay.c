@@ -537,7 +537,12 @@ static int wait_for_enter(struct rep *r)
 		struct rep_proc_info in;
 
 		rep_proc_info(r, i, &in);
-		if (in.state == REP_P_HALTED)
+		/* without root an isolated replay runs in a user namespace: gdb from outside it
+		 * cannot read the process's files (encore-replay(1), --then) */
+		if (in.state == REP_P_HALTED && rep_scratch(r) && geteuid() != 0)
+			fprintf(stderr, "    nsenter --preserve-credentials -U -m -t %ld gdb -p %ld    # %s\n",
+			        in.pid, in.pid, in.name);
+		else if (in.state == REP_P_HALTED)
 			fprintf(stderr, "    gdb -p %ld    # %s\n", in.pid, in.name);
 	}
 	fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
