@@ -54,7 +54,7 @@ echo "ok: --keep-scratch keeps nothing"
 
 ENCORE_NO_ISOLATE=1 "$nons" "$encore" replay -q "$tmp/s" > /dev/null 2> "$tmp/err" ||
     fail "ENCORE_NO_ISOLATE=1 did not replay"
-! grep -q "not isolated" "$tmp/err" || fail "ENCORE_NO_ISOLATE=1 warned"
+! grep -q "warning: not isolated" "$tmp/err" || fail "ENCORE_NO_ISOLATE=1 warned"
 [ -e "$tmp/w/f" ] || fail "ENCORE_NO_ISOLATE=1 did not write for real"
 rm "$tmp/w/f"
 rc=0; ENCORE_NO_ISOLATE=yes "$encore" replay -q "$tmp/s" > /dev/null 2> "$tmp/err" || rc=$?
@@ -67,7 +67,7 @@ if "$encore" replay -q "$tmp/s" > /dev/null 2> "$tmp/err"; then
     ENCORE_NO_ISOLATE=auto "$encore" replay -q "$tmp/s" > /dev/null 2> "$tmp/err" ||
         fail "ENCORE_NO_ISOLATE=auto did not replay where namespaces work"
     [ ! -e "$tmp/w/f" ] || fail "ENCORE_NO_ISOLATE=auto wrote for real where it could isolate"
-    ! grep -q "not isolated" "$tmp/err" ||
+    ! grep -q "warning: not isolated" "$tmp/err" ||
         fail "ENCORE_NO_ISOLATE=auto warned where it could isolate"
     echo "ok: ENCORE_NO_ISOLATE=auto isolates where it can"
 else
