@@ -300,10 +300,14 @@ load() {
 	memcached)
 		local slap=memcaslap
 		command -v memcaslap >/dev/null || slap=memaslap
+		# its default workload (64-byte keys, 1 KiB values, 1 set for 9 gets) given as a file:
+		# it would write one to the user's passwd home, which a CI user may not have
+		printf 'key\n64 64 1\nvalue\n1024 1024 1\ncmd\n0 0.1\n1 0.9\n' > "$WORK/memslap.cnf"
 		if [ $CHECK = 1 ]; then
-			timeout 300 $slap -s "127.0.0.1:$port" -T 2 -c 8 -x 20000
+			timeout 300 $slap -s "127.0.0.1:$port" -T 2 -c 8 -x 20000 -F "$WORK/memslap.cnf"
 		else
-			timeout $((SECS + 60)) $slap -s "127.0.0.1:$port" -T 2 -c 8 -t "${SECS}s"
+			timeout $((SECS + 60)) $slap -s "127.0.0.1:$port" -T 2 -c 8 -t "${SECS}s" \
+				-F "$WORK/memslap.cnf"
 		fi ;;
 	postgres)
 		if [ $CHECK = 1 ]; then

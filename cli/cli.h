@@ -81,6 +81,20 @@ int cli_session_why(const char *dir, char *why, size_t cap);
  * CMD: WHY; pass --trust to VERB it anyway" and returns -1. */
 int cli_session_trusted(const char *cmd, const char *dir, int trust);
 
+/* ENCORE_NO_ISOLATE for replay and debug (encore-replay(1), ENVIRONMENT): unset, empty or
+ * "0" leaves *no_isolate as the options set it; "1" is --no-isolate unless --keep-scratch
+ * (`keep`) asks for isolation; "auto" (for test harnesses and CI machines without
+ * namespaces) isolates where the machine can, replays unisolated where it cannot
+ * (rep_options.no_isolate REP_ISOLATE_IF_ABLE; a --keep-scratch directory then holds no file),
+ * unless --no-isolate was given.  0, or -1 after saying what is wrong with the value. */
+int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate);
+
+/* The signals that end a replay (SIGINT, SIGTERM, SIGHUP) call fn, without SA_RESTART: a
+ * blocking read or wait returns at once with EINTR. */
+void cli_catch_signals(void (*fn)(int));
+/* A replayed process's state (enum rep_pstate) in the reports: "running", "halted"... */
+const char *cli_pstate_name(int state);
+
 /* JSON string output with escaping. */
 void cli_json_string(FILE *out, const char *s);
 

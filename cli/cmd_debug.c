@@ -44,7 +44,7 @@ static void usage(FILE *out)
 	        "NAME\n"
 	        "    encore debug - an interactive global debugger over a replay\n\n"
 	        "SYNOPSIS\n"
-	        "    encore debug [--json] [--stall-timeout S] DIR\n\n"
+	        "    encore debug [--json] [--stall-timeout S] [--trust] DIR\n\n"
 	        "DESCRIPTION\n"
 	        "    Replays the recorded session DIR as `encore replay` does, with every process\n"
 	        "    halted before its first event, and reads commands: one per line from stdin\n"
@@ -61,7 +61,12 @@ static void usage(FILE *out)
 	        "    --no-isolate, --no-pack\n"
 	        "                        as for encore replay: let the programs write to this\n"
 	        "                        machine's files; ignore DIR/pack (encore-replay(1))\n"
+	        "    --trust             replay DIR even if another user owns it or others may\n"
+	        "                        write into it (refused by default, as by encore replay;\n"
+	        "                        docs/security.md)\n"
 	        "    -h, --help          this text\n\n"
+	        "ENVIRONMENT\n"
+	        "    ENCORE_NO_ISOLATE   1 or auto, as for encore replay (encore-replay(1))\n\n"
 	        "EXIT STATUS\n"
 	        "    0 after quit or the end of input; 1 the session cannot be replayed; 2 usage;\n"
 	        "    128 + the signal for SIGINT, SIGTERM or SIGHUP.  Whatever ends it, every\n"
@@ -70,18 +75,6 @@ static void usage(FILE *out)
 	        "    encore debug /tmp/ring\n"
 	        "    printf 'stop ring.1: received >= 2\\ncontinue\\n' | encore debug --json /tmp/ring\n");
 	fprintf(out, "\nSee encore-debug(1).\n");
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* One line of input without its newline, NULL at the end of input or on a signal. */
@@ -115,7 +108,7 @@ static char *read_line(struct dbg *g)
 }
 
 /* Parse the options; -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
+static int parse_args(int argc, char **argv, struct dbg *g, double *stall, int *trust)
 {
 	int i;
 
@@ -143,6 +136,8 @@ static int parse_args(int argc, char **argv, struct dbg *g, double *stall)
 			g->ro.no_isolate = 1;
 		} else if (strcmp(argv[i], "--no-pack") == 0) {
 			g->ro.no_pack = 1;
+		} else if (strcmp(argv[i], "--trust") == 0) { /* see encore-replay(1) */
+			*trust = 1;
 		} else if (cli_is_help(argv[i])) {
 			usage(stdout);
 			return CLI_OK;
@@ -167,11 +162,14 @@ int cmd_debug(int argc, char **argv)
 {
 	struct dbg g;
 	double stall;
-	int ret;
+	int ret, trust = 0;
 
 	memset(&g, 0, sizeof(g));
-	if ((ret = parse_args(argc, argv, &g, &stall)) >= 0)
+	if ((ret = parse_args(argc, argv, &g, &stall, &trust)) >= 0)
 		return ret;
+	/* it replays the session, with our privileges: only sessions of our own */
+	if (cli_session_trusted("debug", g.dir, trust))
+		return CLI_FAIL;
 #ifndef ENCORE_REPLAY_SO_BUILD
 #define ENCORE_REPLAY_SO_BUILD NULL
 #endif
@@ -182,12 +180,14 @@ int cmd_debug(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	g.tty = !g.json && isatty(0) && isatty(1);
+	if (cli_no_isolate_env("debug", 0, &g.ro.no_isolate) != 0)
+		return CLI_USAGE;
 	g.ro.lib = g.lib;
 	g.ro.stall_ms = (unsigned)(stall * 1000);
 	g.ro.interrupted = &dbg_interrupted;
 	g.ro.roots_output = 1;
 	g.ro.live_terms = 1; /* var. predicates start the online protocol at any halt */
-	catch_signals();
+	cli_catch_signals(on_signal);
 	if ((ret = dbg_open(&g)) != 0) {
 		dbg_free(&g);
 		return dbg_interrupted ? 128 + dbg_interrupted : ret;

@@ -59,8 +59,8 @@ static void usage(FILE *out)
 	        "                   its manifest lines, and the objects DIR lacks (each checked\n"
 	        "                   against its SHA-256 name); DIR's traces are not read\n"
 	        "    -n, --dry-run  list what would be added; write nothing\n"
-	        "    --trust        pack DIR even if another user owns it or others may write it\n"
-	        "                   (docs/security.md)\n"
+	        "    --trust        pack DIR (merge SRC) even if another user owns it or others\n"
+	        "                   may write it (docs/security.md)\n"
 	        "    -q, --quiet    only the summary line and problems\n"
 	        "    -h, --help     this text\n\n"
 	        "OUTPUT\n"
@@ -640,6 +640,9 @@ int cmd_pack(int argc, char **argv)
 	pk.dir = argv[optind];
 	/* pack writes into the session: only a session of the user's own (docs/security.md) */
 	if (cli_session_trusted("pack", pk.dir, trust))
+		return CLI_FAIL;
+	/* what --merge copies in is mounted and run by replay: SRC must be as much the user's */
+	if (merge_src && cli_session_trusted("pack", merge_src, trust))
 		return CLI_FAIL;
 	read_machine_id(pk.host_id, sizeof(pk.host_id));
 	if (!merge_src && collect(&pk) != 0)

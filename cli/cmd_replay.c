@@ -107,7 +107,12 @@ static void usage(FILE *out)
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
 	        "    ENCORE_REPLAY_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
-	        "                        install, or the build tree's when run from there)\n\n"
+	        "                        install, or the build tree's when run from there)\n"
+	        "    ENCORE_NO_ISOLATE   1: as --no-isolate.  auto (for test suites and CI\n"
+	        "                        machines): isolated where a namespace can be made,\n"
+	        "                        otherwise replayed without isolation with a warning\n"
+	        "                        (never for a packed session; a --keep-scratch\n"
+	        "                        directory then holds no file)\n\n"
 	        "FILES\n"
 	        "    DIR/.encore-replay/ the control socket and status board (0600) of a running\n"
 	        "                        replay, in a directory of mode 0700 created without\n"
@@ -173,16 +178,6 @@ static char *read_all(const char *path)
 	return buf;
 }
 
-static const char *pstate_name(enum rep_pstate s)
-{
-	switch (s) {
-	case REP_P_RUNNING: return "running";
-	case REP_P_HALTED: return "halted";
-	case REP_P_EXITED: return "exited";
-	default: return "not started";
-	}
-}
-
 static void print_state_text(struct rep *r)
 {
 	if (rep_fired(r))
@@ -194,7 +189,7 @@ static void print_state_text(struct rep *r)
 		rep_proc_info(r, i, &in);
 		printf("  %-16s pid %-7ld state %llu of %llu, %s\n", in.name, in.pid,
 		       (unsigned long long)in.index, (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		printf("      last: %s\n      next: %s\n", in.last, in.next);
 		if (in.terms) {
 			const char *p = in.terms;
@@ -254,7 +249,7 @@ static void print_state_json(struct rep *r, const char *pred)
 		cli_json_string(stdout, in.name);
 		printf(",\"pid\":%ld,\"state\":%llu,\"events\":%llu,\"status\":\"%s\",\"last\":", in.pid,
 		       (unsigned long long)in.index, (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		cli_json_string(stdout, in.last);
 		printf(",\"next\":");
 		cli_json_string(stdout, in.next);
@@ -295,6 +290,7 @@ static void run_gdb(struct rep *r)
 		snprintf(pid, sizeof(pid), "%ld", in.pid);
 		g = fork();
 		if (g == 0) {
+			rep_enter_namespaces(r, i); /* as for encore debug's print (debug_inspect.c) */
 			execlp("gdb", "gdb", "-q", "-p", pid, (char *)NULL);
 			fprintf(stderr, "encore replay: cannot run gdb: %s\n", strerror(errno));
 			_exit(127);
@@ -416,7 +412,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		cli_error("replay", "--stop and --cut both say where to halt: give one");
 		return CLI_USAGE;
 	}
-	if (a->no_isolate && a->keep_scratch) {
+	if (cli_no_isolate_env("replay", a->keep_scratch != NULL, &a->no_isolate) != 0)
+		return CLI_USAGE;
+	if (a->no_isolate == 1 && a->keep_scratch) {
 		cli_error("replay", "--keep-scratch keeps what an isolated replay wrote: drop "
 		          "--no-isolate");
 		return CLI_USAGE;
@@ -520,20 +518,6 @@ static int set_halt(struct rep *r, struct replay_args *a)
 	return 0;
 }
 
-/* The signal that ends the replay: SIGINT, SIGTERM, SIGHUP (no SA_RESTART: a wait for Enter
- * returns at once). */
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* Ended by a signal: every replayed process is ended first; 128 + the signal, as a shell
  * reports a command the signal killed (130 for SIGINT, 143 for SIGTERM). */
 static int end_interrupted(struct rep *r)
@@ -556,7 +540,12 @@ static int wait_for_enter(struct rep *r)
 		struct rep_proc_info in;
 
 		rep_proc_info(r, i, &in);
-		if (in.state == REP_P_HALTED)
+		/* without root an isolated replay runs in a user namespace: gdb from outside it
+		 * cannot read the process's files (encore-replay(1), --then) */
+		if (in.state == REP_P_HALTED && rep_scratch(r) && geteuid() != 0)
+			fprintf(stderr, "    nsenter --preserve-credentials -U -m -t %ld gdb -p %ld    # %s\n",
+			        in.pid, in.pid, in.name);
+		else if (in.state == REP_P_HALTED)
 			fprintf(stderr, "    gdb -p %ld    # %s\n", in.pid, in.name);
 	}
 	fprintf(stderr, "Press Enter (or Ctrl-C) to end them.\n");
@@ -690,12 +679,16 @@ int cmd_replay(int argc, char **argv)
 	note_truncated(a.dir);
 	warn_shared_readers(r);
 	if ((ret = set_halt(r, &a)) == 0) {
-		catch_signals();
+		cli_catch_signals(on_signal); /* a wait for Enter returns at once */
 		memset(&d, 0, sizeof(d));
 		if (rep_start(r, &d) != 0) {
 			cli_diag("replay", &d);
 			ret = interrupted ? end_interrupted(r) : CLI_FAIL;
 		} else {
+			if (rep_unisolated(r))
+				fprintf(stderr, "encore replay: warning: not isolated, the replayed programs "
+				        "write to this machine's files (%s; ENCORE_NO_ISOLATE=auto)\n",
+				        rep_unisolated(r));
 			if (rep_isolation_gaps(r))
 				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
 				        "change this machine's files: %s (replayer/README.md, \"Isolation and "

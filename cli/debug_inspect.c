@@ -121,6 +121,9 @@ static int run_gdb(struct dbg *g, int i, const char *frame, const char *expr, ch
 		return 127;
 	fflush(NULL);
 	if ((c = fork()) == 0) {
+		/* gdb in the process's namespaces: its files are the process's (a packed session's
+		 * objects too), and without root it may trace it only from inside its user namespace */
+		rep_enter_namespaces(g->r, (size_t)i);
 		if (out) {
 			int nul = open("/dev/null", O_RDONLY);
 

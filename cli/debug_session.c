@@ -164,6 +164,11 @@ int dbg_open(struct dbg *g)
 		cli_error("debug", "%s", err);
 		return CLI_FAIL;
 	}
+	if (rep_unisolated(g->r)) { /* ENCORE_NO_ISOLATE=auto: decided once for every execution */
+		fprintf(stderr, "encore debug: warning: not isolated, the replayed programs write to "
+		        "this machine's files (%s; ENCORE_NO_ISOLATE=auto)\n", rep_unisolated(g->r));
+		g->ro.no_isolate = 1;
+	}
 	return 0;
 }
 
@@ -264,16 +269,6 @@ int dbg_move(struct dbg *g, const uint64_t *cut, char *err, size_t cap)
 	return execute(g, cut, err, cap);
 }
 
-static const char *pstate_name(enum rep_pstate s)
-{
-	switch (s) {
-	case REP_P_RUNNING: return "running";
-	case REP_P_HALTED: return "halted";
-	case REP_P_EXITED: return "exited";
-	default: return "not started";
-	}
-}
-
 void dbg_print_state_text(struct dbg *g)
 {
 	printf("Global state (state k = after its event k):\n");
@@ -283,7 +278,7 @@ void dbg_print_state_text(struct dbg *g)
 		rep_proc_info(g->r, i, &in);
 		printf("  %-16s pid %-7ld state %llu of %llu, %s\n", in.name, in.pid,
 		       (unsigned long long)g->cur[i], (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		printf("      last: %s\n      next: %s\n", in.last, in.next);
 	}
 }
@@ -305,7 +300,7 @@ void dbg_print_state_json(struct dbg *g)
 		cli_json_string(stdout, in.name);
 		printf(",\"pid\":%ld,\"state\":%llu,\"events\":%llu,\"status\":\"%s\",\"last\":",
 		       in.pid, (unsigned long long)g->cur[i], (unsigned long long)in.nevents,
-		       pstate_name(in.state));
+		       cli_pstate_name(in.state));
 		cli_json_string(stdout, in.last);
 		printf(",\"next\":");
 		cli_json_string(stdout, in.next);

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rep.h"
 #include "view.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -129,7 +131,8 @@ int cli_session_trusted(const char *cmd, const char *dir, int trust)
 {
 	/* what the command would do with the session, for the message */
 	static const char *const verbs[][2] = {
-		{ "replay", "replay" }, { "sql", "query" }, { "db", "load" }, { "pack", "pack" },
+		{ "replay", "replay" }, { "debug", "replay" }, { "sql", "query" }, { "db", "load" },
+		{ "pack", "pack" },
 	};
 	const char *verb = "use";
 	char why[PATH_MAX + 128];
@@ -172,4 +175,47 @@ int cli_for_each_notrace(const char *dir, int (*fn)(const char *file, int err, v
 	}
 	closedir(d);
 	return n;
+}
+
+int cli_no_isolate_env(const char *cmd, int keep, int *no_isolate)
+{
+	const char *v = getenv("ENCORE_NO_ISOLATE");
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return 0;
+	if (strcmp(v, "1") == 0) {
+		if (!keep)
+			*no_isolate = 1;
+		return 0;
+	}
+	if (strcmp(v, "auto") == 0) {
+		if (!*no_isolate)
+			*no_isolate = REP_ISOLATE_IF_ABLE;
+		return 0;
+	}
+	cli_error(cmd, "ENCORE_NO_ISOLATE=%.40s: expected 1 (as --no-isolate), auto (isolate "
+	          "where the machine can) or 0", v);
+	return -1;
+}
+
+void cli_catch_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+const char *cli_pstate_name(int state)
+{
+	switch (state) {
+	case REP_P_RUNNING: return "running";
+	case REP_P_HALTED: return "halted";
+	case REP_P_EXITED: return "exited";
+	default: return "not started";
+	}
 }

@@ -153,6 +153,11 @@ int ip_pick_min_fd(void);
  * mode, 0 a filter, -1 not an installation.  Both preloads step aside just before one. */
 int ip_sandbox_install(long nr, long a0, long a1);
 
+/* POSIX timers notifying by SIGEV_THREAD, left alone by both preloads (timerids.c): note one
+ * made; 1 when id is one of them. */
+IP_HIDDEN void ip_thread_timer_add(timer_t id);
+IP_HIDDEN int ip_thread_timer(timer_t id);
+
 /* --- the environment variables (env.c) -------------------------------------------------- */
 /* Each process's configuration and, across exec, its state travel in one variable:
  * ENCORE_RECORD for the recorder, ENCORE_REPLAY for the replayer (written by the GD, then by

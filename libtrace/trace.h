@@ -605,6 +605,11 @@ struct trace_file_input {
  * first TRACE_FILE_HASH_MAX bytes hashed: size and mtime cover the rest). */
 #define TRACE_FILE_HASH_MAX (64u << 10)
 
+/* The GNU build-id in `notes`, the bytes of an ELF PT_NOTE segment (in memory or read from
+ * the file): copied to out, its length returned (> 0); 0 when the notes hold none;
+ * TRACE_EINVAL when it is longer than cap.  Allocates nothing, calls nothing (libtrace/elfnote.c). */
+int trace_elf_build_id(const void *notes, size_t len, uint8_t *out, size_t cap);
+
 /* Append a file input record (writer side; allocates nothing). */
 int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f);
 /* The file inputs read so far (all of them once trace_reader_next returned 0). */

@@ -613,32 +613,11 @@ static void read_small(const char *path, char *out, size_t cap)
 
 static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	int i;
+	int n = rec_build_id(info, proc.build_id, sizeof(proc.build_id));
 
 	(void)size;
 	(void)data;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p, *end;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
-			size_t nsz = (nh->n_namesz + 3) & ~3u, dsz = (nh->n_descsz + 3) & ~3u;
-			const uint8_t *name = p + sizeof(*nh);
-
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= sizeof(proc.build_id)) {
-				memcpy(proc.build_id, name + nsz, nh->n_descsz);
-				proc.build_id_len = nh->n_descsz;
-				return 1;
-			}
-			p += sizeof(*nh) + nsz + dsz;
-		}
-	}
+	proc.build_id_len = n > 0 ? (uint32_t)n : 0;
 	return 1; /* only the first object: the executable */
 }
 

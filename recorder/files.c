@@ -102,35 +102,19 @@ static void fill_stat(struct trace_file_input *f, const struct stat *st)
 	f->mtime_ns = mtime_ns(st);
 }
 
-/* The GNU build-id of a loaded object, from its PT_NOTE segments in memory. */
-static void note_build_id(const struct dl_phdr_info *info, struct trace_file_input *f)
+/* (rec.h) The notes are read in place: the loader mapped them with the object. */
+int rec_build_id(const struct dl_phdr_info *info, uint8_t *out, size_t cap)
 {
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p, *end;
+		int n;
 
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
-			const uint8_t *d = p + sizeof(*nh) + name;
-
-			if (d + desc > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    memcmp(p + sizeof(*nh), "GNU", 4) == 0 && nh->n_descsz <= sizeof(f->build_id)) {
-				memcpy(f->build_id, d, nh->n_descsz);
-				f->build_id_len = nh->n_descsz;
-				return;
-			}
-			p = d + desc;
-		}
+		if (ph->p_type == PT_NOTE &&
+		    (n = trace_elf_build_id((const void *)(info->dlpi_addr + ph->p_vaddr),
+		                            ph->p_memsz, out, cap)) > 0)
+			return n;
 	}
+	return 0;
 }
 
 struct scan {
@@ -172,7 +156,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	/* unless noted already, or the recorder itself (replay has its own) */
 	if (!obj_seen(st.st_dev, st.st_ino) && strcmp(path, self_so) != 0) {
 		fill_stat(&f, &st);
-		note_build_id(info, &f);
+		n = rec_build_id(info, f.build_id, sizeof(f.build_id));
+		f.build_id_len = n > 0 ? (uint32_t)n : 0;
 		f.path = path;
 		f.resolved = realpath(path, res) ? res : "";
 		trace_writer_file(rec.w, &f);
@@ -367,6 +352,7 @@ static int open_has_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* The real call's result and errno, the open noted in between. */
 #define OPEN_BODY(call)                                   \
 	do {                                              \
 		int r_, e_;                               \
@@ -378,81 +364,38 @@ static int open_has_mode(int flags)
 		return r_;                                \
 	} while (0)
 
-REC_EXPORT int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
+/* open, openat and their 64 forms: the mode argument is there only when the flags say so. */
+#define OPEN_VARIADIC(fn, params, args)                   \
+	REC_EXPORT int fn params                          \
+	{                                                 \
+		mode_t mode = 0;                          \
+                                                          \
+		if (open_has_mode(flags)) {               \
+			va_list ap;                       \
+                                                          \
+			va_start(ap, flags);              \
+			mode = va_arg(ap, mode_t);        \
+			va_end(ap);                       \
+		}                                         \
+		OPEN_BODY(IP_REAL(fn) args);              \
 	}
-	OPEN_BODY(IP_REAL(open)(path, flags, mode));
-}
 
-REC_EXPORT int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
+OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
 
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
+/* The _FORTIFY_SOURCE forms, which take no mode. */
+#define OPEN_FORTIFIED(fn, params, args)                  \
+	REC_EXPORT int fn params                          \
+	{                                                 \
+		OPEN_BODY(IP_REAL(fn) args);              \
 	}
-	OPEN_BODY(IP_REAL(open64)(path, flags, mode));
-}
 
-REC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	OPEN_BODY(IP_REAL(openat)(dirfd, path, flags, mode));
-}
-
-REC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-
-	if (open_has_mode(flags)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	OPEN_BODY(IP_REAL(openat64)(dirfd, path, flags, mode));
-}
-
-REC_EXPORT int __open_2(const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__open_2)(path, flags));
-}
-
-REC_EXPORT int __open64_2(const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__open64_2)(path, flags));
-}
-
-REC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__openat_2)(dirfd, path, flags));
-}
-
-REC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	OPEN_BODY(IP_REAL(__openat64_2)(dirfd, path, flags));
-}
+OPEN_FORTIFIED(__open_2, (const char *path, int flags), (path, flags))
+OPEN_FORTIFIED(__open64_2, (const char *path, int flags), (path, flags))
+OPEN_FORTIFIED(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+OPEN_FORTIFIED(__openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
 
 /* fopen's mode reads when it starts with 'r' or has a '+'. */
 static FILE *note_fopen(FILE *f, const char *path, const char *mode)

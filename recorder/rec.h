@@ -357,6 +357,10 @@ REC_HIDDEN void rec_files_exit(void);
  * (then pair with rec_loader_end), 0 when another thread is inside dl_iterate_phdr. */
 REC_HIDDEN int rec_loader_begin(void);
 REC_HIDDEN void rec_loader_end(void);
+/* The GNU build-id of a loaded object, from its PT_NOTE segments in memory: its length
+ * (copied to out), or 0 when it has none that fits. */
+struct dl_phdr_info;
+REC_HIDDEN int rec_build_id(const struct dl_phdr_info *info, uint8_t *out, size_t cap);
 
 /* --- pipe ends several processes hold (share.c) -------------------------------------- */
 /* Before a fork (the guard held): every pipe end of ours becomes shared, its direction's

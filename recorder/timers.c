@@ -72,17 +72,19 @@ REC_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 	return r;
 }
 
-/* A TIMER event of call on fd (or -1: a POSIX timer, naux aux values): result, errno, and
- * the value given back (v, if any: interval seconds and nanoseconds, value seconds and
- * nanoseconds, four int64). */
-static void timer_log(uint32_t call, int fd, int r, int e, const struct itimerspec *v, void *ra,
+/* Right after the real call: a TIMER event of call on fd (or -1: a POSIX timer, naux aux
+ * values) with its result r, errno, and the value given back (v, if any: interval seconds and
+ * nanoseconds, value seconds and nanoseconds, four int64).  Returns r, errno as the call left
+ * it, for the wrapper to return. */
+static int timer_done(uint32_t call, int fd, int r, const struct itimerspec *v, void *ra,
                       uint32_t naux, const int64_t *aux)
 {
 	struct trace_event ev;
 	int64_t d[4];
+	int e = errno;
 
 	if (!rec_enter())
-		return;
+		goto out;
 	rec_event_init(&ev, TRACE_EV_TIMER, call, fd);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
@@ -100,54 +102,43 @@ static void timer_log(uint32_t call, int fd, int r, int e, const struct itimersp
 	rec_log(&ev, ra);
 	rec_sig_logged();
 	rec_leave();
+out:
+	errno = e;
+	return r;
 }
 
 REC_EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
                                struct itimerspec *ov)
 {
 	struct itimerspec own;
-	int r, e;
+	int r;
 
 	memset(&own, 0, sizeof(own));
 	r = IP_REAL(timerfd_settime)(fd, flags, nv, &own);
-	e = errno;
 	if (r == 0 && ov)
-		*ov = own;
-	timer_log(TRACE_CALL_TIMERFD_SETTIME, fd, r, e, &own, __builtin_return_address(0), 0, NULL);
-	errno = e;
-	return r;
+		*ov = own; /* (errno untouched) */
+	return timer_done(TRACE_CALL_TIMERFD_SETTIME, fd, r, &own, __builtin_return_address(0), 0,
+	                  NULL);
 }
 
 REC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
 {
-	int r = IP_REAL(timerfd_gettime)(fd, cur), e = errno;
-
-	timer_log(TRACE_CALL_TIMERFD_GETTIME, fd, r, e, cur, __builtin_return_address(0), 0, NULL);
-	errno = e;
-	return r;
+	return timer_done(TRACE_CALL_TIMERFD_GETTIME, fd, IP_REAL(timerfd_gettime)(fd, cur), cur,
+	                  __builtin_return_address(0), 0, NULL);
 }
 
 /* --- POSIX timers -----------------------------------------------------------------------------
  * Timers notifying by SIGEV_THREAD run a function on a thread of glibc's: no signal to pin
  * down, and replay must arm them for the function to run: left alone on both sides, told
- * apart by their ids (a fixed table; one that does not fit is logged as the others). */
-#define THREAD_TIMERS 64
-static timer_t thread_timers[THREAD_TIMERS];
-static int nthread_timers;
+ * apart by their ids (interpose/timerids.c). */
 
-static int thread_timer(timer_t id)
+/* After the real call on POSIX timer id (not a SIGEV_THREAD one): its TIMER event, the id
+ * in aux[0]; returns r, errno as the call left it. */
+static int ptimer_done(uint32_t call, timer_t id, int r, const struct itimerspec *v, void *ra)
 {
-	int n = __atomic_load_n(&nthread_timers, __ATOMIC_ACQUIRE);
+	int64_t aux[1] = { (int64_t)(intptr_t)id };
 
-	for (int i = 0; i < n && i < THREAD_TIMERS; i++)
-		if (thread_timers[i] == id)
-			return 1;
-	return 0;
-}
-
-static int64_t tid64(timer_t id)
-{
-	return (int64_t)(intptr_t)id;
+	return timer_done(call, -1, r, v, ra, 1, aux);
 }
 
 REC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
@@ -156,81 +147,54 @@ REC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 	int64_t aux[4];
 
 	if (sev && sev->sigev_notify == SIGEV_THREAD) {
-		if (r == 0) {
-			int i = __atomic_fetch_add(&nthread_timers, 1, __ATOMIC_ACQ_REL);
-
-			if (i < THREAD_TIMERS)
-				thread_timers[i] = *id;
-		}
+		if (r == 0)
+			ip_thread_timer_add(*id);
 		errno = e;
 		return r;
 	}
-	aux[0] = r == 0 ? tid64(*id) : 0;
+	aux[0] = r == 0 ? (int64_t)(intptr_t)*id : 0;
 	aux[1] = clk;
 	aux[2] = sev ? sev->sigev_notify : SIGEV_SIGNAL;
 	aux[3] = sev ? sev->sigev_signo : SIGALRM;
-	timer_log(TRACE_CALL_TIMER_CREATE, -1, r, e, NULL, __builtin_return_address(0), 4, aux);
 	errno = e;
-	return r;
+	return timer_done(TRACE_CALL_TIMER_CREATE, -1, r, NULL, __builtin_return_address(0), 4, aux);
 }
 
 REC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
                              struct itimerspec *ov)
 {
 	struct itimerspec own;
-	int64_t aux[1] = { tid64(id) };
-	int r, e;
+	int r;
 
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_settime)(id, flags, nv, ov);
 	memset(&own, 0, sizeof(own));
 	r = IP_REAL(timer_settime)(id, flags, nv, &own);
-	e = errno;
 	if (r == 0 && ov)
-		*ov = own;
-	timer_log(TRACE_CALL_TIMER_SETTIME, -1, r, e, &own, __builtin_return_address(0), 1, aux);
-	errno = e;
-	return r;
+		*ov = own; /* (errno untouched) */
+	return ptimer_done(TRACE_CALL_TIMER_SETTIME, id, r, &own, __builtin_return_address(0));
 }
 
 REC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
 {
-	int64_t aux[1] = { tid64(id) };
-	int r, e;
-
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_gettime)(id, cur);
-	r = IP_REAL(timer_gettime)(id, cur);
-	e = errno;
-	timer_log(TRACE_CALL_TIMER_GETTIME, -1, r, e, cur, __builtin_return_address(0), 1, aux);
-	errno = e;
-	return r;
+	return ptimer_done(TRACE_CALL_TIMER_GETTIME, id, IP_REAL(timer_gettime)(id, cur), cur,
+	                   __builtin_return_address(0));
 }
 
 REC_EXPORT int timer_getoverrun(timer_t id)
 {
-	int64_t aux[1] = { tid64(id) };
-	int r, e;
-
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_getoverrun)(id);
-	r = IP_REAL(timer_getoverrun)(id);
-	e = errno;
-	timer_log(TRACE_CALL_TIMER_GETOVERRUN, -1, r, e, NULL, __builtin_return_address(0), 1, aux);
-	errno = e;
-	return r;
+	return ptimer_done(TRACE_CALL_TIMER_GETOVERRUN, id, IP_REAL(timer_getoverrun)(id), NULL,
+	                   __builtin_return_address(0));
 }
 
 REC_EXPORT int timer_delete(timer_t id)
 {
-	int64_t aux[1] = { tid64(id) };
-	int r, e;
-
-	if (thread_timer(id))
+	if (ip_thread_timer(id))
 		return IP_REAL(timer_delete)(id);
-	r = IP_REAL(timer_delete)(id);
-	e = errno;
-	timer_log(TRACE_CALL_TIMER_DELETE, -1, r, e, NULL, __builtin_return_address(0), 1, aux);
-	errno = e;
-	return r;
+	return ptimer_done(TRACE_CALL_TIMER_DELETE, id, IP_REAL(timer_delete)(id), NULL,
+	                   __builtin_return_address(0));
 }

@@ -1,7 +1,7 @@
 /*
  * elf.c: the ELF build-id of an executable file (NT_GNU_BUILD_ID), so that the GD refuses
  * to replay a binary that is not the recorded one (the recorder stores the id it found in
- * its own memory image, trace header field build_id).
+ * its own memory image, trace header field build_id), with libtrace's note scanner.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -10,32 +10,6 @@
 #include <unistd.h>
 
 #include "rep.h"
-
-/* Scan a note segment for the GNU build id. */
-static int scan_notes(const uint8_t *p, size_t len, uint8_t *out, size_t cap)
-{
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= len) {
-		Elf64_Nhdr nh;
-		size_t nsz, dsz;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		nsz = (nh.n_namesz + 3) & ~3u;
-		dsz = (nh.n_descsz + 3) & ~3u;
-		if (off + sizeof(nh) + nsz + nh.n_descsz > len)
-			break;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp(p + off + sizeof(nh), "GNU", 4) == 0) {
-			if (nh.n_descsz > cap)
-				return TRACE_EINVAL;
-			memcpy(out, p + off + sizeof(nh) + nsz, nh.n_descsz);
-			return (int)nh.n_descsz;
-		}
-		off += sizeof(nh) + nsz + dsz;
-	}
-	return 0;
-}
 
 int rep_elf_build_id(const char *path, uint8_t *out, size_t cap)
 {
@@ -67,7 +41,7 @@ int rep_elf_build_id(const char *path, uint8_t *out, size_t cap)
 			break;
 		}
 		if (pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
-			rc = scan_notes(buf, ph.p_filesz, out, cap);
+			rc = trace_elf_build_id(buf, ph.p_filesz, out, cap);
 		free(buf);
 	}
 out:

@@ -57,6 +57,7 @@ struct gd_iso {
 	int made;                /* the scratch root is ours to remove */
 	int userns;              /* the namespaces include a user namespace */
 	char gaps[1024];         /* rep_isolation_gaps */
+	char unisolated[1024];   /* rep_unisolated */
 };
 
 /* What the helper tells the GD once its namespace is ready (or not). */
@@ -888,7 +889,7 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	c.r = r;
 	c.host = host;
 	c.hostfd = hostfd;
-	c.isolate = !r->opt.no_isolate;
+	c.isolate = r->opt.no_isolate != 1;
 	c.msg = rp.msg;
 	c.gaps = rp.gaps;
 	c.pack_bad = &rp.pack_bad;
@@ -1084,6 +1085,15 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 	close(go[1]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	/* isolated if able (ENCORE_NO_ISOLATE=auto): a machine that cannot make the namespace
+	 * or its overlays (for the first host: the others' are made as it was) replays as with
+	 * --no-isolate, unless the packed files need them */
+	if (rp.status != ISO_OK && !rp.pack_bad && r->opt.no_isolate == REP_ISOLATE_IF_ABLE &&
+	    !rep_packed_files(r) && iso->nhosts == 1) {
+		snprintf(iso->unisolated, sizeof(iso->unisolated), "%s", rp.msg);
+		r->opt.no_isolate = 1;
+		return 0;
+	}
 	if (rp.status == ISO_NONS && !r->opt.no_isolate) {
 		rep__diag_set(d, TRACE_EINVAL, NULL, "replay is not isolated: files the replayed "
 		              "programs write would be written for real (%.130s); pass --no-isolate "
@@ -1099,7 +1109,7 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 	if (rp.status != ISO_OK) {
 		rep__diag_set(d, TRACE_EIO, NULL, "host %.32s: %.160s%s", h->id[0] ? h->id : "?", rp.msg,
 		              rp.pack_bad ? "; --no-pack replays with this machine's files" :
-		              r->opt.no_isolate ? "" : "; --no-isolate replays without isolation");
+		              r->opt.no_isolate == 1 ? "" : "; --no-isolate replays without isolation");
 		return TRACE_EIO;
 	}
 	return 0;
@@ -1110,7 +1120,7 @@ int rep__iso_setup(struct rep *r, struct trace_diag *d)
 	struct gd_iso *iso;
 	int rc;
 
-	if (r->opt.no_isolate && !rep_packed_files(r))
+	if (r->opt.no_isolate == 1 && !rep_packed_files(r))
 		return 0;
 	if (!(iso = iso_get(r)))
 		return TRACE_ENOMEM;
@@ -1137,6 +1147,8 @@ int rep__iso_setup(struct rep *r, struct trace_diag *d)
 			iso->nhosts++;
 			if ((rc = make_host(r, &iso->hosts[k], d)) != 0)
 				return rc;
+			if (iso->unisolated[0])
+				return 0; /* no namespace for any host then */
 		}
 	}
 	return 0;
@@ -1160,14 +1172,24 @@ int rep__iso_enter(const struct rep *r, const struct gd_proc *p)
 	return 0;
 }
 
+int rep_enter_namespaces(const struct rep *r, size_t i)
+{
+	return i < r->nprocs ? rep__iso_enter(r, &r->procs[i]) : -EINVAL;
+}
+
 const char *rep_isolation_gaps(const struct rep *r)
 {
-	return r->iso && r->iso->gaps[0] && !r->opt.no_isolate ? r->iso->gaps : NULL;
+	return r->iso && r->iso->gaps[0] && r->opt.no_isolate != 1 ? r->iso->gaps : NULL;
+}
+
+const char *rep_unisolated(const struct rep *r)
+{
+	return r->iso && r->iso->unisolated[0] ? r->iso->unisolated : NULL;
 }
 
 const char *rep_scratch(const struct rep *r)
 {
-	return r->iso && r->iso->nhosts && r->iso->hosts[0].mntns >= 0 && !r->opt.no_isolate ?
+	return r->iso && r->iso->nhosts && r->iso->hosts[0].mntns >= 0 && r->opt.no_isolate != 1 ?
 	       r->iso->scratch : NULL;
 }
 

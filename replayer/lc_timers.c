@@ -117,20 +117,7 @@ LC_EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
  * Those notifying by a signal: no timer is made; each call gives back what it gave when
  * recorded (the timer id too), and the handler runs of the signals come from the trace
  * (lc_signals.c).  SIGEV_THREAD timers are real, as the recorder left them (their ids are
- * kept to tell them apart). */
-#define THREAD_TIMERS 64
-static timer_t thread_timers[THREAD_TIMERS];
-static int nthread_timers;
-
-static int thread_timer(timer_t id)
-{
-	int n = __atomic_load_n(&nthread_timers, __ATOMIC_ACQUIRE);
-
-	for (int i = 0; i < n && i < THREAD_TIMERS; i++)
-		if (thread_timers[i] == id)
-			return 1;
-	return 0;
-}
+ * kept to tell them apart: interpose/timerids.c). */
 
 LC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 {
@@ -139,12 +126,8 @@ LC_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 
 	if (sev && sev->sigev_notify == SIGEV_THREAD) {
 		r = IP_REAL(timer_create)(clk, sev, id);
-		if (r == 0) {
-			int i = __atomic_fetch_add(&nthread_timers, 1, __ATOMIC_ACQ_REL);
-
-			if (i < THREAD_TIMERS)
-				thread_timers[i] = *id;
-		}
+		if (r == 0)
+			ip_thread_timer_add(*id);
 		return r;
 	}
 	if (!(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_CREATE, -1, "timer_create")))
@@ -161,7 +144,7 @@ LC_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
 {
 	const struct lc_ev *ev;
 
-	if (thread_timer(id) ||
+	if (ip_thread_timer(id) ||
 	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_SETTIME, -1, "timer_settime")))
 		return IP_REAL(timer_settime)(id, flags, nv, ov);
 	return timer_value(ev, ov);
@@ -171,7 +154,7 @@ LC_EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
 {
 	const struct lc_ev *ev;
 
-	if (thread_timer(id) ||
+	if (ip_thread_timer(id) ||
 	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_GETTIME, -1, "timer_gettime")))
 		return IP_REAL(timer_gettime)(id, cur);
 	return timer_value(ev, cur);
@@ -192,7 +175,7 @@ LC_EXPORT int timer_getoverrun(timer_t id)
 {
 	const struct lc_ev *ev;
 
-	if (thread_timer(id) ||
+	if (ip_thread_timer(id) ||
 	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_GETOVERRUN, -1, "timer_getoverrun")))
 		return IP_REAL(timer_getoverrun)(id);
 	return timer_result(ev);
@@ -202,7 +185,7 @@ LC_EXPORT int timer_delete(timer_t id)
 {
 	const struct lc_ev *ev;
 
-	if (thread_timer(id) ||
+	if (ip_thread_timer(id) ||
 	    !(ev = next_of(TRACE_EV_TIMER, TRACE_CALL_TIMER_DELETE, -1, "timer_delete")))
 		return IP_REAL(timer_delete)(id);
 	return timer_result(ev);

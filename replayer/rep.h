@@ -27,6 +27,9 @@ extern "C" {
 
 struct rep;
 
+/* rep_options.no_isolate: isolated where possible (ENCORE_NO_ISOLATE=auto, encore-replay(1)) */
+#define REP_ISOLATE_IF_ABLE 2
+
 struct rep_options {
 	const char *lib;          /* absolute path of libencore-replay.so (required) */
 	unsigned stall_ms;        /* no progress for this long: REP_STALLED (0: 10000) */
@@ -45,7 +48,9 @@ struct rep_options {
 	/* Isolation and packed files (replayer/README.md, "Isolation and packed files") */
 	int no_isolate;           /* 1: no overlay: the replayed processes write to this machine's
 	                             files (otherwise rep_start refuses where the kernel cannot
-	                             isolate, saying why) */
+	                             isolate, saying why); REP_ISOLATE_IF_ABLE: isolated where the
+	                             machine can make the namespace, as 1 where it cannot
+	                             (rep_unisolated says why) */
 	const char *keep_scratch; /* the scratch area (what the replay wrote) goes in this new or
 	                             empty directory and is kept; NULL: DIR/.encore-replay/scratch,
 	                             removed by rep_close */
@@ -207,7 +212,15 @@ const char *rep_scratch(const struct rep *r);
  * it, in a user namespace, covered subdirectory by subdirectory ("/run (its own entries)"),
  * a FUSE mount ("/mnt/x (FUSE)"); or NULL. */
 const char *rep_isolation_gaps(const struct rep *r);
+/* With no_isolate REP_ISOLATE_IF_ABLE, once rep_start made no namespace: why not (the
+ * replay then writes to this machine's files); otherwise NULL. */
+const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
+/* In a child about to exec a tool on replayed process i (gdb): join the namespaces process i
+ * runs in, so that the tool sees its files (packed ones included) and, without root, may
+ * trace it from inside its user namespace.  0 (also when the replay is not isolated), or a
+ * negative errno.  Single-threaded callers only (setns(2)). */
+int rep_enter_namespaces(const struct rep *r, size_t i);
 
 /* The ELF NT_GNU_BUILD_ID of a file: its length (> 0), 0 when the file has none, or a
  * negative code (TRACE_EIO cannot read, TRACE_EINVAL not ELF). */

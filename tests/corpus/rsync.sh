@@ -17,9 +17,9 @@ log file = $C_RUN/rsyncd.log
 [data]
     path = $C_RUN/src
     read only = yes
-    uid = root
-    gid = root
 EOF
+# as root the daemon switches to root for the module, as asked; not run as root it cannot
+[ "$(id -u)" -ne 0 ] || printf '    uid = root\n    gid = root\n' >> "$C_RUN/rsyncd.conf"
 corpus_session <<EOF
 $(command -v rsync) --daemon --no-detach --config=$C_RUN/rsyncd.conf --port=$port --address=127.0.0.1 &
 srv=\$!

@@ -11,6 +11,8 @@
 #   --no-isolate accepts it, and nothing was written; with --no-isolate it replays.
 # Usage: replay_isolate.sh ENCORE [--as-user | --refused]
 set -eu
+# isolation itself is tested: the harness's fallback to an unisolated replay is not wanted
+unset ENCORE_NO_ISOLATE
 encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_isolate.XXXXXX")
 chmod 755 "$tmp"
@@ -105,6 +107,7 @@ if [ "${2:-}" = --refused ]; then
     [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make the test's user namespace"; exit 77; }
     command -v setpriv > /dev/null && command -v unshare > /dev/null ||
         { echo "SKIP: no setpriv or unshare"; exit 77; }
+    unshare -U true 2> /dev/null || { echo "SKIP: no user namespace may be made here"; exit 77; }
     # a user namespace mapping root and 65534, where the test may lower the limit; the maps
     # are written from here once it exists (one write each), then it runs the check
     mkfifo "$tmp/up" "$tmp/go"

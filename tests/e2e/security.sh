@@ -1,7 +1,8 @@
 #!/bin/sh
 # security.sh: sessions are other people's data (docs/security.md).
 #   owner: a session another uid owns (chown 65534, so root only: skipped otherwise), a
-#          world-writable one and a group-writable one are refused by replay, sql and db
+#          world-writable one and a group-writable one are refused by replay, debug, sql, db
+#          and as the source of pack --merge
 #          with exit status 1 and a message naming --trust, and accepted with --trust (sql
 #          then caches nothing in the directory).
 #   links: symbolic links planted at every name encore creates in a session
@@ -55,15 +56,21 @@ if [ "$what" = owner ]; then
             chown 65534 "$tmp/c"; why="$tmp/c is owned by uid 65534, not you" ;;
         esac
         expect_refused "$why; pass --trust to replay it anyway" "$encore" replay -q "$tmp/c"
+        expect_refused "$why; pass --trust to replay it anyway" sh -c \
+            'echo quit | "$1" debug --json "$2"' sh "$encore" "$tmp/c"
         expect_refused "$why; pass --trust to query it anyway" \
             "$encore" sql "$tmp/c" 'SELECT count(*) FROM process'
         expect_refused "$why; pass --trust to load it anyway" "$encore" db -q "$tmp/c" -o "$tmp/out.db"
+        expect_refused "$why; pass --trust to pack it anyway" "$encore" pack -q --merge "$tmp/c" "$tmp/s"
+        [ ! -e "$tmp/s/pack" ] || fail "a refused merge made $tmp/s/pack"
         if [ -e "$tmp/c/.encore.db" ] || [ -e "$tmp/out.db" ]; then
             fail "a refusal wrote a database"
         fi
         [ ! -e "$tmp/c/.encore-replay" ] || fail "a refused replay made its directory"
 
         expect_ok "$encore" replay -q --then kill --trust "$tmp/c"
+        expect_ok sh -c 'echo quit | "$1" debug --json --trust "$2"' sh "$encore" "$tmp/c"
+        grep -q '"ok":true' "$tmp/out" || fail "debug --trust: $(cat "$tmp/out")"
         expect_ok "$encore" sql --trust "$tmp/c" 'SELECT count(*) FROM process'
         grep -qx ' *3' "$tmp/out" || fail "sql --trust: expected 3 processes, got: $(cat "$tmp/out")"
         [ ! -e "$tmp/c/.encore.db" ] || fail "sql --trust cached a database in a directory not closed to others"
