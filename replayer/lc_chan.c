@@ -809,11 +809,40 @@ static void bind_fd(int fd, uint32_t chan)
 		lc_fd[fd] = chan ? (int32_t)chan : LC_FD_IGNORED;
 }
 
-static void check_new_fd(const struct lc_ev *ev, int r, const char *what)
+/* The descriptor r the real call made, where the recorded run got ev->result.  With threads
+ * the numbers may differ only because another thread held one for a moment in one run and
+ * not in the other: a descriptor libc opens for itself, which no interposer sees (a new
+ * thread's first malloc may make glibc read /sys/devices/system/cpu/online, while memcached's
+ * main thread makes its listening socket).  The descriptor is then moved to the recorded
+ * number with F_DUPFD, which takes the lowest free number at or above it (so only it, once
+ * free); a number still held after 100 tries 1 ms apart is a divergence. */
+static int check_new_fd(const struct lc_ev *ev, int r, const char *what)
 {
-	if (r != ev->result)
+	int want = (int)ev->result;
+
+	if (r != want && r >= 0 && lc.threaded && want >= 0 && want < lc.min_fd) {
+		long fl = syscall(SYS_fcntl, r, F_GETFD);
+		int cmd = fl >= 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, e = errno;
+
+		for (int i = 0; i < 100; i++) {
+			struct timespec ts = { 0, 1000 * 1000 };
+			int d = (int)syscall(SYS_fcntl, r, cmd, want);
+
+			if (d == want) {
+				syscall(SYS_close, r);
+				r = want;
+				break;
+			}
+			if (d >= 0)
+				syscall(SYS_close, d);
+			syscall(SYS_nanosleep, &ts, NULL);
+		}
+		errno = e;
+	}
+	if (r != want)
 		lc_diverge("%s returned descriptor %d, the recorded one was %lld", what, r,
 		           (long long)ev->result);
+	return r;
 }
 
 LC_EXPORT int socket(int domain, int type, int protocol)
@@ -828,7 +857,7 @@ LC_EXPORT int socket(int domain, int type, int protocol)
 	r = IP_REAL(socket)(domain, type, protocol);
 	if (r < 0)
 		lc_diverge("socket() failed: %s (it succeeded when recorded)", strerror(errno));
-	check_new_fd(ev, r, "socket");
+	r = check_new_fd(ev, r, "socket");
 	bind_fd(r, ev->channel); /* before the commit: with threads, the next turn may be another's */
 	lc_commit();
 	skip_closes(r);
@@ -1575,7 +1604,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 		if (getpeername(r, addr, &l) == 0)
 			*len = l;
 	}
-	check_new_fd(ev, r, "accept");
+	r = check_new_fd(ev, r, "accept");
 	bind_fd(r, ev->channel);
 	lc_commit();
 	skip_closes(r);
