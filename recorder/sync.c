@@ -26,6 +26,13 @@
 
 __thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO_THREAD;
 __thread int rec_held __attribute__((tls_model("initial-exec")));
+__thread int rec_sync_pend __attribute__((tls_model("initial-exec")));
+/* The acquire held back while rec_sync_pend ("acquires logged late" below). */
+static __thread struct {
+	uint32_t call;
+	const void *obj;
+	int64_t r;
+} pend __attribute__((tls_model("initial-exec")));
 
 static struct ip_objtab objs;
 
@@ -150,13 +157,19 @@ static void ring_give(void)
 	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* 1 when kept for the forking thread, 0 when the fork is over (log it normally). */
+/* 1 when kept for the forking thread, 0 when the fork is over (log it normally).  The
+ * thread's held-back acquire goes first. */
 static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
 {
 	int kept = 0;
 
 	ring_take();
 	if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
+		if (rec_sync_pend && ndeferred < DEFER_MAX) {
+			deferred[ndeferred++] =
+				(struct deferred){ pend.call, rec_thread, pend.obj, NULL, pend.r, 0 };
+			rec_sync_pend = 0;
+		}
 		if (ndeferred < DEFER_MAX)
 			deferred[ndeferred++] = (struct deferred){ call, rec_thread, obj, obj2, r, e };
 		else
@@ -167,21 +180,39 @@ static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, in
 	return kept;
 }
 
+/* Under the stream lock: one sync event of the thread given, the event rec_log would log,
+ * through the writer's fast path (no call site, no timestamp: nothing else to fill in). */
+static void sync_write(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
+                       int64_t r, int e)
+{
+	int saved = errno; /* the program's: a failed write of ours must not show through */
+	int64_t a0, a1 = 0;
+
+	if (!rec.w)
+		return;
+	a0 = ip_obj_id(&objs, obj);
+	if (obj2)
+		a1 = ip_obj_id(&objs, obj2);
+	/* A full disk or a broken file leaves the program running unrecorded (as rec_log) */
+	if (trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e, obj2 ? 2 : 1, a0, a1) ==
+	    TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+	errno = saved;
+}
+
 static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
                        int64_t r, int e)
 {
-	struct trace_event ev;
-	uint32_t self = rec_thread;
+	sync_write(call, thread, obj, obj2, r, e);
+	if (__builtin_expect(rec_sig_npend != 0, 0)) {
+		struct trace_event ev; /* deferred signal handlers run after the event (rec_log) */
 
-	rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
-	ev.result = r;
-	ev.err = e;
-	ev.naux = obj2 ? 2 : 1;
-	ev.aux[0] = ip_obj_id(&objs, obj);
-	ev.aux[1] = obj2 ? ip_obj_id(&objs, obj2) : 0;
-	rec_thread = thread; /* rec_log takes the thread from here */
-	rec_log(&ev, NULL);
-	rec_thread = self;
+		rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
+		ev.thread = thread;
+		rec_sig_after_event(&ev);
+	}
 }
 
 void rec_sync_flush_deferred(void)
@@ -211,6 +242,45 @@ static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r
 		if (defer(call, obj, obj2, r, e))
 			return;
 	}
+}
+
+/* --- acquires logged late ------------------------------------------------------------------
+ * An acquire's event is not logged when the call returns: it waits in the thread (pend) until
+ * the thread next enters the stream (rec_enter: its next release, or any other event), which
+ * logs it first.  An uncontended lock/unlock pair so takes the stream lock (an atomic
+ * exchange, the largest part of an event's cost) once instead of twice.  The order stays
+ * right: the acquire is still logged after the release that enabled it (logged before that
+ * release's real call), and before anything the thread does after it, so before its own
+ * release and before every event another thread can only make after that release.  Other
+ * threads' events logged in between ran concurrently with it: replay may order them first.
+ * A process that ends while a thread of it holds an acquire back (another thread exits, or a
+ * kill) loses that one event, the thread's last, which replay never reaches either. */
+
+/* Under the stream lock (rec_enter): the held-back acquire, as sync_event logs it. */
+void rec_sync_flush_pending(void)
+{
+	rec_sync_pend = 0;
+	sync_write(pend.call, rec_thread, pend.obj, NULL, pend.r, 0);
+}
+
+static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e);
+
+/* An acquire (lock, trylock, timedlock: r its result) held back, or logged now when one is
+ * held back already (then both go under one lock) or the thread is inside the recorder (a
+ * signal handler that interrupted it: counted unlogged, as rec_enter does). */
+static inline void sync_acquire(uint32_t call, const void *obj, int r)
+{
+	if (__builtin_expect(!rec_sync_pend && !rec_depth && rec.w, 1)) {
+		rec_depth++; /* a signal handler's calls meanwhile: unlogged, as inside rec_enter */
+		pend.call = call;
+		pend.obj = obj;
+		pend.r = r;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rec_sync_pend = 1;
+		rec_depth--;
+		return;
+	}
+	sync_log(call, obj, NULL, r, 0);
 }
 
 /* Whether this thread's synchronisation is logged: threads exist, and it is one of ours. */
@@ -258,7 +328,7 @@ void rec_evfd_event(int fd, int dir, long r, int e)
 		int r_ = IP_REAL(name)(__VA_ARGS__); \
 		rec_held += r_ == 0; \
 		if (sync_on()) \
-			sync_log(call, obj, NULL, r_, 0); \
+			sync_acquire(call, obj, r_); \
 		return r_; \
 	} while (0)
 
@@ -510,5 +580,6 @@ void rec_sync_fork_child(void)
 	}
 	data_order_mine = 0;
 	ring_lock = 0;
+	rec_sync_pend = 0; /* (logged before the fork) */
 	ip_obj_reset(&objs);
 }
