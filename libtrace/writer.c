@@ -764,6 +764,14 @@ int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, ui
 	uint8_t *d;
 	size_t n = 0;
 
+	/* a thread record where the thread changes (as trace_writer_event; a chunk it fills
+	 * leaves a checkpoint due, which the general path writes, then the record again) */
+	if (__builtin_expect(thread != w->thread, 0) && !w->broken && !w->ck_due) {
+		int rc = thread_record(w, thread);
+
+		if (rc != 0)
+			return rc;
+	}
 	if (__builtin_expect(w->broken || w->ck_due || w->ck || w->sealed || thread != w->thread ||
 	                     naux > 2 || kind == TRACE_EV_NONE || kind >= REC_STACK ||
 	                     w->cap - w->used <= EVENT_HEAD_MAX, 0)) {
