@@ -38,6 +38,10 @@ static struct pending {
 } pendv[PEND_THREADS];
 
 static struct ip_objtab objs;
+/* The last object named and its id (under the stream lock): a lock's release follows its
+ * held-back acquire, both logged at once (sync_write). */
+static const void *last_obj;
+static int64_t last_id;
 
 int rec_fdorder;
 __thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
@@ -192,21 +196,26 @@ static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, in
 static void sync_write(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
                        int64_t r, int e)
 {
-	int saved = errno; /* the program's: a failed write of ours must not show through */
-	int64_t a0, a1 = 0;
+	int64_t a0, a1 = 0; /* (the writer leaves errno, the program's, as it was) */
 
 	if (!rec.w)
 		return;
-	a0 = ip_obj_id(&objs, obj);
+	if (obj != last_obj || !obj) {
+		last_id = ip_obj_id(&objs, obj);
+		last_obj = obj;
+	}
+	a0 = last_id;
 	if (obj2)
 		a1 = ip_obj_id(&objs, obj2);
 	/* A full disk or a broken file leaves the program running unrecorded (as rec_log) */
 	if (trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e, obj2 ? 2 : 1, a0, a1) ==
 	    TRACE_EIO) {
+		int saved = errno;
+
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;
+		errno = saved;
 	}
-	errno = saved;
 }
 
 static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
@@ -644,4 +653,5 @@ void rec_sync_fork_child(void)
 		if (pendv[t].valid)
 			pendv[t].valid = 0; /* (a read does not copy the page) */
 	ip_obj_reset(&objs);
+	last_obj = NULL;
 }
