@@ -137,11 +137,6 @@ extern int rec_lockv REC_HIDDEN;
 extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
 /* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */
 extern __thread int rec_held REC_HIDDEN __attribute__((tls_model("initial-exec")));
-/* sync.c: the calling thread's last acquire, not logged yet: it is logged at the thread's
- * next entry into the stream (rec_enter), before anything else of that thread (recorder/
- * README.md, "Threads": one stream lock per lock/unlock pair). */
-extern __thread int rec_sync_pend REC_HIDDEN __attribute__((tls_model("initial-exec")));
-REC_HIDDEN void rec_sync_flush_pending(void);
 
 static inline void rec_leave(void)
 {
@@ -192,8 +187,6 @@ static inline int rec_enter(void)
 		__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	if (__builtin_expect(rec_sync_pend, 0))
-		rec_sync_flush_pending();
 	if (__builtin_expect(rec.w == NULL, 0)) {
 		rec_leave();
 		return 0;

@@ -26,16 +26,6 @@
 
 __thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO_THREAD;
 __thread int rec_held __attribute__((tls_model("initial-exec")));
-__thread int rec_sync_pend __attribute__((tls_model("initial-exec")));
-/* The acquire each thread holds back ("acquires logged late" below), by thread index: valid 1
- * while held.  rec_sync_pend: the calling thread may hold one (another may have logged it). */
-#define PEND_THREADS 1024
-static struct pending {
-	int valid;
-	uint32_t call;
-	const void *obj;
-	int64_t r;
-} pendv[PEND_THREADS];
 
 static struct ip_objtab objs;
 /* The last object named and its id (under the stream lock): a lock's release follows its
@@ -164,23 +154,13 @@ static void ring_give(void)
 	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* 1 when kept for the forking thread, 0 when the fork is over (log it normally).  The
- * thread's held-back acquire goes first. */
+/* 1 when kept for the forking thread, 0 when the fork is over (log it normally). */
 static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
 {
 	int kept = 0;
 
 	ring_take();
 	if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
-		if (rec_sync_pend && __atomic_load_n(&pendv[rec_thread].valid, __ATOMIC_ACQUIRE) &&
-		    ndeferred < DEFER_MAX) {
-			struct pending *p = &pendv[rec_thread];
-
-			deferred[ndeferred++] =
-				(struct deferred){ p->call, rec_thread, p->obj, NULL, p->r, 0 };
-			__atomic_store_n(&p->valid, 0, __ATOMIC_RELEASE);
-			rec_sync_pend = 0;
-		}
 		if (ndeferred < DEFER_MAX)
 			deferred[ndeferred++] = (struct deferred){ call, rec_thread, obj, obj2, r, e };
 		else
@@ -260,97 +240,6 @@ static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r
 	}
 }
 
-/* --- acquires logged late ------------------------------------------------------------------
- * An acquire's event is not logged when the call returns: it waits in the thread (pend) until
- * the thread next enters the stream (rec_enter: its next release, or any other event), which
- * logs it first.  An uncontended lock/unlock pair so takes the stream lock (an atomic
- * exchange, the largest part of an event's cost) once instead of twice.  The order stays
- * right: the acquire is still logged after the release that enabled it (logged before that
- * release's real call), and before anything the thread does after it, so before its own
- * release and before every event another thread can only make after that release.  Other
- * threads' events logged in between ran concurrently with it: replay may order them first.
- * A failed acquire (a trylock that found the lock taken) first logs every thread's held-back
- * acquire, so that the acquire that made it fail precedes it, as it did when acquires were
- * logged at once (only one made in the instants before, not held back yet, can follow it).
- * A process that ends while a thread of it holds an acquire back (another thread exits, or a
- * kill) loses that one event, the thread's last, which replay never reaches either.
- *
- * The owner fills its slot only while it is free and it holds none (rec_sync_pend 0: its
- * last one was logged under the stream lock since), then marks it valid (release); under the
- * stream lock, the owner or a failed acquire's thread reads a valid slot, then frees it. */
-
-static void pend_log(uint32_t t)
-{
-	struct pending *p = &pendv[t];
-
-	if (__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)) {
-		uint32_t call = p->call;
-		const void *obj = p->obj;
-		int64_t r = p->r;
-
-		__atomic_store_n(&p->valid, 0, __ATOMIC_RELEASE);
-		sync_write(call, t, obj, NULL, r, 0);
-	}
-}
-
-/* Under the stream lock (rec_enter): the calling thread's held-back acquire. */
-void rec_sync_flush_pending(void)
-{
-	rec_sync_pend = 0;
-	if (rec_thread < PEND_THREADS)
-		pend_log(rec_thread);
-}
-
-/* Under the stream lock: every thread's (before a failed acquire). */
-static void pend_log_all(void)
-{
-	uint32_t n = __atomic_load_n(&rec.nthreads, __ATOMIC_RELAXED) + 1;
-
-	for (uint32_t t = 0; t < n && t < PEND_THREADS; t++)
-		pend_log(t);
-}
-
-static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e);
-
-/* A failed acquire: after every held-back one (the ring of a fork keeps them in order too:
- * each thread's own goes first there, and the failure's cause was made before) */
-static void sync_log_failed(uint32_t call, const void *obj, int r)
-{
-	if (rec_enter()) {
-		pend_log_all();
-		sync_event(call, rec_thread, obj, NULL, r, 0);
-		rec_leave();
-		return;
-	}
-	sync_log(call, obj, NULL, r, 0); /* (inside the recorder, or a fork: as any event) */
-}
-
-/* An acquire (lock, trylock, timedlock: r its result) held back, or logged now when one is
- * held back already (then both go under one lock) or the thread is inside the recorder (a
- * signal handler that interrupted it: counted unlogged, as rec_enter does). */
-static inline void sync_acquire(uint32_t call, const void *obj, int r)
-{
-	uint32_t t = rec_thread;
-
-	if (__builtin_expect(!r && !rec_sync_pend && !rec_depth && rec.w && t < PEND_THREADS, 1)) {
-		struct pending *p = &pendv[t];
-
-		rec_depth++; /* a signal handler's calls meanwhile: unlogged, as inside rec_enter */
-		p->call = call;
-		p->obj = obj;
-		p->r = r;
-		__atomic_store_n(&p->valid, 1, __ATOMIC_RELEASE);
-		rec_sync_pend = 1;
-		rec_depth--;
-		return;
-	}
-	if (r) {
-		sync_log_failed(call, obj, r);
-		return;
-	}
-	sync_log(call, obj, NULL, r, 0);
-}
-
 /* Whether this thread's synchronisation is logged: threads exist, and it is one of ours. */
 static inline int sync_on(void)
 {
@@ -396,7 +285,7 @@ void rec_evfd_event(int fd, int dir, long r, int e)
 		int r_ = IP_REAL(name)(__VA_ARGS__); \
 		rec_held += r_ == 0; \
 		if (sync_on()) \
-			sync_acquire(call, obj, r_); \
+			sync_log(call, obj, NULL, r_, 0); \
 		return r_; \
 	} while (0)
 
@@ -648,10 +537,6 @@ void rec_sync_fork_child(void)
 	}
 	data_order_mine = 0;
 	ring_lock = 0;
-	rec_sync_pend = 0; /* (every thread's but the forking one's are void here) */
-	for (uint32_t t = 0; t < PEND_THREADS; t++)
-		if (pendv[t].valid)
-			pendv[t].valid = 0; /* (a read does not copy the page) */
 	ip_obj_reset(&objs);
 	last_obj = NULL;
 }
