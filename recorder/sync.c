@@ -28,8 +28,8 @@ __thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO
 __thread int rec_held __attribute__((tls_model("initial-exec")));
 
 static struct ip_objtab objs;
-/* The last object named and its id (under the stream lock): a lock's release follows its
- * held-back acquire, both logged at once (sync_write). */
+/* The last object named and its id (under the stream lock, sync_write): a lock's release
+ * most often comes right after its acquire, in the same thread. */
 static const void *last_obj;
 static int64_t last_id;
 
