@@ -12,8 +12,10 @@
 #                    [--keep DIR] SERVER...
 #
 # SERVER: redis (redis-benchmark -c 8 -P 1, SET then GET), redis-p16 (the same with -P 16),
-# nginx, lighttpd (ab -k -c 8 on a 612-byte file).  (memcached refuses to start under
-# valgrind: it cannot set its descriptor limit there.)
+# nginx, lighttpd (ab -k -c 8 on a 612-byte file), memcached and memcached-t4 (memaslap -T 2
+# -c 8, 90% get; memcached -t 1 or -t 4 with -c 1012 under a descriptor limit of 1024: the
+# only one valgrind lets it set, 12 below its own, which it keeps; as nobody, encore included,
+# when run as root: memcached refuses root).
 # Defaults: N 20000 (redis-p16: 100000), W 2000.  --close: the HTTP load opens a connection
 # per request (ab without -k).  --keep DIR keeps each run's files (the
 # callgrind dump SERVER.MODE/cg.out.1, for callgrind_annotate; the recorded session) in DIR.
@@ -97,6 +99,9 @@ setup() {
 		index-file.names = ("index.html")
 		EOF2
 		CMD=(lighttpd -D -f "$dir/lighttpd.conf") ;;
+	memcached|memcached-t4)
+		CMD=(memcached -l 127.0.0.1 -p "$port" -U 0 -c 1012
+		     -t "$([ "$srv" = memcached ] && echo 1 || echo 4)") ;;
 	esac
 }
 
@@ -107,7 +112,18 @@ load() {
 	redis) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$((n / 2))" -P 1 -t set,get -q ;;
 	redis-p16) redis-benchmark -h 127.0.0.1 -p "$port" -c 8 -n "$((n / 2))" -P 16 -t set,get -q ;;
 	nginx|lighttpd) ab $KA -c 8 -n "$n" "http://127.0.0.1:$port/index.html" ;;
+	memcached|memcached-t4)
+		"$(command -v memcaslap || command -v memaslap)" -s "127.0.0.1:$port" -T 2 -c 8 -x "$n" ;;
 	esac >>"$WORK/load.log" 2>&1
+}
+
+# fdlimit SERVER: in the server's subshell, memcached's descriptor limit (see the top)
+fdlimit() {
+	case $1 in memcached*) ulimit -Sn 1024 && ulimit -Hn 1024 ;; esac
+}
+# runas SERVER: the prefix that runs it as nobody (memcached, as root), else nothing
+runas() {
+	case $1 in memcached*) [ "$(id -u)" -eq 0 ] && echo setpriv --reuid=65534 --regid=65534 --clear-groups -- ;; esac
 }
 
 # the pid of the process running under valgrind (a child of encore when recorded)
@@ -128,10 +144,15 @@ run() {
 	out=$dir/cg.out
 	local vg=(valgrind --tool=callgrind --callgrind-out-file="$out" --dump-instr=no
 	          --separate-threads=no "${CMD[@]}")
+	local as
+	as=$(runas "$srv")
+	[ -z "$as" ] || chown -R 65534:65534 "$dir"
 	if [ "$mode" = rec ]; then
-		"$ENCORE" record -o "$dir/session" -- "${vg[@]}" >"$dir/server.out" 2>&1 &
+		# shellcheck disable=SC2086 # the prefix's words
+		(fdlimit "$srv"; exec $as "$ENCORE" record -o "$dir/session" -- "${vg[@]}") >"$dir/server.out" 2>&1 &
 	else
-		"${vg[@]}" >"$dir/server.out" 2>&1 &
+		# shellcheck disable=SC2086
+		(fdlimit "$srv"; exec $as "${vg[@]}") >"$dir/server.out" 2>&1 &
 	fi
 	pid=$!
 	LIVE=$pid
@@ -143,9 +164,12 @@ run() {
 	[ $ok = 1 ] || { echo "$srv $mode: the server did not start (see below)"; tail -5 "$dir/server.out"; return 1; }
 	vp=$(server_pid "$pid" "$mode")
 	load "$srv" "$port" "$W"
-	callgrind_control -z "$vp" >/dev/null 2>&1
+	# (as the server's user: vgdb finds a valgrind by its user's name)
+	# shellcheck disable=SC2086
+	$as callgrind_control -z "$vp" >/dev/null 2>&1
 	load "$srv" "$port" "$n"
-	callgrind_control -d "$vp" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	$as callgrind_control -d "$vp" >/dev/null 2>&1
 	kill -TERM "$vp" 2>/dev/null
 	wait "$pid"
 	LIVE=
@@ -157,8 +181,8 @@ run() {
 }
 
 for s in "${SERVERS[@]}"; do
-	case $s in redis|redis-p16|nginx|lighttpd) ;; *)
-		echo "callgrind_req.sh: unknown server '$s' (one of: redis redis-p16 nginx lighttpd)" >&2; exit 2 ;;
+	case $s in redis|redis-p16|nginx|lighttpd|memcached|memcached-t4) ;; *)
+		echo "callgrind_req.sh: unknown server '$s' (one of: redis redis-p16 nginx lighttpd memcached memcached-t4)" >&2; exit 2 ;;
 	esac
 done
 for s in "${SERVERS[@]}"; do

@@ -15,7 +15,8 @@
 #
 # SERVER: redis redis-p16 nginx lighttpd memcached postgres (default: all), and nginx-close
 # lighttpd-close (not in the default: the same servers, a connection per request; the
-# recorder's cost per connection, which the others' long connections hide).  --quick: 3 s per
+# recorder's cost per connection, which the others' long connections hide) and memcached-t4
+# (not in the default: memcached with 4 worker threads, the cost of logging its locks).  --quick: 3 s per
 # run and 2 pairs.  --install: apt-get install each server's Debian packages first; a server
 # whose packages cannot be installed is skipped, saying so.  --check (the CI test
 # tests/e2e/soak_short.sh): each server recorded once under a bounded number of requests;
@@ -44,7 +45,7 @@ AGAINST=
 AGAINST_LIB=
 SERVERS=()
 ALL=(redis redis-p16 nginx lighttpd memcached postgres)
-EXTRA=(nginx-close lighttpd-close)
+EXTRA=(nginx-close lighttpd-close memcached-t4)
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while [ $# -gt 0 ]; do
@@ -121,6 +122,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 say() { printf '%s\n' "$*"; }
+# base SERVER: the server a variant runs (nginx-close: nginx; memcached-t4: memcached).
+base() { local b=${1%-close}; echo "${b%-t4}"; }
 
 # ---- what each server needs -----------------------------------------------------------------
 
@@ -129,7 +132,7 @@ say() { printf '%s\n' "$*"; }
 packages() {
 	local http=wrk
 	[ $CHECK = 1 ] && http=apache2-utils
-	case ${1%-close} in
+	case $(base "$1") in
 	redis|redis-p16) echo redis-server redis-tools ;;
 	nginx) echo nginx $http ;;
 	lighttpd) echo lighttpd $http ;;
@@ -138,7 +141,7 @@ packages() {
 	esac
 }
 have() {
-	local b=${1%-close}
+	local b; b=$(base "$1")
 	case $b in
 	redis|redis-p16) command -v redis-server && command -v redis-benchmark ;;
 	nginx|lighttpd) command -v "$b" && command -v ab ||
@@ -188,7 +191,7 @@ free_port() {
 setup() {
 	local srv=$1 dir=$2 port=$3
 	RUNAS=()
-	case ${srv%-close} in
+	case $(base "$srv") in
 	redis|redis-p16)
 		CMD=(redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no
 		     --daemonize no --dir "$dir" --logfile "$dir/server.log") ;;
@@ -222,7 +225,9 @@ setup() {
 		EOF
 		CMD=(lighttpd -D -f "$dir/lighttpd.conf") ;;
 	memcached)
-		CMD=(memcached -l 127.0.0.1 -p "$port" -U 0 -t 1)
+		local nt=1
+		[ "$srv" = memcached-t4 ] && nt=4
+		CMD=(memcached -l 127.0.0.1 -p "$port" -U 0 -t $nt)
 		RUNAS=("${AS_USER[@]}") ;;
 	postgres)
 		cp -a "$WORK/pgtemplate" "$dir/pg"
@@ -279,7 +284,7 @@ ready() {
 load() {
 	local srv=$1 port=$2 n ka=(-k) close=()
 	case $srv in *-close) ka=() close=(-H "Connection: close") ;; esac
-	case ${srv%-close} in
+	case $(base "$srv") in
 	redis|redis-p16)
 		local pipe=1
 		[ "$srv" = redis-p16 ] && pipe=16
@@ -324,7 +329,7 @@ load() {
 parse() {
 	local out=$2
 	REQS=0 RPS=0 ERRS=0
-	case ${1%-close} in
+	case $(base "$1") in
 	redis|redis-p16)
 		# --csv: "SET","rps",...: the same N requests per test, so the combined throughput
 		# is the harmonic mean of the tests'.

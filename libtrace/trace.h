@@ -432,6 +432,11 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 /* Append one event; its index becomes trace_writer_count() + 1 (ev->index is ignored).
  * Returns 0 or a negative code. */
 int trace_writer_event(struct trace_writer *w, const struct trace_event *ev);
+/* The same for an event whose only fields are these (fd -1, no channel, site, time, data;
+ * naux <= 2): the recorder's synchronisation events, encoded faster, the same bytes.  errno
+ * is left as it was, whatever the writer did. */
+int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
+                      int64_t result, int32_t err, uint32_t naux, int64_t aux0, int64_t aux1);
 /* Define a call site before the first event that uses it. */
 int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
                        uint32_t nframes);

@@ -891,6 +891,86 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	return 0;
 }
 
+/* The recorder's synchronisation events, its most frequent in a program with threads: the
+ * bytes encode_event would write for an event with only kind, call, result, err and aux set,
+ * written without going through every field.  Anything else (a thread record due, a
+ * checkpoint, the chunk's end near, a budget) takes trace_writer_event's path. */
+/* trace_writer_sync's general path, out of line: the fast path keeps a small frame */
+__attribute__((noinline)) static int sync_slow(struct trace_writer *w, uint32_t thread,
+                                                uint32_t kind, uint32_t call, int64_t result,
+                                                int32_t err, uint32_t naux, int64_t aux0,
+                                                int64_t aux1)
+{
+	struct trace_event ev;
+	int e = errno, rc;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.call = call;
+	ev.fd = -1;
+	ev.result = result;
+	ev.err = err;
+	ev.naux = naux;
+	ev.aux[0] = aux0;
+	ev.aux[1] = aux1;
+	ev.thread = thread;
+	rc = trace_writer_event(w, &ev);
+	errno = e;
+	return rc;
+}
+
+int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
+                      int64_t result, int32_t err, uint32_t naux, int64_t aux0, int64_t aux1)
+{
+	uint32_t mask = call ? F_CALL : 0;
+	uint8_t *d;
+	size_t n = 0;
+
+	/* a thread record where the thread changes (as trace_writer_event; a chunk it fills
+	 * leaves a checkpoint due, which the general path writes, then the record again) */
+	if (__builtin_expect(thread != w->thread, 0) && !w->broken && !w->ck_due) {
+		int e = errno, rc = thread_record(w, thread);
+
+		errno = e;
+		if (rc != 0)
+			return rc;
+	}
+	if (__builtin_expect(w->broken || w->ck_due || w->ck || w->sealed || thread != w->thread ||
+	                     naux > 2 || kind == TRACE_EV_NONE || kind >= REC_STACK ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
+		return sync_slow(w, thread, kind, call, result, err, naux, aux0, aux1);
+	if (result)
+		mask |= F_RESULT;
+	if (result > 0)
+		mask |= F_LEN; /* (len 0, not the result's default) */
+	if (err)
+		mask |= F_ERR;
+	if (naux)
+		mask |= F_AUX;
+	record_start(w, 1);
+	d = w->data + w->used;
+	d[n++] = (uint8_t)kind;
+	n += put_varint(d + n, mask);
+	if (mask & F_RESULT)
+		n += put_varint(d + n, zigzag(result));
+	if (mask & F_CALL)
+		n += put_varint(d + n, call);
+	if (mask & F_LEN)
+		d[n++] = 0;
+	if (mask & F_ERR)
+		n += put_varint(d + n, (uint32_t)err);
+	if (naux) {
+		d[n++] = (uint8_t)naux;
+		n += put_varint(d + n, zigzag(aux0));
+		if (naux > 1)
+			n += put_varint(d + n, zigzag(aux1));
+	}
+	w->used += (uint32_t)n;
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
 /* A meta record: tag, varint length, payload given as pieces. */
 struct piece {
 	const void *p;

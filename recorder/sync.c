@@ -28,6 +28,10 @@ __thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO
 __thread int rec_held __attribute__((tls_model("initial-exec")));
 
 static struct ip_objtab objs;
+/* The last object named and its id (under the stream lock, sync_write): a lock's release
+ * most often comes right after its acquire, in the same thread. */
+static const void *last_obj;
+static int64_t last_id;
 
 int rec_fdorder;
 __thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
@@ -167,21 +171,44 @@ static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, in
 	return kept;
 }
 
+/* Under the stream lock: one sync event of the thread given, the event rec_log would log,
+ * through the writer's fast path (no call site, no timestamp: nothing else to fill in). */
+static void sync_write(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
+                       int64_t r, int e)
+{
+	int64_t a0, a1 = 0; /* (the writer leaves errno, the program's, as it was) */
+
+	if (!rec.w)
+		return;
+	if (obj != last_obj || !obj) {
+		last_id = ip_obj_id(&objs, obj);
+		last_obj = obj;
+	}
+	a0 = last_id;
+	if (obj2)
+		a1 = ip_obj_id(&objs, obj2);
+	/* A full disk or a broken file leaves the program running unrecorded (as rec_log) */
+	if (trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e, obj2 ? 2 : 1, a0, a1) ==
+	    TRACE_EIO) {
+		int saved = errno;
+
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+		errno = saved;
+	}
+}
+
 static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
                        int64_t r, int e)
 {
-	struct trace_event ev;
-	uint32_t self = rec_thread;
+	sync_write(call, thread, obj, obj2, r, e);
+	if (__builtin_expect(rec_sig_npend != 0, 0)) {
+		struct trace_event ev; /* deferred signal handlers run after the event (rec_log) */
 
-	rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
-	ev.result = r;
-	ev.err = e;
-	ev.naux = obj2 ? 2 : 1;
-	ev.aux[0] = ip_obj_id(&objs, obj);
-	ev.aux[1] = obj2 ? ip_obj_id(&objs, obj2) : 0;
-	rec_thread = thread; /* rec_log takes the thread from here */
-	rec_log(&ev, NULL);
-	rec_thread = self;
+		rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
+		ev.thread = thread;
+		rec_sig_after_event(&ev);
+	}
 }
 
 void rec_sync_flush_deferred(void)
@@ -517,4 +544,5 @@ void rec_sync_fork_child(void)
 	data_order_mine = 0;
 	ring_lock = 0;
 	ip_obj_reset(&objs);
+	last_obj = NULL;
 }

@@ -1247,28 +1247,40 @@ static void bind_fd(int fd, uint32_t chan)
 		lc_fd[fd] = chan ? (int32_t)chan : LC_FD_IGNORED;
 }
 
-/* A new descriptor must have its recorded number.  In a threaded image two threads' calls
- * may have got their numbers from the kernel in the other order than their events were
- * logged (haproxy's two threads accepting from one listening socket: each call is logged
- * after it returns), so replayed in the logged order the first gets the lower number: where
- * the recorded number is free it is moved there (F_DUPFD: a number another thread holds is
- * never taken), and the other thread's call gets the lower one, as recorded.  Returns the
- * descriptor. */
+/* The descriptor r the real call made, where the recorded run got ev->result.  With threads
+ * the numbers may differ only because another thread held one for a moment in one run and
+ * not in the other: a descriptor libc opens for itself, which no interposer sees (a new
+ * thread's first malloc may make glibc read /sys/devices/system/cpu/online, while memcached's
+ * main thread makes its listening socket), or because two threads' calls got their numbers
+ * from the kernel in the other order than their events were logged (haproxy's two threads
+ * accepting from one listening socket: each call is logged after it returns, so replayed in
+ * the logged order the first gets the lower number).  The descriptor is then moved to the recorded
+ * number with F_DUPFD, which takes the lowest free number at or above it (so only it, once
+ * free); a number still held after 100 tries 1 ms apart is a divergence. */
 static int check_new_fd(const struct lc_ev *ev, int r, const char *what)
 {
-	if (r >= 0 && r < ev->result && ev->result < LC_FD_MAX && lc.threaded) {
-		long fl = syscall(SYS_fcntl, r, F_GETFD);
-		int m = (int)syscall(SYS_fcntl, r, fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC :
-		                     F_DUPFD, (int)ev->result);
+	int want = (int)ev->result;
 
-		if (m == ev->result) {
-			syscall(SYS_close, r);
-			r = m;
-		} else if (m >= 0) {
-			syscall(SYS_close, m);
+	if (r != want && r >= 0 && lc.threaded && want >= 0 && want < lc.min_fd) {
+		long fl = syscall(SYS_fcntl, r, F_GETFD);
+		int cmd = fl >= 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, e = errno;
+
+		for (int i = 0; i < 100; i++) {
+			struct timespec ts = { 0, 1000 * 1000 };
+			int d = (int)syscall(SYS_fcntl, r, cmd, want);
+
+			if (d == want) {
+				syscall(SYS_close, r);
+				r = want;
+				break;
+			}
+			if (d >= 0)
+				syscall(SYS_close, d);
+			syscall(SYS_nanosleep, &ts, NULL);
 		}
+		errno = e;
 	}
-	if (r != ev->result)
+	if (r != want)
 		lc_diverge("%s returned descriptor %d, the recorded one was %lld", what, r,
 		           (long long)ev->result);
 	return r;

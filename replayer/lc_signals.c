@@ -151,7 +151,8 @@ static void run_due(int after)
 {
 	const struct lc_ev *ev;
 
-	while (lc_on() && (ev = peek_raw()) && ev->kind == TRACE_EV_HANDLER &&
+	/* (lc_peek_now: with threads, only the runs this thread made when recorded) */
+	while (lc_on() && (ev = lc_peek_now()) && ev->kind == TRACE_EV_HANDLER &&
 	       ev->call == TRACE_CALL_HANDLER && (!after || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))) {
 		int sig = (int)ev->result;
 		struct sigaction a;
@@ -283,7 +284,7 @@ int lc_signal_wait_due(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
+	if (!lc_on() || !(ev = lc_peek_now()) || ev->kind != TRACE_EV_HANDLER ||
 	    ev->call != TRACE_CALL_HANDLER)
 		return 0;
 	lc_signal_run();
@@ -405,12 +406,14 @@ LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, stru
 
 /* A handler run recorded next while the process ran no interposed call (in-call, not
  * deferred): it ran while the process slept (rsync's receiver waits for its SIGUSR2 in a
- * loop of 20 ms sleeps): it runs at this sleep, which is cut short by it (EINTR). */
+ * loop of 20 ms sleeps): it runs at this sleep, which is cut short by it (EINTR).  Only a
+ * run of this thread's: another thread's sleep that ran it too would wait for ever for the
+ * signal (memcached's LRU maintainer sleeps while its main thread takes SIGTERM). */
 static int sleep_due(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = peek_raw()) || ev->kind != TRACE_EV_HANDLER ||
+	if (!lc_on() || !(ev = lc_peek_now()) || ev->kind != TRACE_EV_HANDLER ||
 	    ev->call != TRACE_CALL_HANDLER || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
 		return 0;
 	run_due(0);

@@ -23,11 +23,16 @@
  *            one word per hand-over, printing what each wait returned and how many threads
  *            each wake woke (which depends on whether the waiter slept yet); every thread
  *            first calls pthread_once, whose init prints which thread ran it
+ *   threads sleepsig                        a thread locks, counts and sleeps (usleep) in a
+ *            loop with SIGUSR1 blocked, while the main thread waits in a read until a forked
+ *            child's SIGUSR1 interrupts it; then it stops the sleeper and prints the count
+ *            (the handler ran in the main thread: a replay must not run it in the sleeper)
  *   threads stall FILE                      a thread writes a line if FILE exists, else spins
  *            for ever outside interposed calls (the test removes FILE before the replay: the
  *            other thread's turn never comes, the stall report must name the spinning one)
  */
 #include <errno.h>
+#include <signal.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -611,6 +616,75 @@ static int stall(const char *file)
 	return 0;
 }
 
+/* --- a signal for the main thread while another sleeps ------------------------------------- */
+
+static pthread_mutex_t ss_m = PTHREAD_MUTEX_INITIALIZER;
+static volatile sig_atomic_t ss_got;
+static int ss_stop;
+static long ss_loops;
+
+static void ss_handler(int sig)
+{
+	ss_got = sig;
+}
+
+static void *ss_sleeper(void *arg)
+{
+	sigset_t s;
+
+	(void)arg;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL); /* the signal goes to the main thread */
+	for (;;) {
+		int stop;
+
+		pthread_mutex_lock(&ss_m);
+		stop = ss_stop;
+		ss_loops++;
+		pthread_mutex_unlock(&ss_m);
+		if (stop)
+			return NULL;
+		usleep(200);
+	}
+}
+
+static int sleepsig(void)
+{
+	struct sigaction sa;
+	pthread_t t;
+	pid_t child;
+	int p[2], st;
+	ssize_t r;
+	char c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ss_handler; /* no SA_RESTART: the read ends with EINTR */
+	if (sigaction(SIGUSR1, &sa, NULL) != 0 || pipe(p) != 0)
+		die("setup");
+	pthread_create(&t, NULL, ss_sleeper, NULL);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(p[0]);
+		usleep(20000);
+		kill(getppid(), SIGUSR1);
+		usleep(20000); /* the pipe stays open a while: the read ends by the signal */
+		_exit(0);
+	}
+	close(p[1]);
+	r = read(p[0], &c, 1);
+	put("read returned %zd (%s), signal %d\n", r, r < 0 ? strerror(errno) : "-", (int)ss_got);
+	pthread_mutex_lock(&ss_m);
+	ss_stop = 1;
+	pthread_mutex_unlock(&ss_m);
+	pthread_join(t, NULL);
+	waitpid(child, &st, 0);
+	put("sleeper looped %ld times\n", ss_loops);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -626,6 +700,8 @@ int main(int argc, char **argv)
 		return evfd(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "futex"))
 		return futexes(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "sleepsig"))
+		return sleepsig();
 	if (argc == 3 && !strcmp(argv[1], "stall"))
 		return stall(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "race"))
