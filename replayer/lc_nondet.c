@@ -336,13 +336,19 @@ LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 
 /* A wall clock read before the LC started (another library's constructor): the recorded
- * run's start (lc.c, lc_before), 1 when given so. */
+ * run's start (lc.c, lc_before), 1 when given so.  Less one tick of the coarse clock: time()
+ * reads the kernel's tick-updated time, which may lag the precise start by up to a tick, and
+ * the program's later time() must not see time go back (tests/e2e/replay_early.sh). */
 static int clock_before(int realtime, struct timespec *ts)
 {
 	int64_t pid, t0;
+	struct timespec res;
 
 	if (!realtime || !lc_before(&pid, &t0) || t0 <= 0)
 		return 0;
+	if (syscall(SYS_clock_getres, CLOCK_REALTIME_COARSE, &res) == 0 &&
+	    t0 > (int64_t)res.tv_sec * 1000000000 + res.tv_nsec)
+		t0 -= (int64_t)res.tv_sec * 1000000000 + res.tv_nsec;
 	ts->tv_sec = (time_t)(t0 / 1000000000);
 	ts->tv_nsec = (long)(t0 % 1000000000);
 	return 1;
