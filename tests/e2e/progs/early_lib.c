@@ -1,8 +1,11 @@
 /*
  * early_lib.c: a library whose constructor runs before the preload's (the program links it,
  * so the loader initialises it first), keeping the pid and the wall clock as OpenSSL's random
- * generator does when libisc seeds it there; early_main.c compares them later.
+ * generator does when libisc seeds it there, and random bytes got the three ways a seed is
+ * (getrandom, getentropy, syscall(SYS_getrandom)); early_main.c compares and prints them.
  */
+#include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,12 +15,21 @@
 static pid_t early_pid;
 static time_t early_time;
 static struct timeval early_tv;
+static unsigned char early_rand[48];
 
 __attribute__((constructor)) static void early_init(void)
 {
 	early_pid = getpid();
 	early_time = time(NULL);
 	gettimeofday(&early_tv, NULL);
+	if (getrandom(early_rand, 16, 0) != 16 || getentropy(early_rand + 16, 16) != 0 ||
+	    syscall(SYS_getrandom, early_rand + 32, 16, 0) != 16)
+		early_rand[0] ^= 1; /* (never: each call fills what it was asked for) */
+}
+
+const unsigned char *early_lib_random(void)
+{
+	return early_rand;
 }
 
 pid_t early_lib_pid(void)
