@@ -101,11 +101,25 @@ void lc_early_done(void)
 {
 	const struct lc_ev *ev = lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
 
+	uint32_t rec_len = 0;
+	int asked = early_state; /* a call came before (and the process had rpid=) */
+	char text[256];
+
 	early_state = 1; /* from here the calls are events */
-	if (!ev || ev->kind != TRACE_EV_RANDOM || ev->call != TRACE_CALL_EARLY_RANDOM)
-		return;
-	lc_expect(TRACE_EV_RANDOM, -1, "randomness before the LC started");
-	lc_commit();
+	if (ev && ev->kind == TRACE_EV_RANDOM && ev->call == TRACE_CALL_EARLY_RANDOM) {
+		rec_len = ev->data_len;
+		lc_expect(TRACE_EV_RANDOM, -1, "randomness before the LC started");
+		lc_commit();
+	}
+	/* asked for more (given real bytes past the recorded ones) or fewer than recorded (a
+	 * process that asked for none, or without rpid=, a spawned one, is not told apart) */
+	if (early_real || (asked && early_pos != rec_len)) {
+		snprintf(text, sizeof(text), "before its LC started it asked for %llu random bytes, "
+		         "%u were recorded then: %s", (unsigned long long)(early_pos + early_real),
+		         rec_len, early_real ? "real bytes were given past them" :
+		                               "the rest went unused");
+		rep_proto_send(lc.ctl, REP_MSG_WARN, 0, 0, 0, text);
+	}
 }
 
 /* The bytes of a random call made before the LC started: the recorded ones first, then real

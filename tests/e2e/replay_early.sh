@@ -32,5 +32,17 @@ for how in direct exec; do
             exit 1
         fi
     done
+    if [ "$how" = direct ]; then
+        # the constructor asks for more bytes in replay than it did when recorded: real ones
+        # past the recorded, and a warning
+        EARLY_MORE=1 timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+            { echo "FAIL (more bytes): replay failed:"; cat "$tmp/rep.err"; exit 1; }
+        cmp -s "$tmp/rec.out" "$tmp/rep.out" ||
+            { echo "FAIL (more bytes): the recorded bytes were not given first:";
+              diff "$tmp/rec.out" "$tmp/rep.out" || true; exit 1; }
+        grep -q "warning: .*asked for 64 random bytes, 48 were recorded then: real bytes" \
+            "$tmp/rep.err" ||
+            { echo "FAIL (more bytes): no warning:"; cat "$tmp/rep.err"; exit 1; }
+    fi
 done
 echo "ok: the constructor's pid, clock and random bytes agree in replay, run directly and after exec"
