@@ -60,11 +60,14 @@ static void early_load(void)
 	struct trace_event ev;
 	struct ip_rep_env e;
 	const char *env = getenv(REP_ENV);
+	int saved = errno; /* the program's call must not see the reader's errors */
 
 	early_state = 1;
 	if (!env || ip_rep_env_decode(env, &e) != 0 || trace_file_name(e.name, e.seg, file,
-	                                                               sizeof(file)) != 0)
+	                                                               sizeof(file)) != 0) {
+		errno = saved;
 		return;
+	}
 	snprintf(path, sizeof(path), "%s/%s", e.dir, file);
 	memset(&d, 0, sizeof(d));
 	lc_enter(); /* the reader's own calls pass through */
@@ -78,6 +81,7 @@ static void early_load(void)
 		trace_reader_close(r);
 	}
 	lc_leave();
+	errno = saved;
 }
 
 long lc_early_random(void *buf, size_t n)
@@ -100,7 +104,6 @@ long lc_early_random(void *buf, size_t n)
 void lc_early_done(void)
 {
 	const struct lc_ev *ev = lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
-
 	uint32_t rec_len = 0;
 	int asked = early_state; /* a call came before (and the process had rpid=) */
 	char text[256];
@@ -123,7 +126,9 @@ void lc_early_done(void)
 }
 
 /* The bytes of a random call made before the LC started: the recorded ones first, then real
- * ones (fill: the real call for the rest).  -1: not such a call. */
+ * ones (fill: the real call for the rest).  Returns n, or the recorded bytes given when the
+ * real call failed after some, -2 when it failed before any (errno its), -1: not such a
+ * call. */
 static long early_fill(void *buf, size_t n, long (*fill)(void *, size_t))
 {
 	long k = lc_early_random(buf, n);
@@ -208,9 +213,10 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 	int r;
 
 	if (!lc_on()) {
+		/* (more than 256 bytes: EIO, from the real call) */
 		long k = n > 256 ? -1 : early_fill(buf, n, fill_entropy);
 
-		return k == -1 ? IP_REAL(getentropy)(buf, n) : k < 0 ? -1 : 0;
+		return k == -1 ? IP_REAL(getentropy)(buf, n) : k == (long)n ? 0 : -1;
 	}
 	ev = lc_expect(TRACE_EV_RANDOM, -1, "getentropy");
 	r = (int)ev->result;
