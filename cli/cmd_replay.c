@@ -128,7 +128,10 @@ static void usage(FILE *out)
 	        "    Threads replay in their recorded order where they meet through interposed\n"
 	        "    calls and pthread locks; atomics, lock-free code, racy loads and stores and\n"
 	        "    shared memory between processes are not ordered (a divergence or stall\n"
-	        "    report names the thread, never a hang).  Online halting\n"
+	        "    report names the thread, never a hang).  Random bytes got before the\n"
+	        "    replayer started (a library's constructor) are the recorded ones; asked\n"
+	        "    for otherwise than recorded, they are real past those, with a warning.\n"
+	        "    Online halting\n"
 	        "    takes conjunctive, disjunctive (halt markers) and linked predicates whose\n"
 	        "    steps are conjunctive; general ones, and linked ones with a disjunctive\n"
 	        "    step, go through --stop without --online.  replayer/README.md says more.\n\n"
@@ -700,6 +703,8 @@ int cmd_replay(int argc, char **argv)
 				        rep_packed_files(r) == 1 ? "its" : "their",
 				        rep_packed_files(r) == 1 ? "" : "s");
 			ret = run(r, &a);
+			if (rep_warnings(r))
+				fprintf(stderr, "encore replay: warning: %s\n", rep_warnings(r));
 			if (a.keep_scratch && rep_scratch(r))
 				fprintf(stderr, "encore replay: what the replay wrote is kept in %s "
 				        "(host-ID/fs/NAME/upper)\n", rep_scratch(r));

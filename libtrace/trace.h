@@ -240,7 +240,9 @@ enum trace_call {
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
 	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
 	                                       of both log as these */
-	/* 123..134: other calls */
+	/* 123..133: other calls */
+	TRACE_CALL_EARLY_RANDOM = 134,      /* random bytes got before the recorder started (a
+	                                       RANDOM event, the first of its image) */
 	TRACE_CALL_GETSOCKOPT = 135,        /* getsockopt(SO_ERROR) on a channel (a CONNECT event) */
 	TRACE_CALL_GETIFADDRS = 136,        /* 136..139: the machine's interfaces (INPUT events) */
 	TRACE_CALL_IF_NAMEINDEX = 137,

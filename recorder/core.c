@@ -807,6 +807,7 @@ __attribute__((constructor)) static void rec_init(void)
 	proc_fill_image();
 	if (rec_open_trace((int64_t)syscall(SYS_getppid)) != 0)
 		goto out;
+	rec_early_flush(); /* the randomness of constructors that ran before ours (io_more.c) */
 	rec_files_start();
 	rec_chan_inherit_all();
 	rec_signals_install();

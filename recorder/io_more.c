@@ -18,6 +18,13 @@
  *                                 them; the replayer skips them the same way), only in the
  *                                 byte counts, so offsets still add up.
  *
+ *   randomness before the         a library's constructor that runs before the recorder's
+ *   recorder started              (libisc seeding OpenSSL in dig) gets its random bytes from
+ *                                 getrandom, getentropy or syscall(SYS_getrandom) unlogged:
+ *                                 the first REC_EARLY_MAX bytes are kept in a static buffer,
+ *                                 then logged as one RANDOM event (call early_random), the
+ *                                 first event of the image's trace, once it is open.
+ *
  * Bytes from a peer outside the session moved this way cannot be recorded (they never
  * cross user space): their receive is logged as INPUT without its bytes (data_len 0 while
  * result > 0); replay then runs the real call (recorder/README.md, Limits).
@@ -36,6 +43,55 @@
 #include "rec.h"
 
 #define RA() __builtin_return_address(0)
+
+/* --- randomness before the recorder started ------------------------------------------- */
+
+#define REC_EARLY_MAX 4096 /* bytes kept; more are counted only (schemas/trace-format.md) */
+static uint8_t early_buf[REC_EARLY_MAX];
+static uint32_t early_len, early_calls;
+static uint64_t early_lost;
+static int early_closed;
+
+/* The preload's own constructors start here (priority 101: before core.c's, which opens the
+ * trace): a call that comes later is the recorder's own, or the program's while it is not
+ * recorded, and is not kept. */
+__attribute__((constructor(101))) static void early_close(void)
+{
+	early_closed = 1;
+}
+
+void rec_early_keep(const void *buf, long r)
+{
+	uint32_t n;
+
+	if (__builtin_expect(early_closed, 1) || r <= 0 || !buf)
+		return;
+	n = (uint32_t)((unsigned long)r < REC_EARLY_MAX - early_len ? (unsigned long)r :
+	                                                             REC_EARLY_MAX - early_len);
+	memcpy(early_buf + early_len, buf, n);
+	early_len += n;
+	early_lost += (uint64_t)r - n;
+	early_calls++;
+}
+
+void rec_early_flush(void)
+{
+	struct trace_event ev;
+
+	early_closed = 1;
+	if (!early_calls || !rec.w)
+		return;
+	/* in the constructor (the guard held, one thread): logged directly */
+	rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_EARLY_RANDOM, -1);
+	ev.result = (int64_t)(early_len + early_lost);
+	ev.naux = 2;
+	ev.aux[0] = early_calls;
+	ev.aux[1] = (int64_t)early_lost;
+	ev.data = early_buf;
+	ev.data_len = early_len;
+	rec_log(&ev, NULL);
+	early_calls = 0;
+}
 
 /* --- syscall(2) ------------------------------------------------------------------------ */
 
@@ -86,8 +142,12 @@ REC_EXPORT long syscall(long number, ...)
 	}
 	r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;
-	if (!rec_enter())
+	if (!rec_enter()) {
+		if (!rec.w && !rec_busy())
+			rec_early_keep((const void *)a[0], r);
+		errno = e;
 		return r;
+	}
 	rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_SYSCALL, -1);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
@@ -110,8 +170,12 @@ REC_EXPORT int getentropy(void *buf, size_t n)
 	int r = IP_REAL(getentropy)(buf, n), e = errno;
 	struct trace_event ev;
 
-	if (!rec_enter())
+	if (!rec_enter()) {
+		if (!rec.w && !rec_busy() && r == 0)
+			rec_early_keep(buf, (long)n);
+		errno = e;
 		return r;
+	}
 	rec_event_init(&ev, TRACE_EV_RANDOM, TRACE_CALL_GETENTROPY, -1);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;

@@ -193,8 +193,12 @@ REC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 	ssize_t r = IP_REAL(getrandom)(buf, n, flags);
 	int e = errno;
 
-	if (!rec_enter())
+	if (!rec_enter()) {
+		if (!rec.w && !rec_busy())
+			rec_early_keep(buf, r); /* before the recorder started (io_more.c) */
+		errno = e;
 		return r;
+	}
 	log_value(TRACE_EV_RANDOM, TRACE_CALL_GETRANDOM, r, e, buf, r > 0 ? (size_t)r : 0, RA());
 	rec_leave();
 	errno = e;

@@ -550,6 +550,12 @@ REC_HIDDEN void rec_threads_fork_child(void);
 /* syscall(SYS_futex) with arguments a: 1 when it was a FUTEX_WAIT or FUTEX_WAKE logged as a
  * SYNC event (made, *r its result, errno set), 0 to pass it through (sync.c). */
 REC_HIDDEN int rec_sync_futex(const long *a, long *r);
+
+/* Random bytes a library's constructor got before the recorder's ran (io_more.c): kept by
+ * rec_early_keep (r the call's result, the bytes at buf), logged by rec_early_flush as the
+ * first event of the trace core.c just opened. */
+REC_HIDDEN void rec_early_keep(const void *buf, long r);
+REC_HIDDEN void rec_early_flush(void);
 /* The thread an event of a thread the recorder did not see start is given (0); notes the
  * process in the registry once, for `encore record`'s warning. */
 REC_HIDDEN uint32_t rec_thread_foreign(void);

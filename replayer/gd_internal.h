@@ -124,6 +124,7 @@ struct rep {
 	struct rep_traced *hits;/* what they reported since rep_traced_clear */
 	size_t nhits, caphits;
 	struct gd_iso *iso;     /* isolation and packed files (gd_isolate.c), or NULL */
+	char warnings[2048];    /* the LCs' REP_MSG_WARN, "NAME: TEXT; ..." (rep_warnings) */
 };
 
 /* gd.c */

@@ -437,6 +437,14 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	if (!p)
 		return 0;
 	switch (m.type) {
+	case REP_MSG_WARN: {
+		size_t wl = strlen(r->warnings);
+
+		if (wl + strlen(p->name) + strlen(m.text) + 5 < sizeof(r->warnings))
+			snprintf(r->warnings + wl, sizeof(r->warnings) - wl, "%s%s: %s", wl ? "; " : "",
+			         p->name, m.text);
+		break;
+	}
 	case REP_MSG_REQ:
 		rep__on_request(r, p, (uint64_t)m.a);
 		break;
@@ -469,4 +477,9 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		break;
 	}
 	return 0;
+}
+
+const char *rep_warnings(const struct rep *r)
+{
+	return r->warnings[0] ? r->warnings : NULL;
 }

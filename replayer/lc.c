@@ -1242,6 +1242,7 @@ started:
 	on_exit(on_exit_handler, NULL);
 	lc_atfork_install();
 	lc.active = 1;
+	lc_early_done(); /* the randomness of constructors that ran before ours (lc_io_more.c) */
 	if (lc_diverge_later) {
 		lc_depth--;
 		lc_diverge("%s", lc_diverge_why);

@@ -337,6 +337,13 @@ static inline pid_t lc_pid_before(pid_t live)
 
 	return lc_before(&p, &t) && p > 0 ? (pid_t)p : live;
 }
+/* Random bytes asked for before the LC started (lc_io_more.c): lc_early_random fills buf
+ * with the next of the bytes recorded so (the image's early_random event, read from its
+ * trace) and returns how many (0: used up, or none recorded), or -1 when the LC started or
+ * the process is not replayed (the real call then).  lc_early_done, at the LC's start,
+ * takes that event. */
+LC_HIDDEN long lc_early_random(void *buf, size_t n);
+LC_HIDDEN void lc_early_done(void);
 /* Pids (lc_pids.c): a child forked here, recorded and live pid; forget them in a new child. */
 LC_HIDDEN void lc_pid_child(pid_t rec, pid_t live);
 LC_HIDDEN void lc_pids_reset(void);

@@ -14,6 +14,13 @@
  *                                 on the destination.  Their bytes are in the byte counts,
  *                                 not in the content hash (the recorder never saw them).
  *
+ *   randomness before the LC      getrandom, getentropy and syscall(SYS_getrandom) from a
+ *   started                       library's constructor that runs before the LC's: the bytes
+ *                                 of the image's early_random event (recorder/io_more.c),
+ *                                 in order, read from its trace (ENCORE_REPLAY's name, seg
+ *                                 and dir name it); past them, real bytes.  The LC takes
+ *                                 the event at its start.
+ *
  * A transfer whose destination is a peer outside the session that is not there in replay
  * moves nothing (its source offset is advanced as the recorded call did).  A transfer from
  * a peer outside the session was recorded without its bytes: the real call runs
@@ -23,6 +30,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/prctl.h>
@@ -32,6 +41,114 @@
 #include <unistd.h>
 
 #include "lc.h"
+
+/* --- randomness before the LC started ------------------------------------------------ */
+
+#define LC_EARLY_MAX 4096 /* as the recorder's REC_EARLY_MAX */
+static uint8_t early_buf[LC_EARLY_MAX];
+static uint32_t early_len, early_pos;
+static uint64_t early_real; /* bytes asked for past the recorded ones */
+static int early_state;     /* 0 not looked for yet, 1 loaded (perhaps none) */
+
+/* The image's early_random event, among the first of its trace: into early_buf. */
+static void early_load(void)
+{
+	static char path[IP_DIR_MAX + TRACE_NAME_MAX + 64];
+	char file[TRACE_NAME_MAX + 32];
+	struct trace_reader *r = NULL;
+	struct trace_diag d;
+	struct trace_event ev;
+	struct ip_rep_env e;
+	const char *env = getenv(REP_ENV);
+	int saved = errno; /* the program's call must not see the reader's errors */
+
+	early_state = 1;
+	if (!env || ip_rep_env_decode(env, &e) != 0 || trace_file_name(e.name, e.seg, file,
+	                                                               sizeof(file)) != 0) {
+		errno = saved;
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", e.dir, file);
+	memset(&d, 0, sizeof(d));
+	lc_enter(); /* the reader's own calls pass through */
+	if (trace_reader_open(path, &r, &d) == 0) {
+		for (int i = 0; i < 16 && trace_reader_next(r, &ev) == 1; i++)
+			if (ev.kind == TRACE_EV_RANDOM && ev.call == TRACE_CALL_EARLY_RANDOM) {
+				early_len = ev.data_len < LC_EARLY_MAX ? ev.data_len : LC_EARLY_MAX;
+				memcpy(early_buf, ev.data, early_len);
+				break;
+			}
+		trace_reader_close(r);
+	}
+	lc_leave();
+	errno = saved;
+}
+
+long lc_early_random(void *buf, size_t n)
+{
+	int64_t rpid, t0;
+	size_t k;
+
+	/* rpid= given: a process the GD started or an image an LC exec'd, before its LC */
+	if (!lc_before(&rpid, &t0))
+		return -1;
+	if (!early_state)
+		early_load();
+	k = early_len - early_pos < n ? early_len - early_pos : n;
+	memcpy(buf, early_buf + early_pos, k);
+	early_pos += (uint32_t)k;
+	early_real += n - k;
+	return (long)k;
+}
+
+void lc_early_done(void)
+{
+	const struct lc_ev *ev = lc.pos < lc.nev ? &lc.ev[lc.pos - lc.base] : NULL;
+	uint32_t rec_len = 0;
+	int asked = early_state; /* a call came before (and the process had rpid=) */
+	char text[256];
+
+	early_state = 1; /* from here the calls are events */
+	if (ev && ev->kind == TRACE_EV_RANDOM && ev->call == TRACE_CALL_EARLY_RANDOM) {
+		rec_len = ev->data_len;
+		lc_expect(TRACE_EV_RANDOM, -1, "randomness before the LC started");
+		lc_commit();
+	}
+	/* asked for more (given real bytes past the recorded ones) or fewer than recorded (a
+	 * process that asked for none, or without rpid=, a spawned one, is not told apart) */
+	if (early_real || (asked && early_pos != rec_len)) {
+		snprintf(text, sizeof(text), "before its LC started it asked for %llu random bytes, "
+		         "%u were recorded then: %s", (unsigned long long)(early_pos + early_real),
+		         rec_len, early_real ? "real bytes were given past them" :
+		                               "the rest went unused");
+		rep_proto_send(lc.ctl, REP_MSG_WARN, 0, 0, 0, text);
+	}
+}
+
+/* The bytes of a random call made before the LC started: the recorded ones first, then real
+ * ones (fill: the real call for the rest).  Returns n, or the recorded bytes given when the
+ * real call failed after some, -2 when it failed before any (errno its), -1: not such a
+ * call. */
+static long early_fill(void *buf, size_t n, long (*fill)(void *, size_t))
+{
+	long k = lc_early_random(buf, n);
+
+	if (k < 0)
+		return -1;
+	if ((size_t)k < n && fill((uint8_t *)buf + k, n - (size_t)k) < 0)
+		return k ? k : -2;
+	return (long)n;
+}
+
+static long fill_syscall(void *p, size_t n)
+{
+	return IP_REAL(syscall)(SYS_getrandom, p, n, 0);
+}
+
+static long fill_entropy(void *p, size_t n)
+{
+	return IP_REAL(getentropy)(p, n);
+}
 
 /* --- syscall(2) ------------------------------------------------------------------------ */
 
@@ -63,8 +180,14 @@ LC_EXPORT long syscall(long number, ...)
 		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
 	if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
-	if (__builtin_expect(number != SYS_getrandom, 1) || !lc_on())
+	if (__builtin_expect(number != SYS_getrandom, 1))
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (!lc_on()) {
+		long r = early_fill((void *)a[0], (size_t)a[1], fill_syscall);
+
+		return r == -1 ? IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]) :
+		       r == -2 ? -1 : r;
+	}
 	{
 		const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, "syscall(SYS_getrandom)");
 		long r = (long)ev->result;
@@ -89,8 +212,12 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 	const struct lc_ev *ev;
 	int r;
 
-	if (!lc_on())
-		return IP_REAL(getentropy)(buf, n);
+	if (!lc_on()) {
+		/* (more than 256 bytes: EIO, from the real call) */
+		long k = n > 256 ? -1 : early_fill(buf, n, fill_entropy);
+
+		return k == -1 ? IP_REAL(getentropy)(buf, n) : k == (long)n ? 0 : -1;
+	}
 	ev = lc_expect(TRACE_EV_RANDOM, -1, "getentropy");
 	r = (int)ev->result;
 	if (r == 0 && n) {

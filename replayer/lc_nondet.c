@@ -399,8 +399,15 @@ LC_EXPORT time_t time(time_t *t)
 
 LC_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 {
-	if (!lc_on())
-		return IP_REAL(getrandom)(buf, n, flags);
+	if (!lc_on()) {
+		long k = lc_early_random(buf, n); /* before the LC started (lc_io_more.c) */
+		ssize_t r;
+
+		if (k < 0 || (size_t)k == n)
+			return k < 0 ? IP_REAL(getrandom)(buf, n, flags) : (ssize_t)k;
+		r = IP_REAL(getrandom)((uint8_t *)buf + k, n - (size_t)k, flags);
+		return r < 0 ? (k ? (ssize_t)k : -1) : (ssize_t)k + r;
+	}
 	{
 		VALUE_EVENT(TRACE_EV_RANDOM, "getrandom");
 		ssize_t r = (ssize_t)ev->result;

@@ -63,6 +63,8 @@ enum rep_msg_type {
 	                         meanwhile is GO or STOP with flags 0).  flags = 1: the descriptor
 	                         attached is a connection another process accepted when recorded:
 	                         the GD holds it (no answer) */
+	REP_MSG_WARN = 25,    /* text = something the replay of this process could not do as
+	                         recorded, which it did otherwise (rep_warnings) */
 	REP_MSG_DGRAM = 14,   /* is receive event a a datagram from a recorded process (the
 	                         analyzer matched it to a send)?  answered GO (yes: wait for it on
 	                         the socket) or STOP (no: outside input, given from the trace) */

@@ -216,6 +216,10 @@ const char *rep_isolation_gaps(const struct rep *r);
  * replay then writes to this machine's files); otherwise NULL. */
 const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
+/* What replayed processes did otherwise than recorded without diverging ("NAME: WHAT; ..."),
+ * or NULL: random bytes asked for before their LC started that differ from the recorded
+ * ones (replayer/README.md). */
+const char *rep_warnings(const struct rep *r);
 /* In a child about to exec a tool on replayed process i (gdb): join the namespaces process i
  * runs in, so that the tool sees its files (packed ones included) and, without root, may
  * trace it from inside its user namespace.  0 (also when the replay is not isolated), or a

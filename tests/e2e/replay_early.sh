@@ -1,9 +1,11 @@
 #!/bin/sh
 # replay_early.sh: a library's constructor, run before the preload's, reads the pid and the
 # wall clock; the program compares them with its own reads (tests/e2e/progs/early_main.c).
-# Recorded, then replayed directly (a root: the GD's ENCORE_REPLAY) and under a shell that
+# Its random bytes (getrandom, getentropy, syscall(SYS_getrandom)) are printed, with bytes
+# the program gets later.  Recorded, then replayed (three times) directly (a root: the GD's ENCORE_REPLAY) and under a shell that
 # execs it (an LC's, across exec): the replays print what the recording printed (the same
-# pid, time going on), where live values would say the pid changed and time went back.
+# pid, time going on, the same bytes), where live values would say the pid changed, time
+# went back, and print other bytes.
 # Usage: replay_early.sh ENCORE PROG
 set -eu
 encore=$1 prog=$2
@@ -18,13 +20,29 @@ for how in direct exec; do
     fi
     grep -q "pid same" "$tmp/rec.out" ||
         { echo "FAIL ($how): the recorded run saw its pid change:"; cat "$tmp/rec.out"; exit 1; }
+    grep -q "^early random [0-9a-f]\{96\}$" "$tmp/rec.out" ||
+        { echo "FAIL ($how): the recorded run printed no early bytes:"; cat "$tmp/rec.out"; exit 1; }
     # the recorded pid is gone by now: a replayed pid is always another
-    timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
-        { echo "FAIL ($how): replay failed:"; cat "$tmp/rep.err"; exit 1; }
-    if ! cmp -s "$tmp/rec.out" "$tmp/rep.out"; then
-        echo "FAIL ($how): the replay printed something else:"
-        diff "$tmp/rec.out" "$tmp/rep.out" || true
-        exit 1
+    for i in 1 2 3; do
+        timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+            { echo "FAIL ($how, replay $i): replay failed:"; cat "$tmp/rep.err"; exit 1; }
+        if ! cmp -s "$tmp/rec.out" "$tmp/rep.out"; then
+            echo "FAIL ($how, replay $i): the replay printed something else:"
+            diff "$tmp/rec.out" "$tmp/rep.out" || true
+            exit 1
+        fi
+    done
+    if [ "$how" = direct ]; then
+        # the constructor asks for more bytes in replay than it did when recorded: real ones
+        # past the recorded, and a warning
+        EARLY_MORE=1 timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+            { echo "FAIL (more bytes): replay failed:"; cat "$tmp/rep.err"; exit 1; }
+        cmp -s "$tmp/rec.out" "$tmp/rep.out" ||
+            { echo "FAIL (more bytes): the recorded bytes were not given first:";
+              diff "$tmp/rec.out" "$tmp/rep.out" || true; exit 1; }
+        grep -q "warning: .*asked for 64 random bytes, 48 were recorded then: real bytes" \
+            "$tmp/rep.err" ||
+            { echo "FAIL (more bytes): no warning:"; cat "$tmp/rep.err"; exit 1; }
     fi
 done
-echo "ok: the constructor's pid and clock agree in replay, run directly and after exec"
+echo "ok: the constructor's pid, clock and random bytes agree in replay, run directly and after exec"

@@ -7,4 +7,6 @@
 pid_t early_lib_pid(void);
 time_t early_lib_time(void);
 time_t early_lib_tv_sec(void);
+/* 48 random bytes: 16 from getrandom, 16 from getentropy, 16 from syscall(SYS_getrandom) */
+const unsigned char *early_lib_random(void);
 #endif
