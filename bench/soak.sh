@@ -25,7 +25,7 @@
 # in DIR/SERVER.requests), for `encore sql` (see bench/README.md), and with --perf a CPU
 # profile of the recorded server in DIR/SERVER.perf (perf record) and of a bare run of the
 # same load in DIR/SERVER.bare.perf.  --compress: `encore record --compress` (default: its
-# own, after).  --against PATH: a second encore (another build, the recorder before a change;
+# own, inline).  --against PATH: a second encore (another build, the recorder before a change;
 # --against-lib: its libencore-record.so, default beside it or in its build tree) recorded in
 # each pair too, bare, recorded and recorded by it alternating, and printed as a second row
 # per server ("SERVER vs"): two recorders compared under the same load.  Servers that refuse

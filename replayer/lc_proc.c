@@ -8,7 +8,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,15 +33,52 @@
  * is taken care of. */
 static __thread int in_our_fork __attribute__((tls_model("initial-exec")));
 
+/* Every signal is blocked across a fork until the child's controller has its own trace: a
+ * signal another process sends the new child at once (its pid is known as soon as fork
+ * returns in the parent) would otherwise reach the trampoline (lc_signals.c) while the
+ * child has no events yet, and run the program's handler there instead of being counted for
+ * the handler run the trace places later (a replay that then waited for it for ever).  Kept
+ * pending, it is delivered once the mask is restored.  The program's mask is unchanged. */
+static void fork_block(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
+}
+
+static void fork_unblock(const sigset_t *old)
+{
+	int e = errno;
+
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, _NSIG / 8);
+	errno = e;
+}
+
 /* Forks made inside libc (daemon() forks past our interposer) still run the atfork handlers;
  * the recorder logged them the same way: a FORK event (result 0) in the parent, and the
  * child as PARENT.k. */
+static __thread sigset_t libc_fork_mask __attribute__((tls_model("initial-exec")));
+static __thread int libc_fork_blocked __attribute__((tls_model("initial-exec")));
+
+static void atfork_prepare(void)
+{
+	if (in_our_fork || !lc_on())
+		return;
+	fork_block(&libc_fork_mask);
+	libc_fork_blocked = 1;
+}
+
 static void atfork_parent(void)
 {
 	if (in_our_fork || !lc_on())
 		return;
 	lc_expect(TRACE_EV_FORK, -1, "fork (inside libc)");
 	lc_commit();
+	if (libc_fork_blocked) {
+		libc_fork_blocked = 0;
+		fork_unblock(&libc_fork_mask);
+	}
 }
 
 static void atfork_child(void)
@@ -52,16 +91,21 @@ static void atfork_child(void)
 	if (!ev || ev->kind != TRACE_EV_FORK)
 		lc_diverge("a fork inside libc the recorded run did not make");
 	lc_child_start(ev->naux ? (uint32_t)ev->aux[0] : 0);
+	if (libc_fork_blocked) {
+		libc_fork_blocked = 0;
+		fork_unblock(&libc_fork_mask);
+	}
 }
 
 void lc_atfork_install(void)
 {
-	pthread_atfork(NULL, atfork_parent, atfork_child);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 static pid_t do_fork(void)
 {
 	const struct lc_ev *ev;
+	sigset_t mask;
 	uint32_t k;
 	pid_t r;
 
@@ -71,12 +115,15 @@ static pid_t do_fork(void)
 	LC_RECORDED_FAILURE(ev);
 	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
 	in_our_fork = 1;
+	fork_block(&mask);
 	r = IP_REAL(fork)();
 	in_our_fork = 0;
 	if (r == 0) {
 		lc_child_start(k);
+		fork_unblock(&mask);
 		return 0;
 	}
+	fork_unblock(&mask);
 	if (r < 0)
 		lc_diverge("fork failed: %s (it succeeded when recorded)", strerror(errno));
 	/* The recorded child pid, as the child's getpid says; kill and the wait family
