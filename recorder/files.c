@@ -13,8 +13,8 @@
  * program then reads from; once per image for a file opened again unchanged) and one record,
  * which a file opened again by the same names, unchanged, does not get again in the same
  * trace (a static web server's file per request; see note_again).  The objects mapped are listed at the start of
- * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
- * each file opened) and at exit.  bench/file_bench.c measures it.
+ * each image, again whenever the loader's count of objects loaded grew (dlopen: checked after
+ * each file noted) and at exit.  bench/file_bench.c measures it.
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
@@ -86,6 +86,9 @@ static int64_t mtime_ns(const struct stat *st)
 /* Not inputs a replay elsewhere could take along: kernel views and devices. */
 static int pseudo_path(const char *p)
 {
+	/* the second letter first: a server's files per request pay no string compare */
+	if (p[0] != '/' || (p[1] != 'p' && p[1] != 's' && p[1] != 'd'))
+		return 0;
 	return strncmp(p, "/proc/", 6) == 0 || strncmp(p, "/sys/", 5) == 0 ||
 	       strncmp(p, "/dev/", 5) == 0;
 }
@@ -170,7 +173,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!path || path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0; /* the vDSO, or an object gone from the file system */
 	if (sc->lock && !rec_enter()) {
-		obj_adds = 0; /* not noted now (a fork holds the lock): the next file opened scans */
+		obj_adds = 0; /* not noted now (a fork holds the lock): the next file noted scans */
 		return 0;
 	}
 	/* unless noted already, or the recorder itself (replay has its own) */
@@ -307,19 +310,14 @@ static void note_open(int fd, const char *path, int flags)
 	uint64_t want, off = 0;
 	uint32_t crc = 0;
 	struct hashed_file *hf;
-	unsigned long long adds;
 	int64_t ctime_ns;
-	int scan = 0;
+	int noted = 0;
 	ssize_t n;
 
 	if (rec_sandbox & REC_SB_NOFILES)
 		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
-	/* The loader's lock is never waited for under the writer's (here: asked before, and the
-	 * scan after a dlopen once it is left), as a thread opening a file from inside
-	 * dl_iterate_phdr (libbacktrace does) holds the loader's and waits for the writer's. */
-	adds = loader_adds();
 	if (!rec_enter())
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -337,10 +335,8 @@ static void note_open(int fd, const char *path, int flags)
 	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
 		goto out;
 	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-	if (note_again(&st, ctime_ns, path ? path : "", res)) {
-		scan = adds != obj_adds;
+	if (note_again(&st, ctime_ns, path ? path : "", res))
 		goto out;
-	}
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;
 	fill_stat(&f, &st);
@@ -375,10 +371,16 @@ static void note_open(int fd, const char *path, int flags)
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	scan = adds != obj_adds;
+	noted = 1;
 out:
 	rec_leave();
-	if (scan)
+	/* After a file noted (not one noted already: a server's file per request would pay the
+	 * loader's lock each time), the objects a dlopen loaded since.  The loader's lock is
+	 * never waited for under the writer's (here: once it is left), as a thread opening a
+	 * file from inside dl_iterate_phdr (libbacktrace does) holds the loader's and waits for
+	 * the writer's.  obj_adds is read unlocked: a stale value costs a scan that finds every
+	 * object noted, or one postponed to the next file noted or the exit. */
+	if (noted && loader_adds() != obj_adds)
 		scan_objects(1);
 }
 
@@ -395,7 +397,7 @@ static void note_kernel_file(int fd, const char *path, int flags)
 
 	if (rec_sandbox & REC_SB_NOFILES)
 		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
-	if (fd < 0 || !path || path[0] != '/' ||
+	if (fd < 0 || !path || path[0] != '/' || (path[1] != 'p' && path[1] != 's') ||
 	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
 		return;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || rec_busy() ||
