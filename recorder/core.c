@@ -85,12 +85,9 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 	ev->kind = kind;
 	ev->call = call;
 	ev->fd = fd;
-	/* Timestamps are for display only (DESIGN.md), so the hot kinds (data, clock reads,
-	 * readiness: a server's every request) are sampled: one in 16 is stamped, every other
-	 * kind always is (an unstamped event has time_ns 0: no time, schemas/trace-format.md). */
-	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV && kind != TRACE_EV_CLOCK &&
-	     kind != TRACE_EV_READY) ||
-	    (rec.data_events++ & 15) == 0)
+	/* Timestamps are for display only (DESIGN.md), so the hot data events are sampled:
+	 * one in 16 is stamped, every other kind always is. */
+	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) || (rec.data_events++ & 15) == 0)
 		ev->time_ns = rec_now_ns();
 }
 
