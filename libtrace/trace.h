@@ -300,7 +300,8 @@ struct trace_event {
 	uint64_t offset;       /* derived: byte offset of the first byte moved, per direction */
 	uint64_t time_ns;      /* CLOCK_MONOTONIC, display only; 0 when not stamped */
 	uint32_t hash;         /* content check of the channel direction so far (has_hash):
-	                          trace_hash() of every byte moved up to and including this event */
+	                          trace_hash() of every byte moved up to and including this event,
+	                          input events' bytes left out (schemas/trace-format.md) */
 	int has_hash;          /* hash is meaningful (the recorder logs it every K events) */
 	uint32_t naux;         /* used entries of aux */
 	int64_t aux[TRACE_AUX_MAX];

@@ -733,6 +733,7 @@ int rec_open_trace(int64_t ppid)
 		return -1;
 	}
 	syscall(SYS_close, dirfd);
+	rec_files_new_trace();
 	/* The pid file holds the logical name: a child started by posix_spawn or system()
 	 * finds its parent's name there (its environment may be older than a fork). */
 	registry_put("pid", (unsigned long)proc.pid, -1, rec.name, 0);

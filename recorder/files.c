@@ -10,9 +10,11 @@
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
  * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
- * program then reads from; once per image for a file opened again unchanged) and one record.  The objects mapped are listed at the start of
- * each image, again whenever the loader's count of objects loaded grew (dlopen: checked at
- * each file opened) and at exit.  bench/file_bench.c measures it.
+ * program then reads from; once per image for a file opened again unchanged) and one record,
+ * which a file opened again by the same names, unchanged, does not get again in the same
+ * trace (a static web server's file per request; see note_again).  The objects mapped are listed at the start of
+ * each image, again whenever the loader's count of objects loaded grew (dlopen: checked after
+ * each file noted) and at exit.  bench/file_bench.c measures it.
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
@@ -58,6 +60,24 @@ struct hashed_file {
 };
 static struct hashed_file hashed_files[HASHED_MAX];
 
+/* The files noted in this trace, by inode (direct-mapped, under the writer lock): a file
+ * opened again by the same path (and resolved path), with the same dev, inode, mode, size,
+ * mtime and ctime, gets no second record: the one already in the trace says all a reader
+ * takes from it (`encore pack` and replay's check of the files read, which list each file
+ * once).  Not under a disk budget, whose dropped chunks may hold the first record.  A new
+ * trace (a forked child's) starts empty (gen).  Names longer than the slot are noted each
+ * time. */
+#define NOTED_MAX 64
+#define NOTED_NAMES 240
+struct noted_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	uint32_t mode, gen, names_len;
+	char names[NOTED_NAMES]; /* path, '\0', resolved path, '\0' */
+};
+static struct noted_file noted_files[NOTED_MAX];
+static uint32_t noted_gen = 1; /* 0: a slot never used */
+
 static int64_t mtime_ns(const struct stat *st)
 {
 	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
@@ -66,6 +86,9 @@ static int64_t mtime_ns(const struct stat *st)
 /* Not inputs a replay elsewhere could take along: kernel views and devices. */
 static int pseudo_path(const char *p)
 {
+	/* the second letter first: a server's files per request pay no string compare */
+	if (p[0] != '/' || (p[1] != 'p' && p[1] != 's' && p[1] != 'd'))
+		return 0;
 	return strncmp(p, "/proc/", 6) == 0 || strncmp(p, "/sys/", 5) == 0 ||
 	       strncmp(p, "/dev/", 5) == 0;
 }
@@ -150,7 +173,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!path || path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0; /* the vDSO, or an object gone from the file system */
 	if (sc->lock && !rec_enter()) {
-		obj_adds = 0; /* not noted now (a fork holds the lock): the next file opened scans */
+		obj_adds = 0; /* not noted now (a fork holds the lock): the next file noted scans */
 		return 0;
 	}
 	/* unless noted already, or the recorder itself (replay has its own) */
@@ -206,6 +229,11 @@ static void rescan_if_loaded(void)
 		scan_objects(0);
 }
 
+void rec_files_new_trace(void)
+{
+	noted_gen++;
+}
+
 void rec_files_start(void)
 {
 	if (rec.w)
@@ -239,6 +267,39 @@ static void proc_fd_path(char out[64], int fd)
 	out[14 + i] = '\0';
 }
 
+/* Whether this trace noted the file already as it is now, by the same names (see noted_files);
+ * if not, the slot remembers it as noted from now (the caller writes the record). */
+static int note_again(const struct stat *st, int64_t ctime_ns, const char *path, const char *res)
+{
+	struct noted_file *nf;
+	size_t pl, rl;
+
+	if (rec.max_bytes)
+		return 0;
+	nf = &noted_files[(st->st_ino ^ (st->st_dev * 31)) % NOTED_MAX];
+	pl = strnlen(path, NOTED_NAMES);
+	rl = strnlen(res, NOTED_NAMES);
+	if (pl + rl + 2 > NOTED_NAMES)
+		return 0;
+	if (nf->gen == noted_gen && nf->dev == (uint64_t)st->st_dev &&
+	    nf->ino == (uint64_t)st->st_ino && nf->size == (uint64_t)st->st_size &&
+	    nf->mtime_ns == mtime_ns(st) && nf->ctime_ns == ctime_ns &&
+	    nf->mode == (uint32_t)st->st_mode && nf->names_len == pl + rl + 2 &&
+	    memcmp(nf->names, path, pl + 1) == 0 && memcmp(nf->names + pl + 1, res, rl + 1) == 0)
+		return 1;
+	nf->gen = noted_gen;
+	nf->dev = (uint64_t)st->st_dev;
+	nf->ino = (uint64_t)st->st_ino;
+	nf->size = (uint64_t)st->st_size;
+	nf->mtime_ns = mtime_ns(st);
+	nf->ctime_ns = ctime_ns;
+	nf->mode = (uint32_t)st->st_mode;
+	nf->names_len = (uint32_t)(pl + rl + 2);
+	memcpy(nf->names, path, pl + 1);
+	memcpy(nf->names + pl + 1, res, rl + 1);
+	return 0;
+}
+
 /* fd was opened (path as the program gave it) with `flags`: note it if it is a regular file
  * opened for reading.  errno is the caller's to keep. */
 static void note_open(int fd, const char *path, int flags)
@@ -249,19 +310,14 @@ static void note_open(int fd, const char *path, int flags)
 	uint64_t want, off = 0;
 	uint32_t crc = 0;
 	struct hashed_file *hf;
-	unsigned long long adds;
 	int64_t ctime_ns;
-	int scan = 0;
+	int noted = 0;
 	ssize_t n;
 
 	if (rec_sandbox & REC_SB_NOFILES)
 		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
 	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
 		return;
-	/* The loader's lock is never waited for under the writer's (here: asked before, and the
-	 * scan after a dlopen once it is left), as a thread opening a file from inside
-	 * dl_iterate_phdr (libbacktrace does) holds the loader's and waits for the writer's. */
-	adds = loader_adds();
 	if (!rec_enter())
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -278,12 +334,14 @@ static void note_open(int fd, const char *path, int flags)
 	}
 	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
 		goto out;
+	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	if (note_again(&st, ctime_ns, path ? path : "", res))
+		goto out;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;
 	fill_stat(&f, &st);
 	want = f.size < TRACE_FILE_HASH_MAX ? f.size : TRACE_FILE_HASH_MAX;
 	hf = &hashed_files[(f.ino ^ (f.dev * 31)) % HASHED_MAX];
-	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 	if (want && hf->used && hf->dev == f.dev && hf->ino == f.ino && hf->size == f.size &&
 	    hf->mtime_ns == f.mtime_ns && hf->ctime_ns == ctime_ns && hf->hashed == want) {
 		off = want; /* hashed whole already, unchanged since */
@@ -313,10 +371,16 @@ static void note_open(int fd, const char *path, int flags)
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	scan = adds != obj_adds;
+	noted = 1;
 out:
 	rec_leave();
-	if (scan)
+	/* After a file noted (not one noted already: a server's file per request would pay the
+	 * loader's lock each time), the objects a dlopen loaded since.  The loader's lock is
+	 * never waited for under the writer's (here: once it is left), as a thread opening a
+	 * file from inside dl_iterate_phdr (libbacktrace does) holds the loader's and waits for
+	 * the writer's.  obj_adds is read unlocked: a stale value costs a scan that finds every
+	 * object noted, or one postponed to the next file noted or the exit. */
+	if (noted && loader_adds() != obj_adds)
 		scan_objects(1);
 }
 
@@ -333,7 +397,7 @@ static void note_kernel_file(int fd, const char *path, int flags)
 
 	if (rec_sandbox & REC_SB_NOFILES)
 		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
-	if (fd < 0 || !path || path[0] != '/' ||
+	if (fd < 0 || !path || path[0] != '/' || (path[1] != 'p' && path[1] != 's') ||
 	    (strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0))
 		return;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || rec_busy() ||

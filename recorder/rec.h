@@ -351,6 +351,8 @@ REC_HIDDEN void rec_stdio_close(FILE *f, void *ra);
 /* The trace was opened (root or new image; the caller holds the guard): note the objects
  * mapped. */
 REC_HIDDEN void rec_files_start(void);
+/* A new trace was opened (a forked child's): the files noted so far are not in it. */
+REC_HIDDEN void rec_files_new_trace(void);
 /* The process ends (under rec_enter): note the objects loaded since the last scan. */
 REC_HIDDEN void rec_files_exit(void);
 /* Under the writer lock, around a call that takes the loader's lock (site.c): 1 when it may

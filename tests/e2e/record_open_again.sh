@@ -2,7 +2,8 @@
 # record_open_again.sh: a program that opens one 64 KiB file 200 times, as a server opening
 # its files per request does, reads the file's first bytes for the hash once under the
 # recorder, not 200 times (recorder/files.c: a file opened again unchanged is not read
-# again), and each open is still noted with the same hash.
+# again), and the file is noted with its hash (once: an open of the same path, the file
+# unchanged, adds no record to the trace; pack and replay's check read each file once).
 # Usage: record_open_again.sh ENCORE PROG
 set -eu
 encore=$1 prog=$2
