@@ -10,6 +10,7 @@
 # With "alloc" the threads also allocate (the program linked with jemalloc, whose
 # background thread MALLOC_CONF turns on: its calls are the allocator's own, not events);
 # with "sem" the lock is a semaphore (sem_trywait failures are soft too).
+# On failure the session directory is kept (its path is printed) for `encore dump`.
 # Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem]
 set -eu
 encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
@@ -19,7 +20,8 @@ failpat='pthread_mutex_trylock.* = 16'
 [ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
 
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+passed=0
+trap '[ "$passed" = 1 ] && rm -rf "$tmp" || echo "(kept: $tmp)"' EXIT
 failed=0
 run=1
 while [ "$run" -le "$runs" ]; do
@@ -61,4 +63,5 @@ if [ "$failed" = 0 ]; then
     echo "FAIL: no trylock failed in $runs recordings: the threads never contended"; exit 1
 fi
 distinct=$(md5sum "$tmp"/out.* | cut -d' ' -f1 | sort -u | wc -l)
+passed=1
 echo "ok: $runs recordings ($failed failed trylocks) replayed identically ($distinct different lock orders)"
