@@ -9,15 +9,20 @@
 # test would show nothing).
 # With "alloc" the threads also allocate (the program linked with jemalloc, whose
 # background thread MALLOC_CONF turns on: its calls are the allocator's own, not events);
-# with "sem" the lock is a semaphore (sem_trywait failures are soft too).
+# with "sem" the lock is a semaphore (sem_trywait failures are soft too); with "fewer" a
+# thread fails 600 trylocks when recorded while another holds the lock, and its replay is
+# given one try (SPIN_TRIES=1) before it reads the clock, takes its last trylock and locks:
+# the clock read is the recorded one, past the failures the replay did not make.
 # On failure the session directory is kept (its path is printed) for `encore dump`.
-# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem]
+# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem|fewer]
 set -eu
 encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 [ -n "$prog" ] || { echo "SKIP: no program (libjemalloc.so.2 missing at build time)"; exit 77; }
 [ "$mode" != alloc ] || export MALLOC_CONF=background_thread:true
 failpat='pthread_mutex_trylock.* = 16'
 [ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
+tries=
+[ "$mode" != fewer ] || tries=SPIN_TRIES=1
 
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
 passed=0
@@ -42,7 +47,7 @@ while [ "$run" -le "$runs" ]; do
     fi
     n=$(grep -c "$failpat" "$tmp/dump" || true)
     failed=$((failed + n))
-    { timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
+    { env $tries timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
         cat > "$tmp/rep.out"
     if [ "$(cat "$tmp/st")" = 124 ]; then
         echo "FAIL: replay $run hung (killed after 120 s)"; cat "$tmp/rep.err"; exit 1
