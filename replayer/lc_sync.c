@@ -25,14 +25,15 @@
  * failed trylock in the trace that its thread does not make (it calls something else) is
  * done at its turn as a no-op (lc.c, lc_expect); a blocking lock may take a recorded
  * successful trylock of the same object kind (the slow path reached the lock where the
- * recorded run got it by trying).  A
- * successful trylock stays a hard acquisition at its turn.  In a lock's slow path (after a
- * failed or invented trylock, until an event other than an acquisition or a clock read) a
- * clock read the recorded run did not make (jemalloc reads the clock before and after
- * waiting, for its statistics; the thread's next recorded event, past the failed trylocks
- * this run did not make, is no clock read) is given the value of the process's next recorded read of
- * that clock, without an event: such a value is not one the recorded run saw, the cost of
- * this rule (replayer/README.md, "Threads").
+ * recorded run got it by trying).  A successful trylock stays a hard acquisition at its
+ * turn.  In a lock's slow path (after a failed or invented trylock, until an event other than
+ * an acquisition or a clock read) a clock read the recorded run did not make (jemalloc reads
+ * the clock before and after waiting, for its statistics; the thread's next recorded event,
+ * past the failed trylocks this run did not make, is no clock read) is given the value of the
+ * process's next recorded read of that clock (the real one's when there is none), without an
+ * event: such a value is not one the recorded run saw, the cost of this rule
+ * (replayer/README.md, "Threads").  A clock read whose thread's next recorded event is one,
+ * past failed trylocks, is that read (the thread spun fewer times than recorded).
  *
  * A process whose threads all wait for turns that never come (the next event is a thread's
  * that ended, or that runs outside interposed calls: a data race on plain memory) is
@@ -478,9 +479,10 @@ static int clock_like(const struct lc_ev *ev, uint32_t call, int64_t clk, size_t
 /* A clock read in a lock's slow path.  When the thread's next recorded event, past the failed
  * trylocks it has not made (the replayed thread tried fewer times before reading the clock),
  * is a clock read, this is that read: an event, the failed trylocks before it done as no-ops
- * at their turns.  Else the recorded run did not make this one (it got the lock by trying where this
- * run gave up): the value of the process's next recorded read of that clock (or its last),
- * without an event. */
+ * at their turns.  Else the recorded run did not make this one (it got the lock by trying
+ * where this run gave up): the value of the process's next recorded read of that clock (or
+ * its last), without an event (1); when the process recorded none, the real call's, without
+ * an event too (2: the caller makes it). */
 int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size)
 {
 	const struct lc_ev *n, *v = NULL;
@@ -504,7 +506,7 @@ int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size)
 			v = ev;
 	}
 	if (!v)
-		return 0;
+		return 2;
 	if (out)
 		memcpy(out, lc.data + v->data_off, size);
 	return 1;

@@ -12,9 +12,11 @@
 # with "sem" the lock is a semaphore (sem_trywait failures are soft too); with "fewer" a
 # thread fails 600 trylocks when recorded while another holds the lock, and its replay is
 # given one try (SPIN_TRIES=1) before it reads the clock, takes its last trylock and locks:
-# the clock read is the recorded one, past the failures the replay did not make.
+# the clock read is the recorded one, past the failures the replay did not make; with
+# "gaveup" the holder lets go after 300 of those failures: the recorded thread got the lock by
+# trying, the replay gives up after one try, reads the clock (a borrowed value) and locks.
 # On failure the session directory is kept (its path is printed) for `encore dump`.
-# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem|fewer]
+# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem|fewer|gaveup]
 set -eu
 encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 [ -n "$prog" ] || { echo "SKIP: no program (libjemalloc.so.2 missing at build time)"; exit 77; }
@@ -22,7 +24,7 @@ encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 failpat='pthread_mutex_trylock.* = 16'
 [ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
 tries=
-[ "$mode" != fewer ] || tries=SPIN_TRIES=1
+[ "$mode" != fewer ] && [ "$mode" != gaveup ] || tries=SPIN_TRIES=1
 
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
 passed=0

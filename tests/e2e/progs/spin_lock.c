@@ -17,8 +17,11 @@
  * the last one, spinning (trying whatever the flag says), has read the clock; the environment
  * variable SPIN_TRIES (600 when unset) sets how many times the spin tries, so that a replay
  * given fewer tries than its recording reads the clock before the recorded run did.
- * Usage: spin_lock THREADS PASSES [alloc|sem|fewer]   (THREADS - 1 made by pthread_create,
- * one through dlsym)
+ * With GAVEUP, the same, but the holder lets go once 300 of the spin's tries have failed (or
+ * the clock was read), the 300th waiting until it has: when recorded the spinner gets the
+ * lock by its 301st try, a replay given fewer tries gives up, reads the clock and locks.
+ * Usage: spin_lock THREADS PASSES [alloc|sem|fewer|gaveup]   (THREADS - 1 made by
+ * pthread_create, one through dlsym)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -44,8 +47,8 @@ static char order[MAX_THREADS * MAX_PASSES + 2];
 static size_t norder;
 static long waited_ns; /* (not printed: the clock reads are the slow path's statistics) */
 static int passes, alloc;
-static int fewer, tries = 600;
-static atomic_int holding, clock_read; /* (FEWER) */
+static int fewer, gaveup, tries = 600;
+static atomic_int holding, clock_read, spun, released; /* (FEWER, GAVEUP) */
 
 /* 0 when taken */
 static int try_take(void)
@@ -74,6 +77,11 @@ static void lock_slow(void)
 		if ((fewer || !atomic_load_explicit(&locked, memory_order_relaxed)) &&
 		    try_take() == 0)
 			return;
+		/* (GAVEUP: the 300th failure waits until the holder has let go: the next try
+		 * gets the lock) */
+		if (fewer && atomic_fetch_add(&spun, 1) + 1 == 300 && gaveup)
+			while (!atomic_load(&released))
+				__asm__ volatile("" ::: "memory");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &before);
 	if (fewer)
@@ -111,13 +119,15 @@ static void *worker(void *arg)
 		lock();
 		if (fewer && letter == 'A') {
 			atomic_store(&holding, 1);
-			while (!atomic_load(&clock_read))
+			while (!atomic_load(&clock_read) && !(gaveup && atomic_load(&spun) >= 300))
 				__asm__ volatile("" ::: "memory");
 		}
 		order[norder++] = letter;
-		for (unsigned i = 0; i < 20000; i++) /* hold it a while: the others spin */
+		for (unsigned i = 0; !fewer && i < 20000; i++) /* hold it a while: the others spin */
 			sink += i;
 		unlock();
+		if (fewer && letter == 'A')
+			atomic_store(&released, 1);
 		if (alloc) {
 			static const size_t sizes[] = { 24, 4096, 70000, 1 << 20, 200 };
 			char *b = malloc(sizes[p % 5]);
@@ -141,7 +151,8 @@ int main(int argc, char **argv)
 	passes = argc > 2 ? atoi(argv[2]) : 100;
 	alloc = argc > 3 && strcmp(argv[3], "alloc") == 0;
 	use_sem = argc > 3 && strcmp(argv[3], "sem") == 0;
-	fewer = argc > 3 && strcmp(argv[3], "fewer") == 0;
+	gaveup = argc > 3 && strcmp(argv[3], "gaveup") == 0;
+	fewer = gaveup || (argc > 3 && strcmp(argv[3], "fewer") == 0);
 	if (getenv("SPIN_TRIES"))
 		tries = atoi(getenv("SPIN_TRIES"));
 	if (sem_init(&sem, 0, 1) != 0)
