@@ -167,7 +167,7 @@ static inline int lc_from_alloc(const void *ra)
  * calling thread is in a trylock (lc_expect then takes such an event instead of doing it as a
  * no-op); lc_soft_clocks: the thread is in a lock's slow path (a trylock failed), where a
  * clock read the recorded run did not make is given a value without an event
- * (lc_soft_clock: 1 when *out was filled so). */
+ * (lc_soft_clock: 1 when *out was filled so, 2 when the real call is to give it). */
 extern __thread int lc_trying LC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread int lc_soft_clocks LC_HIDDEN __attribute__((tls_model("initial-exec")));
 LC_HIDDEN int lc_try_failed(const struct lc_ev *ev);

@@ -479,9 +479,14 @@ LC_EXPORT void encore_mark(const char *key, long value)
 		} \
 		return realcall; \
 	} \
-	if (__builtin_expect(lc_soft_clocks, 0) && \
-	    lc_soft_clock(call, (NOCLK) ? -1 : (int64_t)(CLK), OUT, sizeof(*(OUT)))) \
-		return 0; /* a lock's slow path the recorded run did not take (lc_sync.c) */ \
+	if (__builtin_expect(lc_soft_clocks, 0)) { \
+		/* a lock's slow path the recorded run did not take (lc_sync.c) */ \
+		int s_ = lc_soft_clock(call, (NOCLK) ? -1 : (int64_t)(CLK), OUT, sizeof(*(OUT))); \
+		if (s_ == 1) \
+			return 0; \
+		if (s_ == 2) \
+			return realcall; /* no recorded read of that clock to give */ \
+	} \
 	{ \
 		VALUE_EVENT(TRACE_EV_CLOCK, wh); \
 		int r_ = (int)ev->result; \

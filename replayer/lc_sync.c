@@ -25,13 +25,15 @@
  * failed trylock in the trace that its thread does not make (it calls something else) is
  * done at its turn as a no-op (lc.c, lc_expect); a blocking lock may take a recorded
  * successful trylock of the same object kind (the slow path reached the lock where the
- * recorded run got it by trying).  A
- * successful trylock stays a hard acquisition at its turn.  In a lock's slow path (after a
- * failed or invented trylock, until an event other than an acquisition or a clock read) a
- * clock read the recorded run did not make (jemalloc reads the clock before and after
- * waiting, for its statistics) is given the value of the process's next recorded read of
- * that clock, without an event: such a value is not one the recorded run saw, the cost of
- * this rule (replayer/README.md, "Threads").
+ * recorded run got it by trying).  A successful trylock stays a hard acquisition at its
+ * turn.  In a lock's slow path (after a failed or invented trylock, until an event other than
+ * an acquisition or a clock read) a clock read the recorded run did not make (jemalloc reads
+ * the clock before and after waiting, for its statistics; the thread's next recorded event,
+ * past the failed trylocks this run did not make, is no clock read) is given the value of the
+ * process's next recorded read of that clock (the real one's when there is none), without an
+ * event: such a value is not one the recorded run saw, the cost of this rule
+ * (replayer/README.md, "Threads").  A clock read whose thread's next recorded event is one,
+ * past failed trylocks, is that read (the thread spun fewer times than recorded).
  *
  * A process whose threads all wait for turns that never come (the next event is a thread's
  * that ended, or that runs outside interposed calls: a data race on plain memory) is
@@ -449,32 +451,62 @@ static int try_recorded(uint32_t call)
 	return 0;
 }
 
-/* A clock read in a lock's slow path: when the thread's next recorded event is no clock read,
- * the recorded run did not make this one: the value of the process's next recorded read of
- * that clock (or its last), without an event. */
+/* The calling thread's next recorded event that is not a failed trylock (its index in *at),
+ * or NULL: the failed trylocks before it are done as no-ops when the thread makes another
+ * call first (lc.c, lc_expect). */
+static const struct lc_ev *own_next_past_failures(uint64_t *at)
+{
+	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+	for (uint64_t i = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE); i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->thread == me && !lc_try_failed(ev)) {
+			*at = i;
+			return ev;
+		}
+	}
+	return NULL;
+}
+
+/* A recorded read of that clock whose value fits in `size` bytes. */
+static int clock_like(const struct lc_ev *ev, uint32_t call, int64_t clk, size_t size)
+{
+	return ev->kind == TRACE_EV_CLOCK && ev->call == call && ev->result == 0 &&
+	       ev->data_len >= size && (clk < 0 || (ev->naux && ev->aux[0] == clk));
+}
+
+/* A clock read in a lock's slow path.  When the thread's next recorded event, past the failed
+ * trylocks it has not made (the replayed thread tried fewer times before reading the clock),
+ * is a clock read, this is that read: an event, the failed trylocks before it done as no-ops
+ * at their turns.  Else the recorded run did not make this one (it got the lock by trying
+ * where this run gave up): the value of the process's next recorded read of that clock (or
+ * its last), without an event (1); when the process recorded none, the real call's, without
+ * an event too (2: the caller makes it). */
 int lc_soft_clock(uint32_t call, int64_t clk, void *out, size_t size)
 {
 	const struct lc_ev *n, *v = NULL;
-	uint64_t at = 0;
+	uint64_t at = 0, past = 0;
 
-	if (!lc_soft_clocks || !(n = own_next(&at)) || n->kind == TRACE_EV_CLOCK)
+	if (!lc_soft_clocks || !own_next(&at))
+		return 0;
+	n = own_next_past_failures(&past);
+	if (n && n->kind == TRACE_EV_CLOCK)
 		return 0;
 	for (uint64_t i = at; i < lc.nev && !v; i++) {
 		const struct lc_ev *ev = &lc.ev[i - lc.base];
 
-		if (ev->kind == TRACE_EV_CLOCK && ev->call == call && ev->result == 0 &&
-		    ev->data_len >= size && (clk < 0 || (ev->naux && ev->aux[0] == clk)))
+		if (clock_like(ev, call, clk, size))
 			v = ev;
 	}
 	for (uint64_t i = at; i > lc.base && !v; i--) {
 		const struct lc_ev *ev = &lc.ev[i - 1 - lc.base];
 
-		if (ev->kind == TRACE_EV_CLOCK && ev->call == call && ev->result == 0 &&
-		    ev->data_len >= size && (clk < 0 || (ev->naux && ev->aux[0] == clk)))
+		if (clock_like(ev, call, clk, size))
 			v = ev;
 	}
 	if (!v)
-		return 0;
+		return 2;
 	if (out)
 		memcpy(out, lc.data + v->data_off, size);
 	return 1;

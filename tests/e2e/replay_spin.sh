@@ -9,17 +9,26 @@
 # test would show nothing).
 # With "alloc" the threads also allocate (the program linked with jemalloc, whose
 # background thread MALLOC_CONF turns on: its calls are the allocator's own, not events);
-# with "sem" the lock is a semaphore (sem_trywait failures are soft too).
-# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem]
+# with "sem" the lock is a semaphore (sem_trywait failures are soft too); with "fewer" a
+# thread fails 600 trylocks when recorded while another holds the lock, and its replay is
+# given one try (SPIN_TRIES=1) before it reads the clock, takes its last trylock and locks:
+# the clock read is the recorded one, past the failures the replay did not make; with
+# "gaveup" the holder lets go after 300 of those failures: the recorded thread got the lock by
+# trying, the replay gives up after one try, reads the clock (a borrowed value) and locks.
+# On failure the session directory is kept (its path is printed) for `encore dump`.
+# Usage: replay_spin.sh ENCORE RUNS PROG THREADS PASSES [alloc|sem|fewer|gaveup]
 set -eu
 encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 [ -n "$prog" ] || { echo "SKIP: no program (libjemalloc.so.2 missing at build time)"; exit 77; }
 [ "$mode" != alloc ] || export MALLOC_CONF=background_thread:true
 failpat='pthread_mutex_trylock.* = 16'
 [ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
+tries=
+[ "$mode" != fewer ] && [ "$mode" != gaveup ] || tries=SPIN_TRIES=1
 
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+passed=0
+trap '[ "$passed" = 1 ] && rm -rf "$tmp" || echo "(kept: $tmp)"' EXIT
 failed=0
 run=1
 while [ "$run" -le "$runs" ]; do
@@ -40,7 +49,7 @@ while [ "$run" -le "$runs" ]; do
     fi
     n=$(grep -c "$failpat" "$tmp/dump" || true)
     failed=$((failed + n))
-    { timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
+    { env $tries timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
         cat > "$tmp/rep.out"
     if [ "$(cat "$tmp/st")" = 124 ]; then
         echo "FAIL: replay $run hung (killed after 120 s)"; cat "$tmp/rep.err"; exit 1
@@ -61,4 +70,5 @@ if [ "$failed" = 0 ]; then
     echo "FAIL: no trylock failed in $runs recordings: the threads never contended"; exit 1
 fi
 distinct=$(md5sum "$tmp"/out.* | cut -d' ' -f1 | sort -u | wc -l)
+passed=1
 echo "ok: $runs recordings ($failed failed trylocks) replayed identically ($distinct different lock orders)"

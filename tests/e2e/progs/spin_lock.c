@@ -13,8 +13,15 @@
  * (built linked with jemalloc, whose own locks, clock reads and background thread are then
  * the allocator's: recorder/README.md, "Threads").
  * With SEM, the lock is a semaphore taken the same way (sem_trywait, spin, sem_wait).
- * Usage: spin_lock THREADS PASSES [alloc|sem]   (THREADS - 1 made by pthread_create, one
- * through dlsym)
+ * With FEWER, one pass each and no races: the first thread takes the lock and holds it until
+ * the last one, spinning (trying whatever the flag says), has read the clock; the environment
+ * variable SPIN_TRIES (600 when unset) sets how many times the spin tries, so that a replay
+ * given fewer tries than its recording reads the clock before the recorded run did.
+ * With GAVEUP, the same, but the holder lets go once 300 of the spin's tries have failed (or
+ * the clock was read), the 300th waiting until it has: when recorded the spinner gets the
+ * lock by its 301st try, a replay given fewer tries gives up, reads the clock and locks.
+ * Usage: spin_lock THREADS PASSES [alloc|sem|fewer|gaveup]   (THREADS - 1 made by
+ * pthread_create, one through dlsym)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -40,6 +47,8 @@ static char order[MAX_THREADS * MAX_PASSES + 2];
 static size_t norder;
 static long waited_ns; /* (not printed: the clock reads are the slow path's statistics) */
 static int passes, alloc;
+static int fewer, gaveup, tries = 600;
+static atomic_int holding, clock_read, spun, released; /* (FEWER, GAVEUP) */
 
 /* 0 when taken */
 static int try_take(void)
@@ -62,13 +71,21 @@ static void lock_slow(void)
 {
 	struct timespec before, after;
 
-	for (int cnt = 0; cnt < 600; cnt++) {
+	for (int cnt = 0; cnt < tries; cnt++) {
 		for (int i = 0; i < 16; i++)
 			__asm__ volatile("" ::: "memory");
-		if (!atomic_load_explicit(&locked, memory_order_relaxed) && try_take() == 0)
+		if ((fewer || !atomic_load_explicit(&locked, memory_order_relaxed)) &&
+		    try_take() == 0)
 			return;
+		/* (GAVEUP: the 300th failure waits until the holder has let go: the next try
+		 * gets the lock) */
+		if (fewer && atomic_fetch_add(&spun, 1) + 1 == 300 && gaveup)
+			while (!atomic_load(&released))
+				__asm__ volatile("" ::: "memory");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &before);
+	if (fewer)
+		atomic_store(&clock_read, 1); /* the holder may let go now */
 	if (try_take() == 0)
 		return;
 	take();
@@ -97,11 +114,20 @@ static void *worker(void *arg)
 	char letter = (char)(intptr_t)arg;
 
 	for (int p = 0; p < passes; p++) {
+		while (fewer && letter != 'A' && !atomic_load(&holding))
+			__asm__ volatile("" ::: "memory");
 		lock();
+		if (fewer && letter == 'A') {
+			atomic_store(&holding, 1);
+			while (!atomic_load(&clock_read) && !(gaveup && atomic_load(&spun) >= 300))
+				__asm__ volatile("" ::: "memory");
+		}
 		order[norder++] = letter;
-		for (unsigned i = 0; i < 20000; i++) /* hold it a while: the others spin */
+		for (unsigned i = 0; !fewer && i < 20000; i++) /* hold it a while: the others spin */
 			sink += i;
 		unlock();
+		if (fewer && letter == 'A')
+			atomic_store(&released, 1);
 		if (alloc) {
 			static const size_t sizes[] = { 24, 4096, 70000, 1 << 20, 200 };
 			char *b = malloc(sizes[p % 5]);
@@ -125,6 +151,10 @@ int main(int argc, char **argv)
 	passes = argc > 2 ? atoi(argv[2]) : 100;
 	alloc = argc > 3 && strcmp(argv[3], "alloc") == 0;
 	use_sem = argc > 3 && strcmp(argv[3], "sem") == 0;
+	gaveup = argc > 3 && strcmp(argv[3], "gaveup") == 0;
+	fewer = gaveup || (argc > 3 && strcmp(argv[3], "fewer") == 0);
+	if (getenv("SPIN_TRIES"))
+		tries = atoi(getenv("SPIN_TRIES"));
 	if (sem_init(&sem, 0, 1) != 0)
 		return 1;
 	if (n < 2 || n > MAX_THREADS || passes < 1 || passes > MAX_PASSES) {
