@@ -137,6 +137,29 @@ enum ip_fd_kind {
 };
 int ip_fd_kind(mode_t mode, dev_t rdev);
 /* 1 when descriptors of that kind are channels. */
+/* sendmmsg as one sendmsg per message, through the preload's own sendmsg (`send1`), so that
+ * each is an event (libuv's UDP sends): the messages sent, each msg_len set, or -1 when the
+ * first failed (a later failure ends the count, as the kernel's does).  Both preloads. */
+static inline int ip_sendmmsg_each(int fd, struct mmsghdr *v, unsigned int n, int flags,
+                                   ssize_t (*send1)(int, const struct msghdr *, int))
+{
+	unsigned int i;
+
+	if (n > UIO_MAXIOV)
+		n = UIO_MAXIOV;
+	for (i = 0; i < n; i++) {
+		ssize_t r = send1(fd, &v[i].msg_hdr, flags);
+
+		if (r < 0) {
+			if (i == 0)
+				return -1;
+			break;
+		}
+		v[i].msg_len = (unsigned int)r;
+	}
+	return (int)i;
+}
+
 static inline int ip_fd_kind_is_channel(int kind)
 {
 	return kind == IP_FD_SOCKET || kind == IP_FD_PIPE || kind == IP_FD_CHAR;

@@ -32,22 +32,6 @@
 #define MAX_META (1u << 20)
 #define STORED_FHD 0xa0u /* the frame head a storing writer writes (writer.c) */
 
-static int xpread(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
 static int xpwrite(int fd, const void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
@@ -112,7 +96,7 @@ static int check_layout(struct job *j)
 	uint8_t *meta;
 	uint32_t crc;
 
-	if (j->size < FMT_HEADER_SIZE || xpread(j->fd, h, sizeof(h), 0) != 0 ||
+	if (j->size < FMT_HEADER_SIZE || fmt_pread_all(j->fd, h, sizeof(h), 0) != 0 ||
 	    memcmp(h + HDR_MAGIC, FMT_MAGIC, 8) != 0 || get_u16(h + HDR_MIN_VERSION) > FMT_VERSION)
 		return 0;
 	meta_len = get_u32(h + HDR_META_LEN);
@@ -124,17 +108,17 @@ static int check_layout(struct job *j)
 	    j->chunks_off != tail_off + tail_size || j->size < j->chunks_off)
 		return 0;
 	meta = malloc(meta_len ? meta_len : 1);
-	if (!meta || xpread(j->fd, meta, meta_len, FMT_HEADER_SIZE) != 0) {
+	if (!meta || fmt_pread_all(j->fd, meta, meta_len, FMT_HEADER_SIZE) != 0) {
 		free(meta);
 		return 0;
 	}
 	put_u32(h + HDR_CRC, 0);
 	crc = trace_crc32c(trace_crc32c(0, h, sizeof(h)), meta, meta_len);
 	free(meta);
-	if (xpread(j->fd, h, sizeof(h), 0) != 0 || crc != get_u32(h + HDR_CRC))
+	if (fmt_pread_all(j->fd, h, sizeof(h), 0) != 0 || crc != get_u32(h + HDR_CRC))
 		return 0;
 	/* A budgeted trace (chunks dropped, or to be) is compressed by its writer already. */
-	if (xpread(j->fd, t, sizeof(t), tail_off) != 0 ||
+	if (fmt_pread_all(j->fd, t, sizeof(t), tail_off) != 0 ||
 	    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) != 0 || get_u64(t + TAIL_DROPPED) != 0 ||
 	    (get_u64(t + TAIL_LIVE_OFF) != 0 && get_u64(t + TAIL_LIVE_OFF) != j->chunks_off))
 		return 0;
@@ -156,7 +140,7 @@ static long chunk_pass(struct job *j, int level, uint64_t *end)
 		const uint8_t *payload;
 		size_t plen;
 
-		if (j->size - off < FMT_CHUNK_HEADER || xpread(j->fd, h, sizeof(h), off) != 0 ||
+		if (j->size - off < FMT_CHUNK_HEADER || fmt_pread_all(j->fd, h, sizeof(h), off) != 0 ||
 		    get_u32(h + CHK_MAGIC) != FMT_CHUNK_MAGIC ||
 		    get_u32(h + CHK_HEADER_CRC) != trace_crc32c(0, h, CHK_HEADER_CRC) ||
 		    get_u64(h + CHK_SEQ) != seq)
@@ -166,7 +150,7 @@ static long chunk_pass(struct job *j, int level, uint64_t *end)
 		if (raw_len > MAX_RAW || comp_len > ZSTD_compressBound(raw_len) ||
 		    comp_len > j->size - off - FMT_CHUNK_HEADER ||
 		    grow(&j->comp, &j->comp_cap, comp_len ? comp_len : 1) != 0 ||
-		    xpread(j->fd, j->comp, comp_len, off + FMT_CHUNK_HEADER) != 0 ||
+		    fmt_pread_all(j->fd, j->comp, comp_len, off + FMT_CHUNK_HEADER) != 0 ||
 		    trace_crc32c(0, j->comp, comp_len) != get_u32(h + CHK_PAYLOAD_CRC))
 			return -1;
 		payload = j->comp;
@@ -223,7 +207,7 @@ static int copy_head(struct job *j)
 		size_t k = j->chunks_off - off < j->raw_cap ? (size_t)(j->chunks_off - off) :
 		                                              j->raw_cap;
 
-		if (xpread(j->fd, j->raw, k, off) != 0 || xpwrite(j->out, j->raw, k, off) != 0)
+		if (fmt_pread_all(j->fd, j->raw, k, off) != 0 || xpwrite(j->out, j->raw, k, off) != 0)
 			return -1;
 		off += k;
 	}

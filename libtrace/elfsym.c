@@ -36,22 +36,6 @@ struct fmt_syms {
 	size_t nstrtabs;
 };
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
 /* The plainest of several names for one address: a public name before __libc_ and _ ones. */
 static int rank(const char *name)
 {
@@ -100,8 +84,8 @@ static int load_table(struct fmt_syms *s, int fd, const Elf64_Shdr *sh, uint16_t
 		free(strs);
 		return TRACE_ENOMEM;
 	}
-	if (read_at(fd, syms, nsyms * sizeof(*syms), tab->sh_offset) != 0 ||
-	    read_at(fd, strs, str->sh_size, str->sh_offset) != 0) {
+	if (fmt_pread_all(fd, syms, nsyms * sizeof(*syms), tab->sh_offset) != 0 ||
+	    fmt_pread_all(fd, strs, str->sh_size, str->sh_offset) != 0) {
 		free(syms);
 		free(strs);
 		return 0;
@@ -135,7 +119,7 @@ static int load(struct fmt_syms *s)
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    read_at(fd, &eh, sizeof(eh), 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    fmt_pread_all(fd, &eh, sizeof(eh), 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
 	    eh.e_shoff > (uint64_t)st.st_size ||
@@ -146,7 +130,7 @@ static int load(struct fmt_syms *s)
 		rc = TRACE_ENOMEM;
 		goto out;
 	}
-	if (read_at(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) != 0)
+	if (fmt_pread_all(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) != 0)
 		goto out;
 	/* .symtab has every function, the static ones too; .dynsym only when it is stripped. */
 	for (i = 0; i < eh.e_shnum && rc == 0; i++)

@@ -5,9 +5,12 @@
 #ifndef ENCORE_TRACE_FORMAT_H
 #define ENCORE_TRACE_FORMAT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -141,6 +144,24 @@ enum {
 	EP_TYPE = 1, EP_DIR = 2, EP_INODE = 3, EP_PEER_INODE = 4, EP_PEER_PID = 5,
 	EP_LOCAL = 6, EP_PEER = 7,
 };
+
+/* n bytes at off, past short reads and EINTR: 0, or -1 at an error or the file's end
+ * (compact.c, elfsym.c). */
+static inline int fmt_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
 
 static inline void put_u16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
 static inline void put_u32(uint8_t *p, uint32_t v)

@@ -447,23 +447,9 @@ LC_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned
  * failure ends the count, as the kernel's does).  No message, or not replaying: the real call. */
 LC_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 {
-	unsigned int i;
-
 	if (!lc_on() || n == 0 || !v)
 		return IP_REAL(sendmmsg)(fd, v, n, flags);
-	if (n > UIO_MAXIOV)
-		n = UIO_MAXIOV;
-	for (i = 0; i < n; i++) {
-		ssize_t r = sendmsg(fd, &v[i].msg_hdr, flags);
-
-		if (r < 0) {
-			if (i == 0)
-				return -1;
-			break;
-		}
-		v[i].msg_len = (unsigned int)r;
-	}
-	return (int)i;
+	return ip_sendmmsg_each(fd, v, n, flags, sendmsg);
 }
 
 #include "lc_wrappers.h"
