@@ -90,6 +90,21 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
+/* The siginfo a HANDLER event (or a signal taken by a wait) recorded: si_code, si_pid,
+ * si_uid (si_status in its high half for SIGCHLD), si_value (recorder/README.md, "Signals"). */
+static void recorded_siginfo(const struct lc_ev *ev, int sig, siginfo_t *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->si_signo = sig;
+	si->si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
+	si->si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
+	si->si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
+	if (sig == SIGCHLD)
+		si->si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
+	else if (ev->naux > 3)
+		si->si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+}
+
 /* The next event, as lc_peek() without running due handlers (lc.c runs them from there). */
 static const struct lc_ev *peek_raw(void)
 {
@@ -174,15 +189,7 @@ static void run_due(int after)
 			lc_diverge("the recorded process ran its handler of signal %d here, but the "
 			           "process has no handler for it", sig);
 		a = prog[sig];
-		memset(&si, 0, sizeof(si));
-		si.si_signo = sig;
-		si.si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
-		si.si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
-		si.si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
-		if (sig == SIGCHLD)
-			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
-		else if (ev->naux > 3)
-			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		recorded_siginfo(ev, sig, &si);
 		wait_sender(sig, si.si_code, si.si_pid, 0);
 		lc_commit();
 		/* a child's end: it has ended in the replay too before its handler runs (the
@@ -518,15 +525,7 @@ static int sigwait_replay(const char *what, siginfo_t *info)
 	if (sig > 0 && sig < 65) {
 		siginfo_t si;
 
-		memset(&si, 0, sizeof(si));
-		si.si_signo = sig;
-		si.si_code = ev->naux > 0 ? (int)ev->aux[0] : SI_USER;
-		si.si_pid = ev->naux > 1 ? (pid_t)ev->aux[1] : 0;
-		si.si_uid = ev->naux > 2 ? (uid_t)(uint32_t)ev->aux[2] : 0;
-		if (sig == SIGCHLD)
-			si.si_status = ev->naux > 2 ? (int)(ev->aux[2] >> 32) : 0;
-		else if (ev->naux > 3)
-			si.si_value.sival_ptr = (void *)(intptr_t)ev->aux[3];
+		recorded_siginfo(ev, sig, &si);
 		wait_sender(sig, si.si_code, si.si_pid, 1);
 		if (info)
 			*info = si;
