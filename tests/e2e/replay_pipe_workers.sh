@@ -12,7 +12,7 @@ set -eu
 encore=$1 prog=$2 mode=${3:-}
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_pipe_workers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }   # the first cut
+. "$(dirname "$0")/halt_at_inf.sh"
 
 for rec in 1 2 3 4 5; do
     s=$tmp/s$rec
@@ -41,20 +41,7 @@ for rec in 1 2 3 4 5; do
     [ ! -e "$s/.encore-replay" ] || { echo "FAIL: the replay left $s/.encore-replay:"; ls -la "$s/.encore-replay"; exit 1; }
     # the halt: the first state where worker 2 has received 2 tasks, if it ever does (a worker
     # may get fewer); else one where some worker has received one
-    for p in 'pw.2: received >= 2' 'pw.1: received >= 2' 'pw.3: received >= 2' 'pw.1: received >= 1'; do
-        "$encore" inf --json "$s" "$p" > "$tmp/inf.json" 2>/dev/null || true
-        [ -n "$(cuts "$tmp/inf.json")" ] && break
-    done
-    [ -n "$(cuts "$tmp/inf.json")" ] || { echo "FAIL: recording $rec: no predicate holds"; exit 1; }
-    if ! timeout 120 "$encore" replay --json --then kill --stall-timeout 10 --cut "$tmp/inf.json" \
-            "$s" > "$tmp/halt.json" 2> "$tmp/halt.err"; then
-        echo "FAIL: recording $rec: the replay did not halt at the cut:"; cat "$tmp/halt.err"
-        cat "$tmp/halt.json"; exit 1
-    fi
-    a=$(cuts "$tmp/inf.json"); b=$(cuts "$tmp/halt.json")
-    if [ -z "$a" ] || [ "$a" != "$b" ]; then
-        echo "FAIL: recording $rec: encore inf says $a, the replay halted at $b"; exit 1
-    fi
+    halt_at_inf "$s" "$rec" 'pw.2: received >= 2' 'pw.1: received >= 2' 'pw.3: received >= 2' 'pw.1: received >= 1'
     # the online protocol (the GD pulls what each receive and acquisition needs) halts there too
     if ! timeout 120 "$encore" replay --online --json --then kill --stall-timeout 10 --stop "$p" \
             "$s" > "$tmp/onl.json" 2> "$tmp/onl.err"; then

@@ -10,7 +10,7 @@ set -eu
 encore=$1 prog=$2 mode=$3
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_sharedacc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cuts() { grep -o '"cuts":\[{[^}]*}' "$1" | head -1; }   # the first cut
+. "$(dirname "$0")/halt_at_inf.sh"
 
 for rec in 1 2 3 4 5; do
     s=$tmp/s$rec
@@ -31,19 +31,6 @@ for rec in 1 2 3 4 5; do
     # the halt: the first state where worker 1 has received 2 messages, if it ever does
     # (a worker may serve fewer); else the first where worker 1, 2 or 3 has received one (the
     # scheduler may give every client to one worker)
-    for p in 'pf.1: received >= 2' 'pf.1: received >= 1' 'pf.2: received >= 1' 'pf.3: received >= 1'; do
-        "$encore" inf --json "$s" "$p" > "$tmp/inf.json" 2>/dev/null || true
-        [ -n "$(cuts "$tmp/inf.json")" ] && break
-    done
-    [ -n "$(cuts "$tmp/inf.json")" ] || { echo "FAIL: recording $rec: no predicate holds"; exit 1; }
-    if ! timeout 120 "$encore" replay --json --then kill --stall-timeout 10 --cut "$tmp/inf.json" \
-            "$s" > "$tmp/halt.json" 2> "$tmp/halt.err"; then
-        echo "FAIL: recording $rec: the replay did not halt at the cut:"; cat "$tmp/halt.err"
-        cat "$tmp/halt.json"; exit 1
-    fi
-    a=$(cuts "$tmp/inf.json"); b=$(cuts "$tmp/halt.json")
-    if [ -z "$a" ] || [ "$a" != "$b" ]; then
-        echo "FAIL: recording $rec: encore inf says $a, the replay halted at $b"; exit 1
-    fi
+    halt_at_inf "$s" "$rec" 'pf.1: received >= 2' 'pf.1: received >= 1' 'pf.2: received >= 1' 'pf.3: received >= 1'
 done
 echo "ok: 5 recordings ($mode) replayed to the end and halted at the cut"

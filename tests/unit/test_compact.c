@@ -15,24 +15,13 @@
 
 #include "trace.h"
 #include "unit.h"
+#include "unit_trace.h"
 
 #define NEVENTS 3000
 
 static struct trace_writer *open_writer(const char *path, int level, uint64_t max_bytes)
 {
-	struct trace_process p;
-	struct trace_writer_options o = { 4096, level, max_bytes, 0 };
-	struct trace_writer *w = NULL;
-	struct trace_diag d;
-	int rc;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(p.name, sizeof(p.name), "t");
-	p.pid = 1;
-	p.start_realtime_ns = 1;
-	rc = trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d);
-	ck_assert_msg(rc == 0, "writer open %s: %s", path, d.msg);
-	return w;
+	return unit_writer_open(path, 4096, level, max_bytes);
 }
 
 /* Event i (1-based): receives of text a server would get, clock reads, and now and then

@@ -12,24 +12,13 @@
 
 #include "trace.h"
 #include "unit.h"
+#include "unit_trace.h"
 
 #define NEV 30000
 
 static struct trace_writer *open_writer(const char *path, uint32_t chunk)
 {
-	struct trace_process p;
-	struct trace_writer_options o = { chunk, 0, 0, 0 };
-	struct trace_writer *w = NULL;
-	struct trace_diag d;
-	int rc;
-
-	memset(&p, 0, sizeof(p));
-	snprintf(p.name, sizeof(p.name), "t");
-	p.pid = 1;
-	p.start_realtime_ns = 1;
-	rc = trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d);
-	ck_assert_msg(rc == 0, "writer open %s: %s", path, d.msg);
-	return w;
+	return unit_writer_open(path, chunk, 0, 0);
 }
 
 /* Event i (1-based): runs of a few events per thread, every shape a sync event takes. */
