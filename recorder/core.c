@@ -112,6 +112,41 @@ void rec_log(struct trace_event *ev, void *ra)
 		rec_sig_after_event(ev); /* deferred signal handlers run after the event */
 }
 
+/* The content hash of what each channel sent since its last hashed event, in the EXIT
+ * event's data: without it, bytes sent after a channel's last hash (every K-th event: a
+ * short run's whole output) would go unchecked by a replay (schemas/trace-format.md, kind
+ * 14).  (channel id, running hash) pairs, little-endian uint32 each; static storage: the
+ * process is ending, and only one thread logs it (under the stream lock). */
+#define EXIT_HASHES_MAX 256
+static uint8_t exit_hash_buf[EXIT_HASHES_MAX * 8];
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void exit_hashes(struct trace_event *ev)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < rec.chan_top && n < EXIT_HASHES_MAX; i++) {
+		const struct rec_chan *c = &rec.chan[i];
+
+		if (!c->id || !c->since[REC_OUT])
+			continue;
+		put_le32(exit_hash_buf + 8 * n, c->id);
+		put_le32(exit_hash_buf + 8 * n + 4, c->hash[REC_OUT]);
+		n++;
+	}
+	if (n) {
+		ev->data = exit_hash_buf;
+		ev->data_len = 8 * n;
+	}
+}
+
 void rec_finish(int status, int signo)
 {
 	struct trace_event ev;
@@ -132,8 +167,10 @@ void rec_finish(int status, int signo)
 	 * interrupted the recorder (last aux entry; absent when there were none). */
 	if (rec.unlogged)
 		ev.aux[ev.naux++] = (int64_t)rec.unlogged;
-	if (!signo)
+	if (!signo) {
 		rec_files_exit(); /* not from a signal handler: the loader's lock is not safe there */
+		exit_hashes(&ev);
+	}
 	rec_log(&ev, NULL);
 	trace_writer_close(rec.w);
 	rec.w = NULL;

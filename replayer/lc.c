@@ -898,11 +898,56 @@ static void on_exit_handler(int status, void *arg)
 		lc_exit_event(status);
 }
 
+/* The recorder put in the EXIT event each channel's running hash of the bytes it sent, for
+ * the channels whose last bytes no event's hash covered (recorder/core.c, exit_hashes): a
+ * replay whose events all matched may still have sent other bytes (a data race decided
+ * them, or uninitialised memory holding addresses), and a short run's whole output is in
+ * that last stretch.  Every event matched, so this is a warning (the replay's summary), not
+ * a divergence: the first channel that differs, and how many others. */
+static void check_exit_hashes(const struct lc_ev *ev)
+{
+	const uint8_t *p = lc.data + ev->data_off;
+	uint32_t i, first = 0, others = 0;
+	char text[320], where[32] = "";
+	int fd, at = -1;
+
+	for (i = 0; i + 8 <= ev->data_len; i += 8) {
+		uint32_t id = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+		              (uint32_t)p[i + 3] << 24;
+		uint32_t h = (uint32_t)p[i + 4] | (uint32_t)p[i + 5] << 8 |
+		             (uint32_t)p[i + 6] << 16 | (uint32_t)p[i + 7] << 24;
+
+		if (!id || id >= LC_CHAN_MAX || lc_chan[id].hash[0] == h)
+			continue;
+		if (first)
+			others++;
+		else
+			first = id;
+	}
+	if (!first)
+		return;
+	for (fd = 0; fd < LC_FD_MAX && at < 0; fd++)
+		if (lc_fd[fd] == (int32_t)first)
+			at = fd;
+	if (at >= 0)
+		snprintf(where, sizeof(where), " (fd %d)", at);
+	snprintf(text, sizeof(text), "every event matched, but the bytes it sent on channel %u%s "
+	         "(%llu in all) are not the recorded ones%s%.0u%s: a data race, uninitialised "
+	         "memory or an input encore does not see decided them", first, where,
+	         (unsigned long long)lc_chan[first].bytes[0], others ? ", nor on " : "", others,
+	         others ? " other channel(s)" : "");
+	rep_proto_send(lc.ctl, REP_MSG_WARN, 0, 0, 0, text);
+}
+
 void lc_exit_event(int status)
 {
+	const struct lc_ev *ev;
+
 	if (lc.done)
 		return;
-	lc_expect(TRACE_EV_EXIT, -1, "exit");
+	ev = lc_expect(TRACE_EV_EXIT, -1, "exit");
+	if (ev && ev->data_len)
+		check_exit_hashes(ev);
 	lc_commit();
 	lc.done = 1;
 	lc.active = 0;
