@@ -1505,7 +1505,7 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	int e = errno; \
 	uint64_t soff_ = __builtin_expect(share_ != 0, 0) \
 	                         ? rec_share_unlock(share_, dir, (long)r) : 0; \
-	REC_DATA_ORDER_AFTER(fd, dir); \
+	REC_DATA_ORDER_AFTER(fd, dir, r, e); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
 		struct bytes b = __VA_ARGS__; \

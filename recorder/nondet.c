@@ -129,6 +129,17 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 #define REC_EPOLL_LOG 1024 /* events logged per result; more are cut (the result stays) */
 static uint8_t epoll_buf[REC_EPOLL_LOG * (sizeof(struct epoll_event) + sizeof(int32_t))];
 
+/* Under the stream lock (the registration table's): whether one of the descriptors an
+ * epoll_wait found ready could show the effect of a send of ours (rec_fd_observes_sends); a
+ * descriptor not known counts as one that could. */
+static int epoll_observes_sends(int epfd, const struct epoll_event *ev, int r)
+{
+	for (int i = 0; i < r; i++)
+		if (rec_fd_observes_sends(rec_epoll_fd(epfd, ev[i].data.u64)))
+			return 1;
+	return 0;
+}
+
 static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint32_t call,
                       void *ra)
 {
@@ -231,22 +242,30 @@ REC_EXPORT void encore_mark(const char *key, long value)
 
 /* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
  * select, pselect, epoll_wait and epoll_pwait are generated (rec_wrappers.h, below). */
-#define READY_BODY(realcall, logcall) \
+#define READY_BODY(realcall, logcall, observes) \
 	int r_ = realcall, e_ = errno; \
-	if (__builtin_expect(rec.threads, 0) && r_ > 0) \
-		rec_sends_settle(); /* threads: after the sends it saw (rec.h) */ \
 	if (!rec_enter()) \
 		return r_; \
+	if (__builtin_expect(rec.threads, 0) && r_ > 0 && (observes)) { \
+		/* threads: logged after the sends it saw (rec.h), waited for outside the lock */ \
+		rec_leave(); \
+		rec_sends_settle(); \
+		if (!rec_enter()) { \
+			errno = e_; \
+			return r_; \
+		} \
+	} \
 	logcall; \
 	rec_leave(); \
 	errno = e_; \
 	return r_
 #define REC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
-	READY_BODY(realcall, log_poll(FDS, N, r_, e_, call, RA()))
+	READY_BODY(realcall, log_poll(FDS, N, r_, e_, call, RA()), 1)
 #define REC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
-	READY_BODY(realcall, log_select(N, RS, WS, ES, r_, e_, call, RA()))
+	READY_BODY(realcall, log_select(N, RS, WS, ES, r_, e_, call, RA()), 1)
 #define REC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
-	READY_BODY(realcall, log_epoll(EPFD, EV, r_, e_, call, RA()))
+	READY_BODY(realcall, log_epoll(EPFD, EV, r_, e_, call, RA()), \
+	           epoll_observes_sends(EPFD, EV, r_))
 
 /* glibc declares the clocks' result pointer nonnull, but gettimeofday(NULL, tz) succeeds: the
  * pointer is tested through this, which the nonnull attribute does not reach (the empty asm

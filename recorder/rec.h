@@ -162,6 +162,15 @@ static inline void rec_leave(void)
  * interposed function), so waiting could hang the program.  Otherwise it waits.
  * Out of line, never on the fast path. */
 REC_HIDDEN int rec_lock_wait(void);
+/* One step of a busy wait: the CPU's pause hint. */
+static inline void rec_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
 extern int rec_forking REC_HIDDEN;
 /* The program registered fork handlers (proc.c): only then may a fork wait for a thread. */
 extern int rec_program_atfork REC_HIDDEN;
@@ -525,11 +534,35 @@ REC_HIDDEN void rec_sends_settle(void);
 #define REC_DATA_ORDER(fd, dir) \
 	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
 		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
-#define REC_DATA_ORDER_AFTER(fd, dir) \
+/* Whether what fd gives could be the answer to a send of ours that a replay makes again: not
+ * when fd is a regular file, an eventfd (its writes are logged with their real call, under
+ * the stream lock) or a channel whose peer is outside the session (what it gives replays
+ * from the trace, with no peer to wait for).  Read without the stream lock: a descriptor
+ * this thread is inside a call on keeps its channel, and a channel's `external` only goes
+ * from undecided to decided. */
+static inline int rec_fd_observes_sends(int fd)
+{
+	int32_t v;
+
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return 1;
+	v = rec.fd[fd];
+	if (v == REC_FD_IGNORED)
+		return 0;
+	if (v > 0) {
+		const struct rec_chan *c = &rec.chan[v - 1];
+
+		return !(__atomic_load_n(&c->external, __ATOMIC_RELAXED) &&
+		         !__atomic_load_n(&c->undecided, __ATOMIC_RELAXED));
+	}
+	return 1;
+}
+#define REC_DATA_ORDER_AFTER(fd, dir, r, e) \
 	do { \
-		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN && (fd) >= 0 && \
-		    (fd) < REC_FD_MAX && rec.fd[fd] != REC_FD_IGNORED) \
-			rec_sends_settle(); /* (regular files: nothing a send of ours caused) */ \
+		if (__builtin_expect(rec.threads, 0) && (dir) == REC_IN && \
+		    ((r) >= 0 || ((e) != EAGAIN && (e) != EWOULDBLOCK && (e) != EINTR)) && \
+		    rec_fd_observes_sends(fd)) \
+			rec_sends_settle(); /* (nothing there yet, or a signal: nothing seen) */ \
 	} while (0)
 /* Descriptors made by eventfd (sync.c; 2: with EFD_NONBLOCK): with threads, their reads and
  * writes are SYNC events, the real call made under the stream lock, so that the order logged

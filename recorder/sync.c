@@ -43,6 +43,21 @@ static uint32_t data_order_held; /* locks held now, by every thread */
 static uint32_t inflight, settle_waiters;
 static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
 
+/* Which sends an observer waits for (rec_sends_settle): only those whose real call started
+ * before the observer's returned, since a send that started later cannot have caused what it
+ * saw.  Each send takes a ticket from send_tickets as it starts and shows it in its thread's
+ * slot until its event is logged; the observer reads the ticket counter once its real call
+ * returned and waits for the slots holding a ticket at or below it.  Threads without a slot
+ * (no index, or an index past SEND_SLOTS) count in sends_unslotted, which is waited for to
+ * reach 0 as every send once was.  Without this, an observer under load waited for sends
+ * that kept starting after it (four memcached workers replying at once: inflight was seldom
+ * 0, and half of the recorded server's CPU went to sleeping and waking). */
+#define SEND_SLOTS 1024
+static uint64_t send_tickets;
+static uint64_t send_slot[SEND_SLOTS];
+static uint32_t sends_unslotted;
+static __thread uint64_t *send_mine __attribute__((tls_model("initial-exec")));
+
 int rec_data_order_begin(int fd)
 {
 	uint32_t *w, c = 0;
@@ -63,6 +78,16 @@ int rec_data_order_begin(int fd)
 	data_order_mine = 1;
 	__atomic_fetch_add(&data_order_held, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
+	/* The ticket, then the slot, both before the real call (sequentially consistent): an
+	 * observer that finds the slot empty read it before this send could start. */
+	if (rec_thread < SEND_SLOTS) {
+		send_mine = &send_slot[rec_thread];
+		__atomic_store_n(send_mine, __atomic_add_fetch(&send_tickets, 1, __ATOMIC_SEQ_CST),
+		                 __ATOMIC_SEQ_CST);
+	} else {
+		send_mine = NULL;
+		__atomic_fetch_add(&sends_unslotted, 1, __ATOMIC_SEQ_CST);
+	}
 	errno = e;
 	return fd + 1;
 }
@@ -78,8 +103,13 @@ void rec_data_order_end(int *held)
 	w = &data_order[*held - 1];
 	data_order_mine = 0;
 	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
-	if (__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST) == 1 &&
-	    __atomic_load_n(&settle_waiters, __ATOMIC_SEQ_CST))
+	if (send_mine)
+		__atomic_store_n(send_mine, 0, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_sub(&sends_unslotted, 1, __ATOMIC_SEQ_CST);
+	/* Sleeping observers wait on inflight's value: any send's end wakes them to look. */
+	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&settle_waiters, __ATOMIC_SEQ_CST))
 		IP_REAL(syscall)(SYS_futex, &inflight, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	if (__atomic_fetch_sub(w, 1, __ATOMIC_RELEASE) != 1) {
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
@@ -88,24 +118,58 @@ void rec_data_order_end(int *held)
 	errno = e;
 }
 
+/* Whether a send that started before ticket `upto` was taken is still in flight. */
+static int sends_before(uint64_t upto)
+{
+	uint32_t i, n;
+
+	if (__atomic_load_n(&sends_unslotted, __ATOMIC_SEQ_CST))
+		return 1;
+	n = __atomic_load_n(&rec.nthreads, __ATOMIC_RELAXED) + 1;
+	if (n > SEND_SLOTS)
+		n = SEND_SLOTS;
+	for (i = 0; i < n; i++) {
+		uint64_t t = __atomic_load_n(&send_slot[i], __ATOMIC_SEQ_CST);
+
+		if (t && t <= upto)
+			return 1;
+	}
+	return 0;
+}
+
 void rec_sends_settle(void)
 {
+	uint64_t upto;
 	uint32_t v;
-	int e;
+	int e, i;
 
 	if (data_order_mine || rec_depth || !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
 		return;
+	upto = __atomic_load_n(&send_tickets, __ATOMIC_SEQ_CST);
+	if (!sends_before(upto))
+		return;
 	e = errno;
-	__atomic_fetch_add(&settle_waiters, 1, __ATOMIC_SEQ_CST);
-	/* A send in flight finishes in microseconds unless it blocks (a full buffer): then its
-	 * bytes have not reached the peer, nothing seen now is its answer, and waiting for it
-	 * could wait for ever (the peer waits for this thread to read); so 10 ms at most. */
-	for (int i = 0; i < 10 && (v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) != 0; i++) {
-		struct timespec ts = { 0, 1000 * 1000 };
+	/* A send in flight finishes in microseconds unless it blocks (a full buffer): first a
+	 * short spin and a few yields (the sender may share this CPU), which cost less than a
+	 * sleep and a wakeup; then sleeps of 1 ms.  A send that blocks has not reached the peer,
+	 * nothing seen now is its answer, and waiting for it could wait for ever (the peer waits
+	 * for this thread to read): so 10 ms at most. */
+	for (i = 0; i < 64 && sends_before(upto); i++)
+		rec_cpu_relax();
+	for (i = 0; i < 8 && sends_before(upto); i++)
+		IP_REAL(syscall)(SYS_sched_yield);
+	if (sends_before(upto)) {
+		__atomic_fetch_add(&settle_waiters, 1, __ATOMIC_SEQ_CST);
+		for (i = 0; i < 10; i++) {
+			struct timespec ts = { 0, 1000 * 1000 };
 
-		IP_REAL(syscall)(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+			v = __atomic_load_n(&inflight, __ATOMIC_SEQ_CST);
+			if (!sends_before(upto))
+				break;
+			IP_REAL(syscall)(SYS_futex, &inflight, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+		}
+		__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
 	}
-	__atomic_fetch_sub(&settle_waiters, 1, __ATOMIC_SEQ_CST);
 	errno = e;
 }
 
@@ -540,6 +604,8 @@ void rec_sync_fork_child(void)
 		memset(data_order, 0, sizeof(data_order)); /* other threads' */
 		data_order_held = 0;
 		inflight = 0;
+		memset(send_slot, 0, sizeof(send_slot));
+		sends_unslotted = 0;
 	}
 	data_order_mine = 0;
 	ring_lock = 0;
