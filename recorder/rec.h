@@ -523,11 +523,13 @@ static inline void rec_fd_order_end(int *held)
  * lock across its real call and its event, so two sends on one connection are logged in the
  * order their bytes went, and counts as in flight meanwhile.  A call that observes the world
  * (a receive, a readiness result, a wait for a child) waits, once its real call returned and
- * before its event, until no send is in flight: whatever it saw caused by a send of ours (the
- * peer's answer, the child's end) is then logged after that send, never before (a cycle of
- * messages against program order replay could not follow).  It does not wait while blocked,
- * and waits 10 ms at most for a send that blocks (a full buffer: its bytes are not the
- * peer's yet, and the peer may wait for this very receive). */
+ * before its event, for the sends in flight that started before it returned (sync.c,
+ * rec_sends_settle): whatever it saw caused by a send of ours (the peer's answer, the child's
+ * end) is then logged after that send, never before (a cycle of messages against program
+ * order replay could not follow).  It does not wait while blocked, nor when what it saw
+ * cannot be such an answer (rec_fd_observes_sends), and waits 10 ms at most for a send that
+ * blocks (a full buffer: its bytes are not the peer's yet, and the peer may wait for this
+ * very receive). */
 REC_HIDDEN int rec_data_order_begin(int fd);
 REC_HIDDEN void rec_data_order_end(int *held);
 REC_HIDDEN void rec_sends_settle(void);

@@ -188,6 +188,15 @@ static void log_handler(const struct pend *p, uint32_t flags, void *ra)
 	rec_leave();
 }
 
+/* Whether the program's action for the queued signal is still the one it came under. */
+static int same_action(const struct pend *p)
+{
+	const struct sigaction *a = &prog[p->sig];
+	void *fn = (a->sa_flags & SA_SIGINFO) ? (void *)a->sa_sigaction : (void *)a->sa_handler;
+
+	return rec_sig_held(p->sig) && fn == p->fn;
+}
+
 /* Log and run the deferred handlers of this thread, oldest first (the guard is free);
  * flags: where they run (0: in a call, before its event; TRACE_FL_AFTER, TRACE_FL_LATE). */
 static void flush(uint32_t flags)
@@ -207,6 +216,30 @@ static void flush(uint32_t flags)
 		sys_mask(SIG_SETMASK, &old, NULL);
 		if (p.self != (int)syscall(SYS_getpid))
 			continue; /* the parent's, deferred when it forked */
+		if (!same_action(&p)) {
+			/* The program changed the signal's action since it came (bash sets SIGCHLD
+			 * back to the default before an exec): it is delivered again, under the
+			 * action the program has now, as if it had come after the change, which
+			 * the kernel could have done.  Running the old handler would run what the
+			 * program had uninstalled, and a replay could not (the handler is gone). */
+			siginfo_t si;
+
+			memset(&si, 0, sizeof(si));
+			si.si_signo = p.sig;
+			si.si_code = p.code;
+			si.si_pid = p.pid;
+			si.si_uid = (uid_t)p.uid;
+			if (p.sig == SIGCHLD)
+				si.si_status = p.status;
+			else
+				si.si_value.sival_ptr = (void *)(intptr_t)p.value;
+			/* (to itself, any si_code is allowed: the same siginfo as it came with) */
+			if (syscall(SYS_rt_tgsigqueueinfo, (pid_t)syscall(SYS_getpid),
+			            (pid_t)syscall(SYS_gettid), p.sig, &si) != 0)
+				syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid),
+				        (pid_t)syscall(SYS_gettid), p.sig);
+			continue;
+		}
 		log_handler(&p, flags, NULL);
 		run(&p);
 	}

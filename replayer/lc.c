@@ -377,6 +377,7 @@ static int load_trace(char *why, size_t cap)
 	lc.base = lc.seg ? lc.next_base : 0;
 	trace_reader_close(r);
 	lc.ev = evs;
+	lc.loads++;
 	lc.nev = lc.base + n;
 	lc.data = data;
 	lc.pos = lc.base;

@@ -84,6 +84,9 @@ struct lc_state {
 	char name[TRACE_NAME_MAX];
 	char dir[4096];
 	struct lc_ev *ev;          /* events base + 1 .. nev of this image (ev[0] is base + 1) */
+	uint64_t loads;            /* traces loaded so far (a fork's child or an exec loads its
+	                              own): what caches of the events are keyed on, as a new
+	                              array may come at the address of the one it replaced */
 	uint64_t base;             /* index of this image's first event minus one (exec) */
 	uint64_t nev;              /* index of its last event */
 	uint32_t seg;              /* image number: 0, then 1 after the first exec... */

@@ -538,13 +538,13 @@ static void send_shared(const struct lc_ev *ev, int fd, const struct iovec *iov,
 /* Channels whose recorded sends or receives in this image went through a pipe end several
  * processes held (one pass over the image's events, at the first question). */
 static uint8_t share_chans[LC_CHAN_MAX / 8];
-static const struct lc_ev *share_scanned;
+static uint64_t share_scanned; /* lc.loads when scanned (0: never) */
 
 int lc_chan_shared(int32_t ch)
 {
 	if (ch <= 0 || ch >= LC_CHAN_MAX)
 		return 0;
-	if (share_scanned != lc.ev) {
+	if (share_scanned != lc.loads) {
 		memset(share_chans, 0, sizeof(share_chans));
 		for (uint64_t i = lc.base; i < lc.nev; i++) {
 			const struct lc_ev *ev = &lc.ev[i - lc.base];
@@ -553,7 +553,7 @@ int lc_chan_shared(int32_t ch)
 			    (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND))
 				share_chans[ev->channel / 8] |= (uint8_t)(1u << (ev->channel % 8));
 		}
-		share_scanned = lc.ev;
+		share_scanned = lc.loads;
 	}
 	return (share_chans[ch / 8] >> (ch % 8)) & 1;
 }

@@ -36,12 +36,12 @@ static int sync_sig(int sig)
 
 /* The trace of this image has signal events (a recorder that logs them): its handler runs
  * come from it.  Decided once per image (the events are in memory). */
-static const struct lc_ev *scanned;
+static uint64_t scanned; /* lc.loads when scanned (0: never) */
 static int from_trace;
 
 static int trace_signals(void)
 {
-	if (scanned != lc.ev) {
+	if (scanned != lc.loads) {
 		uint64_t i;
 
 		from_trace = 0;
@@ -50,7 +50,7 @@ static int trace_signals(void)
 
 			from_trace = k == TRACE_EV_HANDLER || k == TRACE_EV_KILL || k == TRACE_EV_TIMER;
 		}
-		scanned = lc.ev;
+		scanned = lc.loads;
 	}
 	return from_trace;
 }
