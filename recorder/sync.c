@@ -388,6 +388,15 @@ REC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec
 	ACQUIRE(pthread_mutex_timedlock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, ts);
 }
 
+/* The clock variants are logged as their timed twins (interpose/calls.def).  They exist in
+ * every libc a program calling them was linked against; a missing one says so all the same. */
+REC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_mutex_clocklock))
+		return ENOSYS;
+	ACQUIRE(pthread_mutex_clocklock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, clk, ts);
+}
+
 REC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	RELEASE(pthread_mutex_unlock, TRACE_CALL_MUTEX_UNLOCK, m, m);
@@ -425,6 +434,22 @@ REC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct time
 	ACQUIRE(pthread_rwlock_timedwrlock, TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, l, ts);
 }
 
+REC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                          const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_rwlock_clockrdlock))
+		return ENOSYS;
+	ACQUIRE(pthread_rwlock_clockrdlock, TRACE_CALL_RWLOCK_TIMEDRDLOCK, l, l, clk, ts);
+}
+
+REC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                          const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_rwlock_clockwrlock))
+		return ENOSYS;
+	ACQUIRE(pthread_rwlock_clockwrlock, TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, l, clk, ts);
+}
+
 REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	RELEASE(pthread_rwlock_unlock, TRACE_CALL_RWLOCK_UNLOCK, l, l);
@@ -455,6 +480,21 @@ REC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 		return IP_REAL(pthread_cond_timedwait)(c, m, ts);
 	sync_log(TRACE_CALL_COND_TIMEDWAIT, c, m, 0, 0);
 	r = IP_REAL(pthread_cond_timedwait)(c, m, ts);
+	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
+	return r;
+}
+
+REC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                      const struct timespec *ts)
+{
+	int r;
+
+	if (!IP_REAL(pthread_cond_clockwait))
+		return ENOSYS;
+	if (!sync_on())
+		return IP_REAL(pthread_cond_clockwait)(c, m, clk, ts);
+	sync_log(TRACE_CALL_COND_TIMEDWAIT, c, m, 0, 0);
+	r = IP_REAL(pthread_cond_clockwait)(c, m, clk, ts);
 	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
 	return r;
 }
@@ -496,6 +536,15 @@ REC_EXPORT int sem_trywait(sem_t *s)
 REC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 {
 	SEM_ACQUIRE(sem_timedwait, TRACE_CALL_SEM_TIMEDWAIT, s, ts);
+}
+
+REC_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *ts)
+{
+	if (!IP_REAL(sem_clockwait)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	SEM_ACQUIRE(sem_clockwait, TRACE_CALL_SEM_TIMEDWAIT, s, clk, ts);
 }
 
 REC_EXPORT int sem_post(sem_t *s)

@@ -232,7 +232,7 @@ LC_HIDDEN int lc_share_sem(sem_t *s, int sync, int *r);
 LC_HIDDEN int lc_chan_shared(int32_t ch);
 LC_HIDDEN void lc_share_sem_done(void);
 /* sem_post: takes its ORDER event when it is next (the real call follows as before). */
-LC_HIDDEN void lc_share_sem_post(void);
+LC_HIDDEN void lc_share_sem_post(const sem_t *s);
 /* A descriptor goes away: forget its class. */
 LC_HIDDEN void lc_fd_forget(int fd);
 /* syscall(SYS_close, fd) (lc_io_more.c): the raw call, then as close (lc_chan.c). */

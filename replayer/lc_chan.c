@@ -587,6 +587,15 @@ static void sem_taken(const struct lc_ev *ev)
 	__atomic_store_n(&sh->h->filled, (uint64_t)ev->aux[0] + 1, __ATOMIC_RELEASE);
 }
 
+/* glibc's sem_t: a 64-bit value, then `private`: FUTEX_SHARED (128) for a process-shared
+ * one (recorder/share.c). */
+static int sem_is_shared(const sem_t *s)
+{
+	const int *priv = (const int *)(const void *)((const char *)s + 8);
+
+	return s && __atomic_load_n(priv, __ATOMIC_RELAXED) == 128;
+}
+
 /* The ORDER event taken, whose real call the SYNC event's replay makes (threads). */
 static __thread const struct lc_ev *sem_pending;
 
@@ -596,7 +605,9 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 	int e;
 
 	sem_pending = NULL;
-	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	/* Only a process-shared semaphore has ORDER events (the recorder's test, share.c): a
+	 * private one (a thread lock) never takes the next ORDER event, another call's. */
+	if (!lc_on() || !sem_is_shared(s) || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
 	    ev->kind != TRACE_EV_ORDER || ev->call == TRACE_CALL_SEM_POST)
 		return 0;
 	ev = lc_expect(TRACE_EV_ORDER, -1, "sem_wait"); /* halts here when due */
@@ -625,11 +636,11 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 	return 1;
 }
 
-void lc_share_sem_post(void)
+void lc_share_sem_post(const sem_t *s)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
+	if (!lc_on() || !sem_is_shared(s) || !(ev = lc.threaded ? lc_peek() : lc_peek_now()) ||
 	    ev->kind != TRACE_EV_ORDER || ev->call != TRACE_CALL_SEM_POST)
 		return;
 	lc_expect(TRACE_EV_ORDER, -1, "sem_post");

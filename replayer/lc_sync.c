@@ -625,6 +625,16 @@ LC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, IP_REAL(pthread_mutex_lock)(m));
 }
 
+/* The clock variants, recorded as their timed twins (interpose/calls.def). */
+LC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_mutex_clocklock))
+		return ENOSYS;
+	if (!sync_on())
+		return IP_REAL(pthread_mutex_clocklock)(m, clk, ts);
+	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+}
+
 LC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	if (!sync_on())
@@ -674,6 +684,26 @@ LC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 	ACQUIRE(TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
 }
 
+LC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                         const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_rwlock_clockrdlock))
+		return ENOSYS;
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_clockrdlock)(l, clk, ts);
+	ACQUIRE(TRACE_CALL_RWLOCK_TIMEDRDLOCK, l, IP_REAL(pthread_rwlock_rdlock)(l));
+}
+
+LC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                         const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_rwlock_clockwrlock))
+		return ENOSYS;
+	if (!sync_on())
+		return IP_REAL(pthread_rwlock_clockwrlock)(l, clk, ts);
+	ACQUIRE(TRACE_CALL_RWLOCK_TIMEDWRLOCK, l, IP_REAL(pthread_rwlock_wrlock)(l));
+}
+
 LC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	if (!sync_on())
@@ -710,6 +740,16 @@ LC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	if (!sync_on())
 		return IP_REAL(pthread_cond_timedwait)(c, m, ts);
+	return cond_wait(TRACE_CALL_COND_TIMEDWAIT, c, m);
+}
+
+LC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                     const struct timespec *ts)
+{
+	if (!IP_REAL(pthread_cond_clockwait))
+		return ENOSYS;
+	if (!sync_on())
+		return IP_REAL(pthread_cond_clockwait)(c, m, clk, ts);
 	return cond_wait(TRACE_CALL_COND_TIMEDWAIT, c, m);
 }
 
@@ -794,9 +834,25 @@ LC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 	return sem_acquire(TRACE_CALL_SEM_TIMEDWAIT, s);
 }
 
+LC_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *ts)
+{
+	int r;
+
+	if (!IP_REAL(sem_clockwait)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	lc_share_turn(); /* a reader of a shared pipe: its turn first (lc_chan.c) */
+	if (lc_share_sem(s, sync_on(), &r))
+		return r; /* process-shared: in the recorded order (lc_chan.c) */
+	if (!sync_on())
+		return IP_REAL(sem_clockwait)(s, clk, ts);
+	return sem_acquire(TRACE_CALL_SEM_TIMEDWAIT, s);
+}
+
 LC_EXPORT int sem_post(sem_t *s)
 {
-	lc_share_sem_post(); /* process-shared: its ORDER event (lc_chan.c) */
+	lc_share_sem_post(s); /* process-shared: its ORDER event (lc_chan.c) */
 	if (!sync_on())
 		return IP_REAL(sem_post)(s);
 	RELEASE(TRACE_CALL_SEM_POST, s, IP_REAL(sem_post)(s));

@@ -26,7 +26,7 @@ while [ "$run" -le "$runs" ]; do
         cat > "$tmp/rec.out"
     [ -s "$tmp/rec.out" ] || { echo "FAIL: recording $run printed nothing"; cat "$tmp/rec.err"; exit 1; }
     cp "$tmp/rec.out" "$tmp/out.$run"
-    { timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
+    { rc=0; timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err" || rc=$?; echo $rc > "$tmp/st"; } |
         cat > "$tmp/rep.out"
     if [ "$(cat "$tmp/st")" = 124 ]; then
         echo "FAIL: replay $run hung (killed after 120 s)"; cat "$tmp/rep.err"; exit 1
