@@ -30,6 +30,14 @@ int ip_fd_kind(mode_t mode, dev_t rdev)
 	return IP_FD_CHAR;
 }
 
+int ip_kernel_state_file(long f_type, mode_t mode)
+{
+	/* procfs, sysfs, cgroup v1 and v2 (linux/magic.h's values, spelled out: the header's
+	 * set of names moves between kernel versions) */
+	return S_ISREG(mode) && (f_type == 0x9fa0 || f_type == 0x62656572 || f_type == 0x27e0eb ||
+	                         f_type == 0x63677270);
+}
+
 uint8_t ip_sock_chan_type(int domain, int type)
 {
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -136,6 +136,11 @@ enum ip_fd_kind {
 	IP_FD_NULL,     /* /dev/null, /dev/zero, /dev/full: nothing to replay, left alone */
 };
 int ip_fd_kind(mode_t mode, dev_t rdev);
+/* 1 when a file opened read-only under /proc/ or /sys/ holds the kernel's live state: a
+ * regular file of procfs, sysfs or a cgroup file system (statfs's f_type, fstat's mode).
+ * Its reads are input, recorded with their bytes (recorder/README.md, "Kernel-state
+ * files"); the replayer makes the same test before it takes the recorder's event. */
+int ip_kernel_state_file(long f_type, mode_t mode);
 /* 1 when descriptors of that kind are channels. */
 /* sendmmsg as one sendmsg per message, through the preload's own sendmsg (`send1`), so that
  * each is an event (libuv's UDP sends): the messages sent, each msg_len set, or -1 when the

@@ -405,8 +405,8 @@ static void note_kernel_file(int fd, const char *path, int flags)
 		return;
 	if (!rec_enter())
 		return;
-	if (fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC) &&
-	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fstatfs(fd, &sf) == 0 && fstat(fd, &st) == 0 &&
+	    ip_kernel_state_file((long)sf.f_type, st.st_mode))
 		rec_chan_kernel_file(fd, (uint64_t)st.st_ino, NULL);
 	rec_leave();
 }

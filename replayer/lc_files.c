@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +43,18 @@ static int kernel_file(int fd, const char *path, int flags)
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY)) || !lc_on())
 		return fd;
 	e = errno;
+	/* The recorder's file-system test too: the next event may be another file's (cgroup
+	 * files were once not kernel-state files: such a trace has no event for them). */
+	{
+		struct statfs sf;
+		struct stat st;
+
+		if (syscall(SYS_fstatfs, fd, &sf) != 0 || syscall(SYS_fstat, fd, &st) != 0 ||
+		    !ip_kernel_state_file((long)sf.f_type, st.st_mode)) {
+			errno = e;
+			return fd;
+		}
+	}
 	if (lc_fd_class_kernel(fd) > 0) {
 		/* In its place, an empty memory file: its offset moves at no cost (a seq file's
 		 * lseek regenerates its text up to the offset) and nothing reads the real one. */
