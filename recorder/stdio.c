@@ -334,11 +334,108 @@ static void stdio_exit(void)
 /* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
  * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
  * F with AP; the handler is an expression, the call's result, errno as the call left it. */
+/* scanf on a FILE whose descriptor is input from outside the session (a kernel-state file
+ * such as /proc/meminfo, which the JVM scans with fscanf; a terminal; an unrecorded peer):
+ * what the call consumed is recorded, so that a replay can run the same scanf over the same
+ * characters (replayer/lc_stdio.c).  The FILE's unread bytes are copied before the call (its
+ * refill overwrites them); after it, the consumed ones are those up to the read pointer, in
+ * the old buffer and, when the call refilled it once, in the new one; plus the character
+ * after them, which scanf looked at and pushed back (a literal that did not match, a number's
+ * end).  An INPUT event of call stdio: result = the bytes consumed, aux[0] the FILE's end and
+ * error flags, aux[1] = 2 (a scan), aux[2] = scanf's result, data = the bytes consumed and
+ * the one looked at when there was one.  More than a buffer's worth before the call, or a
+ * scan that consumed more than one refill can hold, is not captured: the mark instead. */
+#define SCAN_CAP 4096
+struct scan_pre {
+	int fd;           /* -1: not captured */
+	size_t n;         /* unread bytes before the call, copied in scan_unread */
+	const char *end;  /* the FILE's read_end before the call */
+};
+/* The copy of a FILE's unread bytes, taken before the call and held across it by one thread
+ * at a time (scan_busy: another thread scanning meanwhile is not captured, it never waits),
+ * and the event's data (under the stream lock): not on the program's stack, nor in
+ * thread-local storage (a dlopen of the library could not place 4 KiB of it). */
+static char scan_unread[SCAN_CAP];
+static int scan_busy;
+static uint8_t scan_data[2 * SCAN_CAP + 1];
+
+static void scan_before(FILE *f, struct scan_pre *p)
+{
+	int fd = file_fd(f);
+	struct rec_chan *c;
+
+	p->fd = -1;
+	if (!in_candidate(fd) || !(c = rec_fd_chan(fd)) || !c->external || c->undecided ||
+	    rec_busy())
+		return;
+	p->n = f->_IO_read_ptr && f->_IO_read_end > f->_IO_read_ptr ?
+	       (size_t)(f->_IO_read_end - f->_IO_read_ptr) : 0;
+	if (p->n > SCAN_CAP || __atomic_exchange_n(&scan_busy, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (p->n)
+		memcpy(scan_unread, f->_IO_read_ptr, p->n);
+	p->end = f->_IO_read_end;
+	p->fd = fd;
+}
+
+static void scan_after(FILE *f, const struct scan_pre *p, int r, void *ra)
+{
+	uint8_t *data = scan_data;
+	struct trace_event ev;
+	struct rec_chan *c = rec_fd_chan(p->fd);
+	size_t n = 0, tail;
+	const char *base = f->_IO_read_base, *ptr = f->_IO_read_ptr, *end = f->_IO_read_end;
+
+	if (!c)
+		return;
+	if (ptr && end == p->end && ptr >= end - p->n && ptr <= end &&
+	    memcmp(end - p->n, scan_unread, (size_t)(ptr - (end - p->n))) == 0) {
+		/* no refill (a refill of the same length brings other bytes): what it consumed
+		 * is the start of what was unread */
+		n = (size_t)(ptr - (end - p->n));
+		memcpy(data, scan_unread, n);
+	} else if (ptr && base && ptr >= base && ptr <= end && (size_t)(ptr - base) <= SCAN_CAP) {
+		/* one refill (or the buffer's first fill): all that was unread, then the new */
+		memcpy(data, scan_unread, p->n);
+		memcpy(data + p->n, base, (size_t)(ptr - base));
+		n = p->n + (size_t)(ptr - base);
+	} else {
+		warn_unrecorded(p->fd, ra);
+		return;
+	}
+	tail = ptr && ptr < end ? 1 : 0;
+	if (tail)
+		data[n] = (uint8_t)*ptr;
+	rec_event_init(&ev, TRACE_EV_INPUT, TRACE_CALL_STDIO, p->fd);
+	ev.channel = c->id;
+	ev.result = (int64_t)n;
+	ev.len = n + tail;
+	ev.naux = 3;
+	ev.aux[0] = f->_flags & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN);
+	ev.aux[1] = 2;
+	ev.aux[2] = r;
+	ev.data = data;
+	ev.data_len = (uint32_t)(n + tail);
+	c->bytes[REC_IN] += (uint64_t)n;
+	rec_log(&ev, ra);
+}
+
 #define REC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
 	({ \
 		FILE *file_ = (F); \
+		struct scan_pre pre_; \
+		scan_before(file_, &pre_); \
 		int r_ = (REALV)(file_, FMT, AP), e = errno; \
-		WARN_LOG(file_); \
+		if (pre_.fd >= 0) { \
+			if (rec_enter()) { \
+				scan_after(file_, &pre_, r_, RA()); \
+				rec_leave(); \
+				errno = e; \
+			} \
+			__atomic_store_n(&scan_busy, 0, __ATOMIC_RELEASE); \
+		} else { \
+			WARN_LOG(file_); \
+		} \
 		r_; \
 	})
 

@@ -304,11 +304,53 @@ out:
 /* The SCANF shape's handler: scanf, fscanf, vscanf, vfscanf and their __isoc99_ forms are
  * generated (interpose/gen_wrappers.py).  REALV, the real vfscanf or __isoc99_vfscanf, reads
  * F with AP; the handler is an expression, the call's result (warn_consume keeps errno). */
+/* A scan the recorder captured (recorder/stdio.c, scan_after: an INPUT event of call stdio
+ * with aux[1] = 2): the same scanf runs over the recorded characters, in a memory stream of
+ * ours, and writes the same conversions to the program's pointers; the FILE itself is left
+ * alone (its descriptor is a stand-in, or outside input), its end and error flags set as
+ * recorded.  1 when it did (*r: the result), 0 when the next event is not such a scan. */
+static int scan_feed(FILE *f, const char *fmt, __gnuc_va_list ap,
+                     int (*realv)(FILE *, const char *, __gnuc_va_list), int *r)
+{
+	const struct lc_ev *ev;
+	int fd = file_fd(f), e = errno;
+
+	if (fd < 0 || !lc_on() || lc_fd_class(fd) <= 0 || !(ev = lc_peek()) ||
+	    ev->kind != TRACE_EV_INPUT || ev->call != TRACE_CALL_STDIO || ev->fd != fd ||
+	    ev->naux < 3 || ev->aux[1] != 2) {
+		errno = e;
+		return 0;
+	}
+	ev = lc_expect(TRACE_EV_RECV, fd, "scanf");
+	*r = (int)ev->aux[2];
+	if (ev->data_len) {
+		FILE *m = fmemopen((void *)(uintptr_t)(lc.data + ev->data_off), ev->data_len, "r");
+		int got;
+
+		if (!m)
+			lc_diverge("scanf on fd %d: no memory stream for its %u recorded characters",
+			           fd, ev->data_len);
+		got = realv(m, fmt, ap);
+		fclose(m);
+		if (got != *r)
+			lc_diverge("scanf on fd %d: %d conversions over the recorded characters, %d "
+			           "recorded (another format?)", fd, got, *r);
+	}
+	f->_flags |= (int)(ev->aux[0] & (STDIO_IO_EOF_SEEN | STDIO_IO_ERR_SEEN));
+	count_in(ev, ev->result > 0 ? (size_t)ev->result : 0);
+	lc_commit();
+	errno = e;
+	return 1;
+}
+
 #define LC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
 	({ \
 		FILE *file_ = (F); \
-		int r_ = (REALV)(file_, FMT, AP); \
-		warn_consume(file_); \
+		int r_; \
+		if (!scan_feed(file_, FMT, AP, (REALV), &r_)) { \
+			r_ = (REALV)(file_, FMT, AP); \
+			warn_consume(file_); \
+		} \
 		r_; \
 	})
 
