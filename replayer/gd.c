@@ -123,6 +123,7 @@ static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
 		p->nevents++;
 	p->killed_rec = rc == 0 && !trace_reader_closed(rd) && ev.kind != TRACE_EV_EXIT &&
 	                ev.kind != TRACE_EV_SIGNAL;
+	p->has_layout = trace_reader_layout(rd, &p->layout);
 	if (rc < 0) {
 		rep__diag_set(d, rc, path, "cannot read the trace: %s", trace_strerror(rc));
 		goto out;

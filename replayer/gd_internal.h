@@ -63,6 +63,8 @@ struct gd_proc {
 	                           hold (REP_MSG_HOLD answered STOP), 0 for none */
 	struct gd_proc *acc_by[2]; /* as a client: up to two of the processes that accepted its
 	                           connects when recorded (gd_msg.c, filled once) */
+	struct trace_layout layout; /* its first image's address layout (gd_proc.c) */
+	int has_layout;
 };
 
 /* A trace point: set on every image of process `proc` (gd_debug.c). */
