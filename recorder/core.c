@@ -884,8 +884,11 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 		 * own and knows it is a new process, not this one. */
 		static char buf[65536];
 
+		/* putenv: the variable points at buf, where setenv would have taken a copy from
+		 * the program's heap and moved its blocks (schemas/trace-format.md, "Address
+		 * layout") */
 		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
-			setenv(REC_ENV, buf + sizeof(REC_ENV), 1);
+			putenv(buf);
 	}
 out:
 	rec_internal--;
