@@ -17,6 +17,7 @@
 #undef ZSTD_createDCtx
 
 #define ZSTD_STATIC_LINKING_ONLY
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,19 @@ static void take(void)
 static void give(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A fork while another thread held the lock leaves the child's locked for ever: the child's
+ * one thread starts with it free (no prepare handler, which could run after another of the
+ * LC's that allocates). */
+static void child_unlock(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void lc_alloc_init(void)
+{
+	pthread_atfork(NULL, NULL, child_unlock);
 }
 
 static int ours(const void *p)
