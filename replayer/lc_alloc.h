@@ -8,7 +8,9 @@
  * whole trace: with the LC's blocks on the program's heap, the program's own blocks were at
  * other addresses in replay than when recorded, and a program whose bytes depend on
  * addresses (encore record --same-layout, schemas/trace-format.md "Address layout")
- * diverged.  Memory libc allocated (open_memstream, ...) is still freed by libc's free.
+ * diverged.  Memory libc allocated (open_memstream, scandir...) is still freed by libc's free;
+ * a file that makes memory for the program to free (lc_ifaddrs.c, lc_stdio.c's getline)
+ * #undefs the names to use libc's.
  */
 #ifndef LC_ALLOC_H
 #define LC_ALLOC_H

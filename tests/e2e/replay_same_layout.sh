@@ -19,16 +19,23 @@ tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_layout.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # a variable the recording has, made larger for one replay below
 LAYOUT_TEST_PAD=x; export LAYOUT_TEST_PAD
-fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "$f:"; cat "$f"; }; done; exit 1; }
+fail() {
+    echo "FAIL: $*"
+    for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "$f:"; cat "$f"; }; done
+    exit 1
+}
 
 # the same-layout recording; personality refused by the machine itself: skip
-if ! "$encore" record -q --same-layout -o "$tmp/s" -- "$prog" > "$tmp/rec.out" 2> "$tmp/rec.err"; then
-    grep -q -- '--same-layout' "$tmp/rec.err" || fail "record --same-layout failed without naming the option"
+if ! "$encore" record -q --same-layout -o "$tmp/s" -- "$prog" > "$tmp/rec.out" \
+        2> "$tmp/rec.err"; then
+    grep -q -- '--same-layout' "$tmp/rec.err" ||
+        fail "record --same-layout failed without naming the option"
     echo "SKIP: this machine refuses personality(ADDR_NO_RANDOMIZE): $(cat "$tmp/rec.err")"
     exit 77
 fi
 [ "$(grep -c . "$tmp/rec.out")" = 3 ] || fail "the recorded run printed $(cat "$tmp/rec.out")"
-"$encore" replay -q "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || fail "replay of the same-layout session"
+"$encore" replay -q "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+    fail "replay of the same-layout session"
 cmp -s "$tmp/rec.out" "$tmp/rep.out" ||
     fail "the replay printed other addresses: $(diff "$tmp/rec.out" "$tmp/rep.out")"
 ! grep -q warning "$tmp/rep.err" || fail "the replay warned"
@@ -45,16 +52,20 @@ grep -q "warning: .*environment is [0-9]* bytes larger.*its stack is lower" "$tm
 # without the option the addresses move (where the machine randomises at all)
 if [ "$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null || echo 2)" != 0 ] &&
    [ $(( $(setarch --show 2>/dev/null | grep -c ADDR_NO_RANDOMIZE || true) )) = 0 ]; then
-    "$encore" record -q -o "$tmp/r" -- "$prog" > "$tmp/rrec.out" 2> "$tmp/rrec.err" || fail "record without the option"
-    "$encore" replay -q "$tmp/r" > "$tmp/rrep.out" 2> "$tmp/rrep.err" || fail "replay without the option"
+    "$encore" record -q -o "$tmp/r" -- "$prog" > "$tmp/rrec.out" 2> "$tmp/rrec.err" ||
+        fail "record without the option"
+    "$encore" replay -q "$tmp/r" > "$tmp/rrep.out" 2> "$tmp/rrep.err" ||
+        fail "replay without the option"
     ! cmp -s "$tmp/rrec.out" "$tmp/rrep.out" ||
-        fail "without --same-layout the replay printed the recorded addresses too: the test proves nothing"
+        fail "without --same-layout the replay printed the recorded addresses: nothing proved"
 else
     echo "note: randomisation is off for this whole machine; the run without the option is skipped"
 fi
 
 # personality refused: record fails naming the option, replay warns and goes on
-rc=0; "$nopers" "$encore" record -q --same-layout -o "$tmp/n" -- "$prog" > /dev/null 2> "$tmp/n.err" || rc=$?
+rc=0
+"$nopers" "$encore" record -q --same-layout -o "$tmp/n" -- "$prog" > /dev/null 2> "$tmp/n.err" ||
+    rc=$?
 [ "$rc" = 1 ] || fail "record --same-layout where personality is refused exited $rc, expected 1"
 [ "$(grep -c . "$tmp/n.err")" = 1 ] && grep -q -- "--same-layout" "$tmp/n.err" ||
     fail "not one message naming --same-layout: $(cat "$tmp/n.err")"
