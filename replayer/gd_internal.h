@@ -92,9 +92,19 @@ struct gd_held {
 
 enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
 
+/* An object (executable, shared library) an image recorded with address space randomisation
+ * off mapped: bind-mounted over the replay's overlay (gd_isolate.c, layout_bind). */
+struct gd_layout_obj {
+	char host[64];
+	char *path;
+};
+
 struct rep {
 	char dir[4096];
 	char lib[4096];
+	struct gd_layout_obj *layout_objs; /* of the images recorded with --same-layout */
+	size_t nlayout_objs;
+	int same_layout;        /* some image was recorded with randomisation off */
 	struct rep_options opt;
 	struct gd_proc *procs;
 	size_t nprocs;

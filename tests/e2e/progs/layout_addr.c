@@ -1,11 +1,13 @@
 /*
  * layout_addr.c: prints where things are: a stack variable, a heap block, a function of the
- * program, and argv[0]'s string (the top of the stack), one line, and sends the same line
+ * program, argv[0]'s string (the top of the stack), a function of libc (where the libraries
+ * are, after the preload) and the main thread's id (its TCB, placed by the loader), one line, and sends the same line
  * to its forked child over a pipe, which prints it again with its own heap block: bytes
  * that depend on the address layout, as a DRBG nonce or uninitialised bytes that hold
  * pointers do.  Recorded with encore record --same-layout, the replay prints the same
  * (tests/e2e/replay_same_layout.sh); recorded without, the addresses move.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,9 @@ static int where(char *out, size_t cap, const char *argv0)
 {
 	int local = 1;
 	char *block = malloc(100);
-	int n = snprintf(out, cap, "stack %p heap %p function %p argv0 %p\n", (void *)&local,
-	                 (void *)block, (void *)where, (const void *)argv0);
+	int n = snprintf(out, cap, "stack %p heap %p function %p argv0 %p libc %p thread %p\n",
+	                 (void *)&local, (void *)block, (void *)where, (const void *)argv0,
+	                 (void *)qsort, (void *)pthread_self());
 
 	free(block);
 	return n;
