@@ -52,7 +52,7 @@ C_EXPECT=127.0.0.2
 # past the usual interposers").  Recorded with randomisation off (encore record
 # --same-layout, schemas/trace-format.md "Address layout") they are the recorded ones in
 # replay; without, ASLR moves them, the replayed query differs and dnsmasq waits for the
-# recorded datagram (0 of 4 recordings replayed, 4 of 4 with the option)
+# recorded datagram (0 of 8 recordings replayed, 21 of 22 with the option)
 if [ "$client" = dig ]; then
     if "$ENCORE" record --help 2>/dev/null | grep -q -- --same-layout; then
         C_RECORD_OPTS=--same-layout
