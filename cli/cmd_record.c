@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -92,6 +93,18 @@ static void usage(FILE *out)
 	        "                        still open at the end, its process having outlived CMD,\n"
 	        "                        stays so, readable as it is).  Always inline with\n"
 	        "                        --max-bytes\n"
+	        "    --same-layout       run CMD and its descendants with address space layout\n"
+	        "                        randomisation off (personality ADDR_NO_RANDOMIZE, as\n"
+	        "                        setarch -R and rr do), and say so in the traces: encore\n"
+	        "                        replay then runs them with it off too, at the same\n"
+	        "                        addresses.  For programs whose bytes depend on\n"
+	        "                        addresses (OpenSSL's random generator mixes pointers\n"
+	        "                        into its nonces; uninitialised bytes holding pointers\n"
+	        "                        sent out), which otherwise diverge in replay.  Off by\n"
+	        "                        default: it weakens the recorded program's defences\n"
+	        "                        against memory corruption exploits, keep it to testing\n"
+	        "                        and debugging.  Refused where the system forbids\n"
+	        "                        personality(2) (a container's seccomp policy)\n"
 	        "    -q, --quiet         no summary line (warnings are still printed)\n"
 	        "    -h, --help          this text\n\n"
 	        "ENVIRONMENT\n"
@@ -553,6 +566,7 @@ struct record_args {
 	unsigned long long max_bytes;
 	int quiet;
 	int inline_zstd;     /* --compress inline */
+	int same_layout;     /* --same-layout: ASLR off (personality ADDR_NO_RANDOMIZE) */
 	char namebuf[TRACE_NAME_MAX];
 };
 
@@ -570,6 +584,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "compress", required_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "same-layout", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -586,6 +601,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case 's': a->join_dir = optarg; break;
 		case 'n': a->name = optarg; break;
 		case 'q': a->quiet = 1; break;
+		case 'L': a->same_layout = 1; break;
 		case 'z':
 			if (strcmp(optarg, "after") != 0 && strcmp(optarg, "inline") != 0) {
 				cli_error("record", "bad value for --compress: '%s' (after or inline)",
@@ -696,6 +712,28 @@ static int open_session(const struct record_args *a, char *absdir, char *sess, s
 	return 0;
 }
 
+/* --same-layout: address space randomisation off for this process, so for the program it
+ * forks and everything that descends from it (the flag survives fork and exec; the
+ * recorder notes it in each trace, schemas/trace-format.md "Address layout").  0, or -1
+ * with errno when the system refuses it. */
+static int layout_fixed(void)
+{
+	int old = personality(0xffffffff);
+
+	if (old == -1)
+		return -1;
+	if (old & ADDR_NO_RANDOMIZE)
+		return 0;
+	if (personality((unsigned long)old | ADDR_NO_RANDOMIZE) == -1)
+		return -1;
+	old = personality(0xffffffff);
+	if (old == -1 || !(old & ADDR_NO_RANDOMIZE)) {
+		errno = EPERM; /* accepted and ignored: as refused */
+		return -1;
+	}
+	return 0;
+}
+
 /* Run prog recorded (ENCORE_RECORD env, the recorder first in LD_PRELOAD) and wait for it:
  * its wait status in *status, 0; or the exit status. */
 static int run_recorded(const char *prog, char **argv, const char *env, const char *lib,
@@ -767,6 +805,12 @@ int cmd_record(int argc, char **argv)
 	if (cli_find_lib(LIB_NAME, "ENCORE_RECORD_LIB", ENCORE_RECORD_SO_BUILD, lib, sizeof(lib))) {
 		cli_error("record", "cannot read the recorder library %s; reinstall encore, or set "
 		          "ENCORE_RECORD_LIB to its path", lib);
+		return CLI_FAIL;
+	}
+	if (a.same_layout && layout_fixed() != 0) {
+		cli_error("record", "--same-layout: the system refuses to turn address space "
+		          "randomisation off (personality: %s; a container's seccomp policy?): "
+		          "record without --same-layout, or allow personality(2)", strerror(errno));
 		return CLI_FAIL;
 	}
 	if ((ret = open_session(&a, absdir, sess, sizeof(sess))) != 0)

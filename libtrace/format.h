@@ -87,6 +87,7 @@ enum {
 	REC_THREAD = 0x83,   /* varint: the thread of the events that follow */
 	/* 0x84-0x85: signals (kept) */
 	REC_FILE = 0x86,     /* a file input (trace.h, struct trace_file_input) */
+	REC_LAYOUT = 0x87,   /* the image's address layout (trace.h, struct trace_layout) */
 };
 
 /* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */

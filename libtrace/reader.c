@@ -80,6 +80,8 @@ struct trace_reader {
 	struct trace_chan_def *defs; /* the first checkpoint after dropped chunks */
 	size_t ndefs;
 	struct trace_file_input *files; /* file input records (trace_reader_files) */
+	struct trace_layout layout;     /* the layout record (trace_reader_layout) */
+	int has_layout;
 	size_t nfiles, cap_files;
 	int started_late;         /* chunks were dropped: reading starts at live_off */
 	int defs_taken;           /* that checkpoint was read */
@@ -649,6 +651,35 @@ static int decode_file(struct trace_reader *r, struct cursor *c)
 	return 0;
 }
 
+/* The address layout (schemas/trace-format.md, "Address layout"); fields a later version
+ * appends are skipped. */
+static int decode_layout(struct trace_reader *r, struct cursor *c)
+{
+	struct trace_layout l;
+	uint64_t persona = cur_varint(c), argc = cur_varint(c), envc = cur_varint(c);
+
+	l.strings = cur_varint(c);
+	l.argv0 = cur_varint(c);
+	l.stack = cur_varint(c);
+	if (c->bad || c->short_read || persona > UINT32_MAX || argc > UINT32_MAX ||
+	    envc > UINT32_MAX)
+		return TRACE_ECORRUPT;
+	l.persona = (uint32_t)persona;
+	l.argc = (uint32_t)argc;
+	l.envc = (uint32_t)envc;
+	r->layout = l;
+	r->has_layout = 1;
+	return 0;
+}
+
+int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l)
+{
+	if (!r->has_layout)
+		return 0;
+	*l = r->layout;
+	return 1;
+}
+
 size_t trace_reader_files(const struct trace_reader *r, const struct trace_file_input **list)
 {
 	*list = r->files;
@@ -865,6 +896,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 						r->thread = (uint32_t)t;
 				} else if (tag == REC_FILE)
 					rc = decode_file(r, &pc);
+				else if (tag == REC_LAYOUT)
+					rc = decode_layout(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {

@@ -633,6 +633,29 @@ int trace_file_check(const struct trace_file_input *f, const char *path, char *w
                      size_t cap);
 
 /* ---------------------------------------------------------------------------------------
+ * Address layout (schemas/trace-format.md, "Address layout"): whether the image ran with
+ * address space randomisation off, and where its initial stack began, so that replay can
+ * run it with the same layout (encore record --same-layout).  A meta record written once
+ * per trace, before the first event.
+ */
+#define TRACE_ADDR_NO_RANDOMIZE 0x0040000u /* personality(2)'s ADDR_NO_RANDOMIZE */
+
+struct trace_layout {
+	uint32_t persona;     /* personality(2) of the process when its trace opened */
+	uint32_t argc, envc;  /* the image's argv and environment as exec gave them */
+	uint64_t strings;     /* bytes of the exec's strings on the stack: argv's, the
+	                         environment's and the file name (AT_EXECFN), with their NULs */
+	uint64_t argv0;       /* address of argv[0]'s string (the lowest of those strings) */
+	uint64_t stack;       /* an address in the stack frame that opened the trace (informative) */
+};
+
+/* Append the layout record (writer side; allocates nothing). */
+int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l);
+/* The layout record read so far: 1 and *l filled, or 0 when the trace has none (older
+ * recorders; it comes before the first event, so one trace_reader_next is enough). */
+int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l);
+
+/* ---------------------------------------------------------------------------------------
  * Packed sessions (schemas/pack.md): DIR/pack/objects/SHA256HEX holds each distinct file
  * content once, DIR/pack/manifest lists which host used which content at which path.
  * Written by `encore pack`, read by replay.

@@ -1105,6 +1105,23 @@ int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f)
 	}
 }
 
+/* The address layout record (schemas/trace-format.md, "Address layout"): six varints. */
+int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l)
+{
+	uint8_t nums[64];
+	size_t nn = 0;
+	struct piece p;
+
+	nn += put_varint(nums + nn, l->persona);
+	nn += put_varint(nums + nn, l->argc);
+	nn += put_varint(nums + nn, l->envc);
+	nn += put_varint(nums + nn, l->strings);
+	nn += put_varint(nums + nn, l->argv0);
+	nn += put_varint(nums + nn, l->stack);
+	p = (struct piece){ nums, nn };
+	return meta_record(w, REC_LAYOUT, &p, 1);
+}
+
 /* The checkpoint record (schemas/trace-format.md, "Disk budget"): every live channel with
  * its byte counts, pair and endpoint, so that a reader starting at this chunk after the
  * chunks before it were dropped can still place and match the events that follow. */

@@ -19,6 +19,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -695,6 +696,28 @@ static void proc_fill_image(void)
 	proc.argv = argvbuf;
 }
 
+/* The image's address layout as exec made it (schemas/trace-format.md, "Address layout"):
+ * filled by the constructor, written at the start of each trace (a forked child's too: it
+ * has its parent's stack), for replay to run it with the same layout (encore record
+ * --same-layout). */
+static struct trace_layout rec_layout;
+
+static void layout_fill(int argc, char **argv, char **envp)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	uint32_t envc = 0;
+
+	while (envp && envp[envc])
+		envc++;
+	rec_layout.argc = argc > 0 ? (uint32_t)argc : 0;
+	rec_layout.envc = envc;
+	/* argv's strings, then the environment's, then the file name, up from argv[0]'s */
+	if (argc > 0 && argv && argv[0] && fn && fn > argv[0]) {
+		rec_layout.argv0 = (uint64_t)(uintptr_t)argv[0];
+		rec_layout.strings = (uint64_t)(fn - argv[0]) + strlen(fn) + 1;
+	}
+}
+
 int rec_open_trace(int64_t ppid)
 {
 	struct trace_writer_options opt;
@@ -770,6 +793,9 @@ int rec_open_trace(int64_t ppid)
 		return -1;
 	}
 	syscall(SYS_close, dirfd);
+	rec_layout.persona = (uint32_t)syscall(SYS_personality, 0xffffffffUL);
+	rec_layout.stack = (uint64_t)(uintptr_t)&ts;
+	trace_writer_layout(rec.w, &rec_layout);
 	rec_files_new_trace();
 	/* The pid file holds the logical name: a child started by posix_spawn or system()
 	 * finds its parent's name there (its environment may be older than a fork). */
@@ -793,11 +819,12 @@ static void on_exit_handler(int status, void *arg)
 	}
 }
 
-__attribute__((constructor)) static void rec_init(void)
+__attribute__((constructor)) static void rec_init(int argc, char **argv, char **envp)
 {
 	const char *env;
 	int stale = 0;
 
+	layout_fill(argc, argv, envp); /* glibc gives constructors exec's argv and envp */
 	ip_resolve_all();
 	env = getenv(REC_ENV);
 	if (!env || !*env)
@@ -857,8 +884,11 @@ __attribute__((constructor)) static void rec_init(void)
 		 * own and knows it is a new process, not this one. */
 		static char buf[65536];
 
+		/* putenv: the variable points at buf, where setenv would have taken a copy from
+		 * the program's heap and moved its blocks (schemas/trace-format.md, "Address
+		 * layout") */
 		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
-			setenv(REC_ENV, buf + sizeof(REC_ENV), 1);
+			putenv(buf);
 	}
 out:
 	rec_internal--;

@@ -66,6 +66,46 @@ static void free_argv(struct gd_proc *p)
 }
 
 /* Read one trace through; fill p from its header.  Refuses damage. */
+/* An image recorded with randomisation off (encore record --same-layout): the objects it
+ * mapped, each path once per host, for an isolated replay to map them from their own file
+ * system (gd_isolate.c, layout_bind).  0 or TRACE_ENOMEM. */
+static int layout_objects(struct rep *r, struct trace_reader *rd)
+{
+	const struct trace_process *h = trace_reader_process(rd);
+	const struct trace_file_input *f;
+	struct trace_layout l;
+	size_t n = trace_reader_files(rd, &f);
+
+	if (!trace_reader_layout(rd, &l) || !(l.persona & TRACE_ADDR_NO_RANDOMIZE))
+		return 0;
+	r->same_layout = 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = f[i].resolved && f[i].resolved[0] ? f[i].resolved : f[i].path;
+		struct gd_layout_obj *o;
+		size_t j;
+
+		if ((f[i].kind != TRACE_FILE_EXE && f[i].kind != TRACE_FILE_LIB) || !path ||
+		    path[0] != '/')
+			continue;
+		for (j = 0; j < r->nlayout_objs; j++)
+			if (strcmp(r->layout_objs[j].path, path) == 0 &&
+			    strcmp(r->layout_objs[j].host, h->host_id) == 0)
+				break;
+		if (j < r->nlayout_objs)
+			continue;
+		o = realloc(r->layout_objs, (r->nlayout_objs + 1) * sizeof(*o));
+		if (!o)
+			return TRACE_ENOMEM;
+		r->layout_objs = o;
+		o = &o[r->nlayout_objs];
+		snprintf(o->host, sizeof(o->host), "%s", h->host_id);
+		if (!(o->path = strdup(path)))
+			return TRACE_ENOMEM;
+		r->nlayout_objs++;
+	}
+	return 0;
+}
+
 static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
                        struct trace_diag *d)
 {
@@ -123,6 +163,9 @@ static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
 		p->nevents++;
 	p->killed_rec = rc == 0 && !trace_reader_closed(rd) && ev.kind != TRACE_EV_EXIT &&
 	                ev.kind != TRACE_EV_SIGNAL;
+	p->has_layout = trace_reader_layout(rd, &p->layout);
+	if ((rc = layout_objects(r, rd)) != 0)
+		goto out;
 	if (rc < 0) {
 		rep__diag_set(d, rc, path, "cannot read the trace: %s", trace_strerror(rc));
 		goto out;
@@ -272,6 +315,9 @@ void rep_close(struct rep *r)
 	for (size_t i = 0; i < r->nheld; i++)
 		close(r->held[i].fd); /* connections held for an accept that never came */
 	free(r->procs);
+	for (size_t i = 0; i < r->nlayout_objs; i++)
+		free(r->layout_objs[i].path);
+	free(r->layout_objs);
 	if (r->lfd >= 0)
 		close(r->lfd);
 	rep__iso_free(r); /* after rep_kill: the namespaces are gone, the scratch area removed */

@@ -63,6 +63,8 @@ struct gd_proc {
 	                           hold (REP_MSG_HOLD answered STOP), 0 for none */
 	struct gd_proc *acc_by[2]; /* as a client: up to two of the processes that accepted its
 	                           connects when recorded (gd_msg.c, filled once) */
+	struct trace_layout layout; /* its first image's address layout (gd_proc.c) */
+	int has_layout;
 };
 
 /* A trace point: set on every image of process `proc` (gd_debug.c). */
@@ -90,9 +92,19 @@ struct gd_held {
 
 enum gd_mode { GD_OFFLINE = 0, GD_ONLINE = 1, GD_MARKERS = 2 };
 
+/* An object (executable, shared library) an image recorded with address space randomisation
+ * off mapped: bind-mounted over the replay's overlay (gd_isolate.c, layout_bind). */
+struct gd_layout_obj {
+	char host[64];
+	char *path;
+};
+
 struct rep {
 	char dir[4096];
 	char lib[4096];
+	struct gd_layout_obj *layout_objs; /* of the images recorded with --same-layout */
+	size_t nlayout_objs;
+	int same_layout;        /* some image was recorded with randomisation off */
 	struct rep_options opt;
 	struct gd_proc *procs;
 	size_t nprocs;

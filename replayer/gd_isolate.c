@@ -686,6 +686,57 @@ static int mount_pack(struct ctx *c)
 	return 0;
 }
 
+/* A session recorded with randomisation off (encore record --same-layout, schemas/
+ * trace-format.md "Address layout"): the kernel puts a file mapping of 2 MiB or more on a
+ * 2 MiB boundary when the file's own file system asks for it (ext4, xfs), which overlayfs
+ * does not; through the overlay the replay controller and the program's large libraries
+ * would land elsewhere than when recorded, and every mapping after them.  So the objects the
+ * recorded images mapped, and the controller, are opened before the overlays (layout_open)
+ * and bind-mounted read-only over their paths after them (layout_bind): the real files
+ * again, never writable.  Not for a packed session, whose objects are mounted from the
+ * pack.  The descriptors in an array of nlayout_objs + 1 (-1 for none), or NULL. */
+static int *layout_open(struct ctx *c)
+{
+	struct rep *r = c->r;
+	int *fds;
+
+	if (!r->same_layout || (r->iso && r->iso->pack))
+		return NULL;
+	if (!(fds = malloc((r->nlayout_objs + 1) * sizeof(*fds))))
+		return NULL;
+	for (size_t i = 0; i <= r->nlayout_objs; i++) {
+		const char *path = i < r->nlayout_objs ? r->layout_objs[i].path : r->lib;
+
+		fds[i] = -1;
+		if (i < r->nlayout_objs && strcmp(r->layout_objs[i].host, c->host) != 0)
+			continue;
+		fds[i] = open(path, O_PATH | O_CLOEXEC);
+	}
+	return fds;
+}
+
+static void layout_bind(struct ctx *c, int *fds)
+{
+	struct rep *r = c->r;
+
+	for (size_t i = 0; fds && i <= r->nlayout_objs; i++) {
+		const char *path = i < r->nlayout_objs ? r->layout_objs[i].path : r->lib;
+		struct stat st;
+		char src[64];
+
+		if (fds[i] < 0)
+			continue;
+		if (in_overlay(c, path) && fstat(fds[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			snprintf(src, sizeof(src), "/proc/self/fd/%d", fds[i]);
+			if (mount(src, path, NULL, MS_BIND, NULL) == 0 &&
+			    mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+				umount2(path, MNT_DETACH); /* never a writable window on the real file */
+		}
+		close(fds[i]);
+	}
+	free(fds);
+}
+
 /* Can the scratch area hold an overlay's upper layer?  A trial overlay inside it. */
 static int probe(struct ctx *c)
 {
@@ -938,8 +989,14 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 		         "replay started");
 		goto reply;
 	}
-	if (!c.m || host_mounts(&c) != 0)
-		rp.status = ISO_FAILED;
+	{
+		int *fds = c.m ? layout_open(&c) : NULL;
+
+		if (!c.m || host_mounts(&c) != 0)
+			rp.status = ISO_FAILED;
+		else
+			layout_bind(&c, fds);
+	}
 reply:
 	if (write(rep_fd, &rp, sizeof(rp)) < 0)
 		_exit(1);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -36,12 +37,82 @@ static void replay_env(const struct rep *r, const struct gd_proc *p, char *out, 
 		out[0] = '\0';
 }
 
+extern char **environ;
+
+/* Layout codes a root's child sends the GD before its exec (child_exec's err pipe); the
+ * exec goes on. */
+enum { LAYOUT_NO_PERSONALITY = 4, LAYOUT_STACK_LOWER = 5, LAYOUT_ENVC = 6 };
+
+/* The strings exec copies onto the new stack: argv's, the environment's, the file name. */
+static uint64_t exec_strings(const struct gd_proc *p, uint32_t *envc)
+{
+	uint64_t n = strlen(p->exe) + 1;
+	uint32_t c = 0;
+
+	if (p->argv && p->argc)
+		for (uint32_t i = 0; i < p->argc; i++)
+			n += strlen(p->argv[i]) + 1;
+	else
+		n += strlen(p->exe) + 1;
+	for (char **e = environ; e && *e; e++, c++)
+		n += strlen(*e) + 1;
+	*envc = c;
+	return n;
+}
+
+/* A root recorded with address space randomisation off (encore record --same-layout,
+ * schemas/trace-format.md "Address layout"): off here too, and its stack where it was.
+ * The kernel puts exec's strings (argv, environment, file name) at the top of the stack and
+ * the stack pointer below them, so the same number of strings of the same total size give
+ * the same stack addresses; the replay's environment differs from the recording's by the
+ * preloaded library's path and its configuration variable (ENCORE_REPLAY is shorter than
+ * ENCORE_RECORD), so empty variables make up the count and ':'s at the end of LD_PRELOAD,
+ * which the loader skips, the size.  0, or a LAYOUT_* code with *arg for the GD's warning. */
+static int same_layout(const struct gd_proc *p, char *preload, size_t cap, int *arg)
+{
+	uint32_t envc, k = 0;
+	uint64_t have;
+	size_t n;
+	int old;
+
+	if (!p->has_layout || !(p->layout.persona & TRACE_ADDR_NO_RANDOMIZE))
+		return 0;
+	old = personality(0xffffffff);
+	if (old == -1 || personality((unsigned long)old | ADDR_NO_RANDOMIZE) == -1) {
+		*arg = errno;
+		return LAYOUT_NO_PERSONALITY;
+	}
+	if (!p->layout.strings)
+		return 0; /* not known: ASLR off is all we can do */
+	have = exec_strings(p, &envc);
+	while (envc < p->layout.envc && k < 4096) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ENCORE_PAD%u", k++);
+		setenv(name, "", 1);
+		have = exec_strings(p, &envc);
+	}
+	if (envc != p->layout.envc) {
+		*arg = (int)(envc - p->layout.envc);
+		return LAYOUT_ENVC;
+	}
+	n = strlen(preload);
+	if (have > p->layout.strings || n + (p->layout.strings - have) >= cap) {
+		*arg = (int)(have - p->layout.strings);
+		return LAYOUT_STACK_LOWER;
+	}
+	memset(preload + n, ':', (size_t)(p->layout.strings - have));
+	preload[n + (p->layout.strings - have)] = '\0';
+	setenv("LD_PRELOAD", preload, 1);
+	return 0;
+}
+
 /* In the forked child, before exec: its host's namespaces (gd_isolate.c), environment,
  * directory, group, death with the GD.  A failure is reported through `err` (close-on-exec):
  * what failed (1 chdir, 2 exec, 3 setns), errno. */
 static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 {
-	static char preload[8192], cfg[8192];
+	static char preload[16384], cfg[8192];
 	const char *old = getenv("LD_PRELOAD");
 	int what[2], e;
 
@@ -76,6 +147,9 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	replay_env(r, p, cfg, sizeof(cfg));
 	setenv(REP_ENV, cfg, 1);
 	unsetenv("ENCORE_RECORD");
+	if ((what[0] = same_layout(p, preload, sizeof(preload), &what[1])) != 0 &&
+	    write(err, what, sizeof(what)) < 0)
+		what[0] = 0; /* a warning: the exec goes on */
 	if (p->cwd[0] && chdir(p->cwd) != 0) {
 		what[0] = 1;
 		what[1] = errno;
@@ -87,6 +161,29 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	if (write(err, what, sizeof(what)) < 0)
 		what[0] = 0;
 	_exit(127);
+}
+
+/* The warning for a LAYOUT_* code (rep_warnings). */
+static void layout_warning(struct rep *r, const struct gd_proc *p, int code, int arg)
+{
+	size_t wl = strlen(r->warnings);
+	char text[512];
+
+	if (code == LAYOUT_NO_PERSONALITY)
+		snprintf(text, sizeof(text), "recorded with address space randomisation off "
+		         "(--same-layout), which this system refuses (personality: %s): replayed at "
+		         "other addresses, it may diverge", strerror(arg));
+	else if (code == LAYOUT_ENVC)
+		snprintf(text, sizeof(text), "the replay's environment has %d variable%s more than "
+		         "the recording's: its stack is lower than recorded (--same-layout), it may "
+		         "diverge; replay from the environment that recorded", arg, arg == 1 ? "" : "s");
+	else
+		snprintf(text, sizeof(text), "the replay's environment is %d bytes larger than the "
+		         "recording's: its stack is lower than recorded (--same-layout), it may "
+		         "diverge; replay from the environment that recorded", arg);
+	if (wl + strlen(p->name) + strlen(text) + 5 < sizeof(r->warnings))
+		snprintf(r->warnings + wl, sizeof(r->warnings) - wl, "%s%s: %s", wl ? "; " : "",
+		         p->name, text);
 }
 
 int rep_start(struct rep *r, struct trace_diag *d)
@@ -132,10 +229,15 @@ int rep_start(struct rep *r, struct trace_diag *d)
 		p->pid = pid;
 		p->started = 1;
 		r->started = 1;
-		/* the exec happened (end of the pipe) or failed (its errno) */
-		do
-			n = read(err[0], what, sizeof(what));
-		while (n < 0 && errno == EINTR);
+		/* the exec happened (end of the pipe) or failed (its errno); layout warnings before */
+		for (;;) {
+			do
+				n = read(err[0], what, sizeof(what));
+			while (n < 0 && errno == EINTR);
+			if (n != (ssize_t)sizeof(what) || what[0] < LAYOUT_NO_PERSONALITY)
+				break;
+			layout_warning(r, p, what[0], what[1]);
+		}
 		close(err[0]);
 		if (n == (ssize_t)sizeof(what)) {
 			errno = what[1];

@@ -1269,14 +1269,18 @@ __attribute__((constructor)) static void lc_init(void)
 		goto started;
 	}
 	{
-		/* Stamp our pid: an image started later from this environment knows it is not us. */
+		/* Stamp our pid: an image started later from this environment knows it is not us.
+		 * With putenv the variable points at buf, where setenv would have taken a copy
+		 * from the program's heap, as the recorder does not (lc_alloc.h). */
 		static char buf[IP_DIR_MAX + 256];
 		struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg,
 			                .dir = lc.dir };
 
 		memcpy(e.name, lc.name, sizeof(e.name));
-		if (ip_rep_env_encode(buf, sizeof(buf), &e, NULL, NULL) == 0)
-			setenv(REP_ENV, buf, 1);
+		memcpy(buf, REP_ENV "=", sizeof(REP_ENV));
+		if (ip_rep_env_encode(buf + sizeof(REP_ENV), sizeof(buf) - sizeof(REP_ENV), &e, NULL,
+		                      NULL) == 0)
+			putenv(buf);
 	}
 	if (load_trace(why, sizeof(why)) != 0) {
 		ctl_hello();

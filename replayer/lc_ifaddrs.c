@@ -11,6 +11,11 @@
  */
 #include <errno.h>
 #include <ifaddrs.h>
+/* The lists are the program's to free (freeifaddrs, if_freenameindex): libc's allocator, not
+ * the LC's arena (lc_alloc.h; lc_free gives libc's blocks back to libc). */
+#undef malloc
+#undef calloc
+#undef realloc
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>

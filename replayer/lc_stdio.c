@@ -20,6 +20,11 @@
  * getchar, putc_unlocked... inline there): the functions are defined here.  Before any
  * header, so that <features.h> sees it. */
 #define __NO_INLINE__ 1
+/* getline's buffer is the program's to free: libc's allocator, not the LC's arena
+ * (lc_alloc.h; lc_free gives libc's blocks back to libc). */
+#undef malloc
+#undef calloc
+#undef realloc
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,8 @@
 # programs), C_SORTED=1 (compare outputs sorted) and C_HINT (the cause of its failure found
 # by reading the traces, shown when the automatic attribution says "other"), C_SHM (what
 # the scenario's processes share in memory: a cause when no other is named), C_AS (a user
-# to record and replay as), C_REPLAY_OPTS (options of every `encore replay`).  $C_RUN is
+# to record and replay as), C_REPLAY_OPTS (options of every `encore replay`), C_RECORD_OPTS
+# (options of every `encore record`: --same-layout for dig).  $C_RUN is
 # copied aside once set up and put back before every recording and every replay: a replayed
 # server reads the files of the replay's time, so they must be the files the recorded run
 # started with.

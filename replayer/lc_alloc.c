@@ -1,0 +1,212 @@
+/*
+ * lc_alloc.c: the local controller's allocator (lc_alloc.h says why): blocks of a power of
+ * two from 32 bytes, carved from one region reserved at start (lazily committed, far from
+ * where the kernel puts the program's mappings), kept on one free list per size for reuse.
+ * A spin lock guards it: the LC allocates while it loads trace chunks, from any thread.  When
+ * the region cannot be had or is full, libc's malloc serves, as before.
+ */
+#include "lc_alloc.h" /* (included already: the build includes it first everywhere) */
+
+/* here the names are libc's and zstd's own */
+#undef malloc
+#undef calloc
+#undef realloc
+#undef free
+#undef strdup
+#undef strndup
+#undef ZSTD_createDCtx
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define REGION_SIZE (4ull << 30)          /* reserved, committed page by page as used */
+#define REGION_HINT 0x100000000000ull     /* 16 TiB: far below the mmap base, above brk */
+#define MIN_SHIFT 5
+#define NCLASS 40
+
+struct hdr {
+	uint64_t cls;                     /* size class: the block holds 1 << cls bytes */
+	uint64_t pad;                     /* keeps the payload 16-byte aligned */
+};
+
+static char *region, *region_top, *region_end;
+static struct hdr *free_list[NCLASS];
+static int lock, region_failed;
+
+static void take(void)
+{
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void give(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A fork while another thread held the lock leaves the child's locked for ever: the child's
+ * one thread starts with it free (no prepare handler, which could run after another of the
+ * LC's that allocates). */
+static void child_unlock(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void lc_alloc_init(void)
+{
+	pthread_atfork(NULL, NULL, child_unlock);
+}
+
+static int ours(const void *p)
+{
+	return region && (const char *)p >= region && (const char *)p < region_end;
+}
+
+/* Under the lock: the region, reserved on first use (raw mmap: the LC's own wrapper of mmap
+ * is not for it). */
+static int region_ready(void)
+{
+	long r;
+
+	if (region)
+		return 1;
+	if (region_failed)
+		return 0;
+	r = syscall(SYS_mmap, (void *)REGION_HINT, (size_t)REGION_SIZE, PROT_READ | PROT_WRITE,
+	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
+	if (r == -1 || r == 0) {
+		region_failed = 1;
+		return 0;
+	}
+	region = region_top = (char *)r;
+	region_end = region + REGION_SIZE;
+	return 1;
+}
+
+static unsigned size_class(size_t n)
+{
+	unsigned c = MIN_SHIFT;
+
+	while (c < NCLASS && ((size_t)1 << c) < n + sizeof(struct hdr))
+		c++;
+	return c;
+}
+
+void *lc_malloc(size_t n)
+{
+	unsigned c = size_class(n);
+	struct hdr *h = NULL;
+
+	if (c >= NCLASS)
+		return NULL;
+	take();
+	if (region_ready()) {
+		if ((h = free_list[c]) != NULL) {
+			free_list[c] = *(struct hdr **)(h + 1);
+		} else if ((size_t)(region_end - region_top) >= ((size_t)1 << c)) {
+			h = (struct hdr *)region_top;
+			region_top += (size_t)1 << c;
+		}
+	}
+	give();
+	if (!h)
+		return malloc(n); /* no region, or full: libc's */
+	h->cls = c;
+	return h + 1;
+}
+
+void lc_free(void *p)
+{
+	struct hdr *h;
+
+	if (!p)
+		return;
+	if (!ours(p)) {
+		free(p);
+		return;
+	}
+	h = (struct hdr *)p - 1;
+	take();
+	*(struct hdr **)p = free_list[h->cls];
+	free_list[h->cls] = h;
+	give();
+}
+
+void *lc_calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	p = lc_malloc(n * size);
+	if (p)
+		memset(p, 0, n * size);
+	return p;
+}
+
+void *lc_realloc(void *p, size_t n)
+{
+	size_t have;
+	void *q;
+
+	if (!p)
+		return lc_malloc(n);
+	if (!ours(p))
+		return realloc(p, n);
+	have = ((size_t)1 << ((struct hdr *)p - 1)->cls) - sizeof(struct hdr);
+	if (n <= have)
+		return p;
+	if (!(q = lc_malloc(n)))
+		return NULL;
+	memcpy(q, p, have);
+	lc_free(p);
+	return q;
+}
+
+static char *copy(const char *s, size_t len)
+{
+	char *p = lc_malloc(len + 1);
+
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+char *lc_strndup(const char *s, size_t n)
+{
+	return copy(s, strnlen(s, n));
+}
+
+char *lc_strdup(const char *s)
+{
+	return copy(s, strlen(s));
+}
+
+static void *zstd_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	return lc_malloc(n);
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+	(void)opaque;
+	lc_free(p);
+}
+
+struct ZSTD_DCtx_s *lc_zstd_dctx(void)
+{
+	ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
+
+	return ZSTD_createDCtx_advanced(mem);
+}
