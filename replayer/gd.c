@@ -521,8 +521,16 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 		return TRACE_EIO;
 	}
 	/* The recorded pids, for the LCs' pid translation (getpid gives the recorded one). */
-	for (size_t i = 0; i < r->nprocs && i < REP_SLOTS_MAX - 1; i++)
-		r->board[i].rec_pid = (int32_t)r->procs[i].rec_pid;
+	for (size_t i = 0; i < r->nprocs && i < REP_SLOTS_MAX - 1; i++) {
+		const struct gd_proc *p = &r->procs[i];
+		struct ana_event ev;
+
+		r->board[i].rec_pid = (int32_t)p->rec_pid;
+		if (p->ana >= 0 && p->nevents &&
+		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
+		    ev.kind == TRACE_EV_SIGNAL && ev.result > 0 && ev.result < 65)
+			r->board[i].fatal_sig = (int32_t)ev.result;
+	}
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
 	return control_socket(r, path, d);
 }

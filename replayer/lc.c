@@ -191,8 +191,10 @@ static void ctl_hello_as(int spawned)
 	}
 	if (m.type != REP_MSG_CONFIG)
 		return;
-	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX)
+	if (lc.slots && m.a >= 0 && m.a < REP_SLOTS_MAX) {
 		lc.slot = &lc.slots[m.a];
+		lc_signal_arm_fatal(); /* (the board says how the process ended) */
+	}
 	lc.target = (uint64_t)m.b;
 	lc.online = (m.flags & REP_CF_ONLINE) != 0;
 	lc.halt_check = lc.online || lc.target != REP_NO_TARGET || lc_ntraces();
@@ -381,6 +383,7 @@ static int load_trace(char *why, size_t cap)
 	lc.nev = lc.base + n;
 	lc.data = data;
 	lc.pos = lc.base;
+	lc_signal_arm_fatal();
 	return 0;
 nomem:
 	snprintf(why, cap, "out of memory loading %.200s", path);

@@ -365,6 +365,10 @@ LC_HIDDEN void lc_stdio_close(FILE *f);
  * calls it when one is next, or a death by a signal, which it then reproduces); sigsuspend and pause: 1 when a handler run next ended the
  * wait (it has run).  lc_pids.c: wait until recorded child `rec` has ended (not reaped). */
 LC_HIDDEN void lc_signal_run(void);
+/* A trace that ends with the process's death by a signal it left at the default action:
+ * the signal is caught until the recorded death point (lc_signals.c), called once a trace
+ * is loaded. */
+LC_HIDDEN void lc_signal_arm_fatal(void);
 /* lc_commit, when a HANDLER event is next: run the deferred ones (TRACE_FL_AFTER, LATE). */
 LC_HIDDEN void lc_signal_after(void);
 LC_HIDDEN int lc_signal_wait_due(void);

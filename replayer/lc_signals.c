@@ -238,6 +238,55 @@ static void die_as_recorded(const struct lc_ev *ev)
 		syscall(SYS_rt_sigsuspend, &m, sizeof(m));
 }
 
+/* The signal the recorded process died of, left at its default action by the program (the
+ * trace's last event is a fatal SIGNAL): caught by the LC while the program leaves it so, so
+ * that a replayed sender that gets there first (a shell's `kill`, replayed as soon as the
+ * shell reaches it) does not end the process before its recorded death point, where
+ * die_as_recorded raises it again under the default action.  The program sees the default
+ * action (sigaction, below); an action it sets ends the catch.  0: none. */
+static int fatal_sig;
+
+static void fatal_catch(int sig)
+{
+	(void)sig; /* (the death comes at its recorded point) */
+}
+
+void lc_signal_arm_fatal(void)
+{
+	const struct lc_ev *last;
+	struct sigaction cur, k;
+	int sig;
+
+	if (fatal_sig) {
+		/* a fork's child inherits the catch: its own trace decides anew */
+		memset(&k, 0, sizeof(k));
+		k.sa_handler = SIG_DFL;
+		if (IP_REAL(sigaction)(fatal_sig, NULL, &cur) == 0 && cur.sa_handler == fatal_catch)
+			IP_REAL(sigaction)(fatal_sig, &k, NULL);
+		fatal_sig = 0;
+	}
+	/* the process's fate, which the GD read from its last image (a kill may come before
+	 * the exec that starts it); else this image's last event */
+	sig = lc.slot ? lc.slot->fatal_sig : 0;
+	if (!sig && lc.ev && lc.nev > lc.base) {
+		last = &lc.ev[lc.nev - lc.base - 1];
+		if (last->kind == TRACE_EV_SIGNAL && last->naux >= 1 && last->aux[0] == 1)
+			sig = (int)last->result;
+	}
+	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP ||
+	    sig == SIGABRT || (held & bit(sig)))
+		return;
+	if (IP_REAL(sigaction)(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_handler != SIG_DFL)
+		return;
+	memset(&k, 0, sizeof(k));
+	k.sa_handler = fatal_catch;
+	sigemptyset(&k.sa_mask);
+	k.sa_flags = SA_RESTART;
+	if (IP_REAL(sigaction)(sig, &k, NULL) == 0)
+		fatal_sig = sig;
+}
+
 void lc_signal_run(void)
 {
 	const struct lc_ev *ev = peek_raw();
@@ -291,8 +340,15 @@ int lc_signal_wait_due(void)
 {
 	const struct lc_ev *ev;
 
-	if (!lc_on() || !(ev = lc_peek_now()) || ev->kind != TRACE_EV_HANDLER ||
-	    ev->call != TRACE_CALL_HANDLER)
+	if (!lc_on() || !(ev = lc_peek_now()))
+		return 0;
+	if (ev->kind == TRACE_EV_SIGNAL && fatal_sig) {
+		/* the wait ended in the death recorded next: the signal came already (caught, or
+		 * still to come): it ends here */
+		lc_signal_run();
+		return 0;
+	}
+	if (ev->kind != TRACE_EV_HANDLER || ev->call != TRACE_CALL_HANDLER)
 		return 0;
 	lc_signal_run();
 	return 1;
@@ -312,6 +368,22 @@ LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 {
 	int was = sig > 0 && sig < 65 && (held & bit(sig)), r, e;
 	struct sigaction prev, k;
+
+	if (__builtin_expect(fatal_sig != 0, 0) && sig == fatal_sig && !lc_internal()) {
+		/* the program sees the default action it left; setting one ends the catch */
+		if (act) {
+			fatal_sig = 0;
+			memset(&k, 0, sizeof(k));
+			k.sa_handler = SIG_DFL;
+			IP_REAL(sigaction)(sig, &k, NULL);
+		} else {
+			if (old) {
+				memset(old, 0, sizeof(*old));
+				old->sa_handler = SIG_DFL;
+			}
+			return 0;
+		}
+	}
 
 	if (was)
 		prev = prog[sig];

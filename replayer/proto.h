@@ -142,6 +142,9 @@ struct rep_slot {
 	volatile int32_t rec_pid;     /* the process's pid in the recorded run (the GD writes it,
 	                                 and pid at HELLO: LCs translate pids through the board) */
 	volatile uint64_t wait_len;   /* bytes still missing */
+	volatile int32_t fatal_sig;   /* the signal the recorded process died of, in whichever
+	                                 image (the GD writes it; 0: it did not): its LC catches
+	                                 it until its recorded death point (lc_signals.c) */
 };
 
 /* The framing, one packet per message (proto.c, both sides).  rep_proto_send: 0, or -1 with
