@@ -180,6 +180,17 @@ static int ready_poll(struct pollfd *fds, nfds_t n)
 
 
 
+/* A select on no descriptor: the next event is its own (a recorded sleep, or a handler run
+ * before the call's event), else the recorded run did not sleep here. */
+static int sleep_next(void)
+{
+	const struct lc_ev *ev = lc_peek_now();
+
+	return ev && (ev->kind == TRACE_EV_HANDLER || ev->kind == TRACE_EV_SIGNAL ||
+	              (ev->kind == TRACE_EV_READY &&
+	               (ev->call == TRACE_CALL_SELECT || ev->call == TRACE_CALL_PSELECT)));
+}
+
 static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 {
 	VALUE_EVENT(TRACE_EV_READY, "select");
@@ -489,6 +500,15 @@ LC_EXPORT void encore_mark(const char *key, long value)
 #define LC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
 	if (!lc_on()) \
 		return realcall; \
+	if ((N) <= 0) { /* a sleep: soft (lc_sync.c, lc_sleep_ev) */ \
+		int r_; \
+		if (!sleep_next()) \
+			return realcall; /* one the recorded run did not make */ \
+		lc_trying = 1; \
+		r_ = ready_select(RS, WS, ES); \
+		lc_trying = 0; \
+		return r_; \
+	} \
 	return ready_select(RS, WS, ES)
 #define LC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
 	if (!lc_on()) \

@@ -109,13 +109,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sem_slots FILE | sem_slots --feed FILE\n");
 		return 2;
 	}
-	/* made under a temporary name, then renamed: --feed never maps it half made */
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s.new", argv[1]);
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	/* (--feed reads only a counter that starts at 0: a file still empty is fine) */
+	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || ftruncate(fd, sizeof(*a)) != 0) {
-		perror(tmp);
+		perror(argv[1]);
 		return 1;
 	}
 	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -126,10 +123,6 @@ int main(int argc, char **argv)
 	memset(a, 0, sizeof(*a));
 	if (sem_init(&a->slot[0].sem, 1, 1) != 0 || sem_init(&a->slot[1].sem, 1, 0) != 0) {
 		perror("sem_init");
-		return 1;
-	}
-	if (rename(tmp, argv[1]) != 0) {
-		perror(argv[1]);
 		return 1;
 	}
 	if ((pa = fork()) == 0)
