@@ -172,6 +172,8 @@ static inline int lc_from_alloc(const void *ra)
  * clock read the recorded run did not make is given a value without an event
  * (lc_soft_clock: 1 when *out was filled so, 2 when the real call is to give it). */
 extern __thread int lc_trying LC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* A recorded sleep through select on no descriptor (soft too: lc_sync.c). */
+LC_HIDDEN int lc_sleep_ev(const struct lc_ev *ev);
 extern __thread int lc_soft_clocks LC_HIDDEN __attribute__((tls_model("initial-exec")));
 LC_HIDDEN int lc_try_failed(const struct lc_ev *ev);
 LC_HIDDEN int lc_soft_keeps(const struct lc_ev *ev);

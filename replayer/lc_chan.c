@@ -599,10 +599,30 @@ static int sem_is_shared(const sem_t *s)
 /* The ORDER event taken, whose real call the SYNC event's replay makes (threads). */
 static __thread const struct lc_ev *sem_pending;
 
+/* A successful sem_trywait whose next event is a failed sem_trywait of the same semaphore:
+ * the process drained it (a reset: PostgreSQL's PGSemaphoreReset, at a process's start), so
+ * the count was 0 after it when recorded.  Replay makes it a real sem_trywait, and gives the
+ * success back whether or not the count was there: the semaphore ends at 0 as recorded.  A
+ * blocking wait would wait for ever where the process took, in memory the processes share,
+ * another object than recorded whose semaphore a process before it drained already (which
+ * free PGPROC an auxiliary process takes: plain loads and stores under a spinlock, which
+ * nothing records). */
+static int sem_drained(const struct lc_ev *ev)
+{
+	const struct lc_ev *n;
+
+	if (ev->call != TRACE_CALL_SEM_TRYWAIT || lc.pos + 1 >= lc.nev)
+		return 0;
+	n = &lc.ev[lc.pos + 1 - lc.base];
+	return n->kind == TRACE_EV_ORDER && n->call == TRACE_CALL_SEM_TRYWAIT && n->result < 0 &&
+	       n->err == EAGAIN && n->naux >= 3 && n->aux[1] == ev->aux[1] &&
+	       n->thread == ev->thread;
+}
+
 int lc_share_sem(sem_t *s, int sync, int *r)
 {
 	const struct lc_ev *ev;
-	int e;
+	int e, drain;
 
 	sem_pending = NULL;
 	/* Only a process-shared semaphore has ORDER events (the recorder's test, share.c): a
@@ -624,13 +644,20 @@ int lc_share_sem(sem_t *s, int sync, int *r)
 	if (lc.online)
 		lc_request(lc.pos + 1); /* the GD pulls the holders before it (the analyzer's edges) */
 	sem_turn(ev);
+	drain = sem_drained(ev);
 	lc_commit();
 	if (sync) {
 		sem_pending = ev;
 		return 0;
 	}
-	while (IP_REAL(sem_wait)(s) < 0 && errno == EINTR)
-		;
+	if (drain) {
+		e = errno;
+		IP_REAL(sem_trywait)(s); /* (taken if there: the count ends at 0 either way) */
+		errno = e;
+	} else {
+		while (IP_REAL(sem_wait)(s) < 0 && errno == EINTR)
+			;
+	}
 	sem_taken(ev);
 	*r = 0;
 	return 1;

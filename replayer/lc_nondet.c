@@ -180,6 +180,17 @@ static int ready_poll(struct pollfd *fds, nfds_t n)
 
 
 
+/* A select on no descriptor: the next event is its own (a recorded sleep, or a handler run
+ * before the call's event), else the recorded run did not sleep here. */
+static int sleep_next(void)
+{
+	const struct lc_ev *ev = lc_peek_now();
+
+	return ev && (ev->kind == TRACE_EV_HANDLER || ev->kind == TRACE_EV_SIGNAL ||
+	              (ev->kind == TRACE_EV_READY &&
+	               (ev->call == TRACE_CALL_SELECT || ev->call == TRACE_CALL_PSELECT)));
+}
+
 static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 {
 	VALUE_EVENT(TRACE_EV_READY, "select");
@@ -287,7 +298,29 @@ static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *re
 	}
 }
 
-static int ready_epoll(int epfd, struct epoll_event *out, int max)
+/* A wait that timed out when recorded (result 0) waited its whole timeout, while the other
+ * processes went on: what they did meanwhile, in memory they share with it, is what it found
+ * after (PostgreSQL's background writer sleeps 200 ms, then reads whether recovery is over,
+ * a flag the startup process sets).  Replay waits that timeout too, up to LC_PACE_MS, before
+ * giving the result back (no longer than the recorded run waited; the others are not
+ * waited for: nothing says how far they went). */
+#define LC_PACE_MS 1000
+
+static void pace(int ms)
+{
+	struct timespec t;
+
+	if (ms <= 0 || !lc_on() || lc.done || (lc.target != REP_NO_TARGET && lc.pos >= lc.target))
+		return;
+	if (ms > LC_PACE_MS)
+		ms = LC_PACE_MS;
+	t.tv_sec = ms / 1000;
+	t.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (syscall(SYS_nanosleep, &t, &t) != 0 && errno == EINTR)
+		;
+}
+
+static int ready_epoll(int epfd, struct epoll_event *out, int max, int timeout)
 {
 	VALUE_EVENT(TRACE_EV_READY, "epoll_wait");
 	int r = (int)ev->result;
@@ -318,6 +351,12 @@ static int ready_epoll(int epfd, struct epoll_event *out, int max)
 		if (n > nrec)
 			n = nrec;
 		memcpy(out, rec, n * sz);
+	}
+	if (r == 0) {
+		int e = errno;
+
+		pace(timeout);
+		errno = e;
 	}
 	if (r < 0)
 		errno = ev->err;
@@ -461,11 +500,20 @@ LC_EXPORT void encore_mark(const char *key, long value)
 #define LC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
 	if (!lc_on()) \
 		return realcall; \
+	if ((N) <= 0) { /* a sleep: soft (lc_sync.c, lc_sleep_ev) */ \
+		int r_; \
+		if (!sleep_next()) \
+			return realcall; /* one the recorded run did not make */ \
+		lc_trying = 1; \
+		r_ = ready_select(RS, WS, ES); \
+		lc_trying = 0; \
+		return r_; \
+	} \
 	return ready_select(RS, WS, ES)
 #define LC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
 	if (!lc_on()) \
 		return realcall; \
-	return ready_epoll(EPFD, EV, MAX)
+	return ready_epoll(EPFD, EV, MAX, timeout) /* (epoll_wait's and epoll_pwait's argument) */
 
 /* The VALUE_CLOCK shape's handler: clock_gettime and gettimeofday are generated too. */
 #define LC_SHAPE_VALUE_CLOCK(nm, wh, call, OUT, CLK, NOCLK, realcall) \

@@ -379,7 +379,19 @@ static int is_try(uint32_t call)
 
 int lc_try_failed(const struct lc_ev *ev)
 {
-	return ev->kind == TRACE_EV_SYNC && ev->result != 0 && is_try(ev->call);
+	return (ev->kind == TRACE_EV_SYNC && ev->result != 0 && is_try(ev->call)) || lc_sleep_ev(ev);
+}
+
+/* A select or pselect on no descriptor that timed out: a sleep (PostgreSQL's pg_usleep, as
+ * its spinlocks back off), which changes nothing but the time, so it is soft as a failed
+ * trylock is: done as a no-op where the process now calls something else (it got the lock
+ * sooner), and a sleep the recorded run did not make is made without an event
+ * (lc_nondet.c). */
+int lc_sleep_ev(const struct lc_ev *ev)
+{
+	return ev->kind == TRACE_EV_READY &&
+	       (ev->call == TRACE_CALL_SELECT || ev->call == TRACE_CALL_PSELECT) && ev->result == 0 &&
+	       ev->data_len == 0;
 }
 
 /* What does not end a lock's slow path: acquisitions, attempts, clock reads. */
