@@ -65,15 +65,20 @@ static void report(int node, int what, const struct token *t)
 		ex_die("cannot report to the root: %s", strerror(errno));
 }
 
+/* SO_REUSEADDR, as servers set it: a node that closes its accepted connection first leaves
+ * it in TIME_WAIT on the listening port for a minute, and a replay started in that minute
+ * binds the recorded port again; Linux lets it only when both sockets have the option (the
+ * accepted one inherits it from here). */
 static int listener(struct sockaddr_in *addr)
 {
 	socklen_t len = sizeof(*addr);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
 	memset(addr, 0, sizeof(*addr));
 	addr->sin_family = AF_INET;
 	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 ||
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 ||
 	    listen(fd, 4) != 0 || getsockname(fd, (struct sockaddr *)addr, &len) != 0)
 		ex_die("cannot listen on 127.0.0.1: %s", strerror(errno));
 	return fd;

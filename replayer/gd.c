@@ -580,7 +580,6 @@ static int poll_round(struct rep *r, int *live, int *outcome)
 			pf[n].fd = r->procs[i].conn;
 			pf[n].events = POLLIN;
 			owner[n++] = &r->procs[i];
-			(*live)++;
 		}
 	if (poll(pf, n, 50) < 0 && errno != EINTR)
 		return TRACE_EIO;
@@ -600,6 +599,10 @@ static int poll_round(struct rep *r, int *live, int *outcome)
 				}
 		}
 	}
+	/* counted after the messages: a HELLO just read makes its connection live, and what its
+	 * process sent after it (it may have ended and been reaped by now) is still to be read */
+	for (i = 0; i < r->nprocs; i++)
+		*live += r->procs[i].conn >= 0;
 	return *outcome >= 0;
 }
 

@@ -314,6 +314,22 @@ static void on_connected(struct rep *r, struct gd_proc *p, int port)
 	give_held(r); /* a held connection's peer may be known now */
 }
 
+/* What the old image of p sent before its exec and the GD has not read yet (a warning): its
+ * process's messages still, read before its connection goes among the pending ones, which
+ * have no process.  A divergence is left there (it ends the replay from there). */
+static void drain_old_image(struct rep *r, struct gd_proc *p)
+{
+	struct rep_msg m;
+	struct gd_proc *q = p;
+	int fd = p->conn, outcome = -1;
+
+	while (p->conn == fd && recv(fd, &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT) >=
+	                        (long)offsetof(struct rep_msg, text) &&
+	       m.type != REP_MSG_DIVERGED && m.type != REP_MSG_HELLO &&
+	       rep__handle(r, fd, &q, &outcome) == 0)
+		;
+}
+
 /* HELLO: a new image (a root, a forked child, after exec) binds its connection to its
  * process, and gets CONFIG: its slot, its target (offline) or floor (online), its simple
  * predicate and the channels of its peers.  0, or 1 when fd stays pending. */
@@ -337,7 +353,9 @@ static int on_hello(struct rep *r, int fd, struct rep_msg *m, struct gd_proc **p
 	    r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
 		/* the same process after exec: its new image's LC replaces the old one, whose
 		 * connection is closed when its end arrives */
-		r->pending[r->npending++] = p->conn;
+		drain_old_image(r, p);
+		if (p->conn >= 0)
+			r->pending[r->npending++] = p->conn;
 		p->conn = -1;
 	}
 	if (!p || p->conn >= 0) {

@@ -1463,6 +1463,62 @@ static uint32_t recorded_nl_pid(const struct lc_ev *ev)
 	return nl.nl_family == AF_NETLINK ? nl.nl_pid : 0;
 }
 
+/* 1 when a TCP connection in TIME_WAIT holds local port `port` (/proc/net/tcp, tcp6): a
+ * recent run's connection, whose socket had no SO_REUSEADDR, so that binding the port again
+ * waits for it to end (a minute).  Only to say so when a bind failed: read with raw calls,
+ * outside the interposers. */
+static int port_in_time_wait(int port)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	char buf[4096 + 256];
+	size_t have = 0;
+
+	for (size_t f = 0; f < 2; f++) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, files[f], O_RDONLY | O_CLOEXEC);
+		long n;
+
+		if (fd < 0)
+			continue;
+		have = 0;
+		while ((n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+			char *p = buf, *nl;
+
+			have += (size_t)n;
+			buf[have] = '\0';
+			while ((nl = strchr(p, '\n'))) {
+				const char *l = p;
+				unsigned lport, st;
+
+				*nl = '\0';
+				p = nl + 1;
+				/* "  sl: LOCALADDR:PORT REMADDR:PORT ST ..." (hex), TIME_WAIT is 06 */
+				if (sscanf(l, "%*d: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", &lport,
+				           &st) == 2 && (int)lport == port && st == 6) {
+					syscall(SYS_close, fd);
+					return 1;
+				}
+			}
+			have = (size_t)(buf + have - p);
+			if (have >= sizeof(buf) / 2)
+				have = 0; /* (no line is that long) */
+			memmove(buf, p, have);
+		}
+		syscall(SYS_close, fd);
+	}
+	return 0;
+}
+
+/* Why a recorded port could not be bound again: a connection in TIME_WAIT, or another
+ * socket. */
+static const char *port_taken_why(int port)
+{
+	return port_in_time_wait(port) ?
+	       "a connection in TIME_WAIT holds it (the recorded run's, its socket without "
+	       "SO_REUSEADDR, or another program's): replay again in a minute, when it has "
+	       "ended" :
+	       "free it (another process holds it?) and replay again";
+}
+
 /* Recorded ports are bound again: a program that asked for any port (0) gets the one it got
  * when recorded, so that peers told that number (another root of the session, a port file)
  * find it.  A netlink socket likewise gets its recorded port id (the kernel's choice is the
@@ -1503,9 +1559,12 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	if (r != 0 && nlpid)
 		r = IP_REAL(bind)(fd, asked, len);
 	if (r != 0) {
+		int e = errno;
+
 		describe_addr(addr, len, where, sizeof(where));
-		lc_diverge("bind to %s failed: %s; the recorded run had it: free it (another "
-		           "process holds it?) and replay again", where, strerror(errno));
+		lc_diverge("bind to %s failed: %s; the recorded run had it: %s", where, strerror(e),
+		           e == EADDRINUSE && sa_port(addr, len) ? port_taken_why(sa_port(addr, len)) :
+		           "free it (another process holds it?) and replay again");
 	}
 	lc_commit();
 	return 0;
@@ -1529,9 +1588,12 @@ LC_EXPORT int listen(int fd, int backlog)
 
 		sa_set_port(&ss, port);
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (IP_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0)
-			lc_diverge("listen: the recorded port %d is taken (%s): free it and replay again",
-			           port, strerror(errno));
+		if (IP_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0) {
+			int e = errno;
+
+			lc_diverge("listen: the recorded port %d is taken (%s): %s", port, strerror(e),
+			           e == EADDRINUSE ? port_taken_why(port) : "free it and replay again");
+		}
 	}
 	if (IP_REAL(listen)(fd, backlog) != 0)
 		lc_diverge("listen on fd %d failed: %s", fd, strerror(errno));

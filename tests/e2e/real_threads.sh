@@ -3,7 +3,11 @@
 # thread of its own, CPython's locks on semaphores) with four concurrent curl clients, all
 # in one recorded session; each recording replays to the end with the recorded output (the
 # handler names the thread that served it), and halts at a simple predicate exactly at
-# `encore inf`'s cut with every thread stopped (replayer/README.md, "Threads").
+# `encore inf`'s cut with every thread stopped (replayer/README.md, "Threads").  The switch
+# interval is long: CPython's forced GIL switch (a thread that waited 5 ms for the GIL asks
+# the holder to drop it through an atomic flag, which replay does not order: README.md,
+# "Threads") would make some replays diverge where the holder saw the request; the threads
+# still take turns at every blocking call (accept, recv, send, lock waits).
 # Usage: real_threads.sh ENCORE
 set -eu
 encore=$1
@@ -21,6 +25,7 @@ base=$(basename "$py")
 
 cat > "$real_tmp/srv.py" <<'PY'
 import http.server, subprocess, sys, threading
+sys.setswitchinterval(1000)  # no forced GIL switch (see the top of this file)
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = ("hello %s from %s\n" % (self.path, threading.current_thread().name)).encode()
