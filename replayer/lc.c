@@ -753,9 +753,16 @@ const struct lc_ev *lc_expect(uint32_t kind, int fd, const char *what)
 again:
 	lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 	if (__builtin_expect(lc.pos < lc.nev && (lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER ||
-	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0))
+	                                         lc.ev[lc.pos - lc.base].kind == TRACE_EV_SIGNAL), 0)) {
+		uint64_t at = lc.pos;
+
 		lc_signal_run(); /* a signal's handler ran, or the process died of one, here when
 		                    recorded (lc_signals.c) */
+		if (lc.pos != at)
+			goto again; /* the event after the run may be another thread's: our turn
+			               again first (a handler run while blocked in a read, then the
+			               other thread's events, then the read's EINTR) */
+	}
 	if (__builtin_expect(lc.halt_check, 0))
 		lc_maybe_halt();
 	if (__builtin_expect(lc.pos >= lc.nev, 0))
