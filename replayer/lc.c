@@ -132,14 +132,25 @@ static int ctl_connect(void)
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" REP_SUBDIR "/" REP_CTL,
 	                     lc.dir) >= sizeof(sa.sun_path))
 		return -1;
-	fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
+	for (int tries = 0;; tries++) {
+		struct timespec ts = { 0, 1000000 };
+		int e;
+
+		fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		if (syscall(SYS_connect, fd, &sa, sizeof(sa)) == 0)
+			return move_high(fd);
+		e = errno;
 		syscall(SYS_close, fd);
-		return -1;
+		/* a signal (the program's, or one a replayed peer sent), or the GD's backlog full
+		 * while many processes start: again, for a second at most; without its GD the
+		 * process would run unreplayed */
+		if ((e != EINTR && e != EAGAIN && e != ECONNREFUSED) || tries >= 1000)
+			return -1;
+		if (e != EINTR)
+			syscall(SYS_nanosleep, &ts, NULL);
 	}
-	return move_high(fd);
 }
 
 static void board_map(void)
