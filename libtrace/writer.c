@@ -776,7 +776,9 @@ fail:
 /* The clock value of ev as a delta from the previous value of its clock (F_CLOCK), or 0 when
  * its value goes as data: not a clock with a compact form, or its chunk's first of that clock
  * (which sets the base, as it does for the reader).  *delta is the zigzag. */
-static int clock_delta(struct trace_writer *w, const struct trace_event *ev, uint64_t *delta)
+__attribute__((always_inline)) static inline int clock_delta(struct trace_writer *w,
+                                                              const struct trace_event *ev,
+                                                              uint64_t *delta)
 {
 	int slot = fmt_clock_slot(ev->kind, ev->call, ev->naux, ev->naux ? ev->aux[0] : 0);
 	int64_t v;
@@ -792,8 +794,8 @@ static int clock_delta(struct trace_writer *w, const struct trace_event *ev, uin
 	return 1;
 }
 
-/* A varint, the one- and two-byte cases (most fields of most events) inline, the rest out of
- * line. */
+/* A varint, up to three bytes (most fields of most events, clock deltas) inline, the rest out
+ * of line. */
 __attribute__((noinline)) static uint8_t *put_varint_long(uint8_t *p, uint64_t v)
 {
 	return p + put_varint(p, v);
@@ -809,6 +811,12 @@ static inline uint8_t *put_vu(uint8_t *p, uint64_t v)
 		p[0] = (uint8_t)(v | 0x80);
 		p[1] = (uint8_t)(v >> 7);
 		return p + 2;
+	}
+	if (v < 0x200000) { /* clock deltas of a few microseconds in nanoseconds */
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return p + 3;
 	}
 	return put_varint_long(p, v);
 }
