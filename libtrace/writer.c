@@ -794,8 +794,8 @@ __attribute__((always_inline)) static inline int clock_delta(struct trace_writer
 	return 1;
 }
 
-/* A varint, up to three bytes (most fields of most events, clock deltas) inline, the rest out
- * of line. */
+/* A varint, up to four bytes (most fields of most events, clock and stamp deltas) inline, the
+ * rest out of line. */
 __attribute__((noinline)) static uint8_t *put_varint_long(uint8_t *p, uint64_t v)
 {
 	return p + put_varint(p, v);
@@ -817,6 +817,13 @@ static inline uint8_t *put_vu(uint8_t *p, uint64_t v)
 		p[1] = (uint8_t)((v >> 7) | 0x80);
 		p[2] = (uint8_t)(v >> 14);
 		return p + 3;
+	}
+	if (v < 0x10000000) { /* display stamps' deltas, up to 134 ms */
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)((v >> 14) | 0x80);
+		p[3] = (uint8_t)(v >> 21);
+		return p + 4;
 	}
 	return put_varint_long(p, v);
 }

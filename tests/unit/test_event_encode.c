@@ -30,13 +30,14 @@ static uint64_t next(uint64_t *s)
 /* A value of every varint length, sign and zero. */
 static int64_t value(uint64_t *s)
 {
-	switch (next(s) % 7) {
+	switch (next(s) % 8) {
 	case 0: return 0;
 	case 1: return (int64_t)(next(s) % 64);
 	case 2: return -(int64_t)(next(s) % 64);
 	case 3: return (int64_t)(next(s) % 20000);
 	case 4: return (int64_t)(next(s) % 3000000);
 	case 5: return (int64_t)next(s);
+	case 6: return (int64_t)(next(s) % (1ull << 30));
 	default: return -(int64_t)(next(s) % 1000000);
 	}
 }
@@ -61,6 +62,8 @@ static void make(struct trace_event *ev, uint64_t i, uint8_t clock[16])
 	ev->len = next(&s) % 3 == 0 ? (uint64_t)value(&s) : ev->result > 0 ? (uint64_t)ev->result : 0;
 	/* increasing stamps, as the recorder's (deltas of any size, and 0: none) */
 	ev->time_ns = next(&s) % 4 == 0 ? 1000000000ull + i * 7919 + next(&s) % 5000 : 0;
+	if (ev->time_ns && i % 50 == 0)
+		ev->time_ns += (i / 50) * 150000000ull; /* a delta past four bytes */
 	ev->flags = next(&s) % 6 == 0 ? (uint32_t)(next(&s) % 1024) + 1 : 0;
 	ev->has_hash = next(&s) % 6 == 0;
 	ev->hash = ev->has_hash ? (uint32_t)next(&s) : 0;
