@@ -1272,16 +1272,14 @@ __attribute__((target("sse4.2"), always_inline)) static inline uint32_t hash_hw(
 	return ~c;
 }
 
-/* hash_bytes with the instruction: one call per send or receive, the short case (a few bytes:
- * a reply of redis) in it. */
-__attribute__((target("sse4.2"), noinline)) static uint32_t hash_bytes_hw(uint32_t h,
-                                                                          const struct bytes *b,
-                                                                          size_t n)
+/* hash_bytes with the instruction, for an iovec (out of line: the one buffer's case below
+ * then saves no register). */
+__attribute__((target("sse4.2"), noinline)) static uint32_t hash_iov_hw(uint32_t h,
+                                                                        const struct bytes *b,
+                                                                        size_t n)
 {
 	int i;
 
-	if (b->buf)
-		return hash_hw(h, b->buf, n);
 	for (i = 0; i < b->iovcnt && n; i++) {
 		size_t k = b->iov[i].iov_len < n ? b->iov[i].iov_len : n;
 
@@ -1290,21 +1288,25 @@ __attribute__((target("sse4.2"), noinline)) static uint32_t hash_bytes_hw(uint32
 	}
 	return h;
 }
+
+/* hash_bytes with the instruction: one call per send or receive, the short case (a few bytes:
+ * a reply of redis) in it. */
+__attribute__((target("sse4.2"), noinline)) static uint32_t hash_bytes_hw(uint32_t h,
+                                                                          const struct bytes *b,
+                                                                          size_t n)
+{
+	if (b->buf)
+		return hash_hw(h, b->buf, n);
+	return hash_iov_hw(h, b, n);
+}
 #endif
 
-/* The hash of the first n bytes the call moved (one buffer or an iovec). */
-static uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
+/* hash_bytes without it. */
+__attribute__((noinline)) static uint32_t hash_bytes_sw(uint32_t h, const struct bytes *b,
+                                                        size_t n)
 {
 	int i;
 
-#if defined(__x86_64__)
-	if (__builtin_expect(have_crc_insn < 0, 0)) {
-		__builtin_cpu_init();
-		have_crc_insn = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-	}
-	if (__builtin_expect(have_crc_insn, 1))
-		return hash_bytes_hw(h, b, n);
-#endif
 	if (b->buf)
 		return trace_hash(h, b->buf, n);
 	for (i = 0; i < b->iovcnt && n; i++) {
@@ -1314,6 +1316,20 @@ static uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
 		n -= k;
 	}
 	return h;
+}
+
+/* The hash of the first n bytes the call moved (one buffer or an iovec). */
+static inline uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(have_crc_insn < 0, 0)) {
+		__builtin_cpu_init();
+		have_crc_insn = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	}
+	if (__builtin_expect(have_crc_insn, 1))
+		return hash_bytes_hw(h, b, n);
+#endif
+	return hash_bytes_sw(h, b, n);
 }
 
 /* A datagram sent on a UDP or Unix datagram socket: what the analyzer needs to find the
