@@ -900,7 +900,8 @@ __attribute__((always_inline)) static inline size_t encode_event(struct trace_wr
 				p = put_vu(p, zigzag(ev->aux[i]));
 		}
 		if (ev->data_len) {
-			if (ev->kind == TRACE_EV_CLOCK && w->compact_clock && clock_delta(w, ev, &delta)) {
+			if (ev->kind == TRACE_EV_CLOCK && w->compact_clock &&
+			    clock_delta(w, ev, &delta)) {
 				mask |= F_CLOCK;
 				p = put_vu(p, delta);
 			} else {
