@@ -776,7 +776,9 @@ fail:
 /* The clock value of ev as a delta from the previous value of its clock (F_CLOCK), or 0 when
  * its value goes as data: not a clock with a compact form, or its chunk's first of that clock
  * (which sets the base, as it does for the reader).  *delta is the zigzag. */
-static int clock_delta(struct trace_writer *w, const struct trace_event *ev, uint64_t *delta)
+__attribute__((always_inline)) static inline int clock_delta(struct trace_writer *w,
+                                                              const struct trace_event *ev,
+                                                              uint64_t *delta)
 {
 	int slot = fmt_clock_slot(ev->kind, ev->call, ev->naux, ev->naux ? ev->aux[0] : 0);
 	int64_t v;
@@ -792,60 +794,135 @@ static int clock_delta(struct trace_writer *w, const struct trace_event *ev, uin
 	return 1;
 }
 
-/* An event's head (everything but its data bytes) into dst; returns its length.  *with_data:
- * whether the data bytes follow (a compact clock value has none). */
-static size_t encode_event(struct trace_writer *w, uint8_t *dst, const struct trace_event *ev,
-                           int *with_data)
+/* A varint, up to four bytes (most fields of most events, clock and stamp deltas) inline, the
+ * rest out of line. */
+__attribute__((noinline)) static uint8_t *put_varint_long(uint8_t *p, uint64_t v)
 {
-	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0, delta = 0;
-	uint32_t mask = 0, i;
-	size_t n = 0;
-
-	if (ev->channel) mask |= F_CHANNEL;
-	if (ev->result) mask |= F_RESULT;
-	if (ev->site) mask |= F_SITE;
-	if (ev->fd != -1) mask |= F_FD;
-	if (ev->call) mask |= F_CALL;
-	if (ev->time_ns) mask |= F_TIME;
-	if (ev->len != deflen) mask |= F_LEN;
-	if (ev->err) mask |= F_ERR;
-	if (ev->flags) mask |= F_FLAGS;
-	if (ev->has_hash) mask |= F_HASH;
-	if (ev->naux) mask |= F_AUX;
-	if (ev->data_len) mask |= F_DATA;
-	if (ev->kind == TRACE_EV_CLOCK && w->compact_clock && clock_delta(w, ev, &delta))
-		mask = (mask & ~(uint32_t)F_DATA) | F_CLOCK;
-	*with_data = (mask & F_DATA) != 0;
-
-	dst[n++] = (uint8_t)ev->kind;
-	n += put_varint(dst + n, mask);
-	if (mask & F_CHANNEL) n += put_varint(dst + n, ev->channel);
-	if (mask & F_RESULT) n += put_varint(dst + n, zigzag(ev->result));
-	if (mask & F_SITE) n += put_varint(dst + n, ev->site);
-	if (mask & F_FD) n += put_varint(dst + n, zigzag(ev->fd));
-	if (mask & F_CALL) n += put_varint(dst + n, ev->call);
-	if (mask & F_TIME) {
-		n += put_varint(dst + n, zigzag((int64_t)(ev->time_ns - w->last_time)));
-		w->last_time = ev->time_ns;
-	}
-	if (mask & F_LEN) n += put_varint(dst + n, ev->len);
-	if (mask & F_ERR) n += put_varint(dst + n, (uint32_t)ev->err);
-	if (mask & F_FLAGS) n += put_varint(dst + n, ev->flags);
-	if (mask & F_HASH) {
-		put_u32(dst + n, ev->hash);
-		n += 4;
-	}
-	if (mask & F_AUX) {
-		n += put_varint(dst + n, ev->naux);
-		for (i = 0; i < ev->naux; i++)
-			n += put_varint(dst + n, zigzag(ev->aux[i]));
-	}
-	if (mask & F_DATA) n += put_varint(dst + n, ev->data_len);
-	if (mask & F_CLOCK) n += put_varint(dst + n, delta);
-	return n;
+	return p + put_varint(p, v);
 }
 
-int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
+static inline uint8_t *put_vu(uint8_t *p, uint64_t v)
+{
+	if (__builtin_expect(v < 0x80, 1)) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (v < 0x4000) { /* call sites past the 127th, results and lengths below 16 KiB */
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return p + 2;
+	}
+	if (v < 0x200000) { /* clock deltas of a few microseconds in nanoseconds */
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return p + 3;
+	}
+	if (v < 0x10000000) { /* display stamps' deltas, up to 134 ms */
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)((v >> 7) | 0x80);
+		p[2] = (uint8_t)((v >> 14) | 0x80);
+		p[3] = (uint8_t)(v >> 21);
+		return p + 4;
+	}
+	return put_varint_long(p, v);
+}
+
+/* An event's head (everything but its data bytes) into dst; returns its length.  *with_data:
+ * whether the data bytes follow (a compact clock value has none).
+ *
+ * One pass over the fields, each tested once: the mask's length is known before its bits
+ * (two bytes exactly when a field from F_ERR up is present, and data or a clock value is
+ * there exactly when data_len is not 0), so the fields are written in place after it while
+ * the mask is gathered, and the mask is filled in last.  The bytes are those of the field
+ * by field encoding in schemas/trace-format.md, "Events". */
+__attribute__((always_inline)) static inline size_t encode_event(struct trace_writer *w,
+                                                                 uint8_t *dst,
+                                                                 const struct trace_event *ev,
+                                                                 int *with_data)
+{
+	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
+	int big = (ev->data_len | (uint32_t)ev->err | ev->flags | ev->naux |
+	           (uint32_t)(ev->has_hash != 0)) != 0;
+	uint8_t *p = dst + 2 + big;
+	uint32_t mask = 0, i;
+
+	*with_data = 0;
+	if (ev->channel) {
+		mask |= F_CHANNEL;
+		p = put_vu(p, ev->channel);
+	}
+	if (ev->result) {
+		mask |= F_RESULT;
+		p = put_vu(p, zigzag(ev->result));
+	}
+	if (ev->site) {
+		mask |= F_SITE;
+		p = put_vu(p, ev->site);
+	}
+	if (ev->fd != -1) {
+		mask |= F_FD;
+		p = put_vu(p, zigzag(ev->fd));
+	}
+	if (ev->call) {
+		mask |= F_CALL;
+		p = put_vu(p, ev->call);
+	}
+	if (ev->time_ns) {
+		mask |= F_TIME;
+		p = put_vu(p, zigzag((int64_t)(ev->time_ns - w->last_time)));
+		w->last_time = ev->time_ns;
+	}
+	if (ev->len != deflen) {
+		mask |= F_LEN;
+		p = put_vu(p, ev->len);
+	}
+	if (big) {
+		uint64_t delta;
+
+		if (ev->err) {
+			mask |= F_ERR;
+			p = put_vu(p, (uint32_t)ev->err);
+		}
+		if (ev->flags) {
+			mask |= F_FLAGS;
+			p = put_vu(p, ev->flags);
+		}
+		if (ev->has_hash) {
+			mask |= F_HASH;
+			put_u32(p, ev->hash);
+			p += 4;
+		}
+		if (ev->naux) {
+			mask |= F_AUX;
+			p = put_vu(p, ev->naux);
+			for (i = 0; i < ev->naux; i++)
+				p = put_vu(p, zigzag(ev->aux[i]));
+		}
+		if (ev->data_len) {
+			if (ev->kind == TRACE_EV_CLOCK && w->compact_clock &&
+			    clock_delta(w, ev, &delta)) {
+				mask |= F_CLOCK;
+				p = put_vu(p, delta);
+			} else {
+				mask |= F_DATA;
+				p = put_vu(p, ev->data_len);
+				*with_data = 1;
+			}
+		}
+		dst[1] = (uint8_t)(mask | 0x80);
+		dst[2] = (uint8_t)(mask >> 7); /* F_KNOWN: below 1 << 14 */
+	} else {
+		dst[1] = (uint8_t)mask;
+	}
+	dst[0] = (uint8_t)ev->kind;
+	return (size_t)(p - dst);
+}
+
+/* trace_writer_event's general path: a checkpoint or thread record due, the head near the
+ * chunk's end, a budget's table to keep, an invalid event. */
+__attribute__((noinline)) static int event_slow(struct trace_writer *w,
+                                                const struct trace_event *ev)
 {
 	uint8_t buf[EVENT_HEAD_MAX];
 	size_t n;
@@ -867,27 +944,51 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	}
 	record_start(w, 1);
 	if (w->cap - w->used > EVENT_HEAD_MAX) {
-		/* the common case: the head fits before the chunk's end, so it is encoded in place
-		 * (the commit below is what makes it count, as for a copied one) */
+		/* the head fits before the chunk's end, so it is encoded in place (the commit below
+		 * is what makes it count, as for a copied one) */
 		w->used += (uint32_t)encode_event(w, w->data + w->used, ev, &with_data);
 	} else {
 		n = encode_event(w, buf, ev, &with_data);
 		if ((rc = append(w, buf, n)) != 0)
 			return rc;
 	}
+	if (with_data && (rc = append(w, ev->data, ev->data_len)) != 0)
+		return rc;
+	w->count++;
+	record_commit(w);
+	if (w->ck)
+		ck_event(w, ev);
+	return 0;
+}
+
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
+{
+	int with_data;
+
+	/* The common case, tested at once: nothing due, the same thread as the last event, no
+	 * budget, a valid event whose head fits before the chunk's end. */
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     ev->thread != w->thread || ev->kind - 1u >= REC_STACK - 1u ||
+	                     ev->naux > TRACE_AUX_MAX || w->cap - w->used <= EVENT_HEAD_MAX, 0))
+		return event_slow(w, ev);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	w->used += (uint32_t)encode_event(w, w->data + w->used, ev, &with_data);
 	if (with_data) {
 		if (ev->data_len < w->cap - w->used) {
 			/* fits before the chunk's end (which would flush): no call */
 			memcpy(w->data + w->used, ev->data, ev->data_len);
 			w->used += ev->data_len;
-		} else if ((rc = append(w, ev->data, ev->data_len)) != 0) {
-			return rc;
+		} else {
+			int rc = append(w, ev->data, ev->data_len);
+
+			if (rc != 0)
+				return rc;
 		}
 	}
 	w->count++;
 	record_commit(w);
-	if (w->ck)
-		ck_event(w, ev);
 	return 0;
 }
 

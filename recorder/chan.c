@@ -1218,6 +1218,8 @@ crc_3way(uint64_t c, const uint8_t *p, size_t L, const uint32_t (*tab)[4][256])
 	uint64_t c1 = 0, c2 = 0, w0, w1, w2;
 	size_t i;
 
+	/* unrolled whole (L is a constant here): no loop counter between the loads */
+#pragma GCC unroll 32
 	for (i = 0; i < L; i += 8) {
 		memcpy(&w0, p + i, 8);
 		memcpy(&w1, p + L + i, 8);
@@ -1257,7 +1259,9 @@ __attribute__((target("sse4.2"), noinline)) static uint32_t hash_long(uint32_t h
 	return ~(uint32_t)c;
 }
 
-__attribute__((target("sse4.2"))) static uint32_t hash_hw(uint32_t h, const uint8_t *p, size_t n)
+__attribute__((target("sse4.2"), always_inline)) static inline uint32_t hash_hw(uint32_t h,
+                                                                                const uint8_t *p,
+                                                                                size_t n)
 {
 	uint32_t c = ~h;
 
@@ -1267,9 +1271,55 @@ __attribute__((target("sse4.2"))) static uint32_t hash_hw(uint32_t h, const uint
 		c = __builtin_ia32_crc32qi(c, *p++);
 	return ~c;
 }
+
+/* hash_bytes with the instruction, for an iovec (out of line: the one buffer's case below
+ * then saves no register). */
+__attribute__((target("sse4.2"), noinline)) static uint32_t hash_iov_hw(uint32_t h,
+                                                                        const struct bytes *b,
+                                                                        size_t n)
+{
+	int i;
+
+	for (i = 0; i < b->iovcnt && n; i++) {
+		size_t k = b->iov[i].iov_len < n ? b->iov[i].iov_len : n;
+
+		h = hash_hw(h, b->iov[i].iov_base, k);
+		n -= k;
+	}
+	return h;
+}
+
+/* hash_bytes with the instruction: one call per send or receive, the short case (a few bytes:
+ * a reply of redis) in it. */
+__attribute__((target("sse4.2"), noinline)) static uint32_t hash_bytes_hw(uint32_t h,
+                                                                          const struct bytes *b,
+                                                                          size_t n)
+{
+	if (b->buf)
+		return hash_hw(h, b->buf, n);
+	return hash_iov_hw(h, b, n);
+}
 #endif
 
-static inline uint32_t hash_range(uint32_t h, const void *p, size_t n)
+/* hash_bytes without it. */
+__attribute__((noinline)) static uint32_t hash_bytes_sw(uint32_t h, const struct bytes *b,
+                                                        size_t n)
+{
+	int i;
+
+	if (b->buf)
+		return trace_hash(h, b->buf, n);
+	for (i = 0; i < b->iovcnt && n; i++) {
+		size_t k = b->iov[i].iov_len < n ? b->iov[i].iov_len : n;
+
+		h = trace_hash(h, b->iov[i].iov_base, k);
+		n -= k;
+	}
+	return h;
+}
+
+/* The hash of the first n bytes the call moved (one buffer or an iovec). */
+static inline uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
 {
 #if defined(__x86_64__)
 	if (__builtin_expect(have_crc_insn < 0, 0)) {
@@ -1277,25 +1327,9 @@ static inline uint32_t hash_range(uint32_t h, const void *p, size_t n)
 		have_crc_insn = __builtin_cpu_supports("sse4.2") ? 1 : 0;
 	}
 	if (__builtin_expect(have_crc_insn, 1))
-		return hash_hw(h, p, n);
+		return hash_bytes_hw(h, b, n);
 #endif
-	return trace_hash(h, p, n);
-}
-
-/* The hash of the first n bytes the call moved (one buffer or an iovec). */
-static uint32_t hash_bytes(uint32_t h, const struct bytes *b, size_t n)
-{
-	int i;
-
-	if (b->buf)
-		return hash_range(h, b->buf, n);
-	for (i = 0; i < b->iovcnt && n; i++) {
-		size_t k = b->iov[i].iov_len < n ? b->iov[i].iov_len : n;
-
-		h = hash_range(h, b->iov[i].iov_base, k);
-		n -= k;
-	}
-	return h;
+	return hash_bytes_sw(h, b, n);
 }
 
 /* A datagram sent on a UDP or Unix datagram socket: what the analyzer needs to find the
