@@ -628,6 +628,7 @@ void rec_threads_fork_child(void)
 	rec.nthreads = 0;
 	made_next = 0;
 	rec_sync_fork_child();
+	rec_stdio_fork_child();
 }
 
 /* --- fatal signals -------------------------------------------------------------------------

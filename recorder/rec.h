@@ -392,6 +392,11 @@ REC_HIDDEN void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace
  * its ticket (-1: the call failed; -2: not process-shared, or not recorded), then its ORDER
  * event (before sync.c's own event, if any). */
 REC_HIDDEN int64_t rec_share_sem_ticket(const sem_t *s, int r);
+/* The ORDER event of an acquisition of a process-shared semaphore (ticket as above). */
+/* In a fork's child: the scanf capture's buffer is free (stdio.c). */
+REC_HIDDEN void rec_stdio_fork_child(void);
+REC_HIDDEN void rec_share_sem_event(struct trace_event *ev, const sem_t *s, uint32_t call,
+                                    int64_t ticket, int r, int e);
 REC_HIDDEN void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e,
                                   void *ra);
 /* Before sem_post of a process-shared semaphore: its ORDER event (the tickets taken so far:

@@ -288,6 +288,18 @@ int64_t rec_share_sem_ticket(const sem_t *s, int r)
 	return (int64_t)__atomic_fetch_add(&tab[slot - 1].d[0].off, 1, __ATOMIC_ACQ_REL);
 }
 
+void rec_share_sem_event(struct trace_event *ev, const sem_t *s, uint32_t call, int64_t ticket,
+                         int r, int e)
+{
+	rec_event_init(ev, TRACE_EV_ORDER, call, -1);
+	ev->result = r;
+	ev->err = r < 0 ? e : 0;
+	ev->naux = 3;
+	ev->aux[0] = ticket;
+	ev->aux[1] = (int64_t)(uintptr_t)s;
+	ev->aux[2] = 0;
+}
+
 void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int e, void *ra)
 {
 	struct trace_event ev;
@@ -301,13 +313,7 @@ void rec_share_sem_log(const sem_t *s, uint32_t call, int64_t ticket, int r, int
 		rec_sends_settle();
 	if (!rec_enter())
 		return;
-	rec_event_init(&ev, TRACE_EV_ORDER, call, -1);
-	ev.result = r;
-	ev.err = r < 0 ? e : 0;
-	ev.naux = 3;
-	ev.aux[0] = ticket;
-	ev.aux[1] = (int64_t)(uintptr_t)s;
-	ev.aux[2] = 0;
+	rec_share_sem_event(&ev, s, call, ticket, r, e);
 	rec_log(&ev, ra);
 	rec_leave();
 }

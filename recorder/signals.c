@@ -194,6 +194,10 @@ static int same_action(const struct pend *p)
 	const struct sigaction *a = &prog[p->sig];
 	void *fn = (a->sa_flags & SA_SIGINFO) ? (void *)a->sa_sigaction : (void *)a->sa_handler;
 
+	/* (a one-shot handler, SA_RESETHAND: the kernel reset the action as it delivered, and
+	 * the trampoline with it; its run is still due) */
+	if (p->flags & SA_RESETHAND)
+		return 1;
 	return rec_sig_held(p->sig) && fn == p->fn;
 }
 

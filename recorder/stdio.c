@@ -420,24 +420,33 @@ static void scan_after(FILE *f, const struct scan_pre *p, int r, void *ra)
 	rec_log(&ev, ra);
 }
 
+/* (the FILE's lock, recursive, held from the copy to the capture: another thread reading the
+ * same FILE meanwhile would move its pointers) */
 #define REC_SHAPE_SCANF(nm, wh, call, F, FMT, AP, REALV) \
 	({ \
 		FILE *file_ = (F); \
 		struct scan_pre pre_; \
+		flockfile(file_); \
 		scan_before(file_, &pre_); \
 		int r_ = (REALV)(file_, FMT, AP), e = errno; \
 		if (pre_.fd >= 0) { \
 			if (rec_enter()) { \
 				scan_after(file_, &pre_, r_, RA()); \
 				rec_leave(); \
-				errno = e; \
 			} \
 			__atomic_store_n(&scan_busy, 0, __ATOMIC_RELEASE); \
-		} else { \
-			WARN_LOG(file_); \
 		} \
+		funlockfile(file_); \
+		if (pre_.fd < 0) \
+			WARN_LOG(file_); \
+		errno = e; \
 		r_; \
 	})
+
+void rec_stdio_fork_child(void)
+{
+	__atomic_store_n(&scan_busy, 0, __ATOMIC_RELEASE); /* another thread's scan, void here */
+}
 
 REC_EXPORT int ungetc(int c, FILE *f)
 {

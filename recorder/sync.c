@@ -55,6 +55,7 @@ static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
 #define SEND_SLOTS 1024
 static uint64_t send_tickets;
 static uint64_t send_slot[SEND_SLOTS];
+static uint32_t send_slots_used; /* slots ever shown a ticket: observers scan these */
 static uint32_t sends_unslotted;
 static __thread uint64_t *send_mine __attribute__((tls_model("initial-exec")));
 
@@ -81,6 +82,14 @@ int rec_data_order_begin(int fd)
 	/* The ticket, then the slot, both before the real call (sequentially consistent): an
 	 * observer that finds the slot empty read it before this send could start. */
 	if (rec_thread < SEND_SLOTS) {
+		uint32_t used = __atomic_load_n(&send_slots_used, __ATOMIC_SEQ_CST);
+
+		/* (a thread that sends before its creator counted it: rec.nthreads is not yet
+		 * past it, so the slots scanned are the ones ever used) */
+		while (used < rec_thread + 1 &&
+		       !__atomic_compare_exchange_n(&send_slots_used, &used, rec_thread + 1, 0,
+		                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
 		send_mine = &send_slot[rec_thread];
 		__atomic_store_n(send_mine, __atomic_add_fetch(&send_tickets, 1, __ATOMIC_SEQ_CST),
 		                 __ATOMIC_SEQ_CST);
@@ -125,9 +134,7 @@ static int sends_before(uint64_t upto)
 
 	if (__atomic_load_n(&sends_unslotted, __ATOMIC_SEQ_CST))
 		return 1;
-	n = __atomic_load_n(&rec.nthreads, __ATOMIC_RELAXED) + 1;
-	if (n > SEND_SLOTS)
-		n = SEND_SLOTS;
+	n = __atomic_load_n(&send_slots_used, __ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
 		uint64_t t = __atomic_load_n(&send_slot[i], __ATOMIC_SEQ_CST);
 
@@ -511,14 +518,40 @@ REC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 
 /* --- semaphores: 0, or -1 with errno ------------------------------------------------------ */
 
+/* A process-shared semaphore taken by a thread whose synchronisation is logged: its ORDER
+ * event and its SYNC event under one hold of the stream lock, next to each other.  Replay
+ * takes the ORDER event's ticket in turn holding the process's turn, and the SYNC event's
+ * real call gives the ticket's successor its go (replayer/lc_chan.c): another thread's
+ * ticket logged between them made each wait for the other. */
+static void sem_order_sync(const sem_t *s, uint32_t call, int64_t ticket, int r, int e, void *ra)
+{
+	struct trace_event ev;
+
+	if (!rec_busy())
+		rec_sends_settle(); /* (as rec_share_sem_log: what it saw may follow a send of ours) */
+	if (!rec_enter()) {
+		rec_share_sem_log(s, call, ticket, r, e, ra);
+		sync_log(call, s, NULL, r, r < 0 ? e : 0);
+		return;
+	}
+	rec_share_sem_event(&ev, s, call, ticket, r, e);
+	rec_log(&ev, ra);
+	sync_event(call, rec_thread, s, NULL, r, r < 0 ? e : 0);
+	rec_leave();
+}
+
 #define SEM_ACQUIRE(name, call, ...) \
 	do { \
 		int r_ = IP_REAL(name)(__VA_ARGS__), e_ = errno; \
-		/* process-shared: its ticket's ORDER event first (share.c) */ \
-		rec_share_sem_log(s, call, rec_share_sem_ticket(s, r_), r_, e_, \
-		                  __builtin_return_address(0)); \
-		if (sync_on()) \
-			sync_log(call, s, NULL, r_, r_ < 0 ? e_ : 0); \
+		int64_t t_ = rec_share_sem_ticket(s, r_); \
+		if (t_ != -2 && sync_on()) { \
+			sem_order_sync(s, call, t_, r_, e_, __builtin_return_address(0)); \
+		} else { \
+			/* process-shared: its ticket's ORDER event first (share.c) */ \
+			rec_share_sem_log(s, call, t_, r_, e_, __builtin_return_address(0)); \
+			if (sync_on()) \
+				sync_log(call, s, NULL, r_, r_ < 0 ? e_ : 0); \
+		} \
 		errno = e_; \
 		return r_; \
 	} while (0)
@@ -653,9 +686,10 @@ void rec_sync_fork_child(void)
 		memset(data_order, 0, sizeof(data_order)); /* other threads' */
 		data_order_held = 0;
 		inflight = 0;
-		memset(send_slot, 0, sizeof(send_slot));
-		sends_unslotted = 0;
 	}
+	/* (a fork between a send's count going down and its slot's clearing: not its own) */
+	memset(send_slot, 0, sizeof(send_slot));
+	sends_unslotted = 0;
 	data_order_mine = 0;
 	ring_lock = 0;
 	ip_obj_reset(&objs);

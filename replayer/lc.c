@@ -731,8 +731,13 @@ const struct lc_ev *lc_peek(void)
 	for (;;) {
 		lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 		if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER,
-		                     0))
+		                     0)) {
+			uint64_t at = lc.pos;
+
 			lc_signal_run(); /* a signal's handler ran here when recorded (lc_signals.c) */
+			if (lc.pos != at)
+				continue; /* the next may be another thread's: our turn again (lc_expect) */
+		}
 		if (!soft_next())
 			break;
 		if (lc.halt_check)
