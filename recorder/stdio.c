@@ -350,6 +350,7 @@ struct scan_pre {
 	int fd;           /* -1: not captured */
 	size_t n;         /* unread bytes before the call, copied in scan_unread */
 	const char *end;  /* the FILE's read_end before the call */
+	long off;         /* the descriptor's offset before the call (-1: not seekable) */
 };
 /* The copy of a FILE's unread bytes, taken before the call and held across it by one thread
  * at a time (scan_busy: another thread scanning meanwhile is not captured, it never waits),
@@ -375,6 +376,7 @@ static void scan_before(FILE *f, struct scan_pre *p)
 	if (p->n)
 		memcpy(scan_unread, f->_IO_read_ptr, p->n);
 	p->end = f->_IO_read_end;
+	p->off = (long)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 	p->fd = fd;
 }
 
@@ -388,6 +390,17 @@ static void scan_after(FILE *f, const struct scan_pre *p, int r, void *ra)
 
 	if (!c)
 		return;
+	if (p->off >= 0) {
+		/* what the call's refills read, where the descriptor says: more than the buffer
+		 * holds now is more than one refill, whose first bytes are gone (a scan past a
+		 * procfs file's 1 KiB buffer): not captured */
+		long off = (long)syscall(SYS_lseek, p->fd, 0L, SEEK_CUR);
+
+		if (off >= 0 && base && end >= base && off - p->off > (long)(end - base)) {
+			warn_unrecorded(p->fd, ra);
+			return;
+		}
+	}
 	if (ptr && end == p->end && ptr >= end - p->n && ptr <= end &&
 	    memcmp(end - p->n, scan_unread, (size_t)(ptr - (end - p->n))) == 0) {
 		/* no refill (a refill of the same length brings other bytes): what it consumed
