@@ -466,44 +466,34 @@ REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
  * A wait is two events: its start releases the mutex (logged before), its return holds the
  * mutex again (logged after); a signal or broadcast is a release. */
 
+#define COND_WAIT(name, call, ...) \
+	do { \
+		int r_; \
+		if (!sync_on()) \
+			return IP_REAL(name)(__VA_ARGS__); \
+		sync_log(call, c, m, 0, 0); \
+		r_ = IP_REAL(name)(__VA_ARGS__); \
+		sync_log(TRACE_CALL_COND_WAKE, c, m, r_, 0); \
+		return r_; \
+	} while (0)
+
 REC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	int r;
-
-	if (!sync_on())
-		return IP_REAL(pthread_cond_wait)(c, m);
-	sync_log(TRACE_CALL_COND_WAIT, c, m, 0, 0);
-	r = IP_REAL(pthread_cond_wait)(c, m);
-	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
-	return r;
+	COND_WAIT(pthread_cond_wait, TRACE_CALL_COND_WAIT, c, m);
 }
 
 REC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                       const struct timespec *ts)
 {
-	int r;
-
-	if (!sync_on())
-		return IP_REAL(pthread_cond_timedwait)(c, m, ts);
-	sync_log(TRACE_CALL_COND_TIMEDWAIT, c, m, 0, 0);
-	r = IP_REAL(pthread_cond_timedwait)(c, m, ts);
-	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
-	return r;
+	COND_WAIT(pthread_cond_timedwait, TRACE_CALL_COND_TIMEDWAIT, c, m, ts);
 }
 
 REC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
                                       const struct timespec *ts)
 {
-	int r;
-
 	if (!IP_REAL(pthread_cond_clockwait))
 		return ENOSYS;
-	if (!sync_on())
-		return IP_REAL(pthread_cond_clockwait)(c, m, clk, ts);
-	sync_log(TRACE_CALL_COND_TIMEDWAIT, c, m, 0, 0);
-	r = IP_REAL(pthread_cond_clockwait)(c, m, clk, ts);
-	sync_log(TRACE_CALL_COND_WAKE, c, m, r, 0);
-	return r;
+	COND_WAIT(pthread_cond_clockwait, TRACE_CALL_COND_TIMEDWAIT, c, m, clk, ts);
 }
 
 REC_EXPORT int pthread_cond_signal(pthread_cond_t *c)

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shared_area.h"
+
 struct slot {
 	sem_t sem;
 	int owner; /* 0 free, else the child's letter */
@@ -75,19 +77,12 @@ static int child(struct area *a, int who)
 
 static int feed(const char *path)
 {
-	struct area *a = MAP_FAILED;
-	struct stat st;
+	const struct area *a = NULL;
 
 	for (long i = 0; i < 100000000L; i++) {
-		if (a == MAP_FAILED) {
-			int fd = open(path, O_RDONLY);
-
-			if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*a))
-				a = mmap(NULL, sizeof(*a), PROT_READ, MAP_SHARED, fd, 0);
-			if (fd >= 0)
-				close(fd);
-		}
-		if (a != MAP_FAILED && __atomic_load_n(&a->b_took, __ATOMIC_ACQUIRE)) {
+		if (!a)
+			a = shared_area_peek(path, sizeof(*a));
+		if (a && __atomic_load_n(&a->b_took, __ATOMIC_ACQUIRE)) {
 			(void)write(1, "x", 1);
 			return 0;
 		}
@@ -101,7 +96,7 @@ int main(int argc, char **argv)
 {
 	struct area *a;
 	pid_t pa, pb;
-	int fd, sa = 0, sb = 0;
+	int sa = 0, sb = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--feed") == 0)
 		return feed(argv[2]);
@@ -110,16 +105,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* (--feed reads only a counter that starts at 0: a file still empty is fine) */
-	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, sizeof(*a)) != 0) {
-		perror(argv[1]);
+	if (!(a = shared_area_create(argv[1], sizeof(*a))))
 		return 1;
-	}
-	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (a == MAP_FAILED) {
-		perror("mmap");
-		return 1;
-	}
 	memset(a, 0, sizeof(*a));
 	if (sem_init(&a->slot[0].sem, 1, 1) != 0 || sem_init(&a->slot[1].sem, 1, 0) != 0) {
 		perror("sem_init");

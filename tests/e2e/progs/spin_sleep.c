@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared_area.h"
+
 struct area {
 	int lock;  /* 1 held */
 	int slept; /* the child's sleeps so far (read by --feed) */
@@ -26,19 +28,12 @@ struct area {
 
 static int feed(const char *path)
 {
-	struct area *a = MAP_FAILED;
-	struct stat st;
+	const struct area *a = NULL;
 
 	for (long i = 0; i < 100000000L; i++) {
-		if (a == MAP_FAILED) {
-			int fd = open(path, O_RDONLY);
-
-			if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*a))
-				a = mmap(NULL, sizeof(*a), PROT_READ, MAP_SHARED, fd, 0);
-			if (fd >= 0)
-				close(fd);
-		}
-		if (a != MAP_FAILED && __atomic_load_n(&a->slept, __ATOMIC_ACQUIRE) >= 3) {
+		if (!a)
+			a = shared_area_peek(path, sizeof(*a));
+		if (a && __atomic_load_n(&a->slept, __ATOMIC_ACQUIRE) >= 3) {
 			(void)write(1, "x", 1);
 			return 0;
 		}
@@ -53,7 +48,7 @@ int main(int argc, char **argv)
 	char c;
 	struct area *a;
 	pid_t p;
-	int fd, st = 0;
+	int st = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--feed") == 0)
 		return feed(argv[2]);
@@ -62,16 +57,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* (--feed reads only a counter that starts at 0: a file still empty is fine) */
-	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, sizeof(*a)) != 0) {
-		perror(argv[1]);
+	if (!(a = shared_area_create(argv[1], sizeof(*a))))
 		return 1;
-	}
-	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (a == MAP_FAILED) {
-		perror("mmap");
-		return 1;
-	}
 	a->lock = 1;
 	if ((p = fork()) == 0) {
 		while (__atomic_exchange_n(&a->lock, 1, __ATOMIC_ACQUIRE)) {
