@@ -841,7 +841,7 @@ static int32_t fd_class(int fd, int force)
 	if (v != LC_FD_UNKNOWN)
 		return v;
 	/* another thread may be classifying it at its turn: look once ours came */
-	lc_turn();
+	lc_turn_place();
 	if ((v = lc_fd[fd]) != LC_FD_UNKNOWN)
 		return v;
 	/* The recorder classifies a descriptor at its first use by what it is (fstat): a socket

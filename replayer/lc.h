@@ -147,6 +147,10 @@ static inline void lc_turn(void)
 		lc_turn_wait();
 }
 LC_HIDDEN void lc_turn_done(void);
+/* lc_turn for a call that keeps its place among the other threads' events without being an
+ * event (close, dup: descriptor numbers): 1 at the thread's turn; 0 when it goes ahead before
+ * it, the thread holding the lock the turn's owner waits for (lc_sync.c, "locks held"). */
+LC_HIDDEN int lc_turn_place(void);
 /* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.
  * lc_evfd_io: 1 when fd is one and the call was replayed (*out its result), else 0. */
 extern uint8_t lc_evfd[LC_FD_MAX] LC_HIDDEN;

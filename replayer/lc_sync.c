@@ -123,6 +123,72 @@ static void turn_stuck(const struct lc_ev *next, uint32_t me)
 
 static void turn_wait(void);
 
+/* --- locks held, and the acquire a turn waits in ------------------------------------------
+ * An unlock is no event, so the thread that takes a lock at its turn may find it still held
+ * and wait in the real call, holding the turn, until the holder gets to its unlock.  The
+ * holder gets there without a turn, unless it makes on the way a call that waits for a turn
+ * to keep its place without being an event (a close or dup: descriptor numbers; the first
+ * use of a descriptor): when recorded that call came before the unlock, hence before the
+ * acquire now waiting, so such a call by a thread holding the very lock the turn's owner
+ * waits for goes ahead (lc_turn_place).  The locks a thread holds are those it took at
+ * events and has not released (a few; more are not followed). */
+#define HELD_MAX 16
+static __thread const void *held[HELD_MAX] __attribute__((tls_model("initial-exec")));
+static __thread int nheld __attribute__((tls_model("initial-exec")));
+static const void *acquiring; /* what the thread whose turn it is waits for in a real lock */
+static __thread int placing __attribute__((tls_model("initial-exec")));
+
+static void held_add(const void *obj)
+{
+	if (nheld < HELD_MAX)
+		held[nheld++] = obj;
+}
+
+static void held_del(const void *obj)
+{
+	for (int i = nheld - 1; i >= 0; i--) {
+		if (held[i] == obj) {
+			held[i] = held[--nheld];
+			return;
+		}
+	}
+}
+
+static int held_has(const void *obj)
+{
+	for (int i = 0; obj && i < nheld; i++)
+		if (held[i] == obj)
+			return 1;
+	return 0;
+}
+
+/* The real acquire of obj at the thread's turn (0 when taken), shown while it waits. */
+#define real_acquire(obj, realcall) \
+	({ \
+		int ra_; \
+		__atomic_store_n(&acquiring, (const void *)(obj), __ATOMIC_SEQ_CST); \
+		ra_ = (realcall); \
+		__atomic_store_n(&acquiring, NULL, __ATOMIC_SEQ_CST); \
+		if (ra_ == 0) \
+			held_add(obj); \
+		ra_; \
+	})
+
+int lc_turn_place(void)
+{
+	int e = errno, r;
+
+	if (!lc.threaded)
+		return 1;
+	placing = 1;
+	turn_wait();
+	r = placing == 1;
+	placing = 0;
+	errno = e;
+	return r;
+}
+
+
 /* The program's errno is left as it was (the futex calls set it). */
 void lc_turn_wait(void)
 {
@@ -168,6 +234,14 @@ static void turn_wait(void)
 				lc_wait_state(0, -1, 0, 0);
 			lc.in_turn = 1;
 			return;
+		}
+		if (placing && nheld) {
+			/* (see "locks held" below: polled, the acquirer wakes no one) */
+			if (held_has(__atomic_load_n(&acquiring, __ATOMIC_SEQ_CST))) {
+				placing = 2;
+				return;
+			}
+			ts.tv_nsec = 1000 * 1000;
 		}
 		if (!ended)
 			__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
@@ -581,7 +655,7 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		const struct lc_ev *ev_ = sync_expect(call, obj, NULL); \
 		int r_ = (int)ev_->result; \
 		if (r_ == 0) \
-			r_ = realcall; \
+			r_ = real_acquire(obj, realcall); \
 		lc_commit(); \
 		return r_; \
 	} while (0)
@@ -599,7 +673,7 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		lc_trying = 0; \
 		r_ = (int)ev_->result; \
 		if (r_ == 0) \
-			r_ = realcall; \
+			r_ = real_acquire(obj, realcall); \
 		else \
 			lc_soft_clocks = 1; \
 		lc_commit(); \
@@ -619,17 +693,24 @@ static int unlock_recorded(uint32_t call)
 	return n && n->kind == TRACE_EV_SYNC && n->call == call;
 }
 
-/* A lock's release: an older trace's event made at its turn (the real call, then the commit
- * that lets the acquirer go), else the real call alone. */
+/* A releasing call: the real call, then the commit that lets the acquirer go. */
 #define RELEASE(call, obj, realcall) \
 	do { \
 		int r_; \
-		if (!unlock_recorded(call)) \
-			return realcall; \
 		sync_expect(call, obj, NULL); \
 		r_ = realcall; \
 		lc_commit(); \
 		return r_; \
+	} while (0)
+
+/* A lock's release: an older trace's event made at its turn (as RELEASE), else the real call
+ * alone. */
+#define UNLOCK(call, obj, realcall) \
+	do { \
+		held_del(obj); \
+		if (!unlock_recorded(call)) \
+			return realcall; \
+		RELEASE(call, obj, realcall); \
 	} while (0)
 
 LC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
@@ -667,7 +748,7 @@ LC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_unlock)(m);
-	RELEASE(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
+	UNLOCK(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
 }
 
 LC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
@@ -736,7 +817,7 @@ LC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_rwlock_unlock)(l);
-	RELEASE(TRACE_CALL_RWLOCK_UNLOCK, l, IP_REAL(pthread_rwlock_unlock)(l));
+	UNLOCK(TRACE_CALL_RWLOCK_UNLOCK, l, IP_REAL(pthread_rwlock_unlock)(l));
 }
 
 /* A condition wait: its first event releases the mutex, its second (the recorded return, at
@@ -747,11 +828,12 @@ static int cond_wait(uint32_t call, pthread_cond_t *c, pthread_mutex_t *m)
 	int r;
 
 	sync_expect(call, c, m);
+	held_del(m);
 	IP_REAL(pthread_mutex_unlock)(m);
 	lc_commit();
 	ev = sync_expect(TRACE_CALL_COND_WAKE, c, m);
 	r = (int)ev->result;
-	IP_REAL(pthread_mutex_lock)(m);
+	real_acquire(m, IP_REAL(pthread_mutex_lock)(m));
 	lc_commit();
 	return r;
 }
@@ -922,7 +1004,7 @@ LC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_spin_unlock)(l);
-	RELEASE(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
+	UNLOCK(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
 }
 
 /* pthread_once: the thread that ran init when recorded (result 1) calls the real

@@ -32,11 +32,13 @@
  *            other thread's turn never comes, the stall report must name the spinning one)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -685,6 +687,54 @@ static int sleepsig(void)
 	return 0;
 }
 
+/* --- closelock: a thread closes a file while holding a lock another one waits for -----------
+ * N passes: the holder takes the lock, tells the waiter (an atomic, no event), closes a file
+ * it opened (a close that is no event but keeps its place among the threads' events in
+ * replay: descriptor numbers) and lets go; the waiter takes the lock as soon as it may.  The
+ * unlock is no event, so in replay the waiter's acquire is the turn right after the holder's
+ * acquire, and the waiter waits in the real lock while the holder's close looks for its
+ * place (replayer/README.md, "Threads"). */
+static pthread_mutex_t cl_m = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int cl_holding;
+static int cl_passes;
+static long cl_sum;
+
+static void *cl_waiter(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < cl_passes; i++) {
+		while (atomic_load(&cl_holding) < i + 1)
+			;
+		pthread_mutex_lock(&cl_m);
+		cl_sum += i;
+		pthread_mutex_unlock(&cl_m);
+	}
+	return NULL;
+}
+
+static int closelock(int passes)
+{
+	pthread_t t;
+
+	cl_passes = passes;
+	pthread_create(&t, NULL, cl_waiter, NULL);
+	for (int i = 0; i < passes; i++) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			die("open");
+		pthread_mutex_lock(&cl_m);
+		atomic_store(&cl_holding, i + 1);
+		for (volatile int k = 0; k < 20000; k++) /* the waiter gets to its lock meanwhile */
+			;
+		close(fd);
+		pthread_mutex_unlock(&cl_m);
+	}
+	pthread_join(t, NULL);
+	put("closelock: %d passes, sum %ld\n", passes, cl_sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -704,6 +754,8 @@ int main(int argc, char **argv)
 		return sleepsig();
 	if (argc == 3 && !strcmp(argv[1], "stall"))
 		return stall(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "closelock"))
+		return closelock(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "race"))
 		return race(atol(argv[2]));
 	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
