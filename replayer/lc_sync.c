@@ -202,14 +202,14 @@ static void turn_wait(void)
 {
 	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
 	uint32_t last = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
-	int idle = 0;
+	long idle_ms = 0; /* without a commit: a second of it says who the process waits for */
 
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
 
 		if (seq != last) {
 			last = seq;
-			idle = 0;
+			idle_ms = 0;
 		}
 		uint64_t pos = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE);
 		const struct lc_ev *next = pos < lc.nev ? &lc.ev[pos - lc.base] : NULL;
@@ -247,7 +247,8 @@ static void turn_wait(void)
 			__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
 		if (futex(&lc.turn_seq, FUTEX_WAIT_PRIVATE, seq, &ts) != 0 && errno == ETIMEDOUT &&
-		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq && ++idle >= 4 && !ended)
+		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq &&
+		    (idle_ms += ts.tv_nsec / 1000000) >= 1000 && !ended)
 			turn_stuck(next, me);
 		__atomic_fetch_sub(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
 		if (!ended)
