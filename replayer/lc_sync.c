@@ -681,6 +681,27 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		return r_; \
 	} while (0)
 
+/* Whether this image's trace has unlock events (an older recorder's).  Decided once per image
+ * (the events are in memory; threads that race here compute the same answer). */
+static uint64_t unlocks_scanned; /* lc.loads when scanned (0: never) */
+static int unlocks_logged;
+
+static int unlocks_in_trace(void)
+{
+	if (__atomic_load_n(&unlocks_scanned, __ATOMIC_ACQUIRE) != lc.loads) {
+		int found = 0;
+
+		for (uint64_t i = 0; lc.ev && i < lc.nev - lc.base && !found; i++)
+			found = lc.ev[i].kind == TRACE_EV_SYNC &&
+			        (lc.ev[i].call == TRACE_CALL_MUTEX_UNLOCK ||
+			         lc.ev[i].call == TRACE_CALL_RWLOCK_UNLOCK ||
+			         lc.ev[i].call == TRACE_CALL_SPIN_UNLOCK);
+		__atomic_store_n(&unlocks_logged, found, __ATOMIC_RELAXED);
+		__atomic_store_n(&unlocks_scanned, lc.loads, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&unlocks_logged, __ATOMIC_RELAXED);
+}
+
 /* An unlock recorded by a recorder that logged it (older traces: the thread's next event is
  * that unlock), to be made at its turn; the recorder now logs no unlock, which is then made
  * at once: it never waits, and the thread that takes the lock next, at its turn, waits in
@@ -690,6 +711,8 @@ static int unlock_recorded(uint32_t call)
 	const struct lc_ev *n;
 	uint64_t at = 0;
 
+	if (!unlocks_in_trace())
+		return 0;
 	n = own_next(&at);
 	return n && n->kind == TRACE_EV_SYNC && n->call == call;
 }
