@@ -702,6 +702,17 @@ int cmd_replay(int argc, char **argv)
 				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
 				        "change this machine's files: %s (replayer/README.md, \"Isolation and "
 				        "packed files\")\n", rep_isolation_gaps(r));
+			if (!a.quiet && rep_created_hidden(r))
+				fprintf(stderr, "encore replay: %zu file%s the recording created hidden from "
+				        "the replay (it sees the files as the recording's start did)\n",
+				        rep_created_hidden(r), rep_created_hidden(r) == 1 ? "" : "s");
+			if (rep_created_visible(r))
+				fprintf(stderr, "encore replay: warning: %zu file%s the recording created "
+				        "exist%s now and the replay sees %s (%s): it may diverge there\n",
+				        rep_created_visible(r), rep_created_visible(r) == 1 ? "" : "s",
+				        rep_created_visible(r) == 1 ? "s" : "", rep_created_visible(r) == 1 ?
+				        "it" : "them", rep_scratch(r) ? "under no overlay" :
+				        "--no-isolate cannot hide them");
 			if (!a.quiet && rep_packed_files(r))
 				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
 				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),

@@ -216,6 +216,12 @@ const char *rep_isolation_gaps(const struct rep *r);
  * replay then writes to this machine's files); otherwise NULL. */
 const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
+/* Once rep_start returned: how many paths the recording created (that were not there when
+ * it started) exist now and were hidden from the replayed processes (removed inside their
+ * namespace: replayer/README.md, "Isolation and packed files"); and how many exist now and
+ * the replayed processes see, without isolation or outside every overlay. */
+size_t rep_created_hidden(const struct rep *r);
+size_t rep_created_visible(const struct rep *r);
 /* What replayed processes did otherwise than recorded without diverging ("NAME: WHAT; ..."),
  * or NULL: random bytes asked for before their LC started that differ from the recorded
  * ones (replayer/README.md). */

@@ -1,0 +1,245 @@
+/*
+ * gd_created.c: what the recording itself created, hidden from its replay
+ * (replayer/README.md, "Isolation and packed files").
+ *
+ * A replay runs over the file system as it is after the recording, which holds everything the
+ * recorded run made: make finds its targets up to date, an open with O_CREAT|O_EXCL fails, a
+ * server finds its pid file.  The recorder noted every name a process created where none was
+ * and every name it removed (path records: schemas/trace-format.md, "Paths created").  Here
+ * the GD gathers them from every trace as it checks the traces (rep__created_add), and
+ * decides, per recorded host, which paths the replay must not see (rep__created_plan): those
+ * whose first record in the session, by the recorded wall clock, is a creation (nothing was
+ * there when the recording started; a first record that is a removal means the name was
+ * there, and what it held is gone) and that exist now.  Inside the host's namespace, under
+ * its overlays, the helper removes them (gd_isolate.c, hide_created), deepest first, which
+ * leaves a whiteout in the scratch area's upper layer and the real file system untouched.
+ * A replay without isolation cannot hide them: it counts them, and `encore replay` says so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gd_internal.h"
+
+struct created_rec {
+	char *path;           /* canonical once planned: its directory with links resolved */
+	char *host;           /* META_HOST_ID of the trace that noted it (shared, not owned) */
+	int64_t time_ns;
+	size_t seq;           /* the order of noting, for records of one time */
+	uint32_t op;
+};
+
+struct gd_created {
+	struct created_rec *recs;
+	size_t n, cap;
+	char **hosts;         /* the host ids seen (owned) */
+	size_t nhosts;
+	/* the plan: per path to hide, its host; sorted deepest first (descending) */
+	struct created_rec *hide;
+	size_t nhide;
+	size_t hidden;        /* removed in a namespace (helpers' counts) */
+	size_t not_hidden;    /* there, under no overlay, or their removal failed */
+	int planned;
+};
+
+static struct gd_created *created_get(struct rep *r)
+{
+	if (!r->created)
+		r->created = calloc(1, sizeof(*r->created));
+	return r->created;
+}
+
+static char *host_of(struct gd_created *c, const char *host)
+{
+	char **n;
+
+	for (size_t i = 0; i < c->nhosts; i++)
+		if (strcmp(c->hosts[i], host) == 0)
+			return c->hosts[i];
+	if (!(n = realloc(c->hosts, (c->nhosts + 1) * sizeof(*n))))
+		return NULL;
+	c->hosts = n;
+	if (!(n[c->nhosts] = strdup(host)))
+		return NULL;
+	return n[c->nhosts++];
+}
+
+int rep__created_add(struct rep *r, struct trace_reader *rd, const char *host)
+{
+	const struct trace_path_change *l;
+	size_t n = trace_reader_paths(rd, &l);
+	struct gd_created *c;
+	char *h;
+
+	if (!n)
+		return 0;
+	if (!(c = created_get(r)) || !(h = host_of(c, host)))
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct created_rec *e;
+
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			struct created_rec *nr = realloc(c->recs, cap * sizeof(*nr));
+
+			if (!nr)
+				return TRACE_ENOMEM;
+			c->recs = nr;
+			c->cap = cap;
+		}
+		e = &c->recs[c->n];
+		if (!(e->path = strdup(l[i].path)))
+			return TRACE_ENOMEM;
+		e->host = h;
+		e->time_ns = l[i].time_ns;
+		e->seq = c->n;
+		e->op = l[i].op;
+		c->n++;
+	}
+	return 0;
+}
+
+/* The path with its directory's links resolved (as the kernel would reach it now), so that
+ * one file named two ways is one path; as it is when the directory is gone. */
+static char *canonical(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], real[4096], *out;
+	size_t dl;
+
+	if (!slash || slash == path || (dl = (size_t)(slash - path)) >= sizeof(dir))
+		return strdup(path);
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	if (!realpath(dir, real))
+		return strdup(path);
+	if (!(out = malloc(strlen(real) + strlen(slash) + 1)))
+		return NULL;
+	strcpy(out, strcmp(real, "/") ? real : "");
+	strcat(out, slash);
+	return out;
+}
+
+static int by_path_time(const void *a, const void *b)
+{
+	const struct created_rec *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	if (!c)
+		c = strcmp(x->path, y->path);
+	if (!c)
+		c = x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+	if (!c)
+		c = x->seq < y->seq ? -1 : x->seq > y->seq;
+	return c;
+}
+
+static int deepest_first(const void *a, const void *b)
+{
+	const struct created_rec *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : -strcmp(x->path, y->path);
+}
+
+/* Under dir (or dir itself)? */
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+int rep__created_plan(struct rep *r)
+{
+	struct gd_created *c = r->created;
+	char sess[4096];
+
+	if (!c || c->planned)
+		return 0;
+	c->planned = 1;
+	if (!realpath(r->dir, sess))
+		snprintf(sess, sizeof(sess), "%s", r->dir);
+	for (size_t i = 0; i < c->n; i++) {
+		char *p = canonical(c->recs[i].path);
+
+		if (!p)
+			return TRACE_ENOMEM;
+		free(c->recs[i].path);
+		c->recs[i].path = p;
+	}
+	qsort(c->recs, c->n, sizeof(*c->recs), by_path_time);
+	if (!(c->hide = calloc(c->n ? c->n : 1, sizeof(*c->hide))))
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < c->n;) {
+		size_t j = i;
+		struct stat st;
+
+		while (j < c->n && strcmp(c->recs[j].host, c->recs[i].host) == 0 &&
+		       strcmp(c->recs[j].path, c->recs[i].path) == 0)
+			j++;
+		/* first a creation: nothing was there at the start; and something is there now */
+		if (c->recs[i].op != TRACE_PATH_REMOVED && c->recs[i].op != TRACE_PATH_NONE &&
+		    c->recs[i].path[0] == '/' && !below(c->recs[i].path, sess) &&
+		    !below(c->recs[i].path, r->dir) && lstat(c->recs[i].path, &st) == 0)
+			c->hide[c->nhide++] = c->recs[i];
+		i = j;
+	}
+	qsort(c->hide, c->nhide, sizeof(*c->hide), deepest_first);
+	return 0;
+}
+
+size_t rep__created_paths(const struct rep *r, const char *host, const char **out, size_t cap)
+{
+	const struct gd_created *c = r->created;
+	size_t k = 0;
+
+	for (size_t i = 0; c && i < c->nhide; i++)
+		if (strcmp(c->hide[i].host, host) == 0) {
+			if (k < cap)
+				out[k] = c->hide[i].path;
+			k++;
+		}
+	return k;
+}
+
+void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden)
+{
+	if (r->created) {
+		r->created->hidden += hidden;
+		r->created->not_hidden += not_hidden;
+	}
+}
+
+size_t rep_created_hidden(const struct rep *r)
+{
+	return r->created ? r->created->hidden : 0;
+}
+
+size_t rep_created_visible(const struct rep *r)
+{
+	if (!r->created)
+		return 0;
+	/* without a namespace, every one there now is seen */
+	return rep_scratch(r) ? r->created->not_hidden : r->created->nhide;
+}
+
+void rep__created_free(struct rep *r)
+{
+	struct gd_created *c = r->created;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->recs[i].path);
+	for (size_t i = 0; i < c->nhosts; i++)
+		free(c->hosts[i]);
+	free(c->recs);
+	free(c->hosts);
+	free(c->hide);
+	free(c);
+	r->created = NULL;
+}

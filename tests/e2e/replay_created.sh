@@ -1,0 +1,71 @@
+#!/bin/sh
+# replay_created.sh: a replay sees the file system as the recording's start did, not the
+# files the recorded run itself created (replayer/README.md, "Isolation and packed files";
+# the recorder's path records, recorder/README.md "Paths created").  create_once creates a
+# file with O_CREAT|O_EXCL unless it is there, makes a directory unless it is there, and
+# prints which branch it took:
+#   recorded where nothing was, it created them; replayed afterwards (they are there now) it
+#   takes the same branch, the replay says how many files it hid, and the real files are
+#   untouched;
+#   recorded again (they are there now), it finds them; replayed, it finds them too: nothing
+#   the second recording found is hidden;
+#   --recreate: a file the run removed and then created again was there at the start: the
+#   replay finds it to remove;
+#   --no-isolate hides nothing, and says so in one line.
+# Usage: replay_created.sh ENCORE CREATE_ONCE
+set -eu
+# isolation itself is tested: the harness's fallback to an unisolated replay is not wanted
+unset ENCORE_NO_ISOLATE
+encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_created.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/w"
+
+snapshot() { # names, types, sizes and hashes of everything under w
+    (cd "$tmp/w" && find . -printf '%p %y %s\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+replay_same() { # replay_same SESSION RECORDED-OUTPUT: replays, printing what was recorded
+    if ! "$encore" replay "$1" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
+        if grep -q "replay is not isolated" "$tmp/rep.err"; then
+            echo "SKIP: $(cat "$tmp/rep.err")"; exit 77
+        fi
+        echo "FAIL: replay of $1:"; cat "$tmp/rep.err"; exit 1
+    fi
+    cmp -s "$2" "$tmp/rep.out" ||
+        { echo "FAIL: the replay of $1 printed something else:"; diff "$2" "$tmp/rep.out"; exit 1; }
+}
+
+# 1. nothing there: the run creates once, cache, out and log
+"$encore" record -q -o "$tmp/s1" -- "$prog" "$tmp/w" > "$tmp/rec1.out"
+grep -q "^once: created" "$tmp/rec1.out" && grep -q "^cache: made" "$tmp/rec1.out" ||
+    { echo "FAIL: the first recording did not create:"; cat "$tmp/rec1.out"; exit 1; }
+snapshot > "$tmp/before"
+replay_same "$tmp/s1" "$tmp/rec1.out"
+grep -q "^encore replay: 4 files the recording created hidden from the replay" "$tmp/rep.err" ||
+    { echo "FAIL: the replay did not say it hid 4 files:"; cat "$tmp/rep.err"; exit 1; }
+snapshot > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" ||
+    { echo "FAIL: the replay changed the real files:"; diff "$tmp/before" "$tmp/after"; exit 1; }
+echo "ok: recorded creating, replayed creating (4 files hidden), the real files untouched"
+
+# 2. everything there: the run finds them, and so does its replay
+"$encore" record -q -o "$tmp/s2" -- "$prog" "$tmp/w" > "$tmp/rec2.out"
+grep -q "^once: there already" "$tmp/rec2.out" && grep -q "^cache: there already" "$tmp/rec2.out" ||
+    { echo "FAIL: the second recording did not find the files:"; cat "$tmp/rec2.out"; exit 1; }
+replay_same "$tmp/s2" "$tmp/rec2.out"
+! grep -q "hidden" "$tmp/rep.err" || { echo "FAIL: the replay hid files:"; cat "$tmp/rep.err"; exit 1; }
+echo "ok: recorded finding them, replayed finding them (nothing hidden)"
+
+# 3. removed, then created again: it was there at the start, and stays visible
+"$encore" record -q -o "$tmp/s3" -- "$prog" "$tmp/w" --recreate > "$tmp/rec3.out"
+grep -q "^unlink once: removed" "$tmp/rec3.out" && grep -q "^once: created" "$tmp/rec3.out" ||
+    { echo "FAIL: the third recording did not remove and create:"; cat "$tmp/rec3.out"; exit 1; }
+replay_same "$tmp/s3" "$tmp/rec3.out"
+echo "ok: a file removed then created again stays visible to the replay"
+
+# 4. --no-isolate cannot hide: one line says so (the replay then takes the other branch)
+"$encore" replay --no-isolate "$tmp/s1" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
+n=$(grep -c "warning: 4 files the recording created exist now and the replay sees them (--no-isolate cannot hide them)" "$tmp/rep.err" || true)
+[ "$n" = 1 ] || { echo "FAIL: --no-isolate did not say it once:"; cat "$tmp/rep.err"; exit 1; }
+echo "ok: --no-isolate says the 4 files are seen"
