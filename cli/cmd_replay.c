@@ -711,7 +711,8 @@ int cmd_replay(int argc, char **argv)
 				        "exist%s now and the replay sees %s (%s): it may diverge there\n",
 				        rep_created_visible(r), rep_created_visible(r) == 1 ? "" : "s",
 				        rep_created_visible(r) == 1 ? "s" : "", rep_created_visible(r) == 1 ?
-				        "it" : "them", rep_scratch(r) ? "under no overlay" :
+				        "it" : "them", rep_scratch(r) ? "the overlays could not hide them: "
+				        "replayer/README.md, \"Isolation and packed files\"" :
 				        "--no-isolate cannot hide them");
 			if (!a.quiet && rep_packed_files(r))
 				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "

@@ -823,8 +823,9 @@ static int split(struct ctx *c, const char *path, int fd, int depth)
 
 /* What the recording created and is there now (gd_created.c): removed, deepest first, where
  * an overlay covers it, which whites it out in the upper layer and leaves the real file
- * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system) it
- * stays, counted. */
+ * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), or
+ * where overlayfs cannot remove it (in a user namespace, below a directory of another user's,
+ * which it cannot copy up: EOVERFLOW), it stays, counted. */
 static void hide_created(struct ctx *c)
 {
 	size_t n = rep__created_paths(c->r, c->host, NULL, 0);
