@@ -821,9 +821,25 @@ static int split(struct ctx *c, const char *path, int fd, int depth)
 	return rc;
 }
 
+/* Is anything mounted at or below the directory `path`?  Its removal would go down into that
+ * mount: one left as it is (a FUSE mount, a read-only file system) would lose its files for
+ * real. */
+static int mounts_below(const struct ctx *c, const char *path)
+{
+	char real[4096];
+
+	if (!realpath(path, real))
+		return 1;
+	for (size_t i = 0; i < c->nm; i++)
+		if (under(c->m[i].path, real))
+			return 1;
+	return 0;
+}
+
 /* What the recording created and is there now (gd_created.c): removed, deepest first, where
  * an overlay covers it, which whites it out in the upper layer and leaves the real file
- * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), or
+ * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), a
+ * directory with a mount below it, or
  * where overlayfs cannot remove it (in a user namespace, below a directory of another user's,
  * which it cannot copy up: EOVERFLOW), it stays, counted. */
 static void hide_created(struct ctx *c)
@@ -840,7 +856,7 @@ static void hide_created(struct ctx *c)
 	for (size_t i = 0; i < n; i++) {
 		if (lstat(paths[i], &st) != 0)
 			continue; /* gone with a directory hidden before it, or never here */
-		if (!in_overlay(c, paths[i])) {
+		if (!in_overlay(c, paths[i]) || (S_ISDIR(st.st_mode) && mounts_below(c, paths[i]))) {
 			(*c->not_hidden)++;
 			continue;
 		}
