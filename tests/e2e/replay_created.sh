@@ -12,21 +12,34 @@
 #   --recreate: a file the run removed and then created again was there at the start: the
 #   replay finds it to remove;
 #   --no-isolate hides nothing, and says so in one line.
-# Usage: replay_created.sh ENCORE CREATE_ONCE
+# --as-user: the same as uid 65534 (a user namespace: overlayfs whites the files out there
+# too), in a directory of its own under /tmp (one of root's it could not copy up).
+# Usage: replay_created.sh ENCORE CREATE_ONCE [--as-user]
 set -eu
 # isolation itself is tested: the harness's fallback to an unisolated replay is not wanted
 unset ENCORE_NO_ISOLATE
 encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
-tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_created.XXXXXX")
+as=
+if [ "${3:-}" = --as-user ]; then
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to drop to uid 65534"; exit 77; }
+    command -v setpriv > /dev/null || { echo "SKIP: no setpriv"; exit 77; }
+    as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    $as test -x "$encore" && $as test -x "$prog" ||
+        { echo "SKIP: uid 65534 cannot run $encore or $prog"; exit 77; }
+    tmp=$(mktemp -d /tmp/replay_created.XXXXXX)
+else
+    tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_created.XXXXXX")
+fi
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/w"
+[ -z "$as" ] || chown -R 65534:65534 "$tmp"
 
 snapshot() { # names, types, sizes and hashes of everything under w
     (cd "$tmp/w" && find . -printf '%p %y %s\n' | sort && find . -type f -exec sha256sum {} + | sort)
 }
 replay_same() { # replay_same SESSION RECORDED-OUTPUT: replays, printing what was recorded
-    if ! "$encore" replay "$1" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
+    if ! $as "$encore" replay "$1" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
         if grep -q "replay is not isolated" "$tmp/rep.err"; then
             echo "SKIP: $(cat "$tmp/rep.err")"; exit 77
         fi
@@ -37,7 +50,7 @@ replay_same() { # replay_same SESSION RECORDED-OUTPUT: replays, printing what wa
 }
 
 # 1. nothing there: the run creates once, cache, out and log
-"$encore" record -q -o "$tmp/s1" -- "$prog" "$tmp/w" > "$tmp/rec1.out"
+$as "$encore" record -q -o "$tmp/s1" -- "$prog" "$tmp/w" > "$tmp/rec1.out"
 grep -q "^once: created" "$tmp/rec1.out" && grep -q "^cache: made" "$tmp/rec1.out" ||
     { echo "FAIL: the first recording did not create:"; cat "$tmp/rec1.out"; exit 1; }
 snapshot > "$tmp/before"
@@ -50,7 +63,7 @@ cmp -s "$tmp/before" "$tmp/after" ||
 echo "ok: recorded creating, replayed creating (4 files hidden), the real files untouched"
 
 # 2. everything there: the run finds them, and so does its replay
-"$encore" record -q -o "$tmp/s2" -- "$prog" "$tmp/w" > "$tmp/rec2.out"
+$as "$encore" record -q -o "$tmp/s2" -- "$prog" "$tmp/w" > "$tmp/rec2.out"
 grep -q "^once: there already" "$tmp/rec2.out" && grep -q "^cache: there already" "$tmp/rec2.out" ||
     { echo "FAIL: the second recording did not find the files:"; cat "$tmp/rec2.out"; exit 1; }
 replay_same "$tmp/s2" "$tmp/rec2.out"
@@ -58,14 +71,14 @@ replay_same "$tmp/s2" "$tmp/rec2.out"
 echo "ok: recorded finding them, replayed finding them (nothing hidden)"
 
 # 3. removed, then created again: it was there at the start, and stays visible
-"$encore" record -q -o "$tmp/s3" -- "$prog" "$tmp/w" --recreate > "$tmp/rec3.out"
+$as "$encore" record -q -o "$tmp/s3" -- "$prog" "$tmp/w" --recreate > "$tmp/rec3.out"
 grep -q "^unlink once: removed" "$tmp/rec3.out" && grep -q "^once: created" "$tmp/rec3.out" ||
     { echo "FAIL: the third recording did not remove and create:"; cat "$tmp/rec3.out"; exit 1; }
 replay_same "$tmp/s3" "$tmp/rec3.out"
 echo "ok: a file removed then created again stays visible to the replay"
 
 # 4. --no-isolate cannot hide: one line says so (the replay then takes the other branch)
-"$encore" replay --no-isolate "$tmp/s1" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
+$as "$encore" replay --no-isolate "$tmp/s1" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
 n=$(grep -c "warning: 4 files the recording created exist now and the replay sees them (--no-isolate cannot hide them)" "$tmp/rep.err" || true)
 [ "$n" = 1 ] || { echo "FAIL: --no-isolate did not say it once:"; cat "$tmp/rep.err"; exit 1; }
 echo "ok: --no-isolate says the 4 files are seen"
