@@ -17,7 +17,7 @@ for i in 1 2; do echo "part $i of the program" > "$tmp/w/src/p$i.txt"; done
 # Never more jobs ready than slots: make waits for its children in a wait of its own, not in
 # the jobserver's pselect, whose non-blocking reaps before the first SIGCHLD handler run are
 # not replayed as recorded (a job ending before make's first reap in one run but not in the
-# other diverges: README.md, "Limits")
+# other diverges: README.md, "Limits of this version")
 cat > "$tmp/w/Makefile" <<'MK'
 all: stamp
 obj/prog: obj/p1.o obj/p2.o
