@@ -607,6 +607,22 @@ static void warn_shared_readers(struct rep *r)
 			fprintf(stderr, "encore replay: warning: %s\n", ana_warning(s, i));
 }
 
+/* The files the recording changed, then read, that were there before it started: the replay
+ * reads them as they are now (before it starts, and again after a divergence, a likely
+ * cause). */
+static void note_changed_inputs(const struct rep *r, const char *what)
+{
+	size_t n;
+	const char *files = rep_changed_inputs(r, &n);
+
+	if (files)
+		fprintf(stderr, "encore replay: %s: %zu file%s that %s there before the recording, "
+		        "changed by it and then read, %s read as %s now, not as the recording read "
+		        "%s: %s\n", what, n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+		        n == 1 ? "is" : "are", n == 1 ? "it is" : "they are", n == 1 ? "it" : "them",
+		        files);
+}
+
 /* Run to each halt, step, end or failure in turn, as --step and --then say. */
 static int run(struct rep *r, struct replay_args *a)
 {
@@ -645,6 +661,8 @@ static int run(struct rep *r, struct replay_args *a)
 				cli_error("replay", "%s", trace_strerror(rc));
 			else
 				cli_error("replay", "%s", rep_message(r));
+			if (rc == REP_DIVERGED)
+				note_changed_inputs(r, "note");
 			return CLI_FAIL;
 		}
 	}
@@ -717,6 +735,7 @@ int cmd_replay(int argc, char **argv)
 				        "it" : "them", rep_scratch(r) ? "the overlays could not hide them: "
 				        "replayer/README.md, \"Isolation and packed files\"" :
 				        "--no-isolate cannot hide them");
+			note_changed_inputs(r, "warning");
 			if (!a.quiet && rep_packed_files(r))
 				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
 				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),

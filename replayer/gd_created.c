@@ -14,6 +14,12 @@
  * its overlays, the helper removes them (gd_isolate.c, hide_created), deepest first, which
  * leaves a whiteout in the scratch area's upper layer and the real file system untouched.
  * A replay without isolation cannot hide them: it counts them, and `encore replay` says so.
+ *
+ * A file that was there before the recording and that the recording changed (appended to,
+ * overwrote) cannot be given back as it was: the GD names those the recording read after
+ * they changed (file inputs whose mtime is past the session's start, not created by it), for
+ * `encore replay` to name when a replay diverges (rep_changed_inputs).  Those it read before
+ * they changed are refused before the start already (gd_files.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +44,10 @@ struct gd_created {
 	/* the plan: per path to hide, its host; sorted deepest first (descending) */
 	struct created_rec *hide;
 	size_t nhide;
+	struct created_rec *reads; /* file inputs read (path, host, mtime as time_ns) */
+	size_t nreads, capreads;
+	char changed[1024];   /* rep_changed_inputs: "PATH, PATH..." */
+	size_t nchanged;
 	size_t hidden;        /* removed in a namespace (helpers' counts) */
 	size_t not_hidden;    /* there, under no overlay, or their removal failed */
 	int planned;
@@ -65,17 +75,51 @@ static char *host_of(struct gd_created *c, const char *host)
 	return n[c->nhosts++];
 }
 
+/* The files the image read, with their mtimes: those past the session's start (known once
+ * every trace is read) changed while recorded. */
+static int add_reads(struct gd_created *c, struct trace_reader *rd, char *h)
+{
+	const struct trace_file_input *fl;
+	size_t n = trace_reader_files(rd, &fl);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *at = fl[i].resolved[0] ? fl[i].resolved : fl[i].path;
+		struct created_rec *e;
+
+		if (fl[i].kind != TRACE_FILE_READ || at[0] != '/')
+			continue;
+		if (c->nreads == c->capreads) {
+			size_t cap = c->capreads ? c->capreads * 2 : 16;
+			struct created_rec *nr = realloc(c->reads, cap * sizeof(*nr));
+
+			if (!nr)
+				return TRACE_ENOMEM;
+			c->reads = nr;
+			c->capreads = cap;
+		}
+		e = &c->reads[c->nreads];
+		memset(e, 0, sizeof(*e));
+		if (!(e->path = strdup(at)))
+			return TRACE_ENOMEM;
+		e->host = h;
+		e->time_ns = fl[i].mtime_ns;
+		c->nreads++;
+	}
+	return 0;
+}
+
 int rep__created_add(struct rep *r, struct trace_reader *rd, const char *host)
 {
 	const struct trace_path_change *l;
 	size_t n = trace_reader_paths(rd, &l);
 	struct gd_created *c;
 	char *h;
+	int rc;
 
-	if (!n)
-		return 0;
 	if (!(c = created_get(r)) || !(h = host_of(c, host)))
 		return TRACE_ENOMEM;
+	if ((rc = add_reads(c, rd, h)) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		struct created_rec *e;
 
@@ -153,6 +197,62 @@ static int below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* Was path (of host) created by the session: its first path record a creation?  recs sorted
+ * by host, path and time. */
+static int created_first(const struct gd_created *c, const char *host, const char *path)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int k = strcmp(c->recs[mid].host, host);
+
+		if (!k)
+			k = strcmp(c->recs[mid].path, path);
+		if (k < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && strcmp(c->recs[lo].host, host) == 0 &&
+	       strcmp(c->recs[lo].path, path) == 0 && c->recs[lo].op != TRACE_PATH_REMOVED;
+}
+
+/* The files the recording read after they changed, that were there before it started and
+ * are there now: each named once, as many as fit. */
+static void changed_inputs(const struct rep *r, struct gd_created *c)
+{
+	int64_t start = INT64_MAX;
+	size_t len = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].rec_t0 > 0 && r->procs[i].rec_t0 < start)
+			start = r->procs[i].rec_t0;
+	qsort(c->reads, c->nreads, sizeof(*c->reads), by_path_time);
+	for (size_t i = 0; i < c->nreads; i++) {
+		struct created_rec *e = &c->reads[i];
+		struct stat st;
+		char *p;
+
+		if (i && strcmp(e->path, c->reads[i - 1].path) == 0)
+			continue;
+		if (e->time_ns < start || !(p = canonical(e->path)))
+			continue;
+		if (!created_first(c, e->host, p) && lstat(p, &st) == 0) {
+			size_t pl = strlen(p);
+
+			if (len + pl + 3 < sizeof(c->changed)) {
+				len += (size_t)snprintf(c->changed + len, sizeof(c->changed) - len, "%s%s",
+				                        len ? ", " : "", p);
+			} else if (len + 5 < sizeof(c->changed) && !strstr(c->changed, "...")) {
+				len += (size_t)snprintf(c->changed + len, sizeof(c->changed) - len, ", ...");
+			}
+			c->nchanged++;
+		}
+		free(p);
+	}
+}
+
 int rep__created_plan(struct rep *r)
 {
 	struct gd_created *c = r->created;
@@ -189,6 +289,7 @@ int rep__created_plan(struct rep *r)
 		i = j;
 	}
 	qsort(c->hide, c->nhide, sizeof(*c->hide), deepest_first);
+	changed_inputs(r, c);
 	return 0;
 }
 
@@ -214,6 +315,13 @@ void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden)
 	}
 }
 
+const char *rep_changed_inputs(const struct rep *r, size_t *n)
+{
+	if (n)
+		*n = r->created ? r->created->nchanged : 0;
+	return r->created && r->created->nchanged ? r->created->changed : NULL;
+}
+
 size_t rep_created_hidden(const struct rep *r)
 {
 	return r->created ? r->created->hidden : 0;
@@ -235,6 +343,9 @@ void rep__created_free(struct rep *r)
 		return;
 	for (size_t i = 0; i < c->n; i++)
 		free(c->recs[i].path);
+	for (size_t i = 0; i < c->nreads; i++)
+		free(c->reads[i].path);
+	free(c->reads);
 	for (size_t i = 0; i < c->nhosts; i++)
 		free(c->hosts[i]);
 	free(c->recs);

@@ -222,6 +222,10 @@ size_t rep_packed_files(const struct rep *r);
  * the replayed processes see, without isolation or outside every overlay. */
 size_t rep_created_hidden(const struct rep *r);
 size_t rep_created_visible(const struct rep *r);
+/* Once rep_start returned: the files that were there before the recording, that it changed
+ * and then read ("PATH, PATH...", *n of them), which the replay reads as they are now, not
+ * as the recording read them; NULL when none. */
+const char *rep_changed_inputs(const struct rep *r, size_t *n);
 /* What replayed processes did otherwise than recorded without diverging ("NAME: WHAT; ..."),
  * or NULL: random bytes asked for before their LC started that differ from the recorded
  * ones (replayer/README.md). */

@@ -11,7 +11,8 @@
 #   the second recording found is hidden;
 #   --recreate: a file the run removed and then created again was there at the start: the
 #   replay finds it to remove;
-#   --no-isolate hides nothing, and says so in one line.
+#   --no-isolate hides nothing, and says so in one line;
+#   a file that was there before, appended to and then read by the recording, is named.
 # --as-user: the same as uid 65534 (a user namespace: overlayfs whites the files out there
 # too), in a directory of its own under /tmp (one of root's it could not copy up).
 # Usage: replay_created.sh ENCORE CREATE_ONCE [--as-user]
@@ -82,3 +83,13 @@ $as "$encore" replay --no-isolate "$tmp/s1" > "$tmp/rep.out" 2> "$tmp/rep.err" |
 n=$(grep -c "warning: 4 files the recording created exist now and the replay sees them (--no-isolate cannot hide them)" "$tmp/rep.err" || true)
 [ "$n" = 1 ] || { echo "FAIL: --no-isolate did not say it once:"; cat "$tmp/rep.err"; exit 1; }
 echo "ok: --no-isolate says the 4 files are seen"
+
+# 5. a file there before, appended to then read: the replay reads it as it is now, and says so
+echo "first" > "$tmp/w/appended"
+[ -z "$as" ] || chown 65534:65534 "$tmp/w/appended"
+$as "$encore" record -q -o "$tmp/s5" -- sh -c 'echo more >> "$1" && cat "$1"' sh "$tmp/w/appended" \
+    > "$tmp/rec5.out"
+$as "$encore" replay "$tmp/s5" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
+grep -q "warning: 1 file that was there before the recording, changed by it and then read, is read as it is now, not as the recording read it: .*/w/appended$" "$tmp/rep.err" ||
+    { echo "FAIL: the changed file is not named:"; cat "$tmp/rep.err"; exit 1; }
+echo "ok: a file there before, changed then read by the recording, is named"
