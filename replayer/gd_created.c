@@ -11,7 +11,7 @@
  * whose first record in the session, by the recorded wall clock, is a creation (nothing was
  * there when the recording started; a first record that is a removal means the name was
  * there, and what it held is gone) and that exist now.  Inside the host's namespace, under
- * its overlays, the helper removes them (gd_isolate.c, hide_created), deepest first, which
+ * its overlays, the helper removes them (gd_isolate.c, hide_created), parents first, which
  * leaves a whiteout in the scratch area's upper layer and the real file system untouched.
  * A replay without isolation cannot hide them: it counts them, and `encore replay` says so.
  *
@@ -41,7 +41,8 @@ struct gd_created {
 	size_t n, cap;
 	char **hosts;         /* the host ids seen (owned) */
 	size_t nhosts;
-	/* the plan: per path to hide, its host; sorted deepest first (descending) */
+	/* the plan: per path to hide, its host; sorted parents first (a directory's removal takes
+	 * what it holds: what was below it is gone when its turn comes) */
 	struct created_rec *hide;
 	size_t nhide;
 	struct created_rec *reads; /* file inputs read (path, host, mtime as time_ns) */
@@ -179,12 +180,12 @@ static int by_path_time(const void *a, const void *b)
 	return c;
 }
 
-static int deepest_first(const void *a, const void *b)
+static int parents_first(const void *a, const void *b)
 {
 	const struct created_rec *x = a, *y = b;
 	int c = strcmp(x->host, y->host);
 
-	return c ? c : -strcmp(x->path, y->path);
+	return c ? c : strcmp(x->path, y->path);
 }
 
 /* Under dir (or dir itself)? */
@@ -288,7 +289,7 @@ int rep__created_plan(struct rep *r)
 			c->hide[c->nhide++] = c->recs[i];
 		i = j;
 	}
-	qsort(c->hide, c->nhide, sizeof(*c->hide), deepest_first);
+	qsort(c->hide, c->nhide, sizeof(*c->hide), parents_first);
 	changed_inputs(r, c);
 	return 0;
 }

@@ -836,7 +836,7 @@ static int mounts_below(const struct ctx *c, const char *path)
 	return 0;
 }
 
-/* What the recording created and is there now (gd_created.c): removed, deepest first, where
+/* What the recording created and is there now (gd_created.c): removed, parents first, where
  * an overlay covers it, which whites it out in the upper layer and leaves the real file
  * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), a
  * directory with a mount below it, or
@@ -854,8 +854,10 @@ static void hide_created(struct ctx *c)
 	}
 	rep__created_paths(c->r, c->host, paths, n);
 	for (size_t i = 0; i < n; i++) {
-		if (lstat(paths[i], &st) != 0)
-			continue; /* gone with a directory hidden before it, or never here */
+		if (lstat(paths[i], &st) != 0) {
+			(*c->hidden)++; /* there when planned: gone with a directory hidden before it */
+			continue;
+		}
 		if (!in_overlay(c, paths[i]) || (S_ISDIR(st.st_mode) && mounts_below(c, paths[i]))) {
 			(*c->not_hidden)++;
 			continue;
