@@ -725,10 +725,19 @@ int cmd_replay(int argc, char **argv)
 				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
 				        "change this machine's files: %s (replayer/README.md, \"Isolation and "
 				        "packed files\")\n", rep_isolation_gaps(r));
-			if (!a.quiet && rep_created_hidden(r))
-				fprintf(stderr, "encore replay: %zu file%s the recording created hidden from "
-				        "the replay (it sees the files as the recording's start did)\n",
-				        rep_created_hidden(r), rep_created_hidden(r) == 1 ? "" : "s");
+			if (!a.quiet && (rep_created_hidden(r) || rep_created_restored(r))) {
+				size_t h = rep_created_hidden(r), b = rep_created_restored(r);
+
+				fprintf(stderr, "encore replay: ");
+				if (h)
+					fprintf(stderr, "%zu file%s the recording created hidden from the "
+					        "replay%s", h, h == 1 ? "" : "s", b ? "; " : "");
+				if (b)
+					fprintf(stderr, "%zu file%s the recording made by renaming put back "
+					        "under %s old name%s", b, b == 1 ? "" : "s",
+					        b == 1 ? "its" : "their", b == 1 ? "" : "s");
+				fprintf(stderr, " (it sees the files as the recording's start did)\n");
+			}
 			if (rep_created_visible(r))
 				fprintf(stderr, "encore replay: warning: %zu file%s the recording created "
 				        "exist%s now and the replay sees %s (%s): it may diverge there\n",

@@ -658,16 +658,22 @@ static int decode_file(struct trace_reader *r, struct cursor *c)
 static int decode_path(struct trace_reader *r, struct cursor *c)
 {
 	struct trace_path_change pc;
-	const uint8_t *path;
-	uint64_t op = cur_varint(c), pl;
-	char *ps;
+	const uint8_t *path, *from = NULL;
+	uint64_t op = cur_varint(c), pl, fl = 0;
+	char *ps, *fs;
 
 	pc.time_ns = unzigzag(cur_varint(c));
 	pl = cur_varint(c);
 	if (c->short_read || c->bad || op > UINT32_MAX || pl == 0 || pl > TRACE_FILE_PATH_MAX)
 		return TRACE_ECORRUPT;
 	path = cur_bytes(c, pl);
-	if (c->short_read || c->bad || memchr(path, 0, pl))
+	if (c->p < c->end) {
+		fl = cur_varint(c);
+		if (c->short_read || c->bad || fl > TRACE_FILE_PATH_MAX)
+			return TRACE_ECORRUPT;
+		from = cur_bytes(c, fl);
+	}
+	if (c->short_read || c->bad || memchr(path, 0, pl) || (fl && memchr(from, 0, fl)))
 		return TRACE_ECORRUPT;
 	if (r->npaths == r->cap_paths) {
 		size_t n = r->cap_paths ? r->cap_paths * 2 : 16;
@@ -678,10 +684,16 @@ static int decode_path(struct trace_reader *r, struct cursor *c)
 		r->paths = np;
 		r->cap_paths = n;
 	}
-	if (!(ps = strndup((const char *)path, pl)))
+	ps = strndup((const char *)path, pl);
+	fs = strndup(fl ? (const char *)from : "", fl);
+	if (!ps || !fs) {
+		free(ps);
+		free(fs);
 		return TRACE_ENOMEM;
+	}
 	pc.op = (uint32_t)op;
 	pc.path = ps;
+	pc.from = fs;
 	r->paths[r->npaths++] = pc;
 	return 0;
 }
@@ -1062,8 +1074,10 @@ void trace_reader_close(struct trace_reader *r)
 		free((char *)r->files[i].resolved);
 	}
 	free(r->files);
-	for (i = 0; i < r->npaths; i++)
+	for (i = 0; i < r->npaths; i++) {
 		free((char *)r->paths[i].path);
+		free((char *)r->paths[i].from);
+	}
 	free(r->paths);
 	free(r->buf);
 	fmt_meta_free(&r->proc);

@@ -654,11 +654,14 @@ struct trace_path_change {
 	uint32_t op;             /* enum trace_path_op */
 	int64_t time_ns;         /* CLOCK_REALTIME after the call (orders records across processes) */
 	const char *path;        /* absolute (the working or named directory prepended) */
+	const char *from;        /* TRACE_PATH_LINK made by a rename: the old name (absolute, as
+	                            path); "" otherwise */
 };
 
-/* Append a path record (writer side; allocates nothing).  TRACE_EINVAL for an empty path or
- * one longer than TRACE_FILE_PATH_MAX. */
-int trace_writer_path(struct trace_writer *w, uint32_t op, int64_t time_ns, const char *path);
+/* Append a path record (writer side; allocates nothing); from: a rename's old name, or NULL.
+ * TRACE_EINVAL for an empty path or a name longer than TRACE_FILE_PATH_MAX. */
+int trace_writer_path(struct trace_writer *w, uint32_t op, int64_t time_ns, const char *path,
+                      const char *from);
 /* The path records read so far (all of them once trace_reader_next returned 0), in the
  * trace's order. */
 size_t trace_reader_paths(const struct trace_reader *r, const struct trace_path_change **list);

@@ -468,12 +468,14 @@ static int abs_path(int dirfd, const char *path, char *out, size_t cap)
 }
 
 /* Scratch for path records' names, under the writer lock. */
-static char pathbuf[TRACE_FILE_PATH_MAX + 1];
+static char pathbuf[TRACE_FILE_PATH_MAX + 1], frombuf[TRACE_FILE_PATH_MAX + 1];
 
 /* Note that the process made (op: enum trace_path_op) or removed the name `path` relative to
- * dirfd; fd >= 0: a descriptor of the file it created, whose path the kernel knows.  errno is
- * the caller's to keep. */
-static void note_path(uint32_t op, int fd, int dirfd, const char *path)
+ * dirfd; fd >= 0: a descriptor of the file it created, whose path the kernel knows; old (not
+ * NULL): the name a rename took it from, relative to olddirfd.  errno is the caller's to
+ * keep. */
+static void note_path_from(uint32_t op, int fd, int dirfd, const char *path, int olddirfd,
+                           const char *old)
 {
 	struct timespec ts = { 0, 0 };
 	ssize_t n = -1;
@@ -495,10 +497,19 @@ static void note_path(uint32_t op, int fd, int dirfd, const char *path)
 	    !pseudo_path(pathbuf) && !in_session(pathbuf)) {
 		if (real_clock_gettime)
 			real_clock_gettime(CLOCK_REALTIME, &ts);
-		trace_writer_path(rec.w, op, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, pathbuf);
+		if (!old || abs_path(olddirfd, old, frombuf, sizeof(frombuf)) != 0 ||
+		    pseudo_path(frombuf) || in_session(frombuf))
+			frombuf[0] = '\0';
+		trace_writer_path(rec.w, op, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, pathbuf,
+		                  frombuf[0] ? frombuf : NULL);
 	}
 	rec_leave();
 	errno = e;
+}
+
+static void note_path(uint32_t op, int fd, int dirfd, const char *path)
+{
+	note_path_from(op, fd, dirfd, path, AT_FDCWD, NULL);
 }
 
 /* Before a call that creates `path` (relative to dirfd) only if it is not there: 1 when
@@ -693,17 +704,20 @@ REC_EXPORT int remove(const char *path)
 }
 
 /* A rename that succeeded: its new name is made when nothing was there before (absent, or
- * RENAME_NOREPLACE), its old name removed when it is gone now (a rename between two links of
- * one file leaves both; RENAME_EXCHANGE swaps two names that both stay).  errno is the real
- * call's. */
+ * RENAME_NOREPLACE), with the old name it came from, and its old name removed when it is
+ * gone now (a rename between two links of one file leaves both; RENAME_EXCHANGE swaps two
+ * names that both stay).  errno is the real call's. */
 static int renamed(int rc, int olddirfd, const char *old, int dirfd, const char *path,
                    int absent, unsigned flags)
 {
+	int gone;
+
 	if (rc != 0 || (flags & RENAME_EXCHANGE))
 		return rc;
+	gone = path_absent(olddirfd, old, 0);
 	if (absent || (flags & RENAME_NOREPLACE))
-		note_path(TRACE_PATH_LINK, -1, dirfd, path);
-	if (path_absent(olddirfd, old, 0))
+		note_path_from(TRACE_PATH_LINK, -1, dirfd, path, olddirfd, gone ? old : NULL);
+	if (gone)
 		note_path(TRACE_PATH_REMOVED, -1, olddirfd, old);
 	return rc;
 }

@@ -13,6 +13,9 @@
  * there, and what it held is gone) and that exist now.  Inside the host's namespace, under
  * its overlays, the helper removes them (gd_isolate.c, hide_created), parents first, which
  * leaves a whiteout in the scratch area's upper layer and the real file system untouched.
+ * A file the recording made by renaming one that was there before it started, whose old name
+ * is free now, is renamed back instead (a log rotated, `mv config config.old`): the replay
+ * finds it under its old name, with what it holds now.
  * A replay without isolation cannot hide them: it counts them, and `encore replay` says so.
  *
  * A file that was there before the recording and that the recording changed (appended to,
@@ -21,6 +24,7 @@
  * `encore replay` to name when a replay diverges (rep_changed_inputs).  Those it read before
  * they changed are refused before the start already (gd_files.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,8 @@ struct created_rec {
 	int64_t time_ns;
 	size_t seq;           /* the order of noting, for records of one time */
 	uint32_t op;
+	char *from;           /* a rename's old name (owned, canonical once planned), or NULL */
+	const char *to;       /* in the plan: rename it back to this name instead of hiding it */
 };
 
 struct gd_created {
@@ -50,6 +56,7 @@ struct gd_created {
 	char changed[1024];   /* rep_changed_inputs: "PATH, PATH..." */
 	size_t nchanged;
 	size_t hidden;        /* removed in a namespace (helpers' counts) */
+	size_t restored;      /* renamed back to their old names there */
 	size_t not_hidden;    /* there, under no overlay, or their removal failed */
 	int planned;
 };
@@ -134,8 +141,12 @@ int rep__created_add(struct rep *r, struct trace_reader *rd, const char *host)
 			c->cap = cap;
 		}
 		e = &c->recs[c->n];
-		if (!(e->path = strdup(l[i].path)))
+		memset(e, 0, sizeof(*e));
+		if (!(e->path = strdup(l[i].path)) ||
+		    (l[i].from[0] && !(e->from = strdup(l[i].from)))) {
+			free(e->path);
 			return TRACE_ENOMEM;
+		}
 		e->host = h;
 		e->time_ns = l[i].time_ns;
 		e->seq = c->n;
@@ -198,9 +209,9 @@ static int below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* Was path (of host) created by the session: its first path record a creation?  recs sorted
- * by host, path and time. */
-static int created_first(const struct gd_created *c, const char *host, const char *path)
+/* The first path record of path (of host), or NULL; recs sorted by host, path and time. */
+static const struct created_rec *first_rec(const struct gd_created *c, const char *host,
+                                           const char *path)
 {
 	size_t lo = 0, hi = c->n;
 
@@ -216,7 +227,15 @@ static int created_first(const struct gd_created *c, const char *host, const cha
 			hi = mid;
 	}
 	return lo < c->n && strcmp(c->recs[lo].host, host) == 0 &&
-	       strcmp(c->recs[lo].path, path) == 0 && c->recs[lo].op != TRACE_PATH_REMOVED;
+	       strcmp(c->recs[lo].path, path) == 0 ? &c->recs[lo] : NULL;
+}
+
+/* Was path (of host) created by the session: its first path record a creation? */
+static int created_first(const struct gd_created *c, const char *host, const char *path)
+{
+	const struct created_rec *e = first_rec(c, host, path);
+
+	return e && e->op != TRACE_PATH_REMOVED;
 }
 
 /* The files the recording read after they changed, that were there before it started and
@@ -271,6 +290,12 @@ int rep__created_plan(struct rep *r)
 			return TRACE_ENOMEM;
 		free(c->recs[i].path);
 		c->recs[i].path = p;
+		if (c->recs[i].from) {
+			if (!(p = canonical(c->recs[i].from)))
+				return TRACE_ENOMEM;
+			free(c->recs[i].from);
+			c->recs[i].from = p;
+		}
 	}
 	qsort(c->recs, c->n, sizeof(*c->recs), by_path_time);
 	if (!(c->hide = calloc(c->n ? c->n : 1, sizeof(*c->hide))))
@@ -285,8 +310,19 @@ int rep__created_plan(struct rep *r)
 		/* first a creation: nothing was there at the start; and something is there now */
 		if (c->recs[i].op != TRACE_PATH_REMOVED && c->recs[i].op != TRACE_PATH_NONE &&
 		    c->recs[i].path[0] == '/' && !below(c->recs[i].path, sess) &&
-		    !below(c->recs[i].path, r->dir) && lstat(c->recs[i].path, &st) == 0)
-			c->hide[c->nhide++] = c->recs[i];
+		    !below(c->recs[i].path, r->dir) && lstat(c->recs[i].path, &st) == 0) {
+			struct created_rec *h = &c->hide[c->nhide++];
+			const struct created_rec *old;
+			struct stat ost;
+
+			*h = c->recs[i];
+			/* made by renaming a file that was there at the start, whose name is free */
+			if (h->op == TRACE_PATH_LINK && h->from && !S_ISDIR(st.st_mode) &&
+			    (old = first_rec(c, h->host, h->from)) != NULL &&
+			    old->op == TRACE_PATH_REMOVED && !below(h->from, sess) &&
+			    lstat(h->from, &ost) != 0 && errno == ENOENT)
+				h->to = h->from;
+		}
 		i = j;
 	}
 	qsort(c->hide, c->nhide, sizeof(*c->hide), parents_first);
@@ -294,26 +330,35 @@ int rep__created_plan(struct rep *r)
 	return 0;
 }
 
-size_t rep__created_paths(const struct rep *r, const char *host, const char **out, size_t cap)
+size_t rep__created_paths(const struct rep *r, const char *host, const char **out,
+                          const char **to, size_t cap)
 {
 	const struct gd_created *c = r->created;
 	size_t k = 0;
 
 	for (size_t i = 0; c && i < c->nhide; i++)
 		if (strcmp(c->hide[i].host, host) == 0) {
-			if (k < cap)
+			if (k < cap) {
 				out[k] = c->hide[i].path;
+				to[k] = c->hide[i].to;
+			}
 			k++;
 		}
 	return k;
 }
 
-void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden)
+void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden, size_t restored)
 {
 	if (r->created) {
 		r->created->hidden += hidden;
 		r->created->not_hidden += not_hidden;
+		r->created->restored += restored;
 	}
+}
+
+size_t rep_created_restored(const struct rep *r)
+{
+	return r->created ? r->created->restored : 0;
 }
 
 const char *rep_changed_inputs(const struct rep *r, size_t *n)
@@ -342,8 +387,10 @@ void rep__created_free(struct rep *r)
 
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->recs[i].path);
+		free(c->recs[i].from);
+	}
 	for (size_t i = 0; i < c->nreads; i++)
 		free(c->reads[i].path);
 	free(c->reads);

@@ -71,6 +71,7 @@ struct iso_reply {
 	char gaps[1024];         /* directories whose own entries are not covered (split) */
 	int pack_bad;            /* the packed files could not be mounted (not a namespace's fault) */
 	size_t hidden;           /* paths the recording created, removed under the overlays */
+	size_t restored;         /* ... renamed back to the name they had at its start */
 	size_t not_hidden;       /* ... there, but under no overlay or not removable */
 };
 
@@ -176,7 +177,7 @@ struct ctx {
 	char **cov;              /* the directories an overlay covers */
 	size_t ncov;
 	int *pack_bad;           /* the reply's: the packed files could not be mounted */
-	size_t *hidden, *not_hidden; /* the reply's: hide_created's counts */
+	size_t *hidden, *not_hidden, *restored; /* the reply's: hide_created's counts */
 };
 
 static int under(const char *path, const char *dir);
@@ -841,18 +842,19 @@ static int mounts_below(const struct ctx *c, const char *path)
  * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), a
  * directory with a mount below it, or
  * where overlayfs cannot remove it (in a user namespace, below a directory of another user's,
- * which it cannot copy up: EOVERFLOW), it stays, counted. */
+ * which it cannot copy up: EOVERFLOW), it stays, counted.  One a rename made from a file
+ * there at the start is renamed back to that name instead, when it can be. */
 static void hide_created(struct ctx *c)
 {
-	size_t n = rep__created_paths(c->r, c->host, NULL, 0);
-	const char **paths = n ? calloc(n, sizeof(*paths)) : NULL;
+	size_t n = rep__created_paths(c->r, c->host, NULL, NULL, 0);
+	const char **paths = n ? calloc(2 * n, sizeof(*paths)) : NULL, **to = paths + n;
 	struct stat st;
 
 	if (!paths) {
 		*c->not_hidden += n;
 		return;
 	}
-	rep__created_paths(c->r, c->host, paths, n);
+	rep__created_paths(c->r, c->host, paths, to, n);
 	for (size_t i = 0; i < n; i++) {
 		if (lstat(paths[i], &st) != 0) {
 			(*c->hidden)++; /* there when planned: gone with a directory hidden before it */
@@ -860,6 +862,13 @@ static void hide_created(struct ctx *c)
 		}
 		if (!in_overlay(c, paths[i]) || (S_ISDIR(st.st_mode) && mounts_below(c, paths[i]))) {
 			(*c->not_hidden)++;
+			continue;
+		}
+		/* a file renamed from one there at the start: back under its old name (never over
+		 * a name taken since: NOREPLACE), else hidden */
+		if (to[i] && in_overlay(c, to[i]) &&
+		    renameat2(AT_FDCWD, paths[i], AT_FDCWD, to[i], RENAME_NOREPLACE) == 0) {
+			(*c->restored)++;
 			continue;
 		}
 		rm_tree(AT_FDCWD, paths[i], 0);
@@ -1003,6 +1012,7 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	c.pack_bad = &rp.pack_bad;
 	c.hidden = &rp.hidden;
 	c.not_hidden = &rp.not_hidden;
+	c.restored = &rp.restored;
 	c.m = calloc(ISO_MOUNTS_MAX, sizeof(*c.m));
 	/* as root a mount namespace is enough (a user namespace would take root's powers over
 	 * the machine away from the replayed programs); otherwise a user namespace too */
@@ -1184,7 +1194,7 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 		char path[64];
 
 		iso->userns = rp.userns;
-		rep__created_count(r, rp.hidden, rp.not_hidden);
+		rep__created_count(r, rp.hidden, rp.not_hidden, rp.restored);
 		if (rp.gaps[0] && !iso->gaps[0])
 			snprintf(iso->gaps, sizeof(iso->gaps), "%s", rp.gaps);
 		if (rp.userns) {

@@ -222,6 +222,9 @@ size_t rep_packed_files(const struct rep *r);
  * the replayed processes see, without isolation or outside every overlay. */
 size_t rep_created_hidden(const struct rep *r);
 size_t rep_created_visible(const struct rep *r);
+/* Of those, how many a rename made from a file that was there when the recording started,
+ * and were renamed back to that old name (not counted as hidden). */
+size_t rep_created_restored(const struct rep *r);
 /* Once rep_start returned: the files that were there before the recording, that it changed
  * and then read ("PATH, PATH...", *n of them), which the replay reads as they are now, not
  * as the recording read them; NULL when none. */

@@ -12,7 +12,8 @@
 #   --recreate: a file the run removed and then created again was there at the start: the
 #   replay finds it to remove;
 #   --no-isolate hides nothing, and says so in one line;
-#   a file that was there before, appended to and then read by the recording, is named.
+#   a file that was there before, appended to and then read by the recording, is named;
+#   a file there before that the recording renamed is renamed back for the replay.
 # --as-user: the same as uid 65534 (a user namespace: overlayfs whites the files out there
 # too), in a directory of its own under /tmp (one of root's it could not copy up).
 # Usage: replay_created.sh ENCORE CREATE_ONCE [--as-user]
@@ -93,3 +94,19 @@ $as "$encore" replay "$tmp/s5" > "$tmp/rep.out" 2> "$tmp/rep.err" || true
 grep -q "warning: 1 file that was there before the recording, changed by it and then read, is read as it is now, not as the recording read it: .*/w/appended$" "$tmp/rep.err" ||
     { echo "FAIL: the changed file is not named:"; cat "$tmp/rep.err"; exit 1; }
 echo "ok: a file there before, changed then read by the recording, is named"
+
+# 6. a file there before, renamed by the recording (a configuration moved aside): the replay
+# finds it under its old name again, and the real files are untouched
+echo "setting=1" > "$tmp/w/config"
+[ -z "$as" ] || chown 65534:65534 "$tmp/w/config"
+$as "$encore" record -q -o "$tmp/s6" -- sh -c 'cd "$1" && if [ -f config ]; then
+    mv config config.old && echo moved; else echo none; fi; cat config.old' sh "$tmp/w" > "$tmp/rec6.out"
+grep -q "^moved" "$tmp/rec6.out" || { echo "FAIL: the recording did not move it:"; cat "$tmp/rec6.out"; exit 1; }
+snapshot > "$tmp/before"
+replay_same "$tmp/s6" "$tmp/rec6.out"
+grep -q "^encore replay: 1 file the recording made by renaming put back under its old name" "$tmp/rep.err" ||
+    { echo "FAIL: the replay did not say it put the file back:"; cat "$tmp/rep.err"; exit 1; }
+snapshot > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" ||
+    { echo "FAIL: the replay changed the real files:"; diff "$tmp/before" "$tmp/after"; exit 1; }
+echo "ok: a file the recording renamed is back under its old name for the replay"

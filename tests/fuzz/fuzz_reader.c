@@ -61,7 +61,8 @@ static void consume(const char *path)
 		size_t i, n = trace_reader_paths(r, &pl);
 
 		for (i = 0; i < n; i++)
-			sink += strlen(pl[i].path) + pl[i].op + (uint64_t)pl[i].time_ns;
+			sink += strlen(pl[i].path) + strlen(pl[i].from) + pl[i].op +
+			        (uint64_t)pl[i].time_ns;
 	}
 	trace_reader_damage(r, &d);
 	trace_reader_close(r);

@@ -8,7 +8,8 @@
 #include "trace.h"
 #include "unit.h"
 
-/* A trace at `path` with a mark, the path records `ops`/`paths` (n of them), another mark. */
+/* A trace at `path` with a mark, the path records `ops`/`paths` (n of them; each odd one from
+ * the name before it, as a rename's), another mark. */
 static void write_trace(const char *path, const uint32_t *ops, const char *const *paths,
                         size_t n)
 {
@@ -25,7 +26,7 @@ static void write_trace(const char *path, const uint32_t *ops, const char *const
 	ck_assert_int_eq(trace_writer_event(w, &ev), 0);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_int_eq(trace_writer_path(w, ops[i], 1700000000000000000ll + (int64_t)i * 7,
-		                                   paths[i]), 0);
+		                                   paths[i], i % 2 ? paths[i - 1] : NULL), 0);
 	ck_assert_int_eq(trace_writer_event(w, &ev), 0);
 	ck_assert_int_eq(trace_writer_close(w), 0);
 }
@@ -59,6 +60,7 @@ START_TEST(test_round_trip)
 		ck_assert_uint_eq(list[i].op, ops[i]);
 		ck_assert_int_eq(list[i].time_ns, 1700000000000000000ll + (int64_t)i * 7);
 		ck_assert_str_eq(list[i].path, paths[i]);
+		ck_assert_str_eq(list[i].from, i % 2 ? paths[i - 1] : "");
 	}
 	ck_assert_str_eq(trace_path_op_name(list[0].op), "file");
 	ck_assert_str_eq(trace_path_op_name(list[1].op), "dir");
@@ -87,10 +89,11 @@ START_TEST(test_refused_paths)
 	memset(&proc, 0, sizeof(proc));
 	snprintf(proc.name, sizeof(proc.name), "p");
 	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &proc, NULL, 0, &w, &d), 0);
-	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, ""), TRACE_EINVAL);
-	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, NULL), TRACE_EINVAL);
-	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, toolong), TRACE_EINVAL);
-	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_DIR, -5, "/d"), 0);
+	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, "", NULL), TRACE_EINVAL);
+	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, NULL, NULL), TRACE_EINVAL);
+	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_FILE, 1, toolong, NULL), TRACE_EINVAL);
+	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_LINK, 1, "/n", toolong), TRACE_EINVAL);
+	ck_assert_int_eq(trace_writer_path(w, TRACE_PATH_DIR, -5, "/d", ""), 0);
 	ck_assert_int_eq(trace_writer_close(w), 0);
 	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
 	ck_assert_int_eq(trace_reader_next(r, &ev), 0);
@@ -98,6 +101,7 @@ START_TEST(test_refused_paths)
 	ck_assert_uint_eq(trace_reader_paths(r, &list), 1); /* the refused ones wrote nothing */
 	ck_assert_int_eq(list[0].time_ns, -5);
 	ck_assert_str_eq(list[0].path, "/d");
+	ck_assert_str_eq(list[0].from, "");
 	trace_reader_close(r);
 	unit_rmdir(dir);
 }
@@ -135,6 +139,7 @@ START_TEST(test_many)
 	for (size_t i = 0; i < N; i++) {
 		ck_assert_uint_eq(list[i].op, ops[i]);
 		ck_assert_str_eq(list[i].path, names[i]);
+		ck_assert_str_eq(list[i].from, i % 2 ? names[i - 1] : "");
 	}
 	trace_reader_close(r);
 	unit_rmdir(dir);

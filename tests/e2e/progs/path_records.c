@@ -1,6 +1,6 @@
 /*
  * path_records.c: prints the path records of trace files (schemas/trace-format.md, "Paths
- * created"), one per line, "OP PATH", in each file's order; for record_paths.sh.
+ * created"), one per line, "OP PATH[ from OLD]", in each file's order; for record_paths.sh.
  * Usage: path_records TRACE...
  */
 #include <stdio.h>
@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 			;
 		n = trace_reader_paths(r, &l);
 		for (size_t i = 0; i < n; i++)
-			printf("%s %s\n", trace_path_op_name(l[i].op), l[i].path);
+			printf("%s %s%s%s\n", trace_path_op_name(l[i].op), l[i].path,
+			       l[i].from[0] ? " from " : "", l[i].from);
 		trace_reader_close(r);
 	}
 	return 0;
