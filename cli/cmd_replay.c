@@ -46,7 +46,9 @@ static void usage(FILE *out)
 	        "    another user owns or that group or others may write (see --trust), and\n"
 	        "    an unpacked session one of whose input files changed since the recording\n"
 	        "    (\"FILE changed since the recording (size|content)\": see encore pack and\n"
-	        "    --ignore-changed-files).\n\n"
+	        "    --ignore-changed-files).  Files the recording created are hidden from the\n"
+	        "    replay (see --no-isolate); one that was there before it, that it changed and\n"
+	        "    then read, is read as it is now, and encore replay names it.\n\n"
 	        "    A session recorded with encore record --same-layout (address space\n"
 	        "    randomisation off) is replayed with it off too, without an option, and\n"
 	        "    each root gets an environment of the recorded count and size, so that its\n"
@@ -99,7 +101,10 @@ static void usage(FILE *out)
 	        "                        By default they run in a mount namespace of their own\n"
 	        "                        where every writable file system is covered by an\n"
 	        "                        overlay: what they create, write or delete goes to a\n"
-	        "                        scratch area, discarded at the end.  Where the kernel\n"
+	        "                        scratch area, discarded at the end, and what the\n"
+	        "                        recording itself created is hidden from them (\"N files\n"
+	        "                        the recording created hidden\"); with this option they\n"
+	        "                        see those files (a warning says so).  Where the kernel\n"
 	        "                        allows no namespace (no unprivileged user namespaces)\n"
 	        "                        the replay is refused, saying why, unless this is given\n"
 	        "    --keep-scratch DIR  keep the scratch area in DIR (new or empty): for each\n"
@@ -604,6 +609,22 @@ static void warn_shared_readers(struct rep *r)
 			fprintf(stderr, "encore replay: warning: %s\n", ana_warning(s, i));
 }
 
+/* The files the recording changed, then read, that were there before it started: the replay
+ * reads them as they are now (before it starts, and again after a divergence, a likely
+ * cause). */
+static void note_changed_inputs(const struct rep *r, const char *what)
+{
+	size_t n;
+	const char *files = rep_changed_inputs(r, &n);
+
+	if (files)
+		fprintf(stderr, "encore replay: %s: %zu file%s that %s there before the recording, "
+		        "changed by it and then read, %s read as %s now, not as the recording read "
+		        "%s: %s\n", what, n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+		        n == 1 ? "is" : "are", n == 1 ? "it is" : "they are", n == 1 ? "it" : "them",
+		        files);
+}
+
 /* Run to each halt, step, end or failure in turn, as --step and --then say. */
 static int run(struct rep *r, struct replay_args *a)
 {
@@ -642,6 +663,8 @@ static int run(struct rep *r, struct replay_args *a)
 				cli_error("replay", "%s", trace_strerror(rc));
 			else
 				cli_error("replay", "%s", rep_message(r));
+			if (rc == REP_DIVERGED)
+				note_changed_inputs(r, "note");
 			return CLI_FAIL;
 		}
 	}
@@ -702,6 +725,28 @@ int cmd_replay(int argc, char **argv)
 				fprintf(stderr, "encore replay: warning: writes there are not isolated, they "
 				        "change this machine's files: %s (replayer/README.md, \"Isolation and "
 				        "packed files\")\n", rep_isolation_gaps(r));
+			if (!a.quiet && (rep_created_hidden(r) || rep_created_restored(r))) {
+				size_t h = rep_created_hidden(r), b = rep_created_restored(r);
+
+				fprintf(stderr, "encore replay: ");
+				if (h)
+					fprintf(stderr, "%zu file%s the recording created hidden from the "
+					        "replay%s", h, h == 1 ? "" : "s", b ? "; " : "");
+				if (b)
+					fprintf(stderr, "%zu file%s the recording made by renaming put back "
+					        "under %s old name%s", b, b == 1 ? "" : "s",
+					        b == 1 ? "its" : "their", b == 1 ? "" : "s");
+				fprintf(stderr, " (it sees the files as the recording's start did)\n");
+			}
+			if (rep_created_visible(r))
+				fprintf(stderr, "encore replay: warning: %zu file%s the recording created "
+				        "exist%s now and the replay sees %s (%s): it may diverge there\n",
+				        rep_created_visible(r), rep_created_visible(r) == 1 ? "" : "s",
+				        rep_created_visible(r) == 1 ? "s" : "", rep_created_visible(r) == 1 ?
+				        "it" : "them", rep_scratch(r) ? "the overlays could not hide them: "
+				        "replayer/README.md, \"Isolation and packed files\"" :
+				        "--no-isolate cannot hide them");
+			note_changed_inputs(r, "warning");
 			if (!a.quiet && rep_packed_files(r))
 				fprintf(stderr, "encore replay: %zu packed file%s mounted at %s recorded "
 				        "path%s (--no-pack: this machine's files)\n", rep_packed_files(r),

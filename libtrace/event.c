@@ -129,6 +129,17 @@ const char *trace_file_kind_name(uint32_t kind)
 	return "unknown";
 }
 
+const char *trace_path_op_name(uint32_t op)
+{
+	switch (op) {
+	case TRACE_PATH_FILE: return "file";
+	case TRACE_PATH_DIR: return "dir";
+	case TRACE_PATH_LINK: return "link";
+	case TRACE_PATH_REMOVED: return "removed";
+	}
+	return "unknown";
+}
+
 const char *trace_strerror(int code)
 {
 	switch (code) {

@@ -83,6 +83,8 @@ struct trace_reader {
 	struct trace_layout layout;     /* the layout record (trace_reader_layout) */
 	int has_layout;
 	size_t nfiles, cap_files;
+	struct trace_path_change *paths; /* path records (trace_reader_paths) */
+	size_t npaths, cap_paths;
 	int started_late;         /* chunks were dropped: reading starts at live_off */
 	int defs_taken;           /* that checkpoint was read */
 
@@ -651,6 +653,57 @@ static int decode_file(struct trace_reader *r, struct cursor *c)
 	return 0;
 }
 
+/* A path record (schemas/trace-format.md, "Paths created"); fields a later version appends
+ * are skipped. */
+static int decode_path(struct trace_reader *r, struct cursor *c)
+{
+	struct trace_path_change pc;
+	const uint8_t *path, *from = NULL;
+	uint64_t op = cur_varint(c), pl, fl = 0;
+	char *ps, *fs;
+
+	pc.time_ns = unzigzag(cur_varint(c));
+	pl = cur_varint(c);
+	if (c->short_read || c->bad || op > UINT32_MAX || pl == 0 || pl > TRACE_FILE_PATH_MAX)
+		return TRACE_ECORRUPT;
+	path = cur_bytes(c, pl);
+	if (c->p < c->end) {
+		fl = cur_varint(c);
+		if (c->short_read || c->bad || fl > TRACE_FILE_PATH_MAX)
+			return TRACE_ECORRUPT;
+		from = cur_bytes(c, fl);
+	}
+	if (c->short_read || c->bad || memchr(path, 0, pl) || (fl && memchr(from, 0, fl)))
+		return TRACE_ECORRUPT;
+	if (r->npaths == r->cap_paths) {
+		size_t n = r->cap_paths ? r->cap_paths * 2 : 16;
+		struct trace_path_change *np = realloc(r->paths, n * sizeof(*np));
+
+		if (!np)
+			return TRACE_ENOMEM;
+		r->paths = np;
+		r->cap_paths = n;
+	}
+	ps = strndup((const char *)path, pl);
+	fs = strndup(fl ? (const char *)from : "", fl);
+	if (!ps || !fs) {
+		free(ps);
+		free(fs);
+		return TRACE_ENOMEM;
+	}
+	pc.op = (uint32_t)op;
+	pc.path = ps;
+	pc.from = fs;
+	r->paths[r->npaths++] = pc;
+	return 0;
+}
+
+size_t trace_reader_paths(const struct trace_reader *r, const struct trace_path_change **list)
+{
+	*list = r->paths;
+	return r->npaths;
+}
+
 /* The address layout (schemas/trace-format.md, "Address layout"); fields a later version
  * appends are skipped. */
 static int decode_layout(struct trace_reader *r, struct cursor *c)
@@ -898,6 +951,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_file(r, &pc);
 				else if (tag == REC_LAYOUT)
 					rc = decode_layout(r, &pc);
+				else if (tag == REC_PATH)
+					rc = decode_path(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {
@@ -1019,6 +1074,11 @@ void trace_reader_close(struct trace_reader *r)
 		free((char *)r->files[i].resolved);
 	}
 	free(r->files);
+	for (i = 0; i < r->npaths; i++) {
+		free((char *)r->paths[i].path);
+		free((char *)r->paths[i].from);
+	}
+	free(r->paths);
 	free(r->buf);
 	fmt_meta_free(&r->proc);
 	ZSTD_freeDCtx(r->dctx);

@@ -633,6 +633,42 @@ int trace_file_check(const struct trace_file_input *f, const char *path, char *w
                      size_t cap);
 
 /* ---------------------------------------------------------------------------------------
+ * Paths created and removed (schemas/trace-format.md, "Paths created"): every file,
+ * directory or link a process created where nothing was (an open with O_CREAT that made the
+ * file, creat, mkdir, a rename or link onto a free name, symlink), and every name it removed
+ * (unlink, rmdir, remove, a rename's old name), by absolute path, so that a replay can show
+ * its processes the file system as it was when the recording started (replayer/README.md,
+ * "Isolation and packed files").  Meta records, not events: no event index, replay consumes
+ * nothing for them.  The reader collects them (trace_reader_paths, complete at the end).
+ */
+enum trace_path_op {
+	TRACE_PATH_NONE = 0,
+	TRACE_PATH_FILE = 1,     /* a file created (regular, FIFO...: an open, creat, mknod) */
+	TRACE_PATH_DIR = 2,      /* a directory created (mkdir, mkdirat) */
+	TRACE_PATH_LINK = 3,     /* a name made for what exists elsewhere: rename's or link's new
+	                            name where none was, a symbolic link */
+	TRACE_PATH_REMOVED = 4,  /* a name removed: unlink, rmdir, remove, rename's old name */
+};
+
+struct trace_path_change {
+	uint32_t op;             /* enum trace_path_op */
+	int64_t time_ns;         /* CLOCK_REALTIME after the call (orders records across processes) */
+	const char *path;        /* absolute (the working or named directory prepended) */
+	const char *from;        /* TRACE_PATH_LINK made by a rename: the old name (absolute, as
+	                            path); "" otherwise */
+};
+
+/* Append a path record (writer side; allocates nothing); from: a rename's old name, or NULL.
+ * TRACE_EINVAL for an empty path or a name longer than TRACE_FILE_PATH_MAX. */
+int trace_writer_path(struct trace_writer *w, uint32_t op, int64_t time_ns, const char *path,
+                      const char *from);
+/* The path records read so far (all of them once trace_reader_next returned 0), in the
+ * trace's order. */
+size_t trace_reader_paths(const struct trace_reader *r, const struct trace_path_change **list);
+/* "file", "dir", "link", "removed", "unknown". */
+const char *trace_path_op_name(uint32_t op);
+
+/* ---------------------------------------------------------------------------------------
  * Address layout (schemas/trace-format.md, "Address layout"): whether the image ran with
  * address space randomisation off, and where its initial stack began, so that replay can
  * run it with the same layout (encore record --same-layout).  A meta record written once

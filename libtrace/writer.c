@@ -1206,6 +1206,28 @@ int trace_writer_file(struct trace_writer *w, const struct trace_file_input *f)
 	}
 }
 
+/* A path record (schemas/trace-format.md, "Paths created"): op, time, the path
+ * length-prefixed, and a rename's old name likewise when there is one.  No allocation. */
+int trace_writer_path(struct trace_writer *w, uint32_t op, int64_t time_ns, const char *path,
+                      const char *from)
+{
+	uint8_t nums[40], fl[10];
+	size_t nn = 0, pl = path ? strnlen(path, TRACE_FILE_PATH_MAX + 1) : 0;
+	size_t l2 = from ? strnlen(from, TRACE_FILE_PATH_MAX + 1) : 0;
+	struct piece pieces[4];
+
+	if (pl == 0 || pl > TRACE_FILE_PATH_MAX || l2 > TRACE_FILE_PATH_MAX)
+		return TRACE_EINVAL;
+	nn += put_varint(nums + nn, op);
+	nn += put_varint(nums + nn, zigzag(time_ns));
+	nn += put_varint(nums + nn, pl);
+	pieces[0] = (struct piece){ nums, nn };
+	pieces[1] = (struct piece){ path, pl };
+	pieces[2] = (struct piece){ fl, put_varint(fl, l2) };
+	pieces[3] = (struct piece){ from, l2 };
+	return meta_record(w, REC_PATH, pieces, l2 ? 4 : 2);
+}
+
 /* The address layout record (schemas/trace-format.md, "Address layout"): six varints. */
 int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l)
 {

@@ -445,7 +445,7 @@ static void registry_check(int dirfd)
 
 	if (fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 		syscall(SYS_unlinkat, dirfd, REC_REGISTRY, 0);
-	mkdirat(dirfd, REC_REGISTRY, 0711);
+	IP_REAL(mkdirat)(dirfd, REC_REGISTRY, 0711); /* not the interposer: ours */
 	registry_state = fstatat(dirfd, REC_REGISTRY, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	                 S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022)
 	                     ? 1

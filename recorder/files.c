@@ -15,11 +15,22 @@
  * trace (a static web server's file per request; see note_again).  The objects mapped are listed at the start of
  * each image, again whenever the loader's count of objects loaded grew (dlopen: checked after
  * each file noted) and at exit.  bench/file_bench.c measures it.
+ *
+ * Paths created (README.md, "Paths created"): every name a process makes where none was (an
+ * open or fopen with O_CREAT that made the file, creat, mkdir, a rename's or link's new name
+ * where none was, symlink) and every name it removes (unlink, rmdir, remove, a rename's old
+ * name) gets a path record with its absolute path, so that an isolated replay can hide what
+ * the recording itself created.  Whether an open with O_CREAT but not O_EXCL made the file
+ * is asked before the call (one fstatat, on those opens only); a rename's new name likewise
+ * (an lstat).  The calls that fail when the name exists need no question.  The answer is
+ * never the program's: the call it makes is the one it asked for, its result and errno
+ * untouched.
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
 #undef _FILE_OFFSET_BITS
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
@@ -28,6 +39,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -416,20 +428,137 @@ static int open_has_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* --- paths created and removed ------------------------------------------------------ */
+
+/* An absolute path for `path` relative to dirfd (AT_FDCWD: the working directory) in out:
+ * the directory's path, '/', the name without leading "./".  0, or -1 when it does not fit
+ * or the directory has no path.  Under the writer lock (out is its scratch). */
+static int abs_path(int dirfd, const char *path, char *out, size_t cap)
+{
+	size_t bl, pl;
+	char proc[64];
+	ssize_t n;
+
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(out, cap))
+				return -1;
+		} else {
+			proc_fd_path(proc, dirfd);
+			if ((n = readlink(proc, out, cap - 1)) <= 0)
+				return -1;
+			out[n] = '\0';
+		}
+		if (out[0] != '/')
+			return -1; /* "(unreachable)", a descriptor of no directory */
+		while (path[0] == '.' && path[1] == '/')
+			for (path += 2; path[0] == '/'; path++)
+				;
+		bl = strlen(out);
+		if (bl > 1 && path[0])
+			out[bl++] = '/';
+	} else {
+		bl = 0;
+	}
+	pl = strlen(path);
+	if (bl + pl + 1 > cap)
+		return -1;
+	memcpy(out + bl, path, pl + 1);
+	return 0;
+}
+
+/* Scratch for path records' names, under the writer lock. */
+static char pathbuf[TRACE_FILE_PATH_MAX + 1], frombuf[TRACE_FILE_PATH_MAX + 1];
+
+/* Note that the process made (op: enum trace_path_op) or removed the name `path` relative to
+ * dirfd; fd >= 0: a descriptor of the file it created, whose path the kernel knows; old (not
+ * NULL): the name a rename took it from, relative to olddirfd.  errno is the caller's to
+ * keep. */
+static void note_path_from(uint32_t op, int fd, int dirfd, const char *path, int olddirfd,
+                           const char *old)
+{
+	struct timespec ts = { 0, 0 };
+	ssize_t n = -1;
+	char proc[64];
+	int e = errno;
+
+	if ((rec_sandbox & REC_SB_NOFILES) || !path || !path[0] || rec_busy() || !rec.w)
+		return;
+	if (!rec_enter())
+		return;
+	if (fd >= 0) {
+		proc_fd_path(proc, fd);
+		if ((n = readlink(proc, pathbuf, sizeof(pathbuf) - 1)) > 0 && pathbuf[0] == '/')
+			pathbuf[n] = '\0';
+		else
+			n = -1;
+	}
+	if ((n > 0 || abs_path(dirfd, path, pathbuf, sizeof(pathbuf)) == 0) &&
+	    !pseudo_path(pathbuf) && !in_session(pathbuf)) {
+		if (real_clock_gettime)
+			real_clock_gettime(CLOCK_REALTIME, &ts);
+		if (!old || abs_path(olddirfd, old, frombuf, sizeof(frombuf)) != 0 ||
+		    pseudo_path(frombuf) || in_session(frombuf))
+			frombuf[0] = '\0';
+		trace_writer_path(rec.w, op, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, pathbuf,
+		                  frombuf[0] ? frombuf : NULL);
+	}
+	rec_leave();
+	errno = e;
+}
+
+static void note_path(uint32_t op, int fd, int dirfd, const char *path)
+{
+	note_path_from(op, fd, dirfd, path, AT_FDCWD, NULL);
+}
+
+/* Before a call that creates `path` (relative to dirfd) only if it is not there: 1 when
+ * nothing is there now (follow: a final symbolic link followed, as open does), 0 when
+ * something is, or when nothing will be noted anyway.  errno is the caller's to keep. */
+static int path_absent(int dirfd, const char *path, int follow)
+{
+	struct stat st;
+	int e = errno, absent;
+
+	if ((rec_sandbox & REC_SB_NOFILES) || !path || !path[0] || rec_busy() || !rec.w)
+		return 0;
+	absent = fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0 &&
+	         errno == ENOENT;
+	errno = e;
+	return absent;
+}
+
+/* Whether an open with these flags may create its file, and whether it tells us when it
+ * did (O_EXCL: it fails otherwise); O_TMPFILE makes no name. */
+static int open_creates(int flags)
+{
+	return (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE;
+}
+
+/* Before an open (dirfd, path, flags): 1 when, should it succeed, it created the file. */
+static int open_will_create(int dirfd, const char *path, int flags)
+{
+	if (__builtin_expect(!open_creates(flags), 1))
+		return 0;
+	return (flags & O_EXCL) ? 1 : path_absent(dirfd, path, 1);
+}
+
 /* The real call's result and errno, the open noted in between. */
-#define OPEN_BODY(call)                                   \
-	do {                                              \
-		int r_, e_;                               \
-		r_ = call;                                \
-		e_ = errno;                               \
-		note_open(r_, path, flags);               \
-		note_kernel_file(r_, path, flags);        \
-		errno = e_;                               \
-		return r_;                                \
+#define OPEN_BODY(call, dirfd)                                            \
+	do {                                                              \
+		int r_, e_, c_ = open_will_create(dirfd, path, flags);   \
+		r_ = call;                                                \
+		e_ = errno;                                               \
+		if (__builtin_expect(c_, 0) && r_ >= 0)                   \
+			note_path(TRACE_PATH_FILE, r_, dirfd, path);      \
+		note_open(r_, path, flags);                               \
+		note_kernel_file(r_, path, flags);                        \
+		errno = e_;                                               \
+		return r_;                                                \
 	} while (0)
 
 /* open, openat and their 64 forms: the mode argument is there only when the flags say so. */
-#define OPEN_VARIADIC(fn, params, args)                   \
+#define OPEN_VARIADIC(fn, params, args, dirfd)            \
 	REC_EXPORT int fn params                          \
 	{                                                 \
 		mode_t mode = 0;                          \
@@ -441,31 +570,57 @@ static int open_has_mode(int flags)
 			mode = va_arg(ap, mode_t);        \
 			va_end(ap);                       \
 		}                                         \
-		OPEN_BODY(IP_REAL(fn) args);              \
+		OPEN_BODY(IP_REAL(fn) args, dirfd);       \
 	}
 
-OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode))
-OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode))
-OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
-OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode),
+              dirfd)
+OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...),
+              (dirfd, path, flags, mode), dirfd)
 
-/* The _FORTIFY_SOURCE forms, which take no mode. */
-#define OPEN_FORTIFIED(fn, params, args)                  \
+/* The _FORTIFY_SOURCE forms, which take no mode (nor O_CREAT, which needs one). */
+#define OPEN_FORTIFIED(fn, params, args, dirfd)           \
 	REC_EXPORT int fn params                          \
 	{                                                 \
-		OPEN_BODY(IP_REAL(fn) args);              \
+		OPEN_BODY(IP_REAL(fn) args, dirfd);       \
 	}
 
-OPEN_FORTIFIED(__open_2, (const char *path, int flags), (path, flags))
-OPEN_FORTIFIED(__open64_2, (const char *path, int flags), (path, flags))
-OPEN_FORTIFIED(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
-OPEN_FORTIFIED(__openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+OPEN_FORTIFIED(__open_2, (const char *path, int flags), (path, flags), AT_FDCWD)
+OPEN_FORTIFIED(__open64_2, (const char *path, int flags), (path, flags), AT_FDCWD)
+OPEN_FORTIFIED(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd)
+OPEN_FORTIFIED(__openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+               dirfd)
+
+/* creat: open(path, O_CREAT | O_WRONLY | O_TRUNC, mode), made inside glibc past open's
+ * interposer. */
+#define CREAT(fn)                                                                  \
+	REC_EXPORT int fn(const char *path, mode_t mode)                           \
+	{                                                                          \
+		int flags = O_CREAT | O_WRONLY | O_TRUNC;                          \
+                                                                                   \
+		OPEN_BODY(IP_REAL(fn)(path, mode), AT_FDCWD);                      \
+	}
+
+CREAT(creat)
+CREAT(creat64)
+
+/* Whether fopen's mode creates the file ('w', 'a'), and tells when it did ('x'). */
+static int fopen_will_create(const char *path, const char *mode)
+{
+	if (!mode || (mode[0] != 'w' && mode[0] != 'a'))
+		return 0;
+	return strchr(mode, 'x') ? 1 : path_absent(AT_FDCWD, path, 1);
+}
 
 /* fopen's mode reads when it starts with 'r' or has a '+'. */
-static FILE *note_fopen(FILE *f, const char *path, const char *mode)
+static FILE *note_fopen(FILE *f, const char *path, const char *mode, int created)
 {
 	int e = errno;
 
+	if (f && created)
+		note_path(TRACE_PATH_FILE, fileno(f), AT_FDCWD, path);
 	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
 		note_open(fileno(f), path, O_RDONLY);
 	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
@@ -476,10 +631,118 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode)
 
 REC_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	return note_fopen(IP_REAL(fopen)(path, mode), path, mode);
+	int created = fopen_will_create(path, mode);
+
+	return note_fopen(IP_REAL(fopen)(path, mode), path, mode, created);
 }
 
 REC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	return note_fopen(IP_REAL(fopen64)(path, mode), path, mode);
+	int created = fopen_will_create(path, mode);
+
+	return note_fopen(IP_REAL(fopen64)(path, mode), path, mode, created);
+}
+
+/* The calls that fail when the name exists (mkdir, link, symlink) made it when they
+ * succeed; unlink, rmdir and remove removed it.  errno is the real call's. */
+static int made(int rc, uint32_t op, int dirfd, const char *path)
+{
+	if (rc == 0)
+		note_path(op, -1, dirfd, path);
+	return rc;
+}
+
+REC_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return made(IP_REAL(mkdir)(path, mode), TRACE_PATH_DIR, AT_FDCWD, path);
+}
+
+REC_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	return made(IP_REAL(mkdirat)(dirfd, path, mode), TRACE_PATH_DIR, dirfd, path);
+}
+
+REC_EXPORT int link(const char *old, const char *path)
+{
+	return made(IP_REAL(link)(old, path), TRACE_PATH_LINK, AT_FDCWD, path);
+}
+
+REC_EXPORT int linkat(int olddirfd, const char *old, int dirfd, const char *path, int flags)
+{
+	return made(IP_REAL(linkat)(olddirfd, old, dirfd, path, flags), TRACE_PATH_LINK, dirfd,
+	            path);
+}
+
+REC_EXPORT int symlink(const char *old, const char *path)
+{
+	return made(IP_REAL(symlink)(old, path), TRACE_PATH_LINK, AT_FDCWD, path);
+}
+
+REC_EXPORT int symlinkat(const char *old, int dirfd, const char *path)
+{
+	return made(IP_REAL(symlinkat)(old, dirfd, path), TRACE_PATH_LINK, dirfd, path);
+}
+
+REC_EXPORT int unlink(const char *path)
+{
+	return made(IP_REAL(unlink)(path), TRACE_PATH_REMOVED, AT_FDCWD, path);
+}
+
+REC_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	return made(IP_REAL(unlinkat)(dirfd, path, flags), TRACE_PATH_REMOVED, dirfd, path);
+}
+
+REC_EXPORT int rmdir(const char *path)
+{
+	return made(IP_REAL(rmdir)(path), TRACE_PATH_REMOVED, AT_FDCWD, path);
+}
+
+REC_EXPORT int remove(const char *path)
+{
+	return made(IP_REAL(remove)(path), TRACE_PATH_REMOVED, AT_FDCWD, path);
+}
+
+/* A rename that succeeded: its new name is made when nothing was there before (absent, or
+ * RENAME_NOREPLACE), with the old name it came from, and its old name removed when it is
+ * gone now (a rename between two links of one file leaves both; RENAME_EXCHANGE swaps two
+ * names that both stay).  errno is the real call's. */
+static int renamed(int rc, int olddirfd, const char *old, int dirfd, const char *path,
+                   int absent, unsigned flags)
+{
+	int gone;
+
+	if (rc != 0 || (flags & RENAME_EXCHANGE))
+		return rc;
+	gone = path_absent(olddirfd, old, 0);
+	if (absent || (flags & RENAME_NOREPLACE))
+		note_path_from(TRACE_PATH_LINK, -1, dirfd, path, olddirfd, gone ? old : NULL);
+	if (gone)
+		note_path(TRACE_PATH_REMOVED, -1, olddirfd, old);
+	return rc;
+}
+
+REC_EXPORT int rename(const char *old, const char *path)
+{
+	int absent = path_absent(AT_FDCWD, path, 0);
+
+	return renamed(IP_REAL(rename)(old, path), AT_FDCWD, old, AT_FDCWD, path, absent, 0);
+}
+
+REC_EXPORT int renameat(int olddirfd, const char *old, int dirfd, const char *path)
+{
+	int absent = path_absent(dirfd, path, 0);
+
+	return renamed(IP_REAL(renameat)(olddirfd, old, dirfd, path), olddirfd, old, dirfd, path,
+	               absent, 0);
+}
+
+REC_EXPORT int renameat2(int olddirfd, const char *old, int dirfd, const char *path,
+                         unsigned int flags)
+{
+	int absent = flags & (RENAME_NOREPLACE | RENAME_EXCHANGE) ? 0 :
+	             path_absent(dirfd, path, 0);
+
+	return renamed(IP_REAL(renameat2)(olddirfd, old, dirfd, path, flags), olddirfd, old,
+	               dirfd, path, absent, flags);
 }

@@ -252,6 +252,11 @@ static unsigned sandbox_plan(void)
 		{ SYS_newfstatat, { 0, 1, 1, AT_EMPTY_PATH } },
 		{ SYS_newfstatat, { NA(AT_FDCWD), 1, 1, 0 } },
 		{ SYS_readlink, { 1, 1, 4096 } },
+		/* paths created (files.c): before a call that may create, after one that did */
+		{ SYS_newfstatat, { 0, 1, 1, 0 } },
+		{ SYS_newfstatat, { NA(AT_FDCWD), 1, 1, AT_SYMLINK_NOFOLLOW } },
+		{ SYS_newfstatat, { 0, 1, 1, AT_SYMLINK_NOFOLLOW } },
+		{ SYS_getcwd, { 1, 4097 } },
 		{ SYS_openat, { NA(AT_FDCWD), 1, O_RDONLY | O_CLOEXEC } },
 		{ SYS_read, { 0, 1, 65536 } },
 		{ SYS_pread64, { 0, 1, 65536, 0 } },

@@ -164,6 +164,8 @@ static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
 	p->killed_rec = rc == 0 && !trace_reader_closed(rd) && ev.kind != TRACE_EV_EXIT &&
 	                ev.kind != TRACE_EV_SIGNAL;
 	p->has_layout = trace_reader_layout(rd, &p->layout);
+	if (rc == 0 && (rc = rep__created_add(r, rd, h->host_id)) != 0)
+		goto out;
 	if ((rc = layout_objects(r, rd)) != 0)
 		goto out;
 	if (rc < 0) {
@@ -321,6 +323,7 @@ void rep_close(struct rep *r)
 	if (r->lfd >= 0)
 		close(r->lfd);
 	rep__iso_free(r); /* after rep_kill: the namespaces are gone, the scratch area removed */
+	rep__created_free(r);
 	if (r->cdir >= 0) {
 		/* names only, inside the directory checked when it was made */
 		int dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -136,6 +136,7 @@ struct rep {
 	struct rep_traced *hits;/* what they reported since rep_traced_clear */
 	size_t nhits, caphits;
 	struct gd_iso *iso;     /* isolation and packed files (gd_isolate.c), or NULL */
+	struct gd_created *created; /* paths the recording created (gd_created.c), or NULL */
 	char warnings[2048];    /* the LCs' REP_MSG_WARN, "NAME: TEXT; ..." (rep_warnings) */
 };
 
@@ -189,6 +190,17 @@ int rep__pack_object(const struct rep *r, const char *host, const char *path, ch
 int rep__iso_setup(struct rep *r, struct trace_diag *d);
 int rep__iso_enter(const struct rep *r, const struct gd_proc *p);
 void rep__iso_free(struct rep *r);
+/* gd_created.c: the paths the recording created, hidden from the replay.  _add takes an image's
+ * path records (its reader read to the end); _plan decides what to hide (once, before the
+ * namespaces); _paths lists a host's, parents first (returns how many; up to cap in out,
+ * and in to the old name to rename each back to, or NULL to hide it); _count adds a
+ * helper's counts. */
+int rep__created_add(struct rep *r, struct trace_reader *rd, const char *host);
+int rep__created_plan(struct rep *r);
+size_t rep__created_paths(const struct rep *r, const char *host, const char **out,
+                          const char **to, size_t cap);
+void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden, size_t restored);
+void rep__created_free(struct rep *r);
 
 /* gd_stall.c */
 uint64_t rep__board_sum(struct rep *r);

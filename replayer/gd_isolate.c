@@ -12,7 +12,9 @@
  * (DIR/.encore-replay: the GD's socket and status board) is mounted back as it is.  When the
  * session is packed (DIR/pack/manifest, the layout of schemas/pack.md), each packed object of
  * that host is mounted read-only at its recorded path, so that a machine without the
- * program's files replays it.
+ * program's files replays it.  Before that, what the recording itself created and is still
+ * there is removed under the overlays (hide_created; the paths from gd_created.c), so that
+ * the replayed processes find the file system as the recording's start did.
  *
  * A short-lived helper process makes each namespace (the GD itself must stay outside); the
  * GD keeps its namespace descriptors, each root enters them with setns(2) before its exec,
@@ -68,6 +70,9 @@ struct iso_reply {
 	char msg[1024];
 	char gaps[1024];         /* directories whose own entries are not covered (split) */
 	int pack_bad;            /* the packed files could not be mounted (not a namespace's fault) */
+	size_t hidden;           /* paths the recording created, removed under the overlays */
+	size_t restored;         /* ... renamed back to the name they had at its start */
+	size_t not_hidden;       /* ... there, but under no overlay or not removable */
 };
 
 static struct gd_iso *iso_get(struct rep *r)
@@ -172,6 +177,7 @@ struct ctx {
 	char **cov;              /* the directories an overlay covers */
 	size_t ncov;
 	int *pack_bad;           /* the reply's: the packed files could not be mounted */
+	size_t *hidden, *not_hidden, *restored; /* the reply's: hide_created's counts */
 };
 
 static int under(const char *path, const char *dir);
@@ -816,6 +822,64 @@ static int split(struct ctx *c, const char *path, int fd, int depth)
 	return rc;
 }
 
+/* Is anything mounted at or below the directory `path`?  Its removal would go down into that
+ * mount: one left as it is (a FUSE mount, a read-only file system) would lose its files for
+ * real. */
+static int mounts_below(const struct ctx *c, const char *path)
+{
+	char real[4096];
+
+	if (!realpath(path, real))
+		return 1;
+	for (size_t i = 0; i < c->nm; i++)
+		if (under(c->m[i].path, real))
+			return 1;
+	return 0;
+}
+
+/* What the recording created and is there now (gd_created.c): removed, parents first, where
+ * an overlay covers it, which whites it out in the upper layer and leaves the real file
+ * system as it is.  Under no overlay (a FUSE mount, a read-only or pseudo file system), a
+ * directory with a mount below it, or
+ * where overlayfs cannot remove it (in a user namespace, below a directory of another user's,
+ * which it cannot copy up: EOVERFLOW), it stays, counted.  One a rename made from a file
+ * there at the start is renamed back to that name instead, when it can be. */
+static void hide_created(struct ctx *c)
+{
+	size_t n = rep__created_paths(c->r, c->host, NULL, NULL, 0);
+	const char **paths = n ? calloc(2 * n, sizeof(*paths)) : NULL, **to = paths + n;
+	struct stat st;
+
+	if (!paths) {
+		*c->not_hidden += n;
+		return;
+	}
+	rep__created_paths(c->r, c->host, paths, to, n);
+	for (size_t i = 0; i < n; i++) {
+		if (lstat(paths[i], &st) != 0) {
+			(*c->hidden)++; /* there when planned: gone with a directory hidden before it */
+			continue;
+		}
+		if (!in_overlay(c, paths[i]) || (S_ISDIR(st.st_mode) && mounts_below(c, paths[i]))) {
+			(*c->not_hidden)++;
+			continue;
+		}
+		/* a file renamed from one there at the start: back under its old name (never over
+		 * a name taken since: NOREPLACE), else hidden */
+		if (to[i] && in_overlay(c, to[i]) &&
+		    renameat2(AT_FDCWD, paths[i], AT_FDCWD, to[i], RENAME_NOREPLACE) == 0) {
+			(*c->restored)++;
+			continue;
+		}
+		rm_tree(AT_FDCWD, paths[i], 0);
+		if (lstat(paths[i], &st) != 0 && errno == ENOENT)
+			(*c->hidden)++;
+		else
+			(*c->not_hidden)++;
+	}
+	free(paths);
+}
+
 static int host_mounts(struct ctx *c)
 {
 	char ctl[4200];
@@ -871,6 +935,8 @@ static int host_mounts(struct ctx *c)
 			return -1;
 		}
 	}
+	if (c->isolate)
+		hide_created(c);
 	if (mount_pack(c) != 0) {
 		*c->pack_bad = 1; /* --no-isolate would not help: the pack is mounted all the same */
 		return -1;
@@ -944,6 +1010,9 @@ static void __attribute__((noreturn)) helper(struct rep *r, const char *host, in
 	c.msg = rp.msg;
 	c.gaps = rp.gaps;
 	c.pack_bad = &rp.pack_bad;
+	c.hidden = &rp.hidden;
+	c.not_hidden = &rp.not_hidden;
+	c.restored = &rp.restored;
 	c.m = calloc(ISO_MOUNTS_MAX, sizeof(*c.m));
 	/* as root a mount namespace is enough (a user namespace would take root's powers over
 	 * the machine away from the replayed programs); otherwise a user namespace too */
@@ -1125,6 +1194,7 @@ static int make_host(struct rep *r, struct iso_host *h, struct trace_diag *d)
 		char path[64];
 
 		iso->userns = rp.userns;
+		rep__created_count(r, rp.hidden, rp.not_hidden, rp.restored);
 		if (rp.gaps[0] && !iso->gaps[0])
 			snprintf(iso->gaps, sizeof(iso->gaps), "%s", rp.gaps);
 		if (rp.userns) {
@@ -1177,6 +1247,11 @@ int rep__iso_setup(struct rep *r, struct trace_diag *d)
 	struct gd_iso *iso;
 	int rc;
 
+	/* what the recording created, to hide (or count, without a namespace) */
+	if ((rc = rep__created_plan(r)) != 0) {
+		rep__diag_set(d, rc, NULL, "out of memory");
+		return rc;
+	}
 	if (r->opt.no_isolate == 1 && !rep_packed_files(r))
 		return 0;
 	if (!(iso = iso_get(r)))

@@ -144,3 +144,82 @@ LC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	return kernel_stream(IP_REAL(fopen64)(path, mode), path, mode);
 }
+
+/* The calls that create and remove names: the recorder noted them for the GD, which hid what
+ * the recording created before the replay started (gd_created.c); here they are the real
+ * calls, made in the replay's namespace. */
+LC_EXPORT int creat(const char *path, mode_t mode)
+{
+	return IP_REAL(creat)(path, mode);
+}
+
+LC_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return IP_REAL(creat64)(path, mode);
+}
+
+LC_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return IP_REAL(mkdir)(path, mode);
+}
+
+LC_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	return IP_REAL(mkdirat)(dirfd, path, mode);
+}
+
+LC_EXPORT int rename(const char *old, const char *path)
+{
+	return IP_REAL(rename)(old, path);
+}
+
+LC_EXPORT int renameat(int olddirfd, const char *old, int dirfd, const char *path)
+{
+	return IP_REAL(renameat)(olddirfd, old, dirfd, path);
+}
+
+LC_EXPORT int renameat2(int olddirfd, const char *old, int dirfd, const char *path,
+                        unsigned int flags)
+{
+	return IP_REAL(renameat2)(olddirfd, old, dirfd, path, flags);
+}
+
+LC_EXPORT int link(const char *old, const char *path)
+{
+	return IP_REAL(link)(old, path);
+}
+
+LC_EXPORT int linkat(int olddirfd, const char *old, int dirfd, const char *path, int flags)
+{
+	return IP_REAL(linkat)(olddirfd, old, dirfd, path, flags);
+}
+
+LC_EXPORT int symlink(const char *old, const char *path)
+{
+	return IP_REAL(symlink)(old, path);
+}
+
+LC_EXPORT int symlinkat(const char *old, int dirfd, const char *path)
+{
+	return IP_REAL(symlinkat)(old, dirfd, path);
+}
+
+LC_EXPORT int unlink(const char *path)
+{
+	return IP_REAL(unlink)(path);
+}
+
+LC_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	return IP_REAL(unlinkat)(dirfd, path, flags);
+}
+
+LC_EXPORT int rmdir(const char *path)
+{
+	return IP_REAL(rmdir)(path);
+}
+
+LC_EXPORT int remove(const char *path)
+{
+	return IP_REAL(remove)(path);
+}

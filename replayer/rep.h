@@ -216,6 +216,19 @@ const char *rep_isolation_gaps(const struct rep *r);
  * replay then writes to this machine's files); otherwise NULL. */
 const char *rep_unisolated(const struct rep *r);
 size_t rep_packed_files(const struct rep *r);
+/* Once rep_start returned: how many paths the recording created (that were not there when
+ * it started) exist now and were hidden from the replayed processes (removed inside their
+ * namespace: replayer/README.md, "Isolation and packed files"); and how many exist now and
+ * the replayed processes see, without isolation or outside every overlay. */
+size_t rep_created_hidden(const struct rep *r);
+size_t rep_created_visible(const struct rep *r);
+/* Of those, how many a rename made from a file that was there when the recording started,
+ * and were renamed back to that old name (not counted as hidden). */
+size_t rep_created_restored(const struct rep *r);
+/* Once rep_start returned: the files that were there before the recording, that it changed
+ * and then read ("PATH, PATH...", *n of them), which the replay reads as they are now, not
+ * as the recording read them; NULL when none. */
+const char *rep_changed_inputs(const struct rep *r, size_t *n);
 /* What replayed processes did otherwise than recorded without diverging ("NAME: WHAT; ..."),
  * or NULL: random bytes asked for before their LC started that differ from the recorded
  * ones (replayer/README.md). */

@@ -68,6 +68,9 @@ static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 		fi.resolved = "/usr/lib/libseed.so.1";
 		trace_writer_file(w, &fi);
 	}
+	/* a path record (schemas/trace-format.md, "Paths created") */
+	trace_writer_path(w, TRACE_PATH_FILE, 1700000000000000000ll, "/tmp/seed/created",
+	                  "/tmp/seed/old");
 	memset(&ep, 0, sizeof(ep));
 	ep.type = TRACE_CHAN_UNIX;
 	ep.inode = 77;

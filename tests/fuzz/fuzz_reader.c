@@ -56,6 +56,14 @@ static void consume(const char *path)
 		for (i = 0; i < n; i++)
 			sink += strlen(fl[i].path) + strlen(fl[i].resolved) + fl[i].build_id_len;
 	}
+	{
+		const struct trace_path_change *pl;
+		size_t i, n = trace_reader_paths(r, &pl);
+
+		for (i = 0; i < n; i++)
+			sink += strlen(pl[i].path) + strlen(pl[i].from) + pl[i].op +
+			        (uint64_t)pl[i].time_ns;
+	}
 	trace_reader_damage(r, &d);
 	trace_reader_close(r);
 	(void)sink;
