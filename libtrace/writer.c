@@ -992,6 +992,78 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	return 0;
 }
 
+/* A successful clock read, the most frequent event of servers that time each command (redis:
+ * two gettimeofday per command): the bytes encode_event writes for it, a compact clock value
+ * (schemas/trace-format.md, "Clock values"), written without going through every field.
+ * Anything else (a first value of its clock in this chunk, a value with no compact form, a
+ * thread record or checkpoint due, the chunk's end near, a budget) takes trace_writer_event's
+ * path, out of line. */
+__attribute__((noinline)) static int clock_slow(struct trace_writer *w, uint32_t thread,
+                                                 uint32_t site, uint32_t call, uint32_t naux,
+                                                 int64_t aux0, uint64_t time_ns,
+                                                 const void *value)
+{
+	struct trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_CLOCK;
+	ev.call = call;
+	ev.fd = -1;
+	ev.site = site;
+	ev.time_ns = time_ns;
+	ev.naux = naux;
+	ev.aux[0] = aux0;
+	ev.data = value;
+	ev.data_len = FMT_CLOCK_LEN;
+	ev.thread = thread;
+	return trace_writer_event(w, &ev);
+}
+
+int trace_writer_clock(struct trace_writer *w, uint32_t thread, uint32_t site, uint32_t call,
+                       uint32_t naux, int64_t aux0, uint64_t time_ns, const void *value)
+{
+	int slot = fmt_clock_slot(TRACE_EV_CLOCK, call, naux, aux0);
+	uint32_t mask = F_CALL | F_CLOCK;
+	uint8_t *d, *p;
+	int64_t v;
+
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     thread != w->thread || slot < 0 || !w->compact_clock ||
+	                     !(w->clock_seen & (1u << slot)) || w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     fmt_clock_value(slot, value, &v), 0))
+		return clock_slow(w, thread, site, call, naux, aux0, time_ns, value);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	/* kind, a two-byte mask (a clock field is there), then the fields in mask order */
+	d = w->data + w->used;
+	p = d + 3;
+	if (site) {
+		mask |= F_SITE;
+		p = put_vu(p, site);
+	}
+	p = put_vu(p, call);
+	if (time_ns) {
+		mask |= F_TIME;
+		p = put_vu(p, zigzag((int64_t)(time_ns - w->last_time)));
+		w->last_time = time_ns;
+	}
+	if (naux) {
+		mask |= F_AUX;
+		*p++ = 1;
+		p = put_vu(p, zigzag(aux0));
+	}
+	p = put_vu(p, zigzag(v - w->clock_prev[slot]));
+	w->clock_prev[slot] = v;
+	d[0] = TRACE_EV_CLOCK;
+	d[1] = (uint8_t)(mask | 0x80);
+	d[2] = (uint8_t)(mask >> 7);
+	w->used += (uint32_t)(p - d);
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
 /* The recorder's synchronisation events, its most frequent in a program with threads: the
  * bytes encode_event would write for an event with only kind, call, result, err and aux set,
  * written without going through every field.  Anything else (a thread record due, a

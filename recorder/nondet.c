@@ -165,10 +165,44 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 
 
 
-/* One clock read, logged (the fast path: rec_event_fill, and one display stamp in 16).
- * `naux` 1 carries the clock id; `out`, `len`: the value filled in, when the call succeeded. */
-static inline void log_clock(uint32_t call, long r, int e, uint32_t naux, int64_t clk,
-                             const void *out, uint32_t len, void *ra)
+/* A deferred signal handler due after a clock read (rec_sig_after_event reads only the
+ * event's kind and call), out of the clock's path. */
+__attribute__((noinline)) static void clock_after_signal(uint32_t call)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_CLOCK, call, 0);
+	rec_sig_after_event(&ev);
+}
+
+/* A clock read that succeeded and filled in its 16 bytes: what rec_log does for it, without
+ * an event struct (trace_writer_clock encodes the same bytes from the fields).  errno is the
+ * wrapper's to restore, as after rec_log. */
+__attribute__((always_inline)) static inline void log_clock_value(uint32_t call, uint32_t naux,
+                                                                   int64_t clk, const void *out,
+                                                                   void *ra)
+{
+	uint32_t site = rec.depth && ra ? rec_site(ra) : 0;
+	uint32_t thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
+	                                                                     rec_thread_foreign();
+
+	if (__builtin_expect(!rec.w, 0)) /* (as rec_log: the site's record may have ended it) */
+		return;
+	/* a full disk or a broken file: unrecorded from here on, as in rec_log */
+	if (trace_writer_clock(rec.w, thread, site, call, naux, clk, rec_clock_stamp(), out) ==
+	    TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		clock_after_signal(call);
+}
+
+/* One clock read, logged as an event (rec_event_fill, and one display stamp in 16): a failed
+ * read, time(), a value not filled in. */
+__attribute__((noinline)) static void log_clock_event(uint32_t call, long r, int e,
+                                                      uint32_t naux, int64_t clk,
+                                                      const void *out, uint32_t len, void *ra)
 {
 	struct trace_event ev;
 
@@ -182,6 +216,20 @@ static inline void log_clock(uint32_t call, long r, int e, uint32_t naux, int64_
 		ev.data_len = len;
 	}
 	rec_log(&ev, ra);
+}
+
+/* One clock read, logged: a value filled in through log_clock_value, in the wrapper itself;
+ * anything else as an event.  `naux` 1 carries the clock id; `out`, `len`: the value filled
+ * in, when the call succeeded. */
+__attribute__((always_inline)) static inline void log_clock(uint32_t call, long r, int e,
+                                                            uint32_t naux, int64_t clk,
+                                                            const void *out, uint32_t len,
+                                                            void *ra)
+{
+	if (__builtin_expect(r == 0 && out != NULL && len == 16, 1))
+		log_clock_value(call, naux, clk, out, ra);
+	else
+		log_clock_event(call, r, e, naux, clk, out, len, ra);
 }
 
 REC_EXPORT time_t time(time_t *t)
