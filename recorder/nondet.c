@@ -129,15 +129,30 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 #define REC_EPOLL_LOG 1024 /* events logged per result; more are cut (the result stays) */
 static uint8_t epoll_buf[REC_EPOLL_LOG * (sizeof(struct epoll_event) + sizeof(int32_t))];
 
+/* 1: epoll_buf's descriptors are those of the result log_epoll is about to log, looked up by
+ * epoll_observes_sends under the same hold of the stream lock (only then: when it returns 1
+ * the lock is let go before the event, and the table may change). */
+static int epoll_fds_known;
+
 /* Under the stream lock (the registration table's): whether one of the descriptors an
  * epoll_wait found ready could show the effect of a send of ours (rec_fd_observes_sends); a
- * descriptor not known counts as one that could. */
+ * descriptor not known counts as one that could.  Each descriptor is looked up once, into
+ * epoll_buf where log_epoll logs them. */
 static int epoll_observes_sends(int epfd, const struct epoll_event *ev, int r)
 {
-	for (int i = 0; i < r; i++)
-		if (rec_fd_observes_sends(rec_epoll_fd(epfd, ev[i].data.u64)))
-			return 1;
-	return 0;
+	size_t n = r > REC_EPOLL_LOG ? REC_EPOLL_LOG : (size_t)r, sz = sizeof(*ev);
+	int obs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
+
+		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		obs |= rec_fd_observes_sends(fd);
+	}
+	for (size_t i = n; i < (size_t)r && !obs; i++) /* past what is logged */
+		obs = rec_fd_observes_sends(rec_epoll_fd(epfd, ev[i].data.u64));
+	epoll_fds_known = !obs;
+	return obs;
 }
 
 static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint32_t call,
@@ -150,12 +165,18 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 		n = REC_EPOLL_LOG;
 	memcpy(epoll_buf, ev, n * sz);
 	for (size_t i = 0; i < n; i++) {
-		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
+		int32_t fd;
 
-		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		if (epoll_fds_known) {
+			memcpy(&fd, epoll_buf + n * sz + i * sizeof(fd), sizeof(fd));
+		} else {
+			fd = rec_epoll_fd(epfd, ev[i].data.u64);
+			memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		}
 		if (fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)))
 			ready_add(&rc, fd);
 	}
+	epoll_fds_known = 0;
 	log_ready(call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), &rc, ra);
 }
 
