@@ -48,6 +48,11 @@
 #define MAX_FRAMES 64
 #define FAST_LEVEL 1     /* zstd levels at or below it: literals stored, longer matches */
 #define FAST_MIN_MATCH 7
+#if ZSTD_VERSION_NUMBER >= 10501
+#define FAST_LITERALS ZSTD_ps_disable
+#else
+#define FAST_LITERALS ZSTD_lcm_uncompressed /* its name before zstd 1.5.1 */
+#endif
 #define MAX_NAME 255
 /* Live channels a budgeted writer's checkpoint can describe (more go undescribed). */
 #define CK_SLOTS 4096u /* a power of two */
@@ -752,7 +757,7 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level)) ||
 	    (w->level <= FAST_LEVEL &&
 	     (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_literalCompressionMode,
-	                                           ZSTD_ps_disable)) ||
+	                                           FAST_LITERALS)) ||
 	      ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_minMatch, FAST_MIN_MATCH)))))
 		goto nomem;
 	if (w->max_bytes) {
