@@ -752,7 +752,7 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	/* The level is sticky, for ZSTD_compress2.  At the fast levels (the recorder's inline
 	 * compression) literals are stored, not Huffman-coded, and matches are 7 bytes or more:
 	 * on the chunks of recorded servers, 14% (redis) to 26% (nginx) fewer instructions in
-	 * zstd for chunks 3-4% larger (bench/README.md, "Seventh round"); the frames are
+	 * zstd for chunks 3-4% larger (bench/README.md, "Sixth round"); the frames are
 	 * standard, any zstd decoder reads them. */
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level)) ||
 	    (w->level <= FAST_LEVEL &&
