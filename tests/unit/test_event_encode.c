@@ -31,7 +31,7 @@ static uint64_t next(uint64_t *s)
 /* A value of every varint length, sign and zero. */
 static int64_t value(uint64_t *s)
 {
-	switch (next(s) % 8) {
+	switch (next(s) % 9) {
 	case 0: return 0;
 	case 1: return (int64_t)(next(s) % 64);
 	case 2: return -(int64_t)(next(s) % 64);
@@ -39,6 +39,8 @@ static int64_t value(uint64_t *s)
 	case 4: return (int64_t)(next(s) % 3000000);
 	case 5: return (int64_t)next(s);
 	case 6: return (int64_t)(next(s) % (1ull << 30));
+	case 7: /* two channel ids packed, as a readiness result's aux (five or six bytes) */
+		return (int64_t)((next(s) % 300) | (next(s) % 8) << 32);
 	default: return -(int64_t)(next(s) % 1000000);
 	}
 }
