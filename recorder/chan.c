@@ -1211,6 +1211,30 @@ static inline uint32_t crc_shift_by(const uint32_t (*tab)[256], uint32_t x)
 	return tab[0][x & 255] ^ tab[1][(x >> 8) & 255] ^ tab[2][(x >> 16) & 255] ^ tab[3][x >> 24];
 }
 
+/* The last n < 8 bytes: four, two, one at a time (the instruction takes the bytes of a word
+ * in memory order, so any split gives the same value). */
+__attribute__((target("sse4.2"), always_inline)) static inline uint32_t
+crc_tail(uint32_t c, const uint8_t *p, size_t n)
+{
+	if (n & 4) {
+		uint32_t w;
+
+		memcpy(&w, p, 4);
+		c = __builtin_ia32_crc32si(c, w);
+		p += 4;
+	}
+	if (n & 2) {
+		uint16_t w;
+
+		memcpy(&w, p, 2);
+		c = __builtin_ia32_crc32hi(c, w);
+		p += 2;
+	}
+	if (n & 1)
+		c = __builtin_ia32_crc32qi(c, *p);
+	return c;
+}
+
 /* Three blocks of L bytes at p, the first continuing register c. */
 __attribute__((target("sse4.2"), always_inline)) static inline uint64_t
 crc_3way(uint64_t c, const uint8_t *p, size_t L, const uint32_t (*tab)[4][256])
@@ -1238,10 +1262,8 @@ __attribute__((target("sse4.2"), noinline)) static uint32_t hash_long(uint32_t h
 {
 	uint64_t c = ~h;
 
-	while ((uintptr_t)p & 7) {
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-		n--;
-	}
+	/* (no alignment first: the loads are unaligned ones, and a byte loop to the next 8
+	 * cost more than they do) */
 	if (n >= 3 * 64 && !__atomic_load_n(&crc_shift_ready, __ATOMIC_ACQUIRE))
 		crc_shift_init();
 	for (; n >= 3 * 256; p += 3 * 256, n -= 3 * 256)
@@ -1254,9 +1276,7 @@ __attribute__((target("sse4.2"), noinline)) static uint32_t hash_long(uint32_t h
 		memcpy(&w, p, 8);
 		c = __builtin_ia32_crc32di(c, w);
 	}
-	while (n--)
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-	return ~(uint32_t)c;
+	return ~crc_tail((uint32_t)c, p, n);
 }
 
 __attribute__((target("sse4.2"), always_inline)) static inline uint32_t hash_hw(uint32_t h,
@@ -1267,9 +1287,14 @@ __attribute__((target("sse4.2"), always_inline)) static inline uint32_t hash_hw(
 
 	if (n >= 16)
 		return hash_long(h, p, n);
-	while (n--)
-		c = __builtin_ia32_crc32qi(c, *p++);
-	return ~c;
+	if (n & 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		c = (uint32_t)__builtin_ia32_crc32di(c, w);
+		p += 8;
+	}
+	return ~crc_tail(c, p, n & 7);
 }
 
 /* hash_bytes with the instruction, for an iovec (out of line: the one buffer's case below

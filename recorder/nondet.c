@@ -129,15 +129,30 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 #define REC_EPOLL_LOG 1024 /* events logged per result; more are cut (the result stays) */
 static uint8_t epoll_buf[REC_EPOLL_LOG * (sizeof(struct epoll_event) + sizeof(int32_t))];
 
+/* 1: epoll_buf's descriptors are those of the result log_epoll is about to log, looked up by
+ * epoll_observes_sends under the same hold of the stream lock (only then: when it returns 1
+ * the lock is let go before the event, and the table may change). */
+static int epoll_fds_known;
+
 /* Under the stream lock (the registration table's): whether one of the descriptors an
  * epoll_wait found ready could show the effect of a send of ours (rec_fd_observes_sends); a
- * descriptor not known counts as one that could. */
+ * descriptor not known counts as one that could.  Each descriptor is looked up once, into
+ * epoll_buf where log_epoll logs them. */
 static int epoll_observes_sends(int epfd, const struct epoll_event *ev, int r)
 {
-	for (int i = 0; i < r; i++)
-		if (rec_fd_observes_sends(rec_epoll_fd(epfd, ev[i].data.u64)))
-			return 1;
-	return 0;
+	size_t n = r > REC_EPOLL_LOG ? REC_EPOLL_LOG : (size_t)r, sz = sizeof(*ev);
+	int obs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
+
+		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		obs |= rec_fd_observes_sends(fd);
+	}
+	for (size_t i = n; i < (size_t)r && !obs; i++) /* past what is logged */
+		obs = rec_fd_observes_sends(rec_epoll_fd(epfd, ev[i].data.u64));
+	epoll_fds_known = !obs;
+	return obs;
 }
 
 static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint32_t call,
@@ -150,12 +165,18 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 		n = REC_EPOLL_LOG;
 	memcpy(epoll_buf, ev, n * sz);
 	for (size_t i = 0; i < n; i++) {
-		int32_t fd = rec_epoll_fd(epfd, ev[i].data.u64);
+		int32_t fd;
 
-		memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		if (epoll_fds_known) {
+			memcpy(&fd, epoll_buf + n * sz + i * sizeof(fd), sizeof(fd));
+		} else {
+			fd = rec_epoll_fd(epfd, ev[i].data.u64);
+			memcpy(epoll_buf + n * sz + i * sizeof(fd), &fd, sizeof(fd));
+		}
 		if (fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)))
 			ready_add(&rc, fd);
 	}
+	epoll_fds_known = 0;
 	log_ready(call, r, e, epoll_buf, n * (sz + sizeof(int32_t)), &rc, ra);
 }
 
@@ -165,10 +186,44 @@ static void log_epoll(int epfd, const struct epoll_event *ev, int r, int e, uint
 
 
 
-/* One clock read, logged (the fast path: rec_event_fill, and one display stamp in 16).
- * `naux` 1 carries the clock id; `out`, `len`: the value filled in, when the call succeeded. */
-static inline void log_clock(uint32_t call, long r, int e, uint32_t naux, int64_t clk,
-                             const void *out, uint32_t len, void *ra)
+/* A deferred signal handler due after a clock read (rec_sig_after_event reads only the
+ * event's kind and call), out of the clock's path. */
+__attribute__((noinline)) static void clock_after_signal(uint32_t call)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_CLOCK, call, 0);
+	rec_sig_after_event(&ev);
+}
+
+/* A clock read that succeeded and filled in its 16 bytes: what rec_log does for it, without
+ * an event struct (trace_writer_clock encodes the same bytes from the fields).  errno is the
+ * wrapper's to restore, as after rec_log. */
+__attribute__((always_inline)) static inline void log_clock_value(uint32_t call, uint32_t naux,
+                                                                   int64_t clk, const void *out,
+                                                                   void *ra)
+{
+	uint32_t site = rec.depth && ra ? rec_site(ra) : 0;
+	uint32_t thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
+	                                                                     rec_thread_foreign();
+
+	if (__builtin_expect(!rec.w, 0)) /* (as rec_log: the site's record may have ended it) */
+		return;
+	/* a full disk or a broken file: unrecorded from here on, as in rec_log */
+	if (trace_writer_clock(rec.w, thread, site, call, naux, clk, rec_clock_stamp(), out) ==
+	    TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		clock_after_signal(call);
+}
+
+/* One clock read, logged as an event (rec_event_fill, and one display stamp in 16): a failed
+ * read, time(), a value not filled in. */
+__attribute__((noinline)) static void log_clock_event(uint32_t call, long r, int e,
+                                                      uint32_t naux, int64_t clk,
+                                                      const void *out, uint32_t len, void *ra)
 {
 	struct trace_event ev;
 
@@ -182,6 +237,20 @@ static inline void log_clock(uint32_t call, long r, int e, uint32_t naux, int64_
 		ev.data_len = len;
 	}
 	rec_log(&ev, ra);
+}
+
+/* One clock read, logged: a value filled in through log_clock_value, in the wrapper itself;
+ * anything else as an event.  `naux` 1 carries the clock id; `out`, `len`: the value filled
+ * in, when the call succeeded. */
+__attribute__((always_inline)) static inline void log_clock(uint32_t call, long r, int e,
+                                                            uint32_t naux, int64_t clk,
+                                                            const void *out, uint32_t len,
+                                                            void *ra)
+{
+	if (__builtin_expect(r == 0 && out != NULL && len == 16, 1))
+		log_clock_value(call, naux, clk, out, ra);
+	else
+		log_clock_event(call, r, e, naux, clk, out, len, ra);
 }
 
 REC_EXPORT time_t time(time_t *t)

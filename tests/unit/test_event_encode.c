@@ -5,7 +5,8 @@
  * result's default, every rare field (errno, flags, hash, 0-4 aux values), data of any
  * length (a chunk's end inside it), clock values in compact form and not, thread changes,
  * and the writer's general path (a disk budget's checkpoints): the same events read back
- * from a file written with a budget and one without.
+ * from a file written with a budget and one without; and clock reads written through
+ * trace_writer_clock give the same file as through trace_writer_event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static uint64_t next(uint64_t *s)
 /* A value of every varint length, sign and zero. */
 static int64_t value(uint64_t *s)
 {
-	switch (next(s) % 8) {
+	switch (next(s) % 9) {
 	case 0: return 0;
 	case 1: return (int64_t)(next(s) % 64);
 	case 2: return -(int64_t)(next(s) % 64);
@@ -38,6 +39,8 @@ static int64_t value(uint64_t *s)
 	case 4: return (int64_t)(next(s) % 3000000);
 	case 5: return (int64_t)next(s);
 	case 6: return (int64_t)(next(s) % (1ull << 30));
+	case 7: /* two channel ids packed, as a readiness result's aux (five or six bytes) */
+		return (int64_t)((next(s) % 300) | (next(s) % 8) << 32);
 	default: return -(int64_t)(next(s) % 1000000);
 	}
 }
@@ -93,21 +96,71 @@ static void make(struct trace_event *ev, uint64_t i, uint8_t clock[16])
 		}
 		ev->data = clock;
 		ev->data_len = 16;
+		if (next(&s) % 4) {
+			/* a read that succeeded, as the recorder logs one (trace_writer_clock's) */
+			ev->fd = -1;
+			ev->channel = 0;
+			ev->result = 0;
+			ev->err = 0;
+			ev->len = 0;
+			ev->flags = 0;
+			ev->has_hash = 0;
+			ev->hash = 0;
+		}
 	}
 	ev->thread = (uint32_t)((i / 5 + i / 11) % 3);
 }
 
-static void write_all(const char *path, uint64_t max_bytes)
+/* Whether trace_writer_clock can write ev: a clock read that succeeded, with its value. */
+static int clock_read(const struct trace_event *ev)
 {
-	struct trace_writer *w = unit_writer_open(path, 4096, 1, max_bytes);
+	return ev->kind == TRACE_EV_CLOCK && ev->result == 0 && ev->err == 0 && ev->fd == -1 &&
+	       ev->channel == 0 && ev->len == 0 && ev->flags == 0 && !ev->has_hash &&
+	       ev->data_len == 16 &&
+	       ((ev->call == TRACE_CALL_GETTIMEOFDAY && ev->naux == 0) ||
+	        (ev->call == TRACE_CALL_CLOCK_GETTIME && ev->naux == 1));
+}
+
+/* clock_path: clock reads through trace_writer_clock (the recorder's way), the rest through
+ * trace_writer_event.  Returns how many went through trace_writer_clock. */
+static uint64_t write_all(const char *path, uint32_t chunk, uint64_t max_bytes, int clock_path)
+{
+	struct trace_writer *w = unit_writer_open(path, chunk, 1, max_bytes);
 	struct trace_event ev;
 	uint8_t clock[16];
+	uint64_t n = 0;
 
 	for (uint64_t i = 1; i <= NEV; i++) {
 		make(&ev, i, clock);
-		ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+		if (clock_path && clock_read(&ev)) {
+			ck_assert_int_eq(trace_writer_clock(w, ev.thread, ev.site, ev.call, ev.naux,
+			                                    ev.aux[0], ev.time_ns, ev.data), 0);
+			n++;
+		} else {
+			ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+		}
 	}
 	ck_assert_int_eq(trace_writer_close(w), 0);
+	return n;
+}
+
+/* The two files hold the same bytes. */
+static void same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	long off = 0;
+	int ca, cb;
+
+	ck_assert_ptr_nonnull(fa);
+	ck_assert_ptr_nonnull(fb);
+	do {
+		ca = getc(fa);
+		cb = getc(fb);
+		ck_assert_msg(ca == cb, "%s and %s differ at byte %ld", a, b, off);
+		off++;
+	} while (ca != EOF);
+	fclose(fa);
+	fclose(fb);
 }
 
 /* Reads path back: every event is the one written.  Returns the last index read. */
@@ -160,12 +213,41 @@ START_TEST(every_field_back)
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(a, sizeof(a), "%s/a.trace", dir);
 	snprintf(b, sizeof(b), "%s/b.trace", dir);
-	write_all(a, 0);
+	write_all(a, 4096, 0, 0);
 	ck_assert_uint_eq(check_all(a), NEV);
 	/* with a budget large enough to keep every chunk: the general path for every event,
 	 * each chunk opening with a checkpoint */
-	write_all(b, 1ull << 40);
+	write_all(b, 4096, 1ull << 40, 0);
 	ck_assert_uint_eq(check_all(b), NEV);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Clock reads written through trace_writer_clock give the bytes trace_writer_event gives
+ * (compact values, each chunk's first value of a clock whole, values with no compact form,
+ * stamps, thread changes, a budget's checkpoints), so the files are the same. */
+START_TEST(clock_path_same_bytes)
+{
+	char dir[4096], a[4200], b[4200];
+	static const uint32_t chunks[] = { 4096, 65536 };
+
+	for (size_t i = 0; i < sizeof(pool); i++)
+		pool[i] = (uint8_t)(i * 131 + (i >> 8));
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(a, sizeof(a), "%s/a.trace", dir);
+	snprintf(b, sizeof(b), "%s/b.trace", dir);
+	for (int budget = 0; budget < 2; budget++) {
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			uint64_t max = budget ? 1ull << 40 : 0;
+
+			remove(a);
+			remove(b);
+			write_all(a, chunks[c], max, 0);
+			ck_assert_uint_gt(write_all(b, chunks[c], max, 1), NEV / 20);
+			same_file(a, b);
+			ck_assert_uint_eq(check_all(b), NEV);
+		}
+	}
 	unit_rmdir(dir);
 }
 END_TEST
@@ -177,6 +259,7 @@ static Suite *event_encode_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, every_field_back);
+	tcase_add_test(tc, clock_path_same_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
