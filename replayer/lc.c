@@ -729,10 +729,7 @@ static int soft_next(void)
 const struct lc_ev *lc_peek(void)
 {
 	for (;;) {
-		/* in a process with threads: wait until the next event is this thread's; a call that
-		 * goes ahead of its turn is no event (lc_sync.c, "locks held") */
-		if (!lc_turn_place())
-			return NULL;
+		lc_turn(); /* in a process with threads: wait until the next event is this thread's */
 		if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER,
 		                     0)) {
 			uint64_t at = lc.pos;
@@ -843,10 +840,8 @@ static int32_t fd_class(int fd, int force)
 	v = lc_fd[fd];
 	if (v != LC_FD_UNKNOWN)
 		return v;
-	/* another thread may be classifying it at its turn: look once ours came (a call that goes
-	 * ahead of its turn is no event, and neither is its first use: look again next time) */
-	if (!lc_turn_place())
-		return lc_fd[fd] != LC_FD_UNKNOWN ? lc_fd[fd] : LC_FD_IGNORED;
+	/* another thread may be classifying it at its turn: look once ours came */
+	lc_turn();
 	if ((v = lc_fd[fd]) != LC_FD_UNKNOWN)
 		return v;
 	/* The recorder classifies a descriptor at its first use by what it is (fstat): a socket

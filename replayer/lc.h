@@ -147,11 +147,6 @@ static inline void lc_turn(void)
 		lc_turn_wait();
 }
 LC_HIDDEN void lc_turn_done(void);
-/* lc_turn for a call that keeps its place among the other threads' events without being an
- * event (close, dup: descriptor numbers), or may be one (lc_peek): 1 at the thread's turn; 0
- * when it goes ahead before it, the thread holding the lock the turn's owner waits for (then
- * the call is no event: lc_sync.c, "locks held"). */
-LC_HIDDEN int lc_turn_place(void);
 /* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.
  * lc_evfd_io: 1 when fd is one and the call was replayed (*out its result), else 0. */
 extern uint8_t lc_evfd[LC_FD_MAX] LC_HIDDEN;
@@ -197,7 +192,7 @@ LC_HIDDEN void lc_run_free(void);
  * strict mode or a filter; returns the call's result (recorded, or real after running free). */
 LC_HIDDEN long lc_sandbox_call(long nr, const long *a, int strict);
 /* The next event without checks, or NULL at the end (with threads: once it is the calling
- * thread's turn; NULL when the call goes ahead of it: lc_turn_place). */
+ * thread's turn). */
 LC_HIDDEN const struct lc_ev *lc_peek(void);
 /* The next event if it is the calling thread's (it follows, in the same thread, the event
  * just committed), without waiting; else NULL. */

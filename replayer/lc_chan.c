@@ -2255,8 +2255,7 @@ static void closed(int fd)
 
 	if (fd < 0 || fd >= LC_FD_MAX)
 		return;
-	if (lc_fd[fd] > 0 && lc_turn_place() && (ev = lc_peek()) && ev->kind == TRACE_EV_CLOSE &&
-	    ev->fd == fd) {
+	if (lc_fd[fd] > 0 && (ev = lc_peek()) && ev->kind == TRACE_EV_CLOSE && ev->fd == fd) {
 		lc_expect(TRACE_EV_CLOSE, fd, "close");
 		lc_fd_forget(fd); /* before the commit: the next turn may be another thread's */
 		lc_commit();
@@ -2272,7 +2271,7 @@ LC_EXPORT int close(int fd)
 	if (lc_own_fd(fd))
 		return 0; /* the program closes every descriptor: not the GD's connection */
 	if (lc_on())
-		lc_turn_place(); /* threads: the number is freed in the recorded order (lc_sync.c) */
+		lc_turn(); /* threads: the number is freed in the recorded order (lc_sync.c) */
 	r = IP_REAL(close)(fd);
 	lc_evfd_forget(fd);
 	if (lc_on() && (r == 0 || errno != EBADF)) {
@@ -2419,7 +2418,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	if (!(NOFD2)) \
 		lc_own_fd_move(FD2); \
 	if (lc_on()) \
-		lc_turn_place(); /* threads: numbers in the recorded order */ \
+		lc_turn(); /* threads: numbers in the recorded order */ \
 	r_ = realcall; \
 	lc_evfd_forget(r_); \
 	dup_done(FD, r_, errno); \

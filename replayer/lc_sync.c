@@ -123,72 +123,6 @@ static void turn_stuck(const struct lc_ev *next, uint32_t me)
 
 static void turn_wait(void);
 
-/* --- locks held, and the acquire a turn waits in ------------------------------------------
- * An unlock is no event, so the thread that takes a lock at its turn may find it still held
- * and wait in the real call, holding the turn, until the holder gets to its unlock.  The
- * holder gets there without a turn, unless it makes on the way a call that waits for a turn
- * to keep its place without being an event (a close or dup: descriptor numbers; the first
- * use of a descriptor): when recorded that call came before the unlock, hence before the
- * acquire now waiting, so such a call by a thread holding the very lock the turn's owner
- * waits for goes ahead (lc_turn_place).  The locks a thread holds are those it took at
- * events and has not released (a few; more are not followed). */
-#define HELD_MAX 16
-static __thread const void *held[HELD_MAX] __attribute__((tls_model("initial-exec")));
-static __thread int nheld __attribute__((tls_model("initial-exec")));
-static const void *acquiring; /* what the thread whose turn it is waits for in a real lock */
-static __thread int placing __attribute__((tls_model("initial-exec")));
-
-static void held_add(const void *obj)
-{
-	if (nheld < HELD_MAX)
-		held[nheld++] = obj;
-}
-
-static void held_del(const void *obj)
-{
-	for (int i = nheld - 1; i >= 0; i--) {
-		if (held[i] == obj) {
-			held[i] = held[--nheld];
-			return;
-		}
-	}
-}
-
-static int held_has(const void *obj)
-{
-	for (int i = 0; obj && i < nheld; i++)
-		if (held[i] == obj)
-			return 1;
-	return 0;
-}
-
-/* The real acquire of obj at the thread's turn (0 when taken), shown while it waits. */
-#define real_acquire(obj, realcall) \
-	({ \
-		int ra_; \
-		__atomic_store_n(&acquiring, (const void *)(obj), __ATOMIC_SEQ_CST); \
-		ra_ = (realcall); \
-		__atomic_store_n(&acquiring, NULL, __ATOMIC_SEQ_CST); \
-		if (ra_ == 0) \
-			held_add(obj); \
-		ra_; \
-	})
-
-int lc_turn_place(void)
-{
-	int e = errno, r;
-
-	if (!lc.threaded)
-		return 1;
-	placing = 1;
-	turn_wait();
-	r = placing == 1;
-	placing = 0;
-	errno = e;
-	return r;
-}
-
-
 /* The program's errno is left as it was (the futex calls set it). */
 void lc_turn_wait(void)
 {
@@ -202,14 +136,14 @@ static void turn_wait(void)
 {
 	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
 	uint32_t last = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
-	long idle_ms = 0; /* without a commit: a second of it says who the process waits for */
+	int idle = 0;
 
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
 
 		if (seq != last) {
 			last = seq;
-			idle_ms = 0;
+			idle = 0;
 		}
 		uint64_t pos = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE);
 		const struct lc_ev *next = pos < lc.nev ? &lc.ev[pos - lc.base] : NULL;
@@ -235,20 +169,11 @@ static void turn_wait(void)
 			lc.in_turn = 1;
 			return;
 		}
-		if (placing && nheld) {
-			/* (see "locks held" below: polled, the acquirer wakes no one) */
-			if (held_has(__atomic_load_n(&acquiring, __ATOMIC_SEQ_CST))) {
-				placing = 2;
-				return;
-			}
-			ts.tv_nsec = 1000 * 1000;
-		}
 		if (!ended)
 			__atomic_fetch_add(&lc.turn_waiters, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
 		if (futex(&lc.turn_seq, FUTEX_WAIT_PRIVATE, seq, &ts) != 0 && errno == ETIMEDOUT &&
-		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq &&
-		    (idle_ms += ts.tv_nsec / 1000000) >= 1000 && !ended)
+		    __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST) == seq && ++idle >= 4 && !ended)
 			turn_stuck(next, me);
 		__atomic_fetch_sub(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
 		if (!ended)
@@ -656,7 +581,7 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		const struct lc_ev *ev_ = sync_expect(call, obj, NULL); \
 		int r_ = (int)ev_->result; \
 		if (r_ == 0) \
-			r_ = real_acquire(obj, realcall); \
+			r_ = realcall; \
 		lc_commit(); \
 		return r_; \
 	} while (0)
@@ -674,33 +599,12 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		lc_trying = 0; \
 		r_ = (int)ev_->result; \
 		if (r_ == 0) \
-			r_ = real_acquire(obj, realcall); \
+			r_ = realcall; \
 		else \
 			lc_soft_clocks = 1; \
 		lc_commit(); \
 		return r_; \
 	} while (0)
-
-/* Whether this image's trace has unlock events (an older recorder's).  Decided once per image
- * (the events are in memory; threads that race here compute the same answer). */
-static uint64_t unlocks_scanned; /* lc.loads when scanned (0: never) */
-static int unlocks_logged;
-
-static int unlocks_in_trace(void)
-{
-	if (__atomic_load_n(&unlocks_scanned, __ATOMIC_ACQUIRE) != lc.loads) {
-		int found = 0;
-
-		for (uint64_t i = 0; lc.ev && i < lc.nev - lc.base && !found; i++)
-			found = lc.ev[i].kind == TRACE_EV_SYNC &&
-			        (lc.ev[i].call == TRACE_CALL_MUTEX_UNLOCK ||
-			         lc.ev[i].call == TRACE_CALL_RWLOCK_UNLOCK ||
-			         lc.ev[i].call == TRACE_CALL_SPIN_UNLOCK);
-		__atomic_store_n(&unlocks_logged, found, __ATOMIC_RELAXED);
-		__atomic_store_n(&unlocks_scanned, lc.loads, __ATOMIC_RELEASE);
-	}
-	return __atomic_load_n(&unlocks_logged, __ATOMIC_RELAXED);
-}
 
 /* An unlock recorded by a recorder that logged it (older traces: the thread's next event is
  * that unlock), to be made at its turn; the recorder now logs no unlock, which is then made
@@ -711,30 +615,21 @@ static int unlock_recorded(uint32_t call)
 	const struct lc_ev *n;
 	uint64_t at = 0;
 
-	if (!unlocks_in_trace())
-		return 0;
 	n = own_next(&at);
 	return n && n->kind == TRACE_EV_SYNC && n->call == call;
 }
 
-/* A releasing call: the real call, then the commit that lets the acquirer go. */
+/* A lock's release: an older trace's event made at its turn (the real call, then the commit
+ * that lets the acquirer go), else the real call alone. */
 #define RELEASE(call, obj, realcall) \
 	do { \
 		int r_; \
+		if (!unlock_recorded(call)) \
+			return realcall; \
 		sync_expect(call, obj, NULL); \
 		r_ = realcall; \
 		lc_commit(); \
 		return r_; \
-	} while (0)
-
-/* A lock's release: an older trace's event made at its turn (as RELEASE), else the real call
- * alone. */
-#define UNLOCK(call, obj, realcall) \
-	do { \
-		held_del(obj); \
-		if (!unlock_recorded(call)) \
-			return realcall; \
-		RELEASE(call, obj, realcall); \
 	} while (0)
 
 LC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
@@ -772,7 +667,7 @@ LC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_unlock)(m);
-	UNLOCK(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
+	RELEASE(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
 }
 
 LC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
@@ -841,7 +736,7 @@ LC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_rwlock_unlock)(l);
-	UNLOCK(TRACE_CALL_RWLOCK_UNLOCK, l, IP_REAL(pthread_rwlock_unlock)(l));
+	RELEASE(TRACE_CALL_RWLOCK_UNLOCK, l, IP_REAL(pthread_rwlock_unlock)(l));
 }
 
 /* A condition wait: its first event releases the mutex, its second (the recorded return, at
@@ -852,12 +747,11 @@ static int cond_wait(uint32_t call, pthread_cond_t *c, pthread_mutex_t *m)
 	int r;
 
 	sync_expect(call, c, m);
-	held_del(m);
 	IP_REAL(pthread_mutex_unlock)(m);
 	lc_commit();
 	ev = sync_expect(TRACE_CALL_COND_WAKE, c, m);
 	r = (int)ev->result;
-	real_acquire(m, IP_REAL(pthread_mutex_lock)(m));
+	IP_REAL(pthread_mutex_lock)(m);
 	lc_commit();
 	return r;
 }
@@ -1028,7 +922,7 @@ LC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_spin_unlock)(l);
-	UNLOCK(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
+	RELEASE(TRACE_CALL_SPIN_UNLOCK, (const void *)l, IP_REAL(pthread_spin_unlock)(l));
 }
 
 /* pthread_once: the thread that ran init when recorded (result 1) calls the real
