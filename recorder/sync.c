@@ -7,11 +7,9 @@
  * the objects decides the execution, and replay enforces it (replayer/lc_sync.c).
  *
  * The rule that makes the order right: an acquiring call (lock, a wait that returned) is
- * logged after the real call returned, a releasing call (post, signal, the start of a
+ * logged after the real call returned, a releasing call (unlock, post, signal, the start of a
  * condition wait, which releases its mutex) before the real call, both under the stream
- * lock.  Every release then precedes, in the one stream, the acquire it enabled.  A lock's
- * unlock is no event at all: the acquisitions' order is what replay enforces, and the real
- * lock, taken at the acquirer's turn, waits for the unlock (see RELEASE below).
+ * lock.  Every release then precedes, in the one stream, the acquire it enabled.
  *
  * Cost: a process that never started a thread (rec.threads 0) passes straight through, no
  * event; after its first pthread_create every call is an event of a few bytes: no call site
@@ -364,12 +362,10 @@ void rec_evfd_event(int fd, int dir, long r, int e)
 		return r_; \
 	} while (0)
 
-/* A lock's release is no event (recorder/README.md, "Threads"): replay needs the order of the
- * acquisitions, which each acquire's event gives, and an unlock never waits, so the replayed
- * thread makes it whenever it gets there; and a thread that takes the lock next, at its
- * turn, waits in the real lock until then.  One stream-lock hold per critical section. */
-#define RELEASE(name, obj, ...) \
+#define RELEASE(name, call, obj, ...) \
 	do { \
+		if (sync_on()) \
+			sync_log(call, obj, NULL, 0, 0); \
 		rec_held -= rec_held > 0; \
 		return IP_REAL(name)(__VA_ARGS__); \
 	} while (0)
@@ -410,7 +406,7 @@ REC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 
 REC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	RELEASE(pthread_mutex_unlock, m, m);
+	RELEASE(pthread_mutex_unlock, TRACE_CALL_MUTEX_UNLOCK, m, m);
 }
 
 /* --- rwlocks ------------------------------------------------------------------------------ */
@@ -463,7 +459,7 @@ REC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 
 REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	RELEASE(pthread_rwlock_unlock, l, l);
+	RELEASE(pthread_rwlock_unlock, TRACE_CALL_RWLOCK_UNLOCK, l, l);
 }
 
 /* --- condition variables ------------------------------------------------------------------
@@ -608,7 +604,7 @@ REC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 
 REC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	RELEASE(pthread_spin_unlock, l, l);
+	RELEASE(pthread_spin_unlock, TRACE_CALL_SPIN_UNLOCK, (const void *)l, l);
 }
 
 /* --- pthread_once: an acquire, logged after; result 1 in the thread that ran init -------- */

@@ -606,26 +606,10 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		return r_; \
 	} while (0)
 
-/* An unlock recorded by a recorder that logged it (older traces: the thread's next event is
- * that unlock), to be made at its turn; the recorder now logs no unlock, which is then made
- * at once: it never waits, and the thread that takes the lock next, at its turn, waits in
- * the real lock for it (recorder/sync.c, RELEASE). */
-static int unlock_recorded(uint32_t call)
-{
-	const struct lc_ev *n;
-	uint64_t at = 0;
-
-	n = own_next(&at);
-	return n && n->kind == TRACE_EV_SYNC && n->call == call;
-}
-
-/* A lock's release: an older trace's event made at its turn (the real call, then the commit
- * that lets the acquirer go), else the real call alone. */
+/* A releasing call: the real call, then the commit that lets the acquirer go. */
 #define RELEASE(call, obj, realcall) \
 	do { \
 		int r_; \
-		if (!unlock_recorded(call)) \
-			return realcall; \
 		sync_expect(call, obj, NULL); \
 		r_ = realcall; \
 		lc_commit(); \
