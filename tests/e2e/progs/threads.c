@@ -690,10 +690,10 @@ static int sleepsig(void)
 /* --- closelock: a thread closes a file while holding a lock another one waits for -----------
  * N passes: the holder takes the lock, tells the waiter (an atomic, no event), closes a file
  * it opened (a close that is no event but keeps its place among the threads' events in
- * replay: descriptor numbers) and lets go; the waiter takes the lock as soon as it may.  The
- * unlock is no event, so in replay the waiter's acquire is the turn right after the holder's
- * acquire, and the waiter waits in the real lock while the holder's close looks for its
- * place (replayer/README.md, "Threads"). */
+ * replay: descriptor numbers) and lets go; the waiter takes the lock as soon as it may.  In
+ * replay the holder's close must find its place before the waiter's acquire (a replay that
+ * let the waiter's turn come first, blocking in the real lock, would wait for ever: see
+ * bench/README.md, "memcached -t 4: unlocks as no events, tried"). */
 static pthread_mutex_t cl_m = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int cl_holding;
 static int cl_passes;
