@@ -492,6 +492,8 @@ static int sleep_due(void)
 {
 	const struct lc_ev *ev;
 
+	if (lc.threaded)
+		lc_gate_open(); /* the thread sleeps: the others' turns may go on */
 	if (!lc_on() || !(ev = lc_peek_now()) || ev->kind != TRACE_EV_HANDLER ||
 	    ev->call != TRACE_CALL_HANDLER || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
 		return 0;
