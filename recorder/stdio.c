@@ -29,6 +29,7 @@
  * getchar, putc_unlocked... inline there): the functions are defined here.  Before any
  * header, so that <features.h> sees it. */
 #define __NO_INLINE__ 1
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,7 +352,31 @@ struct scan_pre {
 	size_t n;         /* unread bytes before the call, copied in scan_unread */
 	const char *end;  /* the FILE's read_end before the call */
 	long off;         /* the descriptor's offset before the call (-1: not seekable) */
+	long rchar;       /* not seekable: the thread's bytes read so far (-1: unknown) */
 };
+
+/* The calling thread's bytes read by read-like calls so far (rchar of /proc/thread-self/io),
+ * with (after 1) or without (after 0) the bytes of this look itself, which the next look
+ * counts; -1 when unknown.  A pipe or a terminal has no offset to tell how much a scan's
+ * refills read: this tells it. */
+static long thread_rchar(int after)
+{
+	char b[256], *p;
+	long r, v;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	r = (long)syscall(SYS_read, fd, b, sizeof(b) - 1);
+	syscall(SYS_close, fd);
+	if (r <= 0)
+		return -1;
+	b[r] = '\0';
+	if (strncmp(b, "rchar: ", 7) != 0)
+		return -1;
+	v = strtol(b + 7, &p, 10);
+	return p == b + 7 ? -1 : after ? v + r : v;
+}
 /* The copy of a FILE's unread bytes, taken before the call and held across it by one thread
  * at a time (scan_busy: another thread scanning meanwhile is not captured, it never waits),
  * and the event's data (under the stream lock): not on the program's stack, nor in
@@ -377,6 +402,7 @@ static void scan_before(FILE *f, struct scan_pre *p)
 		memcpy(scan_unread, f->_IO_read_ptr, p->n);
 	p->end = f->_IO_read_end;
 	p->off = (long)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+	p->rchar = p->off < 0 ? thread_rchar(1) : -1;
 	p->fd = fd;
 }
 
@@ -397,6 +423,17 @@ static void scan_after(FILE *f, const struct scan_pre *p, int r, void *ra)
 		long off = (long)syscall(SYS_lseek, p->fd, 0L, SEEK_CUR);
 
 		if (off >= 0 && base && end >= base && off - p->off > (long)(end - base)) {
+			warn_unrecorded(p->fd, ra);
+			return;
+		}
+	} else {
+		/* a pipe or a terminal: the same, from the bytes the thread read meanwhile (the
+		 * refills' reads are libc's own, which no interposer sees); unknown: not captured
+		 * either, as the bytes of one refill cannot be told from those of several */
+		long now = thread_rchar(0);
+
+		if (p->rchar < 0 || now < 0 || !base || end < base ||
+		    now - p->rchar > (long)(end - base)) {
 			warn_unrecorded(p->fd, ra);
 			return;
 		}

@@ -17,6 +17,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -799,20 +801,204 @@ again:
 	return ev;
 }
 
+/* --- free code in its recorded place (threads) -------------------------------------------- */
+
+/* What a thread computes between two of its events (its free code: loads and stores of memory
+ * it shares with the other threads, atomics, reference counts) is ordered by no turn, and
+ * where it runs relative to the other threads' free code can decide what the program does.
+ * The trace says only that it ran between the thread's event and its next one, so the LC
+ * places it by what the next one is (replayer/README.md, "Threads"):
+ *
+ * - Late, before a call that does not block (a close, a clock read, an unlock, a send...):
+ *   the recorded thread did not sit in that call, so if the trace has other threads' events
+ *   before it, the thread got there late (descheduled, or computing) and their free code ran
+ *   before its own.  The thread is held at the end of its event until its next event's turn
+ *   (BIND's dig: a worker dropped its reference to its UDP socket after the main thread had
+ *   dropped its own, so the worker closed the socket; run at once, it dropped it first and
+ *   left the close to the main thread).  Not after a call that wakes another thread (an
+ *   eventfd write, a condition signal, a semaphore post, a futex wake): the waker goes on at
+ *   once while the woken one wakes up (libuv's uv_async_send finishes with a store that the
+ *   woken loop thread spins for).
+ * - Early, otherwise (the next call may block: a poll, a receive, a lock, a wait): the thread
+ *   runs on at once, and may have reached the call early and waited in it.  Its free code
+ *   then runs before the next thread's event: the thread whose turn comes next waits until
+ *   this one reaches an interposed call or a sleep (the gate), for GATE_MS at most (before,
+ *   the woken thread often ran first: the scheduler favours a thread it wakes, and dig's
+ *   loop thread reset libuv's pending flag before the main thread read it).
+ *
+ * Both are bounded: a hold ends when nothing has been committed for HOLD_IDLE_MS (the thread
+ * whose turn it is may be spinning on a store the held thread's free code makes), a gate
+ * after GATE_MS (the runner may compute long, or wait for another thread's progress outside
+ * interposed calls). */
+#define HOLD_SCAN 4096
+#define HOLD_IDLE_MS 10
+#define GATE_MS 2
+
+static uint32_t gate; /* the runner's thread index + 1 (a futex word), 0: none */
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static long futex_word(uint32_t *w, int op, uint32_t val, const struct timespec *ts)
+{
+	return IP_REAL(syscall)(SYS_futex, w, op, val, ts, NULL, 0);
+}
+
+/* A call that does not block: the thread was not waiting in it when recorded. */
+static int holds_next(const struct lc_ev *ev)
+{
+	switch (ev->kind) {
+	case TRACE_EV_CLOCK: case TRACE_EV_PID: case TRACE_EV_RANDOM: case TRACE_EV_CLOSE:
+	case TRACE_EV_BIND: case TRACE_EV_LISTEN: case TRACE_EV_SHUTDOWN: case TRACE_EV_DUP:
+	case TRACE_EV_PIPE: case TRACE_EV_KILL: case TRACE_EV_MARK: case TRACE_EV_TIMER:
+	case TRACE_EV_SEND:
+		return 1;
+	case TRACE_EV_SOCKET:
+		return ev->call != TRACE_CALL_NONE; /* (no call: classified at a later call's use) */
+	case TRACE_EV_THREAD:
+		return ev->call == TRACE_CALL_PTHREAD_CREATE;
+	case TRACE_EV_SYNC:
+		switch (ev->call) {
+		case TRACE_CALL_MUTEX_UNLOCK: case TRACE_CALL_RWLOCK_UNLOCK:
+		case TRACE_CALL_SPIN_UNLOCK: case TRACE_CALL_COND_SIGNAL:
+		case TRACE_CALL_COND_BROADCAST: case TRACE_CALL_SEM_POST:
+		case TRACE_CALL_FUTEX_WAKE: case TRACE_CALL_WRITE:
+			return 1;
+		default:
+			return 0;
+		}
+	default:
+		return 0;
+	}
+}
+
+/* A call that wakes another thread. */
+static int wakes(const struct lc_ev *ev)
+{
+	return ev->kind == TRACE_EV_SYNC &&
+	       (ev->call == TRACE_CALL_WRITE || ev->call == TRACE_CALL_COND_SIGNAL ||
+	        ev->call == TRACE_CALL_COND_BROADCAST || ev->call == TRACE_CALL_SEM_POST ||
+	        ev->call == TRACE_CALL_FUTEX_WAKE);
+}
+
+/* After the calling thread's event `done` (lc.pos is past it): 1 to hold it until its next
+ * event's turn, 0 to let it run on (the gate is set when another thread's event is next). */
+static int place_free_code(const struct lc_ev *done)
+{
+	uint32_t me = lc_thread;
+	uint64_t pos = lc.pos, i, end;
+
+	if (me == LC_NO_THREAD || lc_depth || !lc.active || lc.done || pos >= lc.nev ||
+	    lc.ev[pos - lc.base].thread == me)
+		return 0;
+	end = lc.nev - pos > HOLD_SCAN ? pos + HOLD_SCAN : lc.nev;
+	for (i = pos + 1; i < end && lc.ev[i - lc.base].thread != me; i++)
+		;
+	if (i >= end)
+		return 0; /* (no event of ours soon: the thread may be ending) */
+	if (holds_next(&lc.ev[i - lc.base]) && !wakes(done))
+		return 1;
+	__atomic_store_n(&gate, me + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The calling thread reached an interposed call: the gate it held opens. */
+void lc_gate_open(void)
+{
+	if (__builtin_expect(__atomic_load_n(&gate, __ATOMIC_ACQUIRE) == lc_thread + 1, 0) &&
+	    lc_thread != LC_NO_THREAD) {
+		int e = errno;
+
+		__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+		futex_word(&gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+		errno = e;
+	}
+}
+
+/* Our turn came: first let the runner reach its next call (GATE_MS at most). */
+static void gate_wait(void)
+{
+	uint32_t g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE);
+	struct timespec ts = { 0, 1000 * 1000 };
+	int64_t t0;
+	int e;
+
+	if (__builtin_expect(!g, 1) || g == lc_thread + 1)
+		return;
+	e = errno;
+	t0 = mono_ms();
+	do
+		futex_word(&gate, FUTEX_WAIT_PRIVATE, g, &ts);
+	while ((g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE)) && g != lc_thread + 1 &&
+	       mono_ms() - t0 < GATE_MS);
+	if (g && g != lc_thread + 1) {
+		/* the runner computes long or waits outside interposed calls: the gate is over */
+		__atomic_compare_exchange_n(&gate, &g, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
+	errno = e;
+}
+
+void lc_turn_gated(void)
+{
+	lc_gate_open();
+	lc_turn_wait();
+	gate_wait();
+}
+
+static void hold_to_turn(void)
+{
+	uint32_t me = lc_thread, last;
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	int64_t t0;
+	int e = errno;
+
+	last = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
+	t0 = mono_ms();
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&lc.turn_seq, __ATOMIC_SEQ_CST);
+		uint64_t pos = __atomic_load_n(&lc.pos, __ATOMIC_ACQUIRE);
+
+		if (pos >= lc.nev || lc.ev[pos - lc.base].thread == me || !lc.active)
+			break;
+		if (seq != last) {
+			last = seq;
+			t0 = mono_ms();
+		} else if (mono_ms() - t0 >= HOLD_IDLE_MS) {
+			break; /* nothing committed meanwhile: whoever has the turn may wait for us */
+		}
+		__atomic_fetch_add(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
+		futex_word(&lc.turn_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
+		__atomic_fetch_sub(&lc.turn_sleepers, 1, __ATOMIC_SEQ_CST);
+	}
+	errno = e;
+}
+
 void lc_commit(void)
 {
+	const struct lc_ev *done = &lc.ev[lc.pos - lc.base];
+	int hold = 0;
+
 	if (lc.counting)
-		lc_count(&lc.ev[lc.pos - lc.base]);
-	if (__builtin_expect(lc_soft_clocks, 0) && !lc_soft_keeps(&lc.ev[lc.pos - lc.base]))
+		lc_count(done);
+	if (__builtin_expect(lc_soft_clocks, 0) && !lc_soft_keeps(done))
 		lc_soft_clocks = 0; /* the lock's slow path is over (lc_sync.c) */
 	lc.pos++;
 	lc.slot->index = lc.pos;
-	if (__builtin_expect(lc.threaded, 0))
+	if (__builtin_expect(lc.threaded, 0)) {
+		hold = place_free_code(done);
 		lc_turn_done();
+	}
 	/* a deferred handler ran at the end of this call, in this thread (lc_signals.c) */
 	if (__builtin_expect(lc.pos < lc.nev && lc.ev[lc.pos - lc.base].kind == TRACE_EV_HANDLER, 0) &&
 	    lc_peek_now())
 		lc_signal_after();
+	if (__builtin_expect(hold, 0))
+		hold_to_turn();
 }
 
 /* --- descriptors --------------------------------------------------------------------------- */

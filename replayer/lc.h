@@ -141,10 +141,15 @@ LC_HIDDEN void lc_leave(void);
 #define LC_NO_THREAD UINT32_MAX
 extern __thread uint32_t lc_thread LC_HIDDEN __attribute__((tls_model("initial-exec")));
 LC_HIDDEN void lc_turn_wait(void);
+/* lc_turn_wait, and around it the gate of free code run early (lc.c): the calling thread
+ * opens the gate it holds, and once its turn came waits for the thread that holds it. */
+LC_HIDDEN void lc_turn_gated(void);
+/* The calling thread reached an interposed call without an event (a sleep): its gate opens. */
+LC_HIDDEN void lc_gate_open(void);
 static inline void lc_turn(void)
 {
 	if (__builtin_expect(lc.threaded, 0))
-		lc_turn_wait();
+		lc_turn_gated();
 }
 LC_HIDDEN void lc_turn_done(void);
 /* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.

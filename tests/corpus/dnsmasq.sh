@@ -52,7 +52,15 @@ C_EXPECT=127.0.0.2
 # past the usual interposers").  Recorded with randomisation off (encore record
 # --same-layout, schemas/trace-format.md "Address layout") they are the recorded ones in
 # replay; without, ASLR moves them, the replayed query differs and dnsmasq waits for the
-# recorded datagram (0 of 8 recordings replayed, 21 of 22 with the option)
+# recorded datagram (0 of 8 recordings replayed, 21 of 22 with the option).  dig's threads
+# (libisc's netmgr over libuv: the main thread and two loop threads) also meet through atomics
+# between their events: a reference count whose last holder closes the UDP socket, libuv's
+# pending flag that decides whether uv_async_send writes the loop's eventfd.  Replay runs
+# each thread's code between its events where the trace puts it (replayer/README.md,
+# "Threads": free code); before, 14 of 20 recordings replayed ("expected close (syscall), but
+# the process called clock_gettime"; "expected sync (pthread_mutex_lock), but the process
+# called write of an eventfd"), 20 of 20 after.  Left, now and then: dnsmasq waits for a
+# query with another id (the addresses again, as a replayed thread took its memory)
 if [ "$client" = dig ]; then
     if "$ENCORE" record --help 2>/dev/null | grep -q -- --same-layout; then
         C_RECORD_OPTS=--same-layout

@@ -45,6 +45,14 @@ if "$ENCORE" replay --help 2>&1 | grep -q -- --no-isolate; then C_REPLAY_OPTS=--
 # process sets) after its 200 ms sleep, or at once when it started late.  The last, when the
 # background writer runs later in replay than it did recorded, is still the divergence seen
 # ("expected kill, but the process called clock_gettime": its shutdown handler found its
-# latch not waited on); a divergence no signal explains is put down to the memory they share
+# latch not waited on); a divergence no signal explains is put down to the memory they share.
+# Over 20 recordings (13 or 14 replayed): the background writer's first loop read the
+# recovery state before the startup process wrote it ("expected clock (clock_gettime), but
+# the process called epoll_wait": the recorded one saw recovery done and took the time for its
+# standby snapshot); it found its latch set where the recorded one slept its 200 ms out
+# ("expected ready (epoll_wait), but the process called clock_gettime"); the checkpointer's
+# semaphore reset.  Holding each wall-clock read until the processes that share memory reach
+# their first later read (the order the recorded values give) made the background writer
+# wait for the end of recovery, but it then found its latch set more often (8 of 20): not kept
 C_SHM='shared buffers, latches, the recovery state and the flags its SIGUSR1 points at'
 corpus_run
