@@ -236,7 +236,9 @@ enum trace_call {
 	TRACE_CALL_TIMER_GETTIME = 105,
 	TRACE_CALL_TIMER_GETOVERRUN = 106,
 	TRACE_CALL_TIMER_DELETE = 107,
-	/* 108..120: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_CLONE = 108,             /* syscall(SYS_clone) made as a fork (a FORK event) */
+	TRACE_CALL_CLONE3 = 109,            /* syscall(SYS_clone3) made as a fork (a FORK event) */
+	/* 110..120: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
 	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
 	                                       of both log as these */

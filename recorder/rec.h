@@ -480,6 +480,8 @@ REC_HIDDEN void rec_sig_logged(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
+/* syscall(SYS_clone or SYS_clone3) made as a fork (ip_clone_is_fork), logged as one */
+REC_HIDDEN long rec_fork_raw(long number, const long *a, void *ra);
 /* --- threads (proc.c, sync.c) --------------------------------------------------------- */
 /* Calls that take or free descriptor numbers (socket, socketpair, pipe, close, dup...): in a
  * process with threads the real call and its event happen under one more lock, so that the

@@ -239,6 +239,8 @@ LC_HIDDEN void lc_share_sem_post(const sem_t *s);
 LC_HIDDEN void lc_fd_forget(int fd);
 /* syscall(SYS_close, fd) (lc_io_more.c): the raw call, then as close (lc_chan.c). */
 LC_HIDDEN long lc_close_raw(int fd);
+/* syscall(SYS_clone or SYS_clone3) made as a fork (ip_clone_is_fork), replayed as one */
+LC_HIDDEN long lc_fork_raw(long number, const long *a);
 /* A call that failed when recorded fails the same way now, without being made. */
 #define LC_RECORDED_FAILURE(ev) \
 	do { \
