@@ -274,6 +274,10 @@ LC_HIDDEN void lc_anc_in_done(void);
  * AF_INET or AF_INET6 a TCP connection over loopback whose other end is closed, else one end
  * of a socketpair; close-on-exec; -1 on failure. */
 LC_HIDDEN int lc_stand_in(int domain);
+/* The loopback address TCP stand-ins are bound to (127.255.255.254), and whether fd is one
+ * (a stand-in another recorded process passed on) */
+#define LC_STAND_IN_ADDR 0x7ffffffeu
+LC_HIDDEN int lc_is_stand_in(int fd);
 
 /* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
  * through the listening socket lfd. */
