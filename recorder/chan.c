@@ -923,8 +923,14 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	return r;
 }
 
+/* A shutdown is a send for the ordering of threads (REC_DATA_ORDER): the end of stream it
+ * sends may make the peer act at once (python's http.server shuts a connection down from
+ * its request thread, ab reads the end and connects again, the main thread's poll sees it),
+ * and logged after that poll result the replay waited for the connection before the
+ * shutdown that brings it. */
 REC_EXPORT int shutdown(int fd, int how)
 {
+	REC_DATA_ORDER(fd, how == SHUT_RD ? REC_IN : REC_OUT);
 	int r = IP_REAL(shutdown)(fd, how), e = errno;
 	struct trace_event ev;
 	struct rec_chan *c;
