@@ -32,7 +32,7 @@ prog: $(OBJS)
 EOF
 corpus_session <<EOF
 cd $C_RUN
-make -s -j2 CC=gcc && echo built
+make -j2 CC=gcc && echo built
 ./prog
 EOF
 C_EXPECT=built
