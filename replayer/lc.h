@@ -383,6 +383,9 @@ LC_HIDDEN int lc_signal_wait_due(void);
 LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
 LC_HIDDEN pid_t lc_pid_live(pid_t rec, int *gone);
 LC_HIDDEN int lc_signal_held_logged(int sig);
+/* A handler run is due next whose signal the calling thread blocks now (lc_signals.c): it
+ * belongs to a later call, which lets the signal in */
+LC_HIDDEN int lc_signal_due_blocked(void);
 
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);

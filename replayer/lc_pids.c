@@ -174,6 +174,10 @@ static const struct lc_ev *wait_next(void)
 
 	if (!lc_on() || chld_handled())
 		return NULL;
+	/* a handler run due of a signal blocked now belongs to a later call (make's pselect),
+	 * and so does the WAIT after it: this wait is no event, and must not run it */
+	if (!lc.threaded && lc_signal_due_blocked())
+		return NULL;
 	ev = lc_peek();
 	return ev && ev->kind == TRACE_EV_WAIT ? ev : NULL;
 }

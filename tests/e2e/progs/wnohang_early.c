@@ -7,6 +7,7 @@
  * chld_handled).  In replay the child's byte comes from the trace at once, so the child has
  * ended by the poll (the parent pauses 300 ms first, in both runs, to make that sure): the
  * poll must still find nothing, as when recorded (wnohang_reaped_later).
+ * Usage: wnohang_early [stdio]
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,8 +26,9 @@ static void on_chld(int sig)
 	dead = 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int use_stdio = argc > 1 && strcmp(argv[1], "stdio") == 0;
 	struct sigaction sa;
 	struct timespec pause = { 0, 300000000 };
 	sigset_t blk, empty;
@@ -47,10 +49,15 @@ int main(void)
 		_exit(read(0, &c, 1) == 1 ? 0 : 1);
 	nanosleep(&pause, NULL);
 	r = waitpid(-1, &st, WNOHANG);
-	/* the script's byte: once the poll is done (on stderr with write: the replay's stdio
-	 * capture would run the handler due next there, whatever the program's mask) */
-	if (write(2, "polled\n", 7) != 7)
+	/* the script's byte: once the poll is done, said on stderr (a pipe to the script):
+	 * with stdio ("stdio" argument) or write.  Its replay must not run the handler due
+	 * next there (replayer/lc_stdio.c, stdio_out_next): it ran in the pselect. */
+	if (use_stdio) {
+		fprintf(stderr, "polled\n");
+		fflush(stderr);
+	} else if (write(2, "polled\n", 7) != 7) {
 		return 1;
+	}
 	while (!dead) {
 		fd_set rs;
 
