@@ -34,7 +34,8 @@ PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libme
 CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosquitto
                  mosquitto-clients beanstalkd dnsmasq-base bind9-dnsutils postgresql-15
                  postgresql-client-15 rsync git openssh-server openssh-client socat curl
-                 python3 util-linux nodejs)
+                 python3 util-linux nodejs libhttp-daemon-perl tinyproxy unbound vsftpd
+                 apache2-utils openssl swaks)
 
 say() { printf '==> %s\n' "$*"; }
 

@@ -180,6 +180,12 @@ int ip_pick_min_fd(void);
  * (seccomp(SECCOMP_SET_MODE_STRICT|FILTER), prctl(PR_SET_SECCOMP, STRICT|FILTER)): 1 strict
  * mode, 0 a filter, -1 not an installation.  Both preloads step aside just before one. */
 int ip_sandbox_install(long nr, long a0, long a1);
+/* Whether syscall(nr, a[0], a[1]...) is a clone or clone3 made as a fork: no memory,
+ * descriptor table, file system data or signal handlers shared, no new stack or TLS (vsftpd
+ * forks its session processes into new namespaces with syscall(__NR_clone, CLONE_NEWPID |
+ * CLONE_NEWIPC | CLONE_NEWNET | SIGCHLD, 0)).  Such a child runs on from the call as a
+ * forked one does: both preloads treat it as a fork.  Other clones pass through. */
+int ip_clone_is_fork(long nr, const long *a);
 
 /* POSIX timers notifying by SIGEV_THREAD, left alone by both preloads (timerids.c): note one
  * made; 1 when id is one of them. */

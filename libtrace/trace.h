@@ -64,7 +64,8 @@ enum trace_kind {
 	TRACE_EV_BIND = 4,      /* endpoint: the local address */
 	TRACE_EV_LISTEN = 5,
 	TRACE_EV_CONNECT = 6,   /* endpoint: local and peer address once connected */
-	TRACE_EV_ACCEPT = 7,    /* creates a channel; aux[0] = the listening channel */
+	TRACE_EV_ACCEPT = 7,    /* creates a channel; aux[0] = the listening channel, aux[1]
+	                           (when present) TRACE_ACCEPT_* bits */
 	TRACE_EV_SHUTDOWN = 8,  /* aux[0] = how (SHUT_RD/WR/RDWR) */
 	TRACE_EV_CLOSE = 9,     /* the process's last descriptor of the channel went away */
 	TRACE_EV_PIPE = 10,     /* pipe/socketpair: creates two channel ends; aux = both ids */
@@ -236,7 +237,9 @@ enum trace_call {
 	TRACE_CALL_TIMER_GETTIME = 105,
 	TRACE_CALL_TIMER_GETOVERRUN = 106,
 	TRACE_CALL_TIMER_DELETE = 107,
-	/* 108..120: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_CLONE = 108,             /* syscall(SYS_clone) made as a fork (a FORK event) */
+	TRACE_CALL_CLONE3 = 109,            /* syscall(SYS_clone3) made as a fork (a FORK event) */
+	/* 110..120: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
 	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
 	                                       of both log as these */
@@ -250,6 +253,11 @@ enum trace_call {
 	TRACE_CALL_IF_INDEXTONAME = 139,
 	TRACE_CALL_MAX = 140,               /* one past the last number; never stored */
 };
+
+/* TRACE_EV_ACCEPT's aux[1]: the listener could not say it was recorded (its registry entry
+ * could not be made: privileges dropped), so its clients took it for an outside server and
+ * this connection is an outside one to the process, which receives on it as INPUT. */
+#define TRACE_ACCEPT_OUTSIDE 1
 
 /* TRACE_EV_PASS (schemas/trace-format.md, "Descriptor passing"): which side, and what the
  * descriptor was. */

@@ -107,7 +107,11 @@ static void reg_chan(struct rec_chan *c, uint8_t kind, int port, int server_port
 	c->reg = kind;
 	c->local_port = (uint16_t)port;
 	if (kind == REC_REG_TCP) {
-		rec_registry_add("tcp", (unsigned long)port, -1);
+		/* No entry (the process dropped its privileges: vsftpd's session parent listens
+		 * for passive data connections as its ftp user): no client can take this listener
+		 * for a recorded one, so every connection it accepts is an outside one (log_accept) */
+		if (rec_registry_add("tcp", (unsigned long)port, -1) != 0)
+			c->reg = REC_REG_FAILED;
 	} else {
 		c->peer_port = (uint16_t)server_port;
 		/* A connection the server cannot find (no entry could be made: privileges
@@ -879,6 +883,15 @@ static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 	ev.channel = c->id;
 	fill_endpoint(r, c, &ep, NULL, 0);
 	decide_peer(c, &ep, 1);
+	if (lc && lc->reg == REC_REG_FAILED && c->type == TRACE_CHAN_TCP) {
+		/* its clients took it for an outside server (reg_chan): an outside client to us,
+		 * said in the event, as a process that never receives on it (it hands the
+		 * connection to another) has no INPUT event to tell its replay so */
+		c->external = 1;
+		c->undecided = 0;
+		ev.naux = 2;
+		ev.aux[1] = TRACE_ACCEPT_OUTSIDE;
+	}
 	log_endpoint(&ev, &ep, ra);
 }
 
@@ -910,8 +923,14 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	return r;
 }
 
+/* A shutdown is a send for the ordering of threads (REC_DATA_ORDER): the end of stream it
+ * sends may make the peer act at once (python's http.server shuts a connection down from
+ * its request thread, ab reads the end and connects again, the main thread's poll sees it),
+ * and logged after that poll result the replay waited for the connection before the
+ * shutdown that brings it. */
 REC_EXPORT int shutdown(int fd, int how)
 {
+	REC_DATA_ORDER(fd, how == SHUT_RD ? REC_IN : REC_OUT);
 	int r = IP_REAL(shutdown)(fd, how), e = errno;
 	struct trace_event ev;
 	struct rec_chan *c;

@@ -126,6 +126,9 @@ REC_EXPORT long syscall(long number, ...)
 			return r; /* a futex wait or wake between threads (sync.c) */
 		if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
 			return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
+		if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0) &&
+		    ip_clone_is_fork(number, a))
+			return rec_fork_raw(number, a, RA()); /* a fork by another name (proc.c) */
 		/* the recorder's own raw closes (guard held) are not the program's: not counted */
 		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
 			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -67,7 +67,15 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 		rec_chan_inherit_all();
 }
 
-static pid_t do_fork(void *ra)
+/* The fork itself: fork(), or the program's own raw clone made as a fork (rec_fork_raw). */
+static pid_t fork_call(long number, const long *a)
+{
+	if (!number)
+		return IP_REAL(fork)();
+	return (pid_t)IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static pid_t do_fork(void *ra, uint32_t call, long number, const long *a)
 {
 	/* the recorder's own descriptors (the registry's) must not move the numbers other
 	 * threads get meanwhile (rec.h) */
@@ -79,10 +87,10 @@ static pid_t do_fork(void *ra)
 	int e, why;
 
 	if (!rec_enter())
-		return IP_REAL(fork)();
+		return fork_call(number, a);
 	if (rec_sandbox_bar(REC_SB_ON)) { /* under a seccomp filter: guard.c */
 		rec_leave();
-		return IP_REAL(fork)();
+		return fork_call(number, a);
 	}
 	/* The guard and the lock are held across the fork: no other thread can be in the
 	 * writer, and the child starts with a known state (it releases its copy of the lock). */
@@ -95,7 +103,7 @@ static pid_t do_fork(void *ra)
 	in_our_fork = 1;
 	/* other threads do not wait for the lock while we hold it across the fork (rec.h) */
 	__atomic_store_n(&rec_forking, 1, __ATOMIC_RELEASE);
-	r = IP_REAL(fork)();
+	r = fork_call(number, a);
 	e = errno;
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	in_our_fork = 0;
@@ -108,7 +116,7 @@ static pid_t do_fork(void *ra)
 	}
 	if (r < 0)
 		rec.forks--;
-	rec_event_init(&ev, TRACE_EV_FORK, TRACE_CALL_FORK, -1);
+	rec_event_init(&ev, TRACE_EV_FORK, call, -1);
 	ev.result = r;
 	ev.err = r < 0 ? e : 0;
 	if (r > 0)
@@ -166,7 +174,15 @@ void rec_atfork_install(void)
 
 REC_EXPORT pid_t fork(void)
 {
-	return do_fork(RA());
+	return do_fork(RA(), TRACE_CALL_FORK, 0, NULL);
+}
+
+/* A raw clone or clone3 made as a fork (ip_clone_is_fork: vsftpd forks its session
+ * processes into new namespaces so) runs on from the call as a forked child does, and gets
+ * its trace as one; unseen, it went on writing into its parent's trace and damaged it. */
+long rec_fork_raw(long number, const long *a, void *ra)
+{
+	return do_fork(ra, number == SYS_clone ? TRACE_CALL_CLONE : TRACE_CALL_CLONE3, number, a);
 }
 
 /* vfork's child shares the parent's memory and stack until it execs: an interposer cannot
@@ -174,7 +190,7 @@ REC_EXPORT pid_t fork(void)
  * a correct vfork for every program that uses vfork correctly (exec or _exit only). */
 REC_EXPORT pid_t vfork(void)
 {
-	return do_fork(RA());
+	return do_fork(RA(), TRACE_CALL_FORK, 0, NULL);
 }
 
 /* --- exec ----------------------------------------------------------------------------------- */

@@ -79,7 +79,8 @@ struct rec_chan {
 	uint16_t local_port;  /* TCP: our port; UDP: our port once a send logged it (chan.c) */
 	uint8_t unix_dgram;   /* a Unix datagram socket: its sends log as UDP's do (chan.c) */
 	uint8_t dgram_known;  /* unix_dgram is decided (at socket(), else at the first send) */
-	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN */
+	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN,
+	                         REC_REG_FAILED */
 	uint16_t share;       /* a pipe end other processes hold: its slot + 1 (share.c), or 0 */
 	uint32_t nfds;        /* descriptors of this process referring to it */
 	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */
@@ -294,6 +295,7 @@ REC_HIDDEN int rec_env_format(char *buf, size_t cap, uint32_t segment, uint64_t 
 /* Entries are KIND.KEY, or KIND.KEY.SUB when sub >= 0. */
 #define REC_REG_TCP 1  /* tcp.PORT: a recorded process listens on PORT */
 #define REC_REG_CONN 2 /* conn.PORT.SERVERPORT: a recorded process connected from PORT */
+#define REC_REG_FAILED 3 /* a listener whose tcp.PORT could not be made (privileges dropped) */
 /* Make an entry: 0, or -1 when it could not be made (no registry, or privileges dropped:
  * the peer will then take this end for an outside one).  errno is kept. */
 REC_HIDDEN int rec_registry_add(const char *kind, unsigned long key, long sub);
@@ -480,6 +482,8 @@ REC_HIDDEN void rec_sig_logged(void);
 /* The absolute path of this library, "" if unknown. */
 REC_HIDDEN const char *rec_self_so(void);
 REC_HIDDEN void rec_atfork_install(void);
+/* syscall(SYS_clone or SYS_clone3) made as a fork (ip_clone_is_fork), logged as one */
+REC_HIDDEN long rec_fork_raw(long number, const long *a, void *ra);
 /* --- threads (proc.c, sync.c) --------------------------------------------------------- */
 /* Calls that take or free descriptor numbers (socket, socketpair, pipe, close, dup...): in a
  * process with threads the real call and its event happen under one more lock, so that the

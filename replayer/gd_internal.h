@@ -57,7 +57,8 @@ struct gd_proc {
 	char **lp_sp;           /* linked predicate, online: its simple predicate in each step
 	                           (NULL where it has none) */
 	int lp_named;           /* named in some step: its LC keeps the counters from the start */
-	int ports[64];          /* local TCP ports of its connects in this replay */
+	int ports[256];         /* local TCP ports of its latest connects in this replay, oldest
+	                           first, each once and in one process only (gd_msg.c) */
 	size_t nports;
 	uint64_t acc_wait;      /* the accept event it waits at for a connection the GD may
 	                           hold (REP_MSG_HOLD answered STOP), 0 for none */

@@ -296,10 +296,37 @@ static int dgram_recorded(struct rep *r, struct gd_proc *p, uint64_t k)
 	       ev.kind == TRACE_EV_RECV && ev.src_proc != ANA_NO_PROC;
 }
 
+/* A connect's local port, reported by its LC after every connect call that ended connected
+ * (a non-blocking connect reports twice: at its EINPROGRESS and once connected).  Kept once,
+ * in the latest process to report it (the kernel reuses ports: an old entry elsewhere would
+ * name the wrong client), and only the latest connects' (a load generator's hundreds of
+ * connections filled the list, ab's 33rd went unknown, and the server's accept waited for
+ * it for ever). */
+static void note_port(struct rep *r, struct gd_proc *p, int port)
+{
+	const size_t cap = sizeof(p->ports) / sizeof(p->ports[0]);
+
+	for (size_t q = 0; q < r->nprocs; q++) {
+		struct gd_proc *o = &r->procs[q];
+
+		for (size_t i = 0; i < o->nports; i++)
+			if (o->ports[i] == port) {
+				memmove(&o->ports[i], &o->ports[i + 1], (o->nports - i - 1) * sizeof(int));
+				o->nports--;
+				break;
+			}
+	}
+	if (p->nports == cap) {
+		memmove(&p->ports[0], &p->ports[1], (cap - 1) * sizeof(int));
+		p->nports--;
+	}
+	p->ports[p->nports++] = port;
+}
+
 static void on_connected(struct rep *r, struct gd_proc *p, int port)
 {
-	if (port && p->nports < sizeof(p->ports) / sizeof(p->ports[0]))
-		p->ports[p->nports++] = port;
+	if (port)
+		note_port(r, p, port);
 	for (size_t i = 0; i < r->naccepts;) {
 		struct gd_accept *a = &r->accepts[i];
 		int ans = accept_answer(r, a->server, a->k, 0, a->port);

@@ -331,6 +331,11 @@ static int load_trace(char *why, size_t cap)
 		}
 		if (ev.kind == TRACE_EV_INPUT && ev.channel && ev.channel < LC_CHAN_MAX)
 			lc_chan[ev.channel].external = 1;
+		/* a connection the recorder knew to be an outside one at its accept: the process may
+		 * hand it on without receiving on it (vsftpd's passive data connections) */
+		if (ev.kind == TRACE_EV_ACCEPT && ev.naux >= 2 && (ev.aux[1] & TRACE_ACCEPT_OUTSIDE) &&
+		    ev.channel && ev.channel < LC_CHAN_MAX)
+			lc_chan[ev.channel].external = 1;
 		e = &evs[n++];
 		memset(e, 0, sizeof(*e));
 		e->kind = ev.kind;

@@ -244,6 +244,8 @@ LC_HIDDEN void lc_share_sem_post(const sem_t *s);
 LC_HIDDEN void lc_fd_forget(int fd);
 /* syscall(SYS_close, fd) (lc_io_more.c): the raw call, then as close (lc_chan.c). */
 LC_HIDDEN long lc_close_raw(int fd);
+/* syscall(SYS_clone or SYS_clone3) made as a fork (ip_clone_is_fork), replayed as one */
+LC_HIDDEN long lc_fork_raw(long number, const long *a);
 /* A call that failed when recorded fails the same way now, without being made. */
 #define LC_RECORDED_FAILURE(ev) \
 	do { \
@@ -277,6 +279,10 @@ LC_HIDDEN void lc_anc_in_done(void);
  * AF_INET or AF_INET6 a TCP connection over loopback whose other end is closed, else one end
  * of a socketpair; close-on-exec; -1 on failure. */
 LC_HIDDEN int lc_stand_in(int domain);
+/* The loopback address TCP stand-ins are bound to (127.255.255.254), and whether fd is one
+ * (a stand-in another recorded process passed on) */
+#define LC_STAND_IN_ADDR 0x7ffffffeu
+LC_HIDDEN int lc_is_stand_in(int fd);
 
 /* Connections accepted ahead and kept for a later accept (lc_chan.c): 1 when one came
  * through the listening socket lfd. */
@@ -382,6 +388,9 @@ LC_HIDDEN int lc_signal_wait_due(void);
 LC_HIDDEN void lc_pid_wait_ended(pid_t rec);
 LC_HIDDEN pid_t lc_pid_live(pid_t rec, int *gone);
 LC_HIDDEN int lc_signal_held_logged(int sig);
+/* A handler run is due next whose signal the calling thread blocks now (lc_signals.c): it
+ * belongs to a later call, which lets the signal in */
+LC_HIDDEN int lc_signal_due_blocked(void);
 
 /* Raw system calls that never reach an interposer. */
 LC_HIDDEN long lc_sys_read(int fd, void *buf, size_t n);

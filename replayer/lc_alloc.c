@@ -1,7 +1,10 @@
 /*
  * lc_alloc.c: the local controller's allocator (lc_alloc.h says why): blocks of a power of
- * two from 32 bytes, carved from one region reserved at start (lazily committed, far from
- * where the kernel puts the program's mappings), kept on one free list per size for reuse.
+ * two from 32 bytes, carved from one region (lazily committed, far from where the kernel
+ * puts the program's mappings), kept on one free list per size for reuse.  The region is
+ * reserved 64 MiB at a time as blocks need it, not all at once: reserved address space
+ * counts against the program's RLIMIT_AS, and a program that sets one (vsftpd's session
+ * processes: 200 MiB) saw its own mmap fail in replay beside a 4 GiB reservation.
  * A spin lock guards it: the LC allocates while it loads trace chunks, from any thread.  When
  * the region cannot be had or is full, libc's malloc serves, as before.
  */
@@ -26,7 +29,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define REGION_SIZE (4ull << 30)          /* reserved, committed page by page as used */
+#define REGION_SIZE (4ull << 30)          /* at most, reserved REGION_STEP at a time */
+#define REGION_STEP (64ull << 20)         /* committed page by page as used */
 #define REGION_HINT 0x100000000000ull     /* 16 TiB: far below the mmap base, above brk */
 #define MIN_SHIFT 5
 #define NCLASS 40
@@ -36,7 +40,8 @@ struct hdr {
 	uint64_t pad;                     /* keeps the payload 16-byte aligned */
 };
 
-static char *region, *region_top, *region_end;
+static char *region, *region_top;
+static char *region_end; /* grows (atomic: ours() reads it without the lock) */
 static struct hdr *free_list[NCLASS];
 static int lock, region_failed;
 
@@ -72,11 +77,12 @@ __attribute__((constructor)) static void lc_alloc_init(void)
 
 static int ours(const void *p)
 {
-	return region && (const char *)p >= region && (const char *)p < region_end;
+	return region && (const char *)p >= region &&
+	       (const char *)p < __atomic_load_n(&region_end, __ATOMIC_ACQUIRE);
 }
 
-/* Under the lock: the region, reserved on first use (raw mmap: the LC's own wrapper of mmap
- * is not for it). */
+/* Under the lock: the region's first step, reserved on first use (raw mmap: the LC's own
+ * wrapper of mmap is not for it). */
 static int region_ready(void)
 {
 	long r;
@@ -85,14 +91,36 @@ static int region_ready(void)
 		return 1;
 	if (region_failed)
 		return 0;
-	r = syscall(SYS_mmap, (void *)REGION_HINT, (size_t)REGION_SIZE, PROT_READ | PROT_WRITE,
+	r = syscall(SYS_mmap, (void *)REGION_HINT, (size_t)REGION_STEP, PROT_READ | PROT_WRITE,
 	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
 	if (r == -1 || r == 0) {
 		region_failed = 1;
 		return 0;
 	}
 	region = region_top = (char *)r;
-	region_end = region + REGION_SIZE;
+	__atomic_store_n(&region_end, region + REGION_STEP, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Under the lock: n more bytes at the region's end, reserved right after it (whole steps),
+ * up to REGION_SIZE in all.  0 when the addresses there are taken (by the program) or the
+ * limit is reached: libc's malloc serves then. */
+static int region_grow(size_t n)
+{
+	size_t step = (n + REGION_STEP - 1) / REGION_STEP * REGION_STEP;
+	long r;
+
+	if (step > REGION_SIZE - (size_t)(region_end - region))
+		return 0;
+	r = syscall(SYS_mmap, region_end, step, PROT_READ | PROT_WRITE,
+	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0L);
+	if (r == -1)
+		return 0;
+	if ((char *)r != region_end) { /* a kernel before 4.17 took the address as a hint */
+		syscall(SYS_munmap, r, step);
+		return 0;
+	}
+	__atomic_store_n(&region_end, region_end + step, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -116,7 +144,8 @@ void *lc_malloc(size_t n)
 	if (region_ready()) {
 		if ((h = free_list[c]) != NULL) {
 			free_list[c] = *(struct hdr **)(h + 1);
-		} else if ((size_t)(region_end - region_top) >= ((size_t)1 << c)) {
+		} else if ((size_t)(region_end - region_top) >= ((size_t)1 << c) ||
+		           region_grow(((size_t)1 << c) - (size_t)(region_end - region_top))) {
 			h = (struct hdr *)region_top;
 			region_top += (size_t)1 << c;
 		}

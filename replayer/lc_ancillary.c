@@ -237,10 +237,11 @@ int lc_stand_in(int domain)
 		return sv[0];
 	}
 	/* TCP over loopback, so that TCP's socket options work on it (nginx sets TCP_NODELAY
-	 * on a connection it keeps alive, and closes it when that fails) */
+	 * on a connection it keeps alive, and closes it when that fails), at an address of its
+	 * own (lc_is_stand_in) */
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_addr.s_addr = htonl(LC_STAND_IN_ADDR);
 	if ((l = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return -1;
 	if (syscall(SYS_bind, l, &a, sizeof(a)) == 0 && syscall(SYS_listen, l, 1) == 0 &&
@@ -252,6 +253,20 @@ int lc_stand_in(int domain)
 	if (c >= 0)
 		syscall(SYS_close, c);
 	return s;
+}
+
+/* A TCP stand-in is bound to an address of its own: a process that gets one passed from
+ * another recorded process (vsftpd's session parent accepts the passive data connection of
+ * a client it took for an outside one, and hands it to the process that sends the file)
+ * must send nothing on it either: its peer is gone, and the bytes went to the outside
+ * client when recorded.  The Unix stand-in is not told apart. */
+int lc_is_stand_in(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+
+	return syscall(SYS_getsockname, fd, &a, &al) == 0 && al >= sizeof(a) &&
+	       a.sin_family == AF_INET && a.sin_addr.s_addr == htonl(LC_STAND_IN_ADDR);
 }
 
 /* A stand-in for a descriptor passed by a process outside the session. */
@@ -353,7 +368,8 @@ void lc_anc_in_done(void)
 		/* not a channel: judged at first use, as the recorder judged it (/dev/urandom) */
 		if (ev->fd >= 0 && ev->fd < LC_FD_MAX)
 			lc_fd[ev->fd] = ev->channel ? (int32_t)ev->channel : LC_FD_UNKNOWN;
-		if (input && ev->channel && ev->channel < LC_CHAN_MAX)
+		if (ev->channel && ev->channel < LC_CHAN_MAX &&
+		    (input || (ev->fd >= 0 && lc_is_stand_in(ev->fd))))
 			lc_chan[ev->channel].external = 2; /* a stand-in: nothing goes out */
 		lc_commit();
 	}

@@ -180,6 +180,9 @@ LC_EXPORT long syscall(long number, ...)
 		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
 	if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
+	if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0) &&
+	    ip_clone_is_fork(number, a))
+		return lc_fork_raw(number, a); /* a fork by another name (lc_proc.c) */
 	if (__builtin_expect(number != SYS_getrandom, 1))
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (!lc_on()) {

@@ -174,6 +174,10 @@ static const struct lc_ev *wait_next(void)
 
 	if (!lc_on() || chld_handled())
 		return NULL;
+	/* a handler run due of a signal blocked now belongs to a later call (make's pselect),
+	 * and so does the WAIT after it: this wait is no event, and must not run it */
+	if (!lc.threaded && lc_signal_due_blocked())
+		return NULL;
 	ev = lc_peek();
 	return ev && ev->kind == TRACE_EV_WAIT ? ev : NULL;
 }
@@ -485,6 +489,35 @@ static void signal_wait_begin(void)
 	errno = e_; \
 	return r_
 
+/* A wait that is no event (chld_handled: SIGCHLD blocked under a handler, before the trace's
+ * first handler run) made with WNOHANG: when the child ready now is one a later recorded
+ * WAIT reaps, it had not ended yet at this call when recorded (a logged wait reaped it), so
+ * the call finds none, as then.  make blocks SIGCHLD throughout and polls with
+ * waitpid(WNOHANG) between its jobs: in replay its first compiler had ended sooner, make
+ * reaped it there and went on to give back its job token instead of waiting in pselect.
+ * Looks at most 4096 events ahead.  1: answer 0 (no child ready). */
+static int wnohang_reaped_later(pid_t pid, int options)
+{
+	siginfo_t si;
+	pid_t rec;
+
+	if (!(options & WNOHANG) || !lc_on() || (pid != -1 && pid <= 0))
+		return 0;
+	memset(&si, 0, sizeof(si));
+	if (IP_REAL(waitid)(pid == -1 ? P_ALL : P_PID, pid == -1 ? 0 : (id_t)pid, &si,
+	                    WEXITED | WNOHANG | WNOWAIT | (options & __WALL)) != 0 ||
+	    si.si_pid <= 0)
+		return 0;
+	rec = to_rec(si.si_pid);
+	for (uint64_t i = lc.pos; i < lc.nev && i < lc.pos + 4096; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (ev->kind == TRACE_EV_WAIT && ev->result == rec)
+			return 1;
+	}
+	return 0;
+}
+
 /* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  With a WAIT
  * event next, the recorded child (wait_replay).  Else (older traces) PIDP: the pid argument,
  * translated recorded -> live (NULL for wait and wait3: any child); the pid returned goes
@@ -499,6 +532,8 @@ static void signal_wait_begin(void)
 	wait_begin(OPT, pp_ ? *pp_ : -1); \
 	if (pp_) \
 		*pp_ = wait_arg(*pp_); \
+	if (wnohang_reaped_later(pp_ ? *pp_ : -1, OPT)) \
+		return 0; \
 	r_ = realcall; \
 	e_ = errno; \
 	wait_end(OPT); \

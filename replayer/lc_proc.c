@@ -102,7 +102,15 @@ void lc_atfork_install(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-static pid_t do_fork(void)
+/* The fork itself: fork(), or the program's own raw clone made as a fork (lc_fork_raw). */
+static pid_t fork_call(long number, const long *a)
+{
+	if (!number)
+		return IP_REAL(fork)();
+	return (pid_t)IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static pid_t do_fork(const char *what, long number, const long *a)
 {
 	const struct lc_ev *ev;
 	sigset_t mask;
@@ -110,13 +118,13 @@ static pid_t do_fork(void)
 	pid_t r;
 
 	if (!lc_on())
-		return IP_REAL(fork)();
-	ev = lc_expect(TRACE_EV_FORK, -1, "fork");
+		return fork_call(number, a);
+	ev = lc_expect(TRACE_EV_FORK, -1, what);
 	LC_RECORDED_FAILURE(ev);
 	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
 	in_our_fork = 1;
 	fork_block(&mask);
-	r = IP_REAL(fork)();
+	r = fork_call(number, a);
 	in_our_fork = 0;
 	if (r == 0) {
 		lc_child_start(k);
@@ -125,7 +133,7 @@ static pid_t do_fork(void)
 	}
 	fork_unblock(&mask);
 	if (r < 0)
-		lc_diverge("fork failed: %s (it succeeded when recorded)", strerror(errno));
+		lc_diverge("%s failed: %s (it succeeded when recorded)", what, strerror(errno));
 	/* The recorded child pid, as the child's getpid says; kill and the wait family
 	 * translate it (lc_pids.c). */
 	lc_pid_child((pid_t)ev->result, r);
@@ -137,12 +145,19 @@ static pid_t do_fork(void)
 
 LC_EXPORT pid_t fork(void)
 {
-	return do_fork();
+	return do_fork("fork", 0, NULL);
 }
 
 LC_EXPORT pid_t vfork(void)
 {
-	return do_fork(); /* as the recorder does: a fork is a correct vfork */
+	return do_fork("fork", 0, NULL); /* as the recorder does: a fork is a correct vfork */
+}
+
+/* A raw clone or clone3 made as a fork (ip_clone_is_fork): the recorder logged it as one. */
+long lc_fork_raw(long number, const long *a)
+{
+	return do_fork(number == SYS_clone ? "syscall(SYS_clone)" : "syscall(SYS_clone3)",
+	               number, a);
 }
 
 /* exec (the recorder: an EXEC event ends the image's trace; the new image continues the

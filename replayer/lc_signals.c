@@ -481,6 +481,21 @@ LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, stru
 	return 0;
 }
 
+/* A handler run recorded next (in-call) of a signal the calling thread blocks now: it could
+ * not have run at this call when recorded, but at a later one that let the signal in (make
+ * blocks SIGCHLD and opens it only in pselect).  A sleep, a stdio write or a wait that is no
+ * event peeking at it must not run it there (lc_peek would), but leave it to that call. */
+int lc_signal_due_blocked(void)
+{
+	const struct lc_ev *ev = peek_raw();
+	sigset_t cur;
+
+	return ev && ev->kind == TRACE_EV_HANDLER && ev->call == TRACE_CALL_HANDLER &&
+	       !(ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)) && ev->result > 0 && ev->result < 65 &&
+	       IP_REAL(syscall)(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, _NSIG / 8) == 0 &&
+	       sigismember(&cur, (int)ev->result) == 1;
+}
+
 /* --- sleeps ---------------------------------------------------------------------------------- */
 
 /* A handler run recorded next while the process ran no interposed call (in-call, not
@@ -495,7 +510,8 @@ static int sleep_due(void)
 	if (lc.threaded)
 		lc_gate_open(); /* the thread sleeps: the others' turns may go on */
 	if (!lc_on() || !(ev = lc_peek_now()) || ev->kind != TRACE_EV_HANDLER ||
-	    ev->call != TRACE_CALL_HANDLER || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)))
+	    ev->call != TRACE_CALL_HANDLER || (ev->flags & (TRACE_FL_AFTER | TRACE_FL_LATE)) ||
+	    lc_signal_due_blocked())
 		return 0;
 	run_due(0);
 	return 1;

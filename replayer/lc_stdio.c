@@ -539,7 +539,9 @@ static const struct lc_ev *out_begin(int fd, const char *what)
 {
 	const struct lc_ev *ev;
 
-	if (fd < 0 || !lc_on())
+	/* (a handler run due of a signal blocked now is a later call's: peeking would run it
+	 * here, early; make prints with SIGCHLD blocked while its job's is pending) */
+	if (fd < 0 || !lc_on() || (!lc.threaded && lc_signal_due_blocked()))
 		return NULL;
 	ev = lc_peek();
 	if (!ev || ev->kind != TRACE_EV_SEND || ev->call != TRACE_CALL_STDIO || ev->fd != fd)

@@ -22,7 +22,8 @@ export CORPUS_TRIES=${CORPUS_TRIES:-2}
 all=("nginx off" "nginx on" "lighttpd" "haproxy 1" "haproxy 2" "redis term" "redis shutdown"
      "redis bench" "memcached 4" "mosquitto" "beanstalkd" "dnsmasq dig" "dnsmasq python"
      "postgres" "rsync" "git threads" "socat" "supervisor" "sshd" "python asyncio"
-     "python pool" "python threading" "node")
+     "python pool" "python threading" "node" "perl" "tinyproxy" "unbound" "vsftpd"
+     "pyhttp 1" "redispipe" "openssl" "swaks" "make")
 if [ "${1:-}" = --list ]; then
     for s in "${all[@]}"; do echo "${s// /-}"; done
     exit 0

@@ -70,8 +70,9 @@ START_TEST(every_call_attribute_has_a_row)
 			continue; /* encore_mark, a handler run: ours, not libc's; free numbers */
 		if (c == TRACE_CALL_COND_WAKE || c == TRACE_CALL_BARRIER_LEAVE)
 			continue; /* the second event of a cond or barrier wait's row */
-		if (c == TRACE_CALL_FUTEX_WAIT || c == TRACE_CALL_FUTEX_WAKE)
-			continue; /* syscall(SYS_futex): the syscall row's */
+		if (c == TRACE_CALL_FUTEX_WAIT || c == TRACE_CALL_FUTEX_WAKE ||
+		    c == TRACE_CALL_CLONE || c == TRACE_CALL_CLONE3)
+			continue; /* syscall(SYS_futex), a clone made as a fork: the syscall row's */
 		if (c == TRACE_CALL_EARLY_RANDOM)
 			continue; /* the random rows' calls before the recorder started */
 		for (i = 0; i < NROWS; i++)
