@@ -20,6 +20,11 @@
 
 #include "gd_internal.h"
 
+/* A file's times come from the kernel's coarse clock (a tick behind CLOCK_REALTIME, which
+ * the session's start was read from): a file the run created in its first milliseconds may
+ * carry a time before that start.  So "modified after the start" allows this much. */
+#define FILE_TIME_SLACK_NS (20LL * 1000 * 1000)
+
 /* Check the file inputs of one trace file.  *start_ns is the session's earliest start. */
 static int check_one(const char *path, int64_t start_ns, struct trace_diag *d)
 {
@@ -40,7 +45,8 @@ static int check_one(const char *path, int64_t start_ns, struct trace_diag *d)
 		char what[32];
 		int c;
 
-		if (f->kind != TRACE_FILE_READ || at[0] != '/' || f->mtime_ns >= start_ns)
+		if (f->kind != TRACE_FILE_READ || at[0] != '/' ||
+		    f->mtime_ns >= start_ns - FILE_TIME_SLACK_NS)
 			continue;
 		c = trace_file_check(f, at, what, sizeof(what));
 		if (c == 1) {
