@@ -660,13 +660,45 @@ static const int fatal_sigs[] = {
 
 static uint64_t ours; /* bit s: our handler is installed for signal s */
 
+int rec_fatal_pending;
+
+static void die_of(int sig);
+
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction sa;
 	int e = errno;
 
-	(void)si;
 	(void)uc;
+	/* Sent (kill, tgkill, sigqueue: not a fault, which would recur) while this thread was
+	 * inside the recorder, which cannot log then: the death waits for the thread to leave
+	 * it (rec_leave), so that the trace ends in its SIGNAL event, closed.  Without this a
+	 * shell's `kill` that came as the program made a file the shell waited for (its path
+	 * record being written) left the trace cut short, and the replay could not end it at
+	 * its recorded death point. */
+	if (rec_depth != 0 && !rec_internal && si && si->si_code <= 0 && rec.w &&
+	    __atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) == 0) {
+		__atomic_store_n(&rec_fatal_pending, sig, __ATOMIC_RELAXED);
+		errno = e;
+		return;
+	}
+	die_of(sig);
+	errno = e;
+}
+
+void rec_fatal_deferred(void)
+{
+	int sig = __atomic_exchange_n(&rec_fatal_pending, 0, __ATOMIC_RELAXED);
+
+	if (sig > 0)
+		die_of(sig);
+}
+
+/* The SIGNAL event, the trace closed, then the signal again under the default action. */
+static void die_of(int sig)
+{
+	struct sigaction sa;
+	uint64_t m = 1ull << (sig - 1);
+
 	if (rec_enter()) {
 		rec_finish(0, sig);
 		rec_leave();
@@ -675,10 +707,11 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	sa.sa_handler = SIG_DFL;
 	IP_REAL(sigaction)(sig, &sa, NULL);
 	__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
-	/* The signal is blocked while we run: it is delivered, with the default action, as
-	 * soon as we return (a fault would also recur on the faulting instruction). */
+	/* In the handler the signal is blocked while we run: it is delivered, with the default
+	 * action, as soon as we return (a fault would also recur on the faulting instruction);
+	 * deferred, it is unblocked here (the handler's mask is gone). */
 	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
-	errno = e;
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, sizeof(m));
 }
 
 static int install_ours(int sig, struct sigaction *old)

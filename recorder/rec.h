@@ -150,10 +150,19 @@ static inline int rec_from_alloc(const void *ra)
 	return (uintptr_t)ra - rec_alloc_lo < rec_alloc_hi - rec_alloc_lo;
 }
 
+/* A fatal signal sent to the process (kill, a shell's `kill`) while a thread was inside the
+ * recorder, which could not log it there: its number, taken when that thread leaves
+ * (proc.c, rec_fatal_deferred: the SIGNAL event, then the death). */
+extern int rec_fatal_pending REC_HIDDEN;
+REC_HIDDEN void rec_fatal_deferred(void);
+
 static inline void rec_leave(void)
 {
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
 	rec_depth--;
+	if (__builtin_expect(__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0, 0) &&
+	    rec_depth == 0)
+		rec_fatal_deferred();
 }
 
 /* Contended lock (threads): yield until it is free and return 1, or return 0 without it
