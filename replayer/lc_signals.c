@@ -248,7 +248,67 @@ static int fatal_sig;
 
 static void fatal_catch(int sig)
 {
-	(void)sig; /* (the death comes at its recorded point) */
+	(void)sig; /* (the death comes at its recorded point; an outlived signal is dropped) */
+}
+
+/* Signals the recorded process outlived: asynchronous ones whose default action ends a
+ * process, left at it by the program, and not the one the process died of, in a trace that
+ * ends cleanly (an exit, an exec).  Had one come while the recorded process ran, it would
+ * have died of it: it came after its end, or never.  In replay it may come before (a
+ * replayed sender that runs ahead: Python's Pool terminates its workers with SIGTERM at the
+ * end, one of which had exited already when recorded and is still finishing its last events
+ * in replay, where it died of it, "the replay ended early"), so the LC catches and drops it
+ * while the program leaves the default action, as for the fatal signal above. */
+static const int outlivable[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM };
+static uint64_t outlived;
+
+static int caught(int sig)
+{
+	return sig > 0 && sig < 65 && ((fatal_sig && sig == fatal_sig) || (outlived & bit(sig)));
+}
+
+/* A fork's child inherits the catches: its own trace decides anew. */
+static void disarm_outlived(void)
+{
+	struct sigaction cur, k;
+
+	for (size_t i = 0; i < sizeof(outlivable) / sizeof(outlivable[0]); i++) {
+		int sig = outlivable[i];
+
+		if (!(outlived & bit(sig)))
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.sa_handler = SIG_DFL;
+		if (IP_REAL(sigaction)(sig, NULL, &cur) == 0 && cur.sa_handler == fatal_catch)
+			IP_REAL(sigaction)(sig, &k, NULL);
+	}
+	outlived = 0;
+}
+
+static void arm_outlived(void)
+{
+	const struct lc_ev *last;
+	struct sigaction cur, k;
+
+	if (!lc.ev || lc.nev <= lc.base)
+		return;
+	last = &lc.ev[lc.nev - lc.base - 1];
+	if (last->kind != TRACE_EV_EXIT && last->kind != TRACE_EV_EXEC)
+		return; /* (cut short, or died of a signal: the fatal one is caught above) */
+	for (size_t i = 0; i < sizeof(outlivable) / sizeof(outlivable[0]); i++) {
+		int sig = outlivable[i];
+
+		if (sig == fatal_sig || (lc.slot && sig == lc.slot->fatal_sig) || (held & bit(sig)) ||
+		    IP_REAL(sigaction)(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
+		    cur.sa_handler != SIG_DFL)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.sa_handler = fatal_catch;
+		sigemptyset(&k.sa_mask);
+		k.sa_flags = SA_RESTART;
+		if (IP_REAL(sigaction)(sig, &k, NULL) == 0)
+			outlived |= bit(sig);
+	}
 }
 
 void lc_signal_arm_fatal(void)
@@ -265,6 +325,7 @@ void lc_signal_arm_fatal(void)
 			IP_REAL(sigaction)(fatal_sig, &k, NULL);
 		fatal_sig = 0;
 	}
+	disarm_outlived();
 	/* the process's fate, which the GD read from its last image (a kill may come before
 	 * the exec that starts it); else this image's last event */
 	sig = lc.slot ? lc.slot->fatal_sig : 0;
@@ -273,18 +334,17 @@ void lc_signal_arm_fatal(void)
 		if (last->kind == TRACE_EV_SIGNAL && last->naux >= 1 && last->aux[0] == 1)
 			sig = (int)last->result;
 	}
-	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP ||
-	    sig == SIGABRT || (held & bit(sig)))
-		return;
-	if (IP_REAL(sigaction)(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
-	    cur.sa_handler != SIG_DFL)
-		return;
-	memset(&k, 0, sizeof(k));
-	k.sa_handler = fatal_catch;
-	sigemptyset(&k.sa_mask);
-	k.sa_flags = SA_RESTART;
-	if (IP_REAL(sigaction)(sig, &k, NULL) == 0)
-		fatal_sig = sig;
+	if (sig > 0 && sig < 65 && !sync_sig(sig) && sig != SIGKILL && sig != SIGSTOP &&
+	    sig != SIGABRT && !(held & bit(sig)) && IP_REAL(sigaction)(sig, NULL, &cur) == 0 &&
+	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) {
+		memset(&k, 0, sizeof(k));
+		k.sa_handler = fatal_catch;
+		sigemptyset(&k.sa_mask);
+		k.sa_flags = SA_RESTART;
+		if (IP_REAL(sigaction)(sig, &k, NULL) == 0)
+			fatal_sig = sig;
+	}
+	arm_outlived();
 }
 
 void lc_signal_run(void)
@@ -369,10 +429,12 @@ LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	int was = sig > 0 && sig < 65 && (held & bit(sig)), r, e;
 	struct sigaction prev, k;
 
-	if (__builtin_expect(fatal_sig != 0, 0) && sig == fatal_sig && !lc_internal()) {
+	if (__builtin_expect(fatal_sig != 0 || outlived != 0, 0) && caught(sig) && !lc_internal()) {
 		/* the program sees the default action it left; setting one ends the catch */
 		if (act) {
-			fatal_sig = 0;
+			if (sig == fatal_sig)
+				fatal_sig = 0;
+			outlived &= ~bit(sig);
 			memset(&k, 0, sizeof(k));
 			k.sa_handler = SIG_DFL;
 			IP_REAL(sigaction)(sig, &k, NULL);
