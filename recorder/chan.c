@@ -930,7 +930,8 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
  * shutdown that brings it. */
 REC_EXPORT int shutdown(int fd, int how)
 {
-	REC_DATA_ORDER(fd, how == SHUT_RD ? REC_IN : REC_OUT);
+	/* (never waiting: a thread shuts a connection down to wake another blocked sending) */
+	REC_DATA_ORDER_TRY(fd, how == SHUT_RD ? REC_IN : REC_OUT);
 	int r = IP_REAL(shutdown)(fd, how), e = errno;
 	struct trace_event ev;
 	struct rec_chan *c;

@@ -520,7 +520,8 @@ static int path_absent(int dirfd, const char *path, int follow)
 	struct stat st;
 	int e = errno, absent;
 
-	if ((rec_sandbox & REC_SB_NOFILES) || !path || !path[0] || rec_busy() || !rec.w)
+	/* (the path not read here: a bad pointer is the kernel's to refuse, EFAULT) */
+	if ((rec_sandbox & REC_SB_NOFILES) || !path || rec_busy() || !rec.w)
 		return 0;
 	absent = fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0 &&
 	         errno == ENOENT;

@@ -43,6 +43,9 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 {
 	struct trace_writer *old = rec.w;
 
+	/* a fatal signal held back in the parent across the fork was sent to the parent */
+	__atomic_store_n(&rec_fatal_pending, 0, __ATOMIC_RELAXED);
+
 	rec_sig_forked();
 	rec.w = NULL;
 	trace_writer_abandon(old);
@@ -697,7 +700,6 @@ void rec_fatal_deferred(void)
 static void die_of(int sig)
 {
 	struct sigaction sa;
-	uint64_t m = 1ull << (sig - 1);
 
 	if (rec_enter()) {
 		rec_finish(0, sig);
@@ -709,9 +711,8 @@ static void die_of(int sig)
 	__atomic_fetch_and(&ours, ~(1ull << sig), __ATOMIC_RELAXED);
 	/* In the handler the signal is blocked while we run: it is delivered, with the default
 	 * action, as soon as we return (a fault would also recur on the faulting instruction);
-	 * deferred, it is unblocked here (the handler's mask is gone). */
+	 * deferred, at once: the mask is the program's, which let it in. */
 	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
-	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, sizeof(m));
 }
 
 static int install_ours(int sig, struct sigaction *old)

@@ -160,6 +160,7 @@ static inline void rec_leave(void)
 {
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
 	rec_depth--;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* (a signal after it is not held back) */
 	if (__builtin_expect(__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0, 0) &&
 	    rec_depth == 0)
 		rec_fatal_deferred();
@@ -554,6 +555,13 @@ REC_HIDDEN void rec_sends_settle(void);
 #define REC_DATA_ORDER(fd, dir) \
 	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
 		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_begin(fd) : 0
+/* The same for a call that must not wait for a send in flight on fd (shutdown: another
+ * thread's send blocked on a full buffer may be what it is to wake): ordered when the
+ * descriptor's lock is free, unordered otherwise. */
+REC_HIDDEN int rec_data_order_try(int fd);
+#define REC_DATA_ORDER_TRY(fd, dir) \
+	int rec_data_held_ __attribute__((cleanup(rec_data_order_end))) = \
+		__builtin_expect(rec.threads, 0) && (dir) == REC_OUT ? rec_data_order_try(fd) : 0
 /* Whether what fd gives could be the answer to a send of ours that a replay makes again: not
  * when fd is a regular file, an eventfd (its writes are logged with their real call, under
  * the stream lock) or a channel whose peer is outside the session (what it gives replays

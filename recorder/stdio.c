@@ -363,8 +363,11 @@ static long thread_rchar(int after)
 {
 	char b[256], *p;
 	long r, v;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
+	int fd;
 
+	if (rec_sandbox & REC_SB_NOFILES)
+		return -1; /* (a seccomp filter forbids the recorder's opens: recorder/guard.c) */
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	r = (long)syscall(SYS_read, fd, b, sizeof(b) - 1);
@@ -385,9 +388,18 @@ static char scan_unread[SCAN_CAP];
 static int scan_busy;
 static uint8_t scan_data[2 * SCAN_CAP + 1];
 
+static void scan_look(FILE *f, struct scan_pre *p, int fd);
+
 static void scan_before(FILE *f, struct scan_pre *p)
 {
-	int fd = file_fd(f);
+	int fd = file_fd(f), e = errno; /* (lseek and /proc's io fail: not the program's errno) */
+
+	scan_look(f, p, fd);
+	errno = e;
+}
+
+static void scan_look(FILE *f, struct scan_pre *p, int fd)
+{
 	struct rec_chan *c;
 
 	p->fd = -1;

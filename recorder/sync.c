@@ -59,7 +59,19 @@ static uint32_t send_slots_used; /* slots ever shown a ticket: observers scan th
 static uint32_t sends_unslotted;
 static __thread uint64_t *send_mine __attribute__((tls_model("initial-exec")));
 
+static int data_order_take(int fd, int wait);
+
 int rec_data_order_begin(int fd)
+{
+	return data_order_take(fd, 1);
+}
+
+int rec_data_order_try(int fd)
+{
+	return data_order_take(fd, 0);
+}
+
+static int data_order_take(int fd, int wait)
 {
 	uint32_t *w, c = 0;
 	int e = errno;
@@ -69,6 +81,8 @@ int rec_data_order_begin(int fd)
 		return 0;
 	w = &data_order[fd];
 	if (!__atomic_compare_exchange_n(w, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (!wait)
+			return 0; /* (errno untouched: a compare-exchange sets none) */
 		if (c != 2)
 			c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
 		while (c != 0) {

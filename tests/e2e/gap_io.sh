@@ -27,6 +27,8 @@ random)
     grep -q '^getpid agrees: 1$' "$tmp/rec.out" || { echo "FAIL: pass-through"; cat "$tmp/rec.out"; exit 1; }
     grep -q 'close(-1): -1 EBADF' "$tmp/rec.out" || { echo "FAIL: errno"; cat "$tmp/rec.out"; exit 1; }
     grep -q 'getrandom(NULL): -1 EFAULT' "$tmp/rec.out" || { echo "FAIL: errno"; cat "$tmp/rec.out"; exit 1; }
+    grep -q 'open(bad path, O_CREAT): -1 EFAULT' "$tmp/rec.out" || { echo "FAIL: open's EFAULT"; cat "$tmp/rec.out"; exit 1; }
+    grep -q 'rename(to a bad path): -1 refused' "$tmp/rec.out" || { echo "FAIL: rename's error"; cat "$tmp/rec.out"; exit 1; }
     "$prog" random > "$tmp/fresh.out"
     if cmp -s "$tmp/fresh.out" "$tmp/rec.out"; then echo "FAIL: two runs drew the same bytes"; exit 1; fi
     ;;

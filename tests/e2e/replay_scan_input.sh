@@ -12,7 +12,8 @@ tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_scan_input.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 for i in 1 2 3; do
 	seq 1 $((i * 7)) | "$encore" record -q -o "$tmp/s$i" -- "$prog" > "$tmp/rec$i.out"
-	grep -q "^stdin: $((i * 7)) numbers" "$tmp/rec$i.out" ||
+	grep -q "^stdin: $((i * 7)) numbers" "$tmp/rec$i.out" &&
+		grep -qx "errno after the first scan: 0" "$tmp/rec$i.out" ||
 		{ echo "FAIL: recording $i printed:"; cat "$tmp/rec$i.out"; exit 1; }
 	rc=0
 	"$encore" replay "$tmp/s$i" < /dev/null > "$tmp/rep$i.out" 2> "$tmp/rep$i.err" || rc=$?

@@ -52,6 +52,15 @@ static int do_random(void)
 	errno = 0;
 	r = syscall(SYS_getrandom, NULL, 8, 0);
 	printf("getrandom(NULL): %ld %s\n", r, errno == EFAULT ? "EFAULT" : "other errno");
+	/* a bad path pointer: the kernel's EFAULT, not a fault in the wrapper (which looks for
+	 * the name before an O_CREAT open or a rename to tell whether the call creates it) */
+	errno = 0;
+	r = open((const char *)1, O_CREAT | O_WRONLY, 0600);
+	printf("open(bad path, O_CREAT): %ld %s\n", r, errno == EFAULT ? "EFAULT" : "other errno");
+	errno = 0;
+	r = rename("/nonexistent-encore-test-name", (const char *)1);
+	printf("rename(to a bad path): %ld %s\n", r, errno == EFAULT || errno == ENOENT ? "refused" :
+	       "other errno");
 	/* (in replay getpid() gives the recorded pid and the raw call the live one) */
 	r = syscall(SYS_getpid) > 0 && syscall(SYS_gettid) == syscall(SYS_getpid);
 	printf("getpid agrees: %ld\n", r);

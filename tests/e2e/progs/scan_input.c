@@ -5,7 +5,9 @@
  * its end.  What scanf consumed is in the trace (recorder/stdio.c, scan_after): the replay
  * runs the same scans over the same characters.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 int main(void)
 {
@@ -32,7 +34,10 @@ int main(void)
 	}
 	fclose(f);
 	printf("meminfo: %d lines before Hugepagesize, %d%s", lines, x, buf[0] ? buf : "\n");
+	errno = 0;
 	while (scanf("%d", &v) == 1) {
+		if (count == 0) /* (what the recorder did around the scan is not the program's) */
+			printf("errno after the first scan: %s\n", errno ? strerror(errno) : "0");
 		sum += v;
 		count++;
 	}

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -735,6 +736,42 @@ static int closelock(int passes)
 	return 0;
 }
 
+/* --- shutwake: a thread shuts a connection down to wake another blocked sending on it --------
+ * The sender writes 4 MiB into a socket nobody reads and blocks once the buffers are full;
+ * the other thread, having seen the peer's queue fill (FIONREAD, no sleep), shuts the
+ * sender's end down, which fails its send (EPIPE), as without a recorder.  (A recorded
+ * shutdown that waited for the send in flight on its descriptor hung here.) */
+static int sw_fd[2];
+static char sw_buf[4 << 20];
+static ssize_t sw_sent;
+static int sw_err;
+
+static void *sw_sender(void *arg)
+{
+	(void)arg;
+	sw_sent = send(sw_fd[0], sw_buf, sizeof(sw_buf), MSG_NOSIGNAL);
+	sw_err = sw_sent < 0 ? errno : 0;
+	return NULL;
+}
+
+static int shutwake(void)
+{
+	pthread_t t;
+	int queued = 0;
+
+	alarm(60); /* (hung, it ends: the test says so) */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sw_fd) != 0)
+		die("socketpair");
+	pthread_create(&t, NULL, sw_sender, NULL);
+	while (queued < 64 * 1024) /* the sender is in its send, the buffers filling */
+		if (ioctl(sw_fd[1], FIONREAD, &queued) != 0)
+			die("FIONREAD");
+	shutdown(sw_fd[0], SHUT_RDWR);
+	pthread_join(t, NULL);
+	put("shutwake: the send ended (%s)\n", sw_sent < 0 ? strerror(sw_err) : "partial");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -754,6 +791,8 @@ int main(int argc, char **argv)
 		return sleepsig();
 	if (argc == 3 && !strcmp(argv[1], "stall"))
 		return stall(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "shutwake"))
+		return shutwake();
 	if (argc == 3 && !strcmp(argv[1], "closelock"))
 		return closelock(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "race"))
