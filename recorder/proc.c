@@ -672,6 +672,13 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	int e = errno;
 
 	(void)uc;
+	/* The init of a PID namespace (a container's first process, a raw clone with
+	 * CLONE_NEWPID): the kernel ignores a sent signal left at the default action there, so
+	 * it is ignored here too (our handler was let in only because it is one). */
+	if (si && si->si_code <= 0 && syscall(SYS_getpid) == 1) {
+		errno = e;
+		return;
+	}
 	/* Sent (kill, tgkill, sigqueue: not a fault, which would recur) while this thread was
 	 * inside the recorder, which cannot log then: the death waits for the thread to leave
 	 * it (rec_leave), so that the trace ends in its SIGNAL event, closed.  Without this a
