@@ -278,7 +278,7 @@ int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
 	}
 	trace_session_close(s);
 	s = NULL;
-	if (!opt->ignore_changed_files && (rc = rep_check_files(r->dir, d)) != 0)
+	if (!opt->ignore_changed_files && (rc = rep__check_files(r, d)) != 0)
 		goto fail;
 	if ((rc = ana_load(r->dir, &r->ana, d)) != 0)
 		goto fail;

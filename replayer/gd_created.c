@@ -116,6 +116,17 @@ static int add_reads(struct gd_created *c, struct trace_reader *rd, char *h)
 	return 0;
 }
 
+int rep__created_has(const struct rep *r, const char *path)
+{
+	const struct gd_created *c = r->created;
+
+	for (size_t i = 0; c && i < c->n; i++)
+		if ((c->recs[i].op == TRACE_PATH_FILE || c->recs[i].op == TRACE_PATH_LINK) &&
+		    strcmp(c->recs[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
 int rep__created_add(struct rep *r, struct trace_reader *rd, const char *host)
 {
 	const struct trace_path_change *l;

@@ -9,9 +9,10 @@
  *
  * A packed session (DIR/pack/manifest, schemas/pack.md) is not checked here: its replay uses
  * the packed files.  Files modified after the recording began, or created by the session
- * (its path records), were written by the recorded processes themselves before they read
- * them: outputs of the run, which the replay writes again, not inputs; they are not checked.  Executables are checked by build-id elsewhere
- * (gd.c); libraries are not checked (a security update that keeps the interface is the
+ * (its path records, gathered by gd_created.c), were written by the recorded processes
+ * themselves before they read them: outputs of the run, which the replay writes again, not
+ * inputs; they are not checked.  Executables are checked by build-id elsewhere (gd.c);
+ * libraries are not checked (a security update that keeps the interface is the
  * common case, and replay reports a divergence if one matters).
  */
 #include <stdio.h>
@@ -20,69 +21,8 @@
 
 #include "gd_internal.h"
 
-/* The names the session's processes created (path records: schemas/trace-format.md, "Paths
- * created"): a file among them is the run's own output, whatever its time says (file times
- * come from the kernel's coarse clock, a tick behind the CLOCK_REALTIME the session's start
- * was read from, so a file made in the run's first milliseconds can look older). */
-struct made {
-	char **path;
-	size_t n, cap;
-};
-
-static int made_add(struct made *m, const char *path)
-{
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		char **np = realloc(m->path, cap * sizeof(*np));
-
-		if (!np)
-			return TRACE_ENOMEM;
-		m->path = np;
-		m->cap = cap;
-	}
-	if (!(m->path[m->n] = strdup(path)))
-		return TRACE_ENOMEM;
-	m->n++;
-	return 0;
-}
-
-static int made_has(const struct made *m, const char *path)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->path[i], path) == 0)
-			return 1;
-	return 0;
-}
-
-static void made_collect(struct trace_session *s, struct made *m)
-{
-	for (size_t i = 0; i < trace_session_count(s); i++) {
-		const char *const *paths;
-		size_t nf = trace_session_files(s, i, &paths);
-
-		for (size_t j = 0; j < nf; j++) {
-			const struct trace_path_change *pc;
-			struct trace_reader *r;
-			struct trace_event ev;
-			struct trace_diag d;
-			size_t np;
-
-			if (trace_reader_open(paths[j], &r, &d) != 0)
-				continue;
-			while (trace_reader_next(r, &ev) == 1)
-				;
-			np = trace_reader_paths(r, &pc);
-			for (size_t k = 0; k < np; k++)
-				if ((pc[k].op == TRACE_PATH_FILE || pc[k].op == TRACE_PATH_LINK) &&
-				    !made_has(m, pc[k].path) && made_add(m, pc[k].path) != 0)
-					break;
-			trace_reader_close(r);
-		}
-	}
-}
-
 /* Check the file inputs of one trace file.  *start_ns is the session's earliest start. */
-static int check_one(const char *path, int64_t start_ns, const struct made *made,
+static int check_one(const struct rep *rep, const char *path, int64_t start_ns,
                      struct trace_diag *d)
 {
 	struct trace_reader *r;
@@ -102,8 +42,11 @@ static int check_one(const char *path, int64_t start_ns, const struct made *made
 		char what[32];
 		int c;
 
+		/* (a file the session created carries a time from the kernel's coarse clock, a
+		 * tick behind the CLOCK_REALTIME of the session's start: made in the run's first
+		 * milliseconds, it can look older) */
 		if (f->kind != TRACE_FILE_READ || at[0] != '/' || f->mtime_ns >= start_ns ||
-		    made_has(made, at))
+		    rep__created_has(rep, at))
 			continue;
 		c = trace_file_check(f, at, what, sizeof(what));
 		if (c == 1) {
@@ -152,11 +95,11 @@ static int64_t session_start(struct trace_session *s)
 	return start;
 }
 
-int rep_check_files(const char *dir, struct trace_diag *d)
+int rep__check_files(const struct rep *r, struct trace_diag *d)
 {
+	const char *dir = r->dir;
 	struct trace_session *s = NULL;
 	struct trace_pack *pack = NULL;
-	struct made made = { NULL, 0, 0 };
 	struct trace_diag pd;
 	int64_t start;
 	size_t i, j;
@@ -175,17 +118,13 @@ int rep_check_files(const char *dir, struct trace_diag *d)
 	if ((rc = trace_session_open(dir, &s, d)) != 0)
 		return rc;
 	start = session_start(s);
-	made_collect(s, &made);
 	for (i = 0; i < trace_session_count(s) && rc == 0; i++) {
 		const char *const *paths;
 		size_t nf = trace_session_files(s, i, &paths);
 
 		for (j = 0; j < nf && rc == 0; j++)
-			rc = check_one(paths[j], start, &made, d);
+			rc = check_one(r, paths[j], start, d);
 	}
 	trace_session_close(s);
-	for (i = 0; i < made.n; i++)
-		free(made.path[i]);
-	free(made.path);
 	return rc;
 }

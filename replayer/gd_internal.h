@@ -202,6 +202,15 @@ size_t rep__created_paths(const struct rep *r, const char *host, const char **ou
                           const char **to, size_t cap);
 void rep__created_count(struct rep *r, size_t hidden, size_t not_hidden, size_t restored);
 void rep__created_free(struct rep *r);
+/* 1 when a process of the session created path (a file, or a name made by rename or link),
+ * as recorded (before _plan). */
+int rep__created_has(const struct rep *r, const char *path);
+/* gd_files.c: the regular files the recorded processes read, against the file system: 0
+ * when each is as it was (or the session is packed: DIR/pack/manifest); TRACE_EINVAL naming
+ * the first that changed ("FILE changed since the recording (size)") or TRACE_EIO for one
+ * that cannot be read.  rep_open calls it, after every trace was read, unless
+ * ignore_changed_files. */
+int rep__check_files(const struct rep *r, struct trace_diag *diag);
 
 /* gd_stall.c */
 uint64_t rep__board_sum(struct rep *r);

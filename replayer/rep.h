@@ -44,7 +44,7 @@ struct rep_options {
 	                             start, so that the online protocol can begin at any halt
 	                             (rep_online_here; `encore debug`) */
 	int ignore_changed_files; /* 1: do not refuse an unpacked session whose file inputs
-	                             changed since the recording (rep_check_files) */
+	                             changed since the recording (gd_files.c) */
 	/* Isolation and packed files (replayer/README.md, "Isolation and packed files") */
 	int no_isolate;           /* 1: no overlay: the replayed processes write to this machine's
 	                             files (otherwise rep_start refuses where the kernel cannot
@@ -60,15 +60,10 @@ struct rep_options {
 /* Open a recorded session for replay: every trace is read through (a damaged one is refused,
  * naming the file and offset), every recorded executable must still be there with the same
  * ELF build-id (a changed binary is refused before anything starts), and so must every file
- * the processes read (rep_check_files). */
+ * the processes read (gd_files.c). */
 int rep_open(const char *dir, const struct rep_options *opt, struct rep **out,
              struct trace_diag *diag);
 void rep_close(struct rep *r);
-/* The regular files the recorded processes read, against the file system (gd_files.c): 0
- * when each is as it was (or the session is packed: DIR/pack/manifest); TRACE_EINVAL naming
- * the first that changed ("FILE changed since the recording (size)") or TRACE_EIO for one
- * that cannot be read.  rep_open calls it unless ignore_changed_files. */
-int rep_check_files(const char *dir, struct trace_diag *diag);
 
 size_t rep_nprocs(const struct rep *r);
 const char *rep_proc_name(const struct rep *r, size_t i);
