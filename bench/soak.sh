@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# soak.sh: real servers under load, bare and recorded alternating in one run (see
-# bench/README.md).  For each server installed: redis-server under redis-benchmark (-P 1 and
+# soak.sh: real servers under load, bare and recorded alternating in one run, bare first in
+# odd pairs and last in even ones (the run made last in a pair does better on a small
+# machine: use an even --pairs; see bench/README.md).  For each server installed: redis-server under redis-benchmark (-P 1 and
 # -P 16), nginx and lighttpd under wrk (ab when wrk is missing), memcached under memaslap,
 # PostgreSQL under pgbench.  Each server runs on loopback on a free port from a temp dir,
 # started and stopped by pid; only the server is recorded (`encore record -o DIR -- SERVER`),
