@@ -12,6 +12,7 @@
  *                libraries, and the EXIT event must still be written after us.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -50,15 +52,73 @@ void ip_guard(int delta)
 
 int rec_forking;
 
-int rec_lock_wait(void)
+/* The stream lock under contention.  Threads that wait for it used to yield in a loop: with
+ * more threads than CPUs (memcached's four workers and its LRU thread on two), a waiter that
+ * yields is picked again at once while the holder waits for a CPU, and the waiters' yields
+ * were a fifth of the recorded server's context switches.  So: a short spin (the holder,
+ * running on another CPU, is out within a few hundred nanoseconds: one event), then a futex
+ * wait, which marks the lock 2 so that its release wakes one waiter (rec_leave); the classic
+ * three-state mutex (Drepper, "Futexes Are Tricky", mutex 3).  The fast path's exchange
+ * writes 1 and may so hide a 2 (seen): a waiter that saw a 2 takes the lock as 2, so that its
+ * own release wakes the next.  The wait has a timeout, a bound on any wakeup missed (a
+ * release by a thread that took the lock while the process looked single-threaded, rec.h). */
+#define REC_LOCK_SPIN 64
+
+static int lock_wait(int seen, int may_bail)
 {
-	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) {
-		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
+	int mark = seen == 2 ? 2 : 1, i, v;
+
+	for (i = 0; i < REC_LOCK_SPIN; i++) {
+		rec_cpu_relax();
+		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
+			continue;
+		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
+		if (v == 0)
+			return 1;
+		if (v == 2)
+			mark = 2;
+	}
+	for (;;) {
+		struct timespec ts = { 0, 1000 * 1000 };
+
+		if (may_bail && __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
 		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
 			return 0; /* it holds a mutex the fork's atfork handlers may want (sync.c) */
-		syscall(SYS_sched_yield);
+		if (__atomic_exchange_n(&rec_lockv, 2, __ATOMIC_ACQUIRE) == 0)
+			return 1;
+		IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAIT_PRIVATE, 2, &ts, NULL, 0);
 	}
-	return 1;
+}
+
+int rec_lock_wait(int seen)
+{
+	return lock_wait(seen, 1);
+}
+
+void rec_lock_take(void)
+{
+	int seen = __atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE);
+
+	if (seen != 0)
+		lock_wait(seen, 0);
+}
+
+void rec_lock_wake(void)
+{
+	int e = errno;
+
+	IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = e;
+}
+
+/* A fork holds the lock: wake its waiters, so that one holding a program lock gives up
+ * waiting (lock_wait) rather than sleep while the fork's handlers may want that lock. */
+void rec_lock_wake_all(void)
+{
+	int e = errno;
+
+	IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	errno = e;
 }
 
 void rec_lock_reset(void)

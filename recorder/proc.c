@@ -106,6 +106,7 @@ static pid_t do_fork(void *ra, uint32_t call, long number, const long *a)
 	in_our_fork = 1;
 	/* other threads do not wait for the lock while we hold it across the fork (rec.h) */
 	__atomic_store_n(&rec_forking, 1, __ATOMIC_RELEASE);
+	rec_lock_wake_all();
 	r = fork_call(number, a);
 	e = errno;
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);

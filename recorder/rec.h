@@ -156,9 +156,19 @@ static inline int rec_from_alloc(const void *ra)
 extern int rec_fatal_pending REC_HIDDEN;
 REC_HIDDEN void rec_fatal_deferred(void);
 
+/* The stream lock's values: 0 free, 1 held, 2 held and a thread may sleep on it (a futex
+ * wait in rec_lock_wait): only then does the release make a system call to wake one. */
+REC_HIDDEN void rec_lock_wake(void);
+
 static inline void rec_leave(void)
 {
-	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+#if REC_SINGLE_THREADED
+	if (__builtin_expect(__libc_single_threaded, 1))
+		__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE); /* (no other thread to wake) */
+	else
+#endif
+	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 0, __ATOMIC_RELEASE) == 2, 0))
+		rec_lock_wake();
 	rec_depth--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* (a signal after it is not held back) */
 	if (__builtin_expect(__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0, 0) &&
@@ -166,13 +176,18 @@ static inline void rec_leave(void)
 		rec_fatal_deferred();
 }
 
-/* Contended lock (threads): yield until it is free and return 1, or return 0 without it
+/* Contended lock (threads): wait until it is free and return 1, or return 0 without it
  * when a fork holds it (rec_forking), this thread holds a program lock (rec_held) and the
  * program registered fork handlers (rec_program_atfork): the fork runs them, and they may wait
  * for this very thread (a handler locking a mutex this thread holds while calling an
- * interposed function), so waiting could hang the program.  Otherwise it waits.
+ * interposed function), so waiting could hang the program.  Otherwise it waits: a short spin,
+ * then a futex wait (core.c says why).  seen: what the failed exchange found there.
  * Out of line, never on the fast path. */
-REC_HIDDEN int rec_lock_wait(void);
+REC_HIDDEN int rec_lock_wait(int seen);
+/* The same without the way out for a fork (a thread that holds no program lock). */
+REC_HIDDEN void rec_lock_take(void);
+/* A fork takes the lock across the real fork: the waiters re-check whether to give up. */
+REC_HIDDEN void rec_lock_wake_all(void);
 /* One step of a busy wait: the CPU's pause hint. */
 static inline void rec_cpu_relax(void)
 {
@@ -191,6 +206,8 @@ extern int rec_program_atfork REC_HIDDEN;
  * the caller).  Pair a 1 with rec_leave(). */
 static inline int rec_enter(void)
 {
+	int seen;
+
 	if (__builtin_expect(rec.w == NULL, 0))
 		return 0;
 	if (__builtin_expect(rec_depth != 0, 0)) {
@@ -211,8 +228,9 @@ static inline int rec_enter(void)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	} else
 #endif
-	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0, 0) &&
-	    !rec_lock_wait()) {
+	if (__builtin_expect((seen = __atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) != 0,
+			     0) &&
+	    !rec_lock_wait(seen)) {
 		/* another thread forks: this call goes unlogged, counted (never waited for) */
 		rec_depth--;
 		__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);

@@ -374,8 +374,7 @@ void rec_sig_after_event(const struct trace_event *ev)
 	rec_leave();
 	flush(TRACE_FL_AFTER);
 	rec_depth++;
-	while (__atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE) != 0)
-		syscall(SYS_sched_yield);
+	rec_lock_take();
 }
 
 /* A new child: the parent's timer is not its own (its deferred signals are told apart by

@@ -39,6 +39,7 @@
 #include <semaphore.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -772,6 +774,51 @@ static int shutwake(void)
 	return 0;
 }
 
+/* --- contend: more threads than CPUs on one mutex, and on the recorder's stream lock -------
+ * T threads take one mutex N times each, note who got it, and read the clock (an event of
+ * their own between two acquisitions): the threads outnumber the CPUs, so waiters for the
+ * recorder's stream lock sleep on it and are woken by its release (recorder/core.c).  The
+ * order of the acquisitions is the scheduler's; its hash is printed, which a replay must give
+ * again, and the count, which a lost acquisition would change. */
+static pthread_mutex_t ct_m = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char *ct_seq;
+static long ct_n, ct_pos;
+
+static void *ct_worker(void *arg)
+{
+	unsigned char id = (unsigned char)(uintptr_t)arg;
+	struct timeval tv;
+
+	for (long i = 0; i < ct_n; i++) {
+		pthread_mutex_lock(&ct_m);
+		ct_seq[ct_pos++] = id;
+		pthread_mutex_unlock(&ct_m);
+		gettimeofday(&tv, NULL);
+	}
+	return NULL;
+}
+
+static int contend(int threads, long n)
+{
+	pthread_t t[64];
+	uint64_t h = 1469598103934665603ULL;
+
+	if (threads < 1 || threads > 64 || n < 1)
+		return 2;
+	ct_n = n;
+	ct_seq = calloc((size_t)threads * (size_t)n, 1);
+	if (!ct_seq)
+		die("calloc");
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, ct_worker, (void *)(uintptr_t)i);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	for (long i = 0; i < ct_pos; i++)
+		h = (h ^ ct_seq[i]) * 1099511628211ULL;
+	put("contend: %ld acquisitions, order %016llx\n", ct_pos, (unsigned long long)h);
+	return ct_pos == threads * n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -797,6 +844,8 @@ int main(int argc, char **argv)
 		return closelock(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "race"))
 		return race(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "contend"))
+		return contend(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
 	return 2;
 }
