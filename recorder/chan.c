@@ -152,6 +152,20 @@ void rec_fd_forget(int fd)
 	fd_release(fd, TRACE_CALL_CLOSE, NULL);
 }
 
+static void fd_fresh(int fd, void *ra);
+
+/* fd was just opened on a regular file (files.c saw it with its own fstat): what classify()
+ * would make of it at first use, without a second fstat there (nginx opens its served file
+ * at every request).  A stale mapping of the number (a close we missed) goes first, as
+ * for any descriptor made anew.  Called with the guard held. */
+void rec_fd_regular(int fd)
+{
+	if (fd < 0 || fd >= REC_FD_MAX)
+		return;
+	fd_fresh(fd, NULL);
+	rec.fd[fd] = REC_FD_IGNORED;
+}
+
 void rec_fd_closed_raw(int fd, void *ra)
 {
 	fd_release(fd, TRACE_CALL_SYSCALL, ra);
@@ -432,8 +446,6 @@ ignore:
 	rec.fd[fd] = REC_FD_IGNORED;
 	return NULL;
 }
-
-static void fd_fresh(int fd, void *ra);
 
 /* A file of the kernel's live state (/proc, /sys) just opened for reading (files.c): its
  * content differs between record and replay by nature, so it is made an end of a channel

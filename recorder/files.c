@@ -334,6 +334,7 @@ static void note_open(int fd, const char *path, int flags)
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		goto out;
+	rec_fd_regular(fd); /* (its first read need not fstat it again) */
 	res[0] = '\0';
 	if (!path || path[0] != '/') {
 		/* relative (to the working directory or a directory descriptor): where it was is

@@ -345,6 +345,8 @@ REC_HIDDEN struct rec_chan *rec_fd_chan(int fd);
 REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
 REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
 REC_HIDDEN void rec_fd_forget(int fd);
+/* files.c: fd was just opened on a regular file (chan.c: classified now, no fstat later). */
+REC_HIDDEN void rec_fd_regular(int fd);
 /* fd was closed by syscall(SYS_close) (libuv closes so): as close, a CLOSE event of call
  * syscall when it was the last descriptor of its channel.  Called with the guard held. */
 REC_HIDDEN void rec_fd_closed_raw(int fd, void *ra);
