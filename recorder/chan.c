@@ -390,6 +390,8 @@ static struct rec_chan *classify(int fd)
 		return NULL;
 	if (fstat(fd, &st) != 0)
 		return NULL; /* EBADF: the call failed anyway; try again next time */
+	if (__builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_use(fd, &st); /* an open's note waited for this (files.c) */
 	kind = ip_fd_kind(st.st_mode, st.st_rdev);
 	if (kind == IP_FD_SOCKET) {
 		int domain = 0, type = 0;
@@ -972,6 +974,8 @@ REC_EXPORT int close(int fd)
 	 * as the kernel would have said for an open descriptor. */
 	if (rec_own_fd(fd))
 		return 0;
+	if (__builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_closing(fd); /* an open's note waits for it (files.c) */
 	r = IP_REAL(close)(fd);
 	e = errno;
 	rec_evfd_forget(fd);
@@ -988,9 +992,13 @@ REC_EXPORT int close(int fd)
 /* close_range and closefrom: close around the trace descriptor, then forget the range. */
 REC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int r = ip_close_range_except(first, last, flags, rec.w ? trace_writer_fd(rec.w) : -1);
-	int e = errno;
+	int r, e;
 	unsigned int fd;
+
+	if (__builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_closing(-1); /* open's notes waiting (files.c) */
+	r = ip_close_range_except(first, last, flags, rec.w ? trace_writer_fd(rec.w) : -1);
+	e = errno;
 
 	if (r != 0 || (flags & CLOSE_RANGE_CLOEXEC) || !rec_enter())
 		return r;
@@ -1018,6 +1026,8 @@ REC_EXPORT int fclose(FILE *f)
 
 	if (f)
 		rec_stdio_close(f, RA());
+	if (fd >= 0 && __builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_closing(fd); /* an fdopen of a descriptor whose note waits (files.c) */
 	r = IP_REAL(fclose)(f);
 	e = errno;
 	if (fd < 0 || !rec_enter())
@@ -1674,8 +1684,11 @@ static size_t msg_len(const struct msghdr *m)
 #define REC_SHAPE_DUP(nm, wh, call, FD, FD2, NOFD2, realcall) \
 	REC_FD_ORDER; \
 	int r_, e_; \
-	if (!(NOFD2)) \
+	if (!(NOFD2)) { \
 		own_fd_guard(FD2); \
+		if (__builtin_expect(rec_files_ndeferred != 0, 0)) \
+			rec_files_closing(FD2); /* it may be closed (files.c) */ \
+	} \
 	r_ = realcall; \
 	e_ = errno; \
 	rec_evfd_forget(r_); /* a copy of an eventfd is not ordered (recorder/README.md) */ \

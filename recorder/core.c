@@ -215,6 +215,7 @@ void rec_finish(int status, int signo)
 	if (!rec.w || rec.exited)
 		return;
 	rec.exited = 1;
+	rec_files_flush(); /* open's notes still waiting (files.c) */
 	if (signo) {
 		rec_event_init(&ev, TRACE_EV_SIGNAL, TRACE_CALL_SIGNAL, -1);
 		ev.result = signo;

@@ -9,7 +9,8 @@
  * not noted but made external input (note_kernel_file; README.md, "Kernel-state files").
  *
  * Cost: nothing on the read path (regular files stay unlogged there); per file opened, an
- * fstat, a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
+ * fstat (the program's own when it makes one: the note waits for it, see "notes deferred"
+ * below; else one shared with the descriptor's classification at its first use), a readlink of /proc/self/fd/N for a relative path, the reads of the hashed prefix (the page cache the
  * program then reads from; once per image for a file opened again unchanged) and one record,
  * which a file opened again by the same names, unchanged, does not get again in the same
  * trace (a static web server's file per request; see note_again).  The objects mapped are listed at the start of
@@ -32,6 +33,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -312,9 +314,10 @@ static int note_again(const struct stat *st, int64_t ctime_ns, const char *path,
 	return 0;
 }
 
-/* fd was opened (path as the program gave it) with `flags`: note it if it is a regular file
- * opened for reading.  errno is the caller's to keep. */
-static void note_open(int fd, const char *path, int flags)
+/* Under the writer lock: note fd (opened on path, as the program gave it, with flags) if it
+ * is a regular file.  st: what an fstat of it says now, or NULL to make one.  Returns 1 when
+ * a record was written. */
+static int note_locked(int fd, const char *path, int flags, const struct stat *given)
 {
 	struct trace_file_input f;
 	struct stat st;
@@ -323,17 +326,15 @@ static void note_open(int fd, const char *path, int flags)
 	uint32_t crc = 0;
 	struct hashed_file *hf;
 	int64_t ctime_ns;
-	int noted = 0;
 	ssize_t n;
 
-	if (rec_sandbox & REC_SB_NOFILES)
-		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
-	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
-		return;
-	if (!rec_enter())
-		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		goto out;
+	(void)flags;
+	if (given)
+		st = *given;
+	else if (fstat(fd, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return 0;
 	rec_fd_regular(fd); /* (its first read need not fstat it again) */
 	res[0] = '\0';
 	if (!path || path[0] != '/') {
@@ -342,14 +343,14 @@ static void note_open(int fd, const char *path, int flags)
 		proc_fd_path(proc, fd);
 		n = readlink(proc, res, sizeof(res) - 1);
 		if (n <= 0)
-			goto out;
+			return 0;
 		res[n] = '\0';
 	}
 	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
-		goto out;
+		return 0;
 	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 	if (note_again(&st, ctime_ns, path ? path : "", res))
-		goto out;
+		return 0;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;
 	fill_stat(&f, &st);
@@ -384,17 +385,159 @@ static void note_open(int fd, const char *path, int flags)
 	f.path = path ? path : "";
 	f.resolved = res;
 	trace_writer_file(rec.w, &f);
-	noted = 1;
-out:
-	rec_leave();
-	/* After a file noted (not one noted already: a server's file per request would pay the
-	 * loader's lock each time), the objects a dlopen loaded since.  The loader's lock is
-	 * never waited for under the writer's (here: once it is left), as a thread opening a
-	 * file from inside dl_iterate_phdr (libbacktrace does) holds the loader's and waits for
-	 * the writer's.  obj_adds is read unlocked: a stale value costs a scan that finds every
-	 * object noted, or one postponed to the next file noted or the exit. */
+	return 1;
+}
+
+/* Once the writer lock is left, after a file noted (not one noted already: a server's file
+ * per request would pay the loader's lock each time), the objects a dlopen loaded since.
+ * The loader's lock is never waited for under the writer's (here: once it is left), as a
+ * thread opening a file from inside dl_iterate_phdr (libbacktrace does) holds the loader's
+ * and waits for the writer's.  obj_adds is read unlocked: a stale value costs a scan that
+ * finds every object noted, or one postponed to the next file noted or the exit. */
+static void after_note(int noted)
+{
 	if (noted && loader_adds() != obj_adds)
 		scan_objects(1);
+}
+
+/* --- notes deferred to the program's own fstat ----------------------------------------------
+ * The note needs what fstat says of the file, and a program that serves files makes that
+ * fstat itself right after its open (nginx: open, fstat, pread, close per request).  So an
+ * open's note waits, its path copied here, for the first of: the program's fstat of the
+ * descriptor (its result is the note's: no system call of ours), the descriptor's first use
+ * through an interposed call (which classifies it with one fstat, shared with the note),
+ * its close (noted just before), a dup2 or close_range that may close it, an exec, the
+ * process's end.  A process killed by SIGKILL loses the notes still waiting (at most
+ * DEFER_MAX).  Under the writer lock; rec_files_ndeferred is read unlocked as a hint. */
+#define DEFER_MAX 4
+static struct {
+	int fd, flags;
+	char path[PATH_MAX];
+} deferred[DEFER_MAX];
+int rec_files_ndeferred;
+
+/* Under the writer lock: keep the note of fd for later; 0 when it must be made now. */
+static int defer_note(int fd, const char *path, int flags)
+{
+	size_t n;
+	int i, k = rec_files_ndeferred;
+
+	if (!path || fd >= REC_FD_MAX || (n = strnlen(path, PATH_MAX)) >= PATH_MAX)
+		return 0;
+	for (i = 0; i < k; i++)
+		if (deferred[i].fd == fd)
+			break; /* (its close went unseen: the old note is lost, the number reused) */
+	if (i == k) {
+		if (k == DEFER_MAX)
+			return 0;
+		rec_files_ndeferred = k + 1;
+	}
+	deferred[i].fd = fd;
+	deferred[i].flags = flags;
+	memcpy(deferred[i].path, path, n + 1);
+	return 1;
+}
+
+/* Under the writer lock: make the deferred note of slot i (st as for note_locked). */
+static int note_deferred(int i, const struct stat *st)
+{
+	int noted = note_locked(deferred[i].fd, deferred[i].path, deferred[i].flags, st);
+	int last = --rec_files_ndeferred;
+
+	if (i != last)
+		deferred[i] = deferred[last];
+	return noted;
+}
+
+static int deferred_slot(int fd)
+{
+	for (int i = 0; i < rec_files_ndeferred; i++)
+		if (deferred[i].fd == fd)
+			return i;
+	return -1;
+}
+
+void rec_files_use(int fd, const struct stat *st)
+{
+	int i = deferred_slot(fd);
+
+	if (i >= 0)
+		note_deferred(i, st);
+}
+
+void rec_files_flush(void)
+{
+	while (rec_files_ndeferred > 0)
+		note_deferred(rec_files_ndeferred - 1, NULL);
+}
+
+void rec_files_closing(int fd)
+{
+	int noted = 0, i;
+
+	if (!rec_enter())
+		return;
+	if (fd < 0) {
+		noted = rec_files_ndeferred > 0;
+		rec_files_flush();
+	} else if ((i = deferred_slot(fd)) >= 0) {
+		noted = note_deferred(i, NULL);
+	}
+	rec_leave();
+	after_note(noted);
+}
+
+/* fstat and fstat64 (one function on 64-bit glibc, two symbols): the real call; then, if an
+ * open's note waits for this descriptor, it is made with what the program got. */
+static int note_fstat(int r, int fd, const struct stat *st)
+{
+	int e = errno, noted = 0, i;
+
+	if (r == 0 && __builtin_expect(rec_files_ndeferred != 0, 0) && rec_enter()) {
+		if ((i = deferred_slot(fd)) >= 0)
+			noted = note_deferred(i, st);
+		rec_leave();
+		after_note(noted);
+	}
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int fstat(int fd, struct stat *st)
+{
+	return note_fstat(IP_REAL(fstat)(fd, st), fd, st);
+}
+
+REC_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	int r = IP_REAL(fstat64)(fd, st);
+
+	_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout on 64-bit");
+	return note_fstat(r, fd, (const struct stat *)st);
+}
+
+/* fd was opened (path as the program gave it) with `flags`: note it if it is a regular file
+ * opened for reading, now or (defer: an open, not fopen, whose reads are inside libc) at the
+ * program's fstat of it or its first use.  errno is the caller's to keep. */
+static void note_open(int fd, const char *path, int flags, int defer)
+{
+	int noted;
+
+	if (rec_sandbox & REC_SB_NOFILES)
+		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
+	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
+		return;
+	if (path && pseudo_path(path))
+		return; /* (never noted: no fstat for it) */
+	if (!rec_enter())
+		return;
+	if (defer && defer_note(fd, path, flags)) {
+		rec_leave();
+		return;
+	}
+	noted = note_locked(fd, path, flags, NULL);
+	rec_leave();
+	after_note(noted);
 }
 
 /* Kernel-state files (/proc, /sys: README.md, "Kernel-state files"): fd, opened read-only on
@@ -553,7 +696,7 @@ static int open_will_create(int dirfd, const char *path, int flags)
 		e_ = errno;                                               \
 		if (__builtin_expect(c_, 0) && r_ >= 0)                   \
 			note_path(TRACE_PATH_FILE, r_, dirfd, path);      \
-		note_open(r_, path, flags);                               \
+		note_open(r_, path, flags, 1);                            \
 		note_kernel_file(r_, path, flags);                        \
 		errno = e_;                                               \
 		return r_;                                                \
@@ -624,7 +767,7 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode, int created
 	if (f && created)
 		note_path(TRACE_PATH_FILE, fileno(f), AT_FDCWD, path);
 	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
-		note_open(fileno(f), path, O_RDONLY);
+		note_open(fileno(f), path, O_RDONLY, 0);
 	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
 		note_kernel_file(fileno(f), path, O_RDONLY);
 	errno = e;

@@ -111,6 +111,13 @@ REC_EXPORT long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (__builtin_expect(number != SYS_getrandom, 1)) {
+		if (__builtin_expect(rec_files_ndeferred != 0, 0) &&
+		    (number == SYS_close || number == SYS_close_range || number == SYS_dup3
+#ifdef SYS_dup2
+		     || number == SYS_dup2
+#endif
+		     ) && !rec_busy())
+			rec_files_closing(-1); /* open's notes waiting (files.c) */
 		if (rec_syscall_guard(number, a, &r)) { /* the trace's descriptor, seccomp (guard.c) */
 			/* close_range there closed the rest of the range: its channels go away */
 			e = errno;

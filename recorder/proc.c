@@ -294,6 +294,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 	if (rec_enter()) {
 		int why = rec_unrecorded_exec(file, search);
 
+		rec_files_flush(); /* open's notes still waiting (files.c) */
 		rec_event_init(&ev, TRACE_EV_EXEC, TRACE_CALL_EXECVE, -1);
 		if (file) {
 			ev.data = (const uint8_t *)file;

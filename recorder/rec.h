@@ -396,6 +396,15 @@ REC_HIDDEN void rec_files_start(void);
 REC_HIDDEN void rec_files_new_trace(void);
 /* The process ends (under rec_enter): note the objects loaded since the last scan. */
 REC_HIDDEN void rec_files_exit(void);
+/* Open's file notes waiting for the program's fstat (files.c): how many (a hint read
+ * unlocked); the note of fd made with st, what classify's fstat found (guard held); every
+ * waiting note made now (guard held: an exec, the process's end); the note of fd made before
+ * its close, or every one for fd < 0 (a dup2, close_range: guard free). */
+extern int rec_files_ndeferred REC_HIDDEN;
+struct stat;
+REC_HIDDEN void rec_files_use(int fd, const struct stat *st);
+REC_HIDDEN void rec_files_flush(void);
+REC_HIDDEN void rec_files_closing(int fd);
 /* Under the writer lock, around a call that takes the loader's lock (site.c): 1 when it may
  * (then pair with rec_loader_end), 0 when another thread is inside dl_iterate_phdr. */
 REC_HIDDEN int rec_loader_begin(void);
