@@ -76,7 +76,14 @@ static void wait_log(uint32_t call, pid_t r, int e, int status, int code, void *
 {
 	struct trace_event ev;
 
-	if (!rec.w || chld_handled() || !rec_enter())
+	if (!rec.w)
+		return;
+	if (chld_handled()) {
+		if (__builtin_expect(rec_sig_npend != 0, 0))
+			rec_sig_flush_late(); /* no event for them to follow (signals.c) */
+		return;
+	}
+	if (!rec_enter())
 		return;
 	rec_event_init(&ev, TRACE_EV_WAIT, call, -1);
 	ev.result = r;

@@ -512,6 +512,8 @@ REC_HIDDEN void rec_sig_forked(void);
  * deferral of its handlers is bounded by events only from now on (no timer). */
 REC_HIDDEN int rec_sig_any_held(void);
 REC_HIDDEN void rec_sig_bound_off(void);
+/* signals.c: deferred handlers run now, marked late, after a call that logs no event. */
+REC_HIDDEN void rec_sig_flush_late(void);
 /* pidcalls.c: the SIGCHLD disposition is read once now and taken as it is from then on (a
  * filter forbids the recorder's query, and so the program's changes too). */
 REC_HIDDEN void rec_wait_freeze(void);

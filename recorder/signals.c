@@ -359,6 +359,20 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
+/* A call came back with handlers deferred (the signal arrived as it returned its result) and
+ * logs no event they could follow (a wait that is not logged: recorder/pidcalls.c): they run
+ * now, marked late, as the bound would run them 5 ms on (replay runs them once the event
+ * before is done).  Waiting for the bound changed what the program did: bash, whose `wait`
+ * returned as its child exited just after sending it SIGUSR1, went on to its end within the
+ * 5 ms, and its trap never ran. */
+void rec_sig_flush_late(void)
+{
+	if (rec_sig_npend == 0 || rec_depth != 0 || rec_internal || !rec.w ||
+	    __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+		return;
+	flush(TRACE_FL_LATE);
+}
+
 /* An event was logged (rec_log, the guard held once): the deferred handlers run now, at the
  * end of its call (its real call made, as when they arrived), each logged first, with the
  * guard and lock released around them. */
