@@ -701,6 +701,8 @@ REC_EXPORT int pipe(int fds[2])
 	REC_FD_ORDER;
 	int r, e;
 
+	if (rec_busy() && !rec_internal)
+		return IP_REAL(pipe)(fds); /* the program's fork handlers, inside our fork: its own numbers */
 	if (rec_busy()) {
 		int own_;
 
@@ -730,6 +732,8 @@ REC_EXPORT int pipe2(int fds[2], int flags)
 	REC_FD_ORDER;
 	int r, e;
 
+	if (rec_busy() && !rec_internal)
+		return IP_REAL(pipe2)(fds, flags); /* the program's fork handlers, inside our fork: its own numbers */
 	if (rec_busy()) {
 		int own_;
 

@@ -37,6 +37,16 @@ int32_t lc_fd[LC_FD_MAX];
 struct lc_chan lc_chan[LC_CHAN_MAX];
 
 static __thread int lc_depth __attribute__((tls_model("initial-exec")));
+/* Across our own fork: the program's fork handlers (pthread_atfork) run inside it, and their
+ * calls pass straight through, as they passed unrecorded inside the recorder's fork, which
+ * holds its guard there; unlike the LC's own calls (lc_depth) they keep their descriptor
+ * numbers (libuv makes a pipe in its child handler). */
+static __thread int lc_forking __attribute__((tls_model("initial-exec")));
+
+void lc_fork_pass(int on)
+{
+	lc_forking = on;
+}
 /* Before the GD gives us a slot (and when there is no GD), the board is a private dummy. */
 static struct rep_slot dummy_slot;
 
@@ -68,7 +78,7 @@ int lc_on(void)
 {
 	if (__builtin_expect(lc.pos >= lc.nev, 0) && lc.killed && lc.active && !lc_depth)
 		lc_run_free();
-	return lc.active && !lc_depth;
+	return lc.active && !lc_depth && !lc_forking;
 }
 
 void lc_enter(void)

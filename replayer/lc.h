@@ -127,6 +127,8 @@ extern struct lc_chan lc_chan[LC_CHAN_MAX] LC_HIDDEN;
 
 /* 1 when the calling thread may enforce the trace (replaying, not inside the LC itself). */
 LC_HIDDEN int lc_on(void);
+/* Around the real fork: the program's fork handlers' calls pass through (lc.c). */
+LC_HIDDEN void lc_fork_pass(int on);
 /* 1 inside the LC itself (libunwind, dlsym, the trace reader call libc back). */
 LC_HIDDEN int lc_internal(void);
 /* Move a descriptor the LC (or a library it called) made to a high number. */

@@ -124,7 +124,9 @@ static pid_t do_fork(const char *what, long number, const long *a)
 	k = ev->naux ? (uint32_t)ev->aux[0] : 0;
 	in_our_fork = 1;
 	fork_block(&mask);
+	lc_fork_pass(1);
 	r = fork_call(number, a);
+	lc_fork_pass(0);
 	in_our_fork = 0;
 	if (r == 0) {
 		lc_child_start(k);
