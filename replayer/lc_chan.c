@@ -1508,6 +1508,35 @@ static int port_in_time_wait(int port)
 	return 0;
 }
 
+/* Bind as recorded.  A replay started within a minute of its recording finds the recorded
+ * run's own connections still in TIME_WAIT on its ports, and where their socket had no
+ * SO_REUSEADDR nothing may bind the port again until they end (Linux wants the option on
+ * both sockets): the bind is tried again every 100 ms for up to 70 s (TCP's TIME_WAIT lasts
+ * 60), the board's progress bumped so that the stall detector does not take the wait for a
+ * hang, and the wait is told in the replay's warnings.  Another cause fails at once. */
+static int bind_recorded(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct timespec step = { 0, 100 * 1000 * 1000 };
+	int port = sa_port(addr, len), r, e, i;
+	char text[200];
+
+	for (i = 0;; i++) {
+		r = IP_REAL(bind)(fd, addr, len);
+		e = errno;
+		if (r == 0 || e != EADDRINUSE || !port || i >= 700 || !port_in_time_wait(port))
+			break;
+		lc.slot->progress++;
+		syscall(SYS_nanosleep, &step, NULL);
+	}
+	if (r == 0 && i > 0) {
+		snprintf(text, sizeof(text), "waited %d.%d s for port %d, held by a connection in "
+		         "TIME_WAIT (the recorded run's, just ended)", i / 10, i % 10, port);
+		rep_proto_send(lc.ctl, REP_MSG_WARN, 0, 0, 0, text);
+	}
+	errno = e;
+	return r;
+}
+
 /* Why a recorded port could not be bound again: a connection in TIME_WAIT, or another
  * socket. */
 static const char *port_taken_why(int port)
@@ -1555,7 +1584,7 @@ LC_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		((struct sockaddr_nl *)(void *)&pinned)->nl_pid = nlpid;
 		addr = (const struct sockaddr *)&pinned;
 	}
-	r = IP_REAL(bind)(fd, addr, len);
+	r = nlpid ? IP_REAL(bind)(fd, addr, len) : bind_recorded(fd, addr, len);
 	if (r != 0 && nlpid)
 		r = IP_REAL(bind)(fd, asked, len);
 	if (r != 0) {
@@ -1588,7 +1617,7 @@ LC_EXPORT int listen(int fd, int backlog)
 
 		sa_set_port(&ss, port);
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (IP_REAL(bind)(fd, (struct sockaddr *)&ss, sl) != 0) {
+		if (bind_recorded(fd, (struct sockaddr *)&ss, sl) != 0) {
 			int e = errno;
 
 			lc_diverge("listen: the recorded port %d is taken (%s): %s", port, strerror(e),
