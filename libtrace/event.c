@@ -26,7 +26,7 @@ static const char *const kind_names[] = {
 	[TRACE_EV_SYNC] = "sync",       [TRACE_EV_ORDER] = "order",
 	[TRACE_EV_HANDLER] = "handler", [TRACE_EV_KILL] = "kill",
 	[TRACE_EV_TIMER] = "timer",    [TRACE_EV_SANDBOX] = "sandbox",
-	[TRACE_EV_PASS] = "pass",
+	[TRACE_EV_PASS] = "pass",       [TRACE_EV_FDNUM] = "fdnum",
 };
 
 const char *trace_kind_name(uint32_t kind)
@@ -99,6 +99,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_TIMER_DELETE] = "timer_delete",
 	[TRACE_CALL_CLONE] = "clone", [TRACE_CALL_CLONE3] = "clone3",
 	[TRACE_CALL_PRCTL] = "prctl", [TRACE_CALL_SECCOMP] = "seccomp",
+	[TRACE_CALL_OPEN] = "open",
 	[TRACE_CALL_EARLY_RANDOM] = "early_random",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
 	"if_indextoname",

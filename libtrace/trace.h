@@ -117,7 +117,12 @@ enum trace_kind {
 	                           aux[2] = enum trace_pass_what; data: sending side 16 bytes,
 	                           its channel's bytes sent and received so far (little-endian
 	                           u64), receiving side the new end's endpoint */
-	TRACE_EV_KIND_MAX = 32, /* kinds above this are unknown to this reader, not errors */
+	TRACE_EV_FDNUM = 33,    /* in a process with threads, a descriptor number taken or freed
+	                           by a call that makes no channel (open of a file, its close),
+	                           so that replay hands numbers out in the recorded order: fd =
+	                           the descriptor, result = it (taken) or the close's result,
+	                           aux[0] = 1 taken or 2 freed */
+	TRACE_EV_KIND_MAX = 33, /* kinds above this are unknown to this reader, not errors */
 };
 
 /*
@@ -251,6 +256,7 @@ enum trace_call {
 	TRACE_CALL_IF_NAMEINDEX = 137,
 	TRACE_CALL_IF_NAMETOINDEX = 138,
 	TRACE_CALL_IF_INDEXTONAME = 139,
+	TRACE_CALL_OPEN = 131,              /* open, openat, creat, fopen... (FDNUM events) */
 	TRACE_CALL_MAX = 140,               /* one past the last number; never stored */
 };
 

@@ -154,6 +154,26 @@ void rec_fd_forget(int fd)
 
 static void fd_fresh(int fd, void *ra);
 
+/* In a process with threads, a descriptor number that a call making no channel took (what 1:
+ * an open) or freed (2: a close), logged under the fd-order lock held across that call
+ * (REC_FD_ORDER), so that replay hands numbers out in the recorded order: python's
+ * http.server opens each file it serves in the request's thread while the main thread
+ * accepts, and the two took each other's numbers in replay (schemas/trace-format.md, kind
+ * fdnum). */
+void rec_fdnum(uint32_t call, int fd, long result, int what, void *ra)
+{
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_FDNUM, call, fd);
+	ev.result = result;
+	ev.naux = 1;
+	ev.aux[0] = what;
+	rec_log(&ev, ra);
+	rec_leave();
+}
+
 /* fd was just opened on a regular file (files.c saw it with its own fstat): what classify()
  * would make of it at first use, without a second fstat there (nginx opens its served file
  * at every request).  A stale mapping of the number (a close we missed) goes first, as
@@ -833,8 +853,13 @@ REC_EXPORT int listen(int fd, int backlog)
 	return r;
 }
 
+/* With threads a connect is a send for the ordering (REC_DATA_ORDER): the connection it
+ * queues may be accepted by another thread of this process before this thread logs the
+ * connect, and an accept logged first would wait in replay for a connect that comes after
+ * it (accept below settles the sends in flight). */
 REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
+	REC_DATA_ORDER(fd, REC_OUT);
 	int r = IP_REAL(connect)(fd, addr, len), e = errno;
 
 	if (!rec_enter())
@@ -916,6 +941,9 @@ static void log_accept(int fd, int r, int e, uint32_t call, void *ra)
 REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	int r = IP_REAL(accept)(fd, addr, len), e = errno;
+
+	if (__builtin_expect(rec.threads, 0) && r >= 0)
+		rec_sends_settle(); /* a connect of ours in flight is logged first (connect) */
 	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
 	errno = e;
@@ -930,6 +958,9 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;
+
+	if (__builtin_expect(rec.threads, 0) && r >= 0)
+		rec_sends_settle(); /* a connect of ours in flight is logged first (connect) */
 	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
 	errno = e;
@@ -983,6 +1014,9 @@ REC_EXPORT int close(int fd)
 	r = IP_REAL(close)(fd);
 	e = errno;
 	rec_evfd_forget(fd);
+	if (__builtin_expect(rec.threads, 0) && (r == 0 || e != EBADF) && fd >= 0 &&
+	    fd < REC_FD_MAX && rec.fd[fd] <= 0 && !rec_busy())
+		rec_fdnum(TRACE_CALL_CLOSE, fd, r, 2, RA()); /* no channel's: its number freed */
 	if (!rec_enter())
 		return r;
 	/* Even a close that fails with EINTR or EIO releases the descriptor on Linux. */
@@ -1034,6 +1068,10 @@ REC_EXPORT int fclose(FILE *f)
 		rec_files_closing(fd); /* an fdopen of a descriptor whose note waits (files.c) */
 	r = IP_REAL(fclose)(f);
 	e = errno;
+	REC_FD_ORDER; /* after the call, whose flush may block (a pipe) */
+	if (__builtin_expect(rec.threads, 0) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] <= 0 &&
+	    !rec_busy())
+		rec_fdnum(TRACE_CALL_CLOSE, fd, r, 2, RA()); /* (the descriptor is closed anyway) */
 	if (fd < 0 || !rec_enter())
 		return r;
 	fd_release(fd, TRACE_CALL_CLOSE, RA());

@@ -694,6 +694,10 @@ static int open_will_create(int dirfd, const char *path, int flags)
 		int r_, e_, c_ = open_will_create(dirfd, path, flags);   \
 		r_ = call;                                                \
 		e_ = errno;                                               \
+		REC_FD_ORDER; /* after the call, which may block (a FIFO) */ \
+		if (__builtin_expect(rec.threads, 0) && r_ >= 0 && !rec_busy()) \
+			rec_fdnum(TRACE_CALL_OPEN, r_, r_, 1,             \
+			          __builtin_return_address(0));           \
 		if (__builtin_expect(c_, 0) && r_ >= 0)                   \
 			note_path(TRACE_PATH_FILE, r_, dirfd, path);      \
 		note_open(r_, path, flags, 1);                            \
@@ -774,18 +778,33 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode, int created
 	return f;
 }
 
+/* With threads, the number fopen's open took (chan.c, rec_fdnum), under the fd-order lock. */
+static FILE *fdnum_fopen(FILE *f, void *ra)
+{
+	int e = errno;
+
+	if (__builtin_expect(rec.threads, 0) && f && !rec_busy())
+		rec_fdnum(TRACE_CALL_OPEN, fileno(f), fileno(f), 1, ra);
+	errno = e;
+	return f;
+}
+
 REC_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	int created = fopen_will_create(path, mode);
+	FILE *f = IP_REAL(fopen)(path, mode);
+	REC_FD_ORDER; /* after the call, which may block (a FIFO) */
 
-	return note_fopen(IP_REAL(fopen)(path, mode), path, mode, created);
+	return note_fopen(fdnum_fopen(f, __builtin_return_address(0)), path, mode, created);
 }
 
 REC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	int created = fopen_will_create(path, mode);
+	FILE *f = IP_REAL(fopen64)(path, mode);
+	REC_FD_ORDER; /* after the call, which may block (a FIFO) */
 
-	return note_fopen(IP_REAL(fopen64)(path, mode), path, mode, created);
+	return note_fopen(fdnum_fopen(f, __builtin_return_address(0)), path, mode, created);
 }
 
 /* The calls that fail when the name exists (mkdir, link, symlink) made it when they

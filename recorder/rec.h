@@ -345,6 +345,9 @@ REC_HIDDEN struct rec_chan *rec_fd_chan(int fd);
 REC_HIDDEN struct rec_chan *rec_chan_new(uint8_t type);
 REC_HIDDEN void rec_fd_bind(int fd, struct rec_chan *c);
 REC_HIDDEN void rec_fd_forget(int fd);
+/* With threads: a descriptor number taken (what 1) or freed (2) by a call making no channel
+ * (chan.c), under the fd-order lock. */
+REC_HIDDEN void rec_fdnum(uint32_t call, int fd, long result, int what, void *ra);
 /* files.c: fd was just opened on a regular file (chan.c: classified now, no fstat later). */
 REC_HIDDEN void rec_fd_regular(int fd);
 /* fd was closed by syscall(SYS_close) (libuv closes so): as close, a CLOSE event of call

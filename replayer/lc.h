@@ -154,6 +154,13 @@ static inline void lc_turn(void)
 		lc_turn_gated();
 }
 LC_HIDDEN void lc_turn_done(void);
+/* Descriptor numbers no channel takes, with threads (lc_sync.c): lc_fdnum_turn is 1 when the
+ * calling thread's next event is the FDNUM of what (1 taken, 2 freed; fd, or -1 for any) and
+ * its turn came: make the real call, then lc_fdnum_taken (the number, put where recorded) or
+ * lc_fdnum_freed. */
+LC_HIDDEN int lc_fdnum_turn(int what, int fd);
+LC_HIDDEN int lc_fdnum_taken(int r, const char *what);
+LC_HIDDEN void lc_fdnum_freed(int fd, const char *what);
 /* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.
  * lc_evfd_io: 1 when fd is one and the call was replayed (*out its result), else 0. */
 extern uint8_t lc_evfd[LC_FD_MAX] LC_HIDDEN;

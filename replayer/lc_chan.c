@@ -2299,6 +2299,18 @@ LC_EXPORT int close(int fd)
 
 	if (lc_own_fd(fd))
 		return 0; /* the program closes every descriptor: not the GD's connection */
+	if (lc_fdnum_turn(2, fd)) { /* threads: a number no channel's, freed at its turn */
+		r = IP_REAL(close)(fd);
+		lc_evfd_forget(fd);
+		lc_fdnum_freed(fd, "close");
+		if (r == 0 || errno != EBADF) {
+			int e = errno;
+
+			closed(fd);
+			errno = e;
+		}
+		return r;
+	}
 	if (lc_on())
 		lc_turn(); /* threads: the number is freed in the recorded order (lc_sync.c) */
 	r = IP_REAL(close)(fd);
@@ -2351,9 +2363,14 @@ LC_EXPORT int fclose(FILE *f)
 {
 	int fd = f ? fileno(f) : -1, r;
 
+	int t;
+
 	if (f)
 		lc_stdio_close(f);
+	t = fd >= 0 ? lc_fdnum_turn(2, fd) : 0; /* threads: its number freed at its turn */
 	r = IP_REAL(fclose)(f);
+	if (t)
+		lc_fdnum_freed(fd, "fclose");
 	if (fd >= 0 && lc_on()) {
 		int e = errno;
 

@@ -70,12 +70,33 @@ static int kernel_file(int fd, const char *path, int flags)
 	return fd;
 }
 
+/* fopen's descriptor at its turn (FDNUM_OPEN): one moved to its recorded number is the
+ * stream's from then on (glibc's FILE keeps it in _fileno). */
+static FILE *fdnum_stream(int turn, FILE *f)
+{
+	int fd;
+
+	if (!turn)
+		return f;
+	fd = lc_fdnum_taken(f ? fileno(f) : -1, "fopen");
+	if (f && fd != fileno(f))
+		f->_fileno = fd;
+	return f;
+}
+
 static FILE *kernel_stream(FILE *f, const char *path, const char *mode)
 {
 	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
 		kernel_file(fileno(f), path, O_RDONLY);
 	return f;
 }
+
+/* With threads, an open that took a descriptor when recorded does so at its turn (lc_sync.c). */
+#define FDNUM_OPEN(call)                                       \
+	({                                                     \
+		int t_ = lc_fdnum_turn(1, -1), r_ = (call);    \
+		t_ ? lc_fdnum_taken(r_, "open") : r_;          \
+	})
 
 static int open_has_mode(int flags)
 {
@@ -97,52 +118,56 @@ static int open_has_mode(int flags)
 
 LC_EXPORT int open(const char *path, int flags, ...)
 {
-	return kernel_file(IP_REAL(open)(path, flags, OPEN_MODE(flags, flags)), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(open)(path, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int open64(const char *path, int flags, ...)
 {
-	return kernel_file(IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags)), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	return kernel_file(IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags)), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	return kernel_file(IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags)), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int __open_2(const char *path, int flags)
 {
-	return kernel_file(IP_REAL(__open_2)(path, flags), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__open_2)(path, flags)), path, flags);
 }
 
 LC_EXPORT int __open64_2(const char *path, int flags)
 {
-	return kernel_file(IP_REAL(__open64_2)(path, flags), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__open64_2)(path, flags)), path, flags);
 }
 
 LC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	return kernel_file(IP_REAL(__openat_2)(dirfd, path, flags), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__openat_2)(dirfd, path, flags)), path, flags);
 }
 
 LC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	return kernel_file(IP_REAL(__openat64_2)(dirfd, path, flags), path, flags);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__openat64_2)(dirfd, path, flags)), path, flags);
 }
 
 LC_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	return kernel_stream(IP_REAL(fopen)(path, mode), path, mode);
+	int t = lc_fdnum_turn(1, -1);
+
+	return kernel_stream(fdnum_stream(t, IP_REAL(fopen)(path, mode)), path, mode);
 }
 
 LC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	return kernel_stream(IP_REAL(fopen64)(path, mode), path, mode);
+	int t = lc_fdnum_turn(1, -1);
+
+	return kernel_stream(fdnum_stream(t, IP_REAL(fopen64)(path, mode)), path, mode);
 }
 
 /* The calls that create and remove names: the recorder noted them for the GD, which hid what
@@ -150,12 +175,12 @@ LC_EXPORT FILE *fopen64(const char *path, const char *mode)
  * calls, made in the replay's namespace. */
 LC_EXPORT int creat(const char *path, mode_t mode)
 {
-	return IP_REAL(creat)(path, mode);
+	return FDNUM_OPEN(IP_REAL(creat)(path, mode));
 }
 
 LC_EXPORT int creat64(const char *path, mode_t mode)
 {
-	return IP_REAL(creat64)(path, mode);
+	return FDNUM_OPEN(IP_REAL(creat64)(path, mode));
 }
 
 /* The recorder's file notes wait for the program's fstat (recorder/files.c); nothing here. */

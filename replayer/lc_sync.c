@@ -40,6 +40,7 @@
  * reported: as a divergence when every thread of ours waits, else on the status board for the
  * GD's stall report (replayer/gd_stall.c), which names the thread the process waits for.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -428,6 +429,63 @@ static const struct lc_ev *own_next(uint64_t *at)
 		}
 	}
 	return NULL;
+}
+
+/* --- descriptor numbers no channel takes (FDNUM events) ------------------------------------
+ * The recorder logs, in a process with threads, the number each open of a file took and each
+ * close of a descriptor that is no channel freed (recorder/chan.c, rec_fdnum): here the call
+ * waits for its turn, so that numbers are handed out in the recorded order, and a number the
+ * kernel gives otherwise is put where it was when that one is free (the recorder takes its
+ * lock after an open, which may block: another thread's call may have been logged first). */
+int lc_fdnum_turn(int what, int fd)
+{
+	const struct lc_ev *ev;
+	uint64_t at;
+
+	if (!lc.threaded || !lc_on())
+		return 0;
+	ev = own_next(&at);
+	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what ||
+	    (fd >= 0 && ev->fd != fd))
+		return 0;
+	lc_turn();
+	return 1;
+}
+
+int lc_fdnum_taken(int r, const char *what)
+{
+	const struct lc_ev *ev = lc_expect(TRACE_EV_FDNUM, -1, what);
+	int want = (int)ev->result, e = errno;
+
+	if (r < 0) {
+		/* (the file is not there now: the program sees the failure, as before these
+		 * events were logged, and goes its way; a divergence will say where) */
+		lc_commit();
+		errno = e;
+		return r;
+	}
+	if (r != want) {
+		int fl = (int)syscall(SYS_fcntl, r, F_GETFD);
+
+		if (want < 0 || syscall(SYS_fcntl, want, F_GETFD) != -1 || errno != EBADF ||
+		    syscall(SYS_dup3, r, want, fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) != want)
+			lc_diverge("%s returned descriptor %d, the recorded one was %d (taken now)",
+			           what, r, want);
+		IP_REAL(syscall)(SYS_close, r); /* (ours: not the program's close) */
+		r = want;
+	}
+	lc_commit();
+	errno = e;
+	return r;
+}
+
+void lc_fdnum_freed(int fd, const char *what)
+{
+	int e = errno;
+
+	lc_expect(TRACE_EV_FDNUM, fd, what);
+	lc_commit();
+	errno = e;
 }
 
 /* A trylock of `call`: 1 when the thread's next recorded event is one (do it at its turn),

@@ -3,10 +3,9 @@
 # request) under load from ApacheBench (40 requests), plus curl, then SIGTERM.
 #   pyhttp.sh 1   ab -c 1: one request at a time (the request thread's shutdown and the next
 #                 connect, recorder/chan.c)
-#   pyhttp.sh 4   ab -c 4: four at a time.  Not in run_all.sh: 2 of 3 recordings replay; in
-#                 the others a request thread opened the page file (an open of a regular
-#                 file is no event) before the main thread's accept in replay, after it when
-#                 recorded, and accept got another descriptor number (README.md, Limits)
+#   pyhttp.sh 4   ab -c 4: four at a time (a request thread opens the page file while the
+#                 main thread accepts: the numbers opens take are events with threads,
+#                 recorder/chan.c rec_fdnum; 2 of 3 recordings replayed before them)
 set -u
 . "$(dirname "$0")/lib.sh"
 corpus_need python3 ab curl

@@ -260,6 +260,8 @@ int main(int argc, char **argv)
 	printf("middle process exit %d\n", WEXITSTATUS(status));
 	interrupted_recv();
 	partial_send();
+	/* the report's own fclose: with a thread started, a number no channel's freed */
+	fprintf(rep, "fdnum close %d 0 0 0 a=2\n", fileno(rep));
 	fprintf(rep, "exit exit -1 0 0 0\n");
 	fclose(rep);
 	return 0;

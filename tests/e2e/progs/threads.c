@@ -819,6 +819,83 @@ static int contend(int threads, long n)
 	return ct_pos == threads * n ? 0 : 1;
 }
 
+/* --- fdnums: a thread opening files while another accepts -----------------------------------
+ * One thread opens, reads one byte of and closes a file N times; another connects to the main
+ * thread N times; the main thread accepts and prints the number each connection got, which
+ * depends on where the other thread's opens fell (python's http.server opens the file it
+ * serves in the request's thread while the main thread accepts).  A replay must hand the
+ * numbers out in the same order (recorder/chan.c, FDNUM events). */
+static const char *fn_file;
+static struct sockaddr_un fn_sa;
+static long fn_n;
+
+static void *fn_opener(void *arg)
+{
+	char c;
+
+	for (long i = 0; i < fn_n; i++) {
+		int fd = open(fn_file, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || read(fd, &c, 1) != 1)
+			die("open");
+		close(fd);
+	}
+	return arg;
+}
+
+static void *fn_client(void *arg)
+{
+	for (long i = 0; i < fn_n; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		char c;
+
+		/* (a reply before the next connect: one connection queued at most, as a client
+		 * waiting for its answer does) */
+		if (fd < 0 || connect(fd, (struct sockaddr *)&fn_sa, sizeof(fn_sa)) != 0 ||
+		    write(fd, "x", 1) != 1 || read(fd, &c, 1) != 1)
+			die("connect");
+		close(fd);
+	}
+	return arg;
+}
+
+static int fdnums(const char *dir, const char *file, long n)
+{
+	pthread_t o, c;
+	char line[64], c1;
+	uint64_t h = 1469598103934665603ULL;
+	int fn_lfd, seen[8] = { 0 };
+
+	fn_file = file;
+	fn_n = n;
+	fn_sa.sun_family = AF_UNIX;
+	snprintf(fn_sa.sun_path, sizeof(fn_sa.sun_path), "%s/fnsock", dir);
+	unlink(fn_sa.sun_path);
+	fn_lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fn_lfd < 0 || bind(fn_lfd, (struct sockaddr *)&fn_sa, sizeof(fn_sa)) != 0 || listen(fn_lfd, 64))
+		die("listen");
+	pthread_create(&o, NULL, fn_opener, NULL);
+	pthread_create(&c, NULL, fn_client, NULL);
+	for (long i = 0; i < n; i++) {
+		int fd = accept4(fn_lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0 || read(fd, &c1, 1) != 1 || write(fd, "y", 1) != 1)
+			die("accept");
+		h = (h ^ (uint64_t)fd) * 1099511628211ULL;
+		seen[fd < 8 ? fd : 7]++;
+		close(fd);
+	}
+	pthread_join(o, NULL);
+	pthread_join(c, NULL);
+	close(fn_lfd);
+	unlink(fn_sa.sun_path);
+	snprintf(line, sizeof(line), "%d %d %d %d %d", seen[3], seen[4], seen[5], seen[6], seen[7]);
+	put("fdnums: %ld accepts, by number 3-7+: %s, order %016llx\n", n, line,
+	    (unsigned long long)h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -844,6 +921,8 @@ int main(int argc, char **argv)
 		return closelock(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "race"))
 		return race(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "fdnums"))
+		return fdnums(argv[2], argv[0], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "contend"))
 		return contend(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
