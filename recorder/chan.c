@@ -164,7 +164,9 @@ void rec_fdnum(uint32_t call, int fd, long result, int what, void *ra)
 {
 	struct trace_event ev;
 
-	if (!rec_enter())
+	/* (a thread made inside libc, which the recorder did not see start, is not ordered:
+	 * its events would count as the main thread's) */
+	if (rec_thread == REC_NO_THREAD || !rec_enter())
 		return;
 	rec_event_init(&ev, TRACE_EV_FDNUM, call, fd);
 	ev.result = result;

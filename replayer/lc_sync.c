@@ -442,7 +442,7 @@ int lc_fdnum_turn(int what, int fd)
 	const struct lc_ev *ev;
 	uint64_t at;
 
-	if (!lc.threaded || !lc_on())
+	if (!lc.threaded || lc_thread == LC_NO_THREAD || !lc_on())
 		return 0;
 	ev = own_next(&at);
 	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what ||
