@@ -483,9 +483,14 @@ __attribute__((noreturn)) static void block_forever(uint32_t state)
 		ctl_recv(&m); /* the GD ends us; on its death ctl_recv ends us */
 }
 
+static void backtrace_text(char *out, size_t cap);
+
+/* The report names the process, thread and event, says what was expected and what came, and
+ * ends with where the program made the call that diverged (its first frames, as a halt's
+ * backtrace: where to look in the program's source). */
 void lc_diverge(const char *fmt, ...)
 {
-	char text[REP_TEXT_MAX];
+	char text[REP_TEXT_MAX], bt[1200];
 	va_list ap;
 	int n;
 
@@ -500,6 +505,20 @@ void lc_diverge(const char *fmt, ...)
 	va_end(ap);
 	lc_depth++;
 	lc.active = 0;
+	backtrace_text(bt, sizeof(bt));
+	if (bt[0]) {
+		size_t l = strlen(text);
+		const char *p = bt;
+
+		l += (size_t)snprintf(text + l, sizeof(text) - l, "\n  the call was made from:");
+		while (*p && l + 8 < sizeof(text)) {
+			const char *nl = strchr(p, '\n');
+			size_t k = nl ? (size_t)(nl - p) : strlen(p);
+
+			l += (size_t)snprintf(text + l, sizeof(text) - l, "\n    %.*s", (int)k, p);
+			p += k + (nl ? 1 : 0);
+		}
+	}
 	ctl_send(REP_MSG_DIVERGED, (int64_t)lc.pos + 1, 0, text);
 	block_forever(REP_SLOT_DIVERGED);
 }
