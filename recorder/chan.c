@@ -859,10 +859,17 @@ REC_EXPORT int listen(int fd, int backlog)
  * queues may be accepted by another thread of this process before this thread logs the
  * connect, and an accept logged first would wait in replay for a connect that comes after
  * it (accept below settles the sends in flight). */
+static int connects_made; /* (an accept settles only in a process that connects) */
+
 REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	REC_DATA_ORDER(fd, REC_OUT);
-	int r = IP_REAL(connect)(fd, addr, len), e = errno;
+	int r, e;
+
+	if (__builtin_expect(rec.threads, 0) && !connects_made)
+		__atomic_store_n(&connects_made, 1, __ATOMIC_SEQ_CST);
+	r = IP_REAL(connect)(fd, addr, len);
+	e = errno;
 
 	if (!rec_enter())
 		return r;
@@ -944,7 +951,8 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	int r = IP_REAL(accept)(fd, addr, len), e = errno;
 
-	if (__builtin_expect(rec.threads, 0) && r >= 0)
+	if (__builtin_expect(rec.threads, 0) && r >= 0 &&
+	    __atomic_load_n(&connects_made, __ATOMIC_SEQ_CST))
 		rec_sends_settle(); /* a connect of ours in flight is logged first (connect) */
 	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
@@ -961,7 +969,8 @@ REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;
 
-	if (__builtin_expect(rec.threads, 0) && r >= 0)
+	if (__builtin_expect(rec.threads, 0) && r >= 0 &&
+	    __atomic_load_n(&connects_made, __ATOMIC_SEQ_CST))
 		rec_sends_settle(); /* a connect of ours in flight is logged first (connect) */
 	REC_FD_ORDER; /* after the blocking call (see log_accept) */
 
