@@ -30,6 +30,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -100,6 +101,18 @@ int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
  * that implement them. */
 struct ifaddrs;
 struct if_nameindex;
+/* The machine values' calls (recorder/values.c): sched.h's cpu_set_t comes with pthread.h */
+struct sysinfo;
+struct tms;
+struct utsname;
+int __gethostname_chk(char *name, size_t len, size_t buflen);
+/* sysconf's names whose answer is the machine's state (processors, memory pages): an event
+ * on both sides; every other name passes through. */
+static inline int ip_sysconf_is_value(int name)
+{
+	return name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF ||
+	       name == _SC_PHYS_PAGES || name == _SC_AVPHYS_PAGES;
+}
 
 /* real_<name> for every row: resolved with dlsym(RTLD_NEXT) by ip_resolve_all() in the
  * library's constructor, and lazily by IP_REAL() for calls that arrive before it ran

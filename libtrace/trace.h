@@ -239,7 +239,20 @@ enum trace_call {
 	TRACE_CALL_TIMER_DELETE = 107,
 	TRACE_CALL_CLONE = 108,             /* syscall(SYS_clone) made as a fork (a FORK event) */
 	TRACE_CALL_CLONE3 = 109,            /* syscall(SYS_clone3) made as a fork (a FORK event) */
-	/* 110..120: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_GETLOADAVG = 110,        /* 110..119: the machine's and the process's state
+	                                       read past the file and clock interposers (INPUT
+	                                       events without channel: schemas/trace-format.md,
+	                                       "Machine values") */
+	TRACE_CALL_SYSINFO = 111,
+	TRACE_CALL_GETRUSAGE = 112,
+	TRACE_CALL_TIMES = 113,
+	TRACE_CALL_CLOCK = 114,
+	TRACE_CALL_UNAME = 115,
+	TRACE_CALL_GETHOSTNAME = 116,
+	TRACE_CALL_SYSCONF = 117,
+	TRACE_CALL_GET_NPROCS = 118,
+	TRACE_CALL_SCHED_GETAFFINITY = 119,
+	/* 120: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
 	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
 	                                       of both log as these */
