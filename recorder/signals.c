@@ -543,6 +543,32 @@ REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	return r;
 }
 
+/* raise and pthread_kill: glibc's tgkill, made inside libc with every signal blocked; the
+ * signal sent to the caller itself arrives as the mask is put back, a call that completed:
+ * deferred, its handler runs after this event, before the call returns, as the program
+ * expects (without an event here it ran only after the process's next event). */
+REC_EXPORT int raise(int sig)
+{
+	int r = IP_REAL(raise)(sig), e = errno;
+
+	kill_log(TRACE_CALL_TGKILL, r, e, (pid_t)syscall(SYS_getpid), sig,
+	         (pid_t)syscall(SYS_gettid), 0, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* pthread_kill returns the error number, errno untouched */
+REC_EXPORT int pthread_kill(pthread_t thread, int sig)
+{
+	int self = pthread_equal(thread, pthread_self()), e = errno;
+	int r = IP_REAL(pthread_kill)(thread, sig);
+
+	kill_log(TRACE_CALL_TGKILL, r ? -1 : 0, r, (pid_t)syscall(SYS_getpid), sig,
+	         self ? (pid_t)syscall(SYS_gettid) : 0, 0, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
 /* alarm and setitimer: the timers are armed for real; the old value is logged, as replay
  * gives it back without arming anything (the handler runs come from the trace). */
 REC_EXPORT unsigned int alarm(unsigned int secs)

@@ -350,6 +350,43 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	return kill_done(kill_next("tgkill", tgid, sig), r);
 }
 
+/* raise and pthread_kill (the recorder's KILL events of call tgkill): the real call, the
+ * signal sent in this replay's process or thread, then the recorded event (its signal
+ * checked; its pid is the recorded process's own). */
+static const struct lc_ev *raise_next(const char *what, int sig)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) ||
+	    (ev->kind != TRACE_EV_KILL && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	ev = lc_expect(TRACE_EV_KILL, -1, what);
+	if (ev->naux > 1 && ev->aux[1] != sig)
+		lc_diverge("expected a signal %lld sent, but the process called %s(%d)",
+		           (long long)ev->aux[1], what, sig);
+	return ev;
+}
+
+LC_EXPORT int raise(int sig)
+{
+	int r = IP_REAL(raise)(sig);
+
+	return kill_done(raise_next("raise", sig), r);
+}
+
+LC_EXPORT int pthread_kill(pthread_t thread, int sig)
+{
+	int r = IP_REAL(pthread_kill)(thread, sig), e = errno;
+	const struct lc_ev *ev = raise_next("pthread_kill", sig);
+
+	if (ev) {
+		r = ev->result < 0 ? ev->err : 0;
+		lc_commit();
+	}
+	errno = e;
+	return r;
+}
+
 /* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or
  * diverged (the board says so). */
 pid_t lc_pid_live(pid_t rec, int *gone)
