@@ -87,7 +87,11 @@ enum trace_kind {
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
 	TRACE_EV_SYNC = 24,     /* pthread synchronisation (call says which): aux[0] = the object's
 	                           per-process id, result = what the function returned */
-	/* 25-26: kept for threads; 28-31: asynchronous signals and timers */
+	TRACE_EV_UNMASK = 25,   /* sigprocmask or pthread_sigmask returned with handlers of this
+	                           thread deferred (a pending signal it unblocked came as it
+	                           returned): they run after it (TRACE_FL_AFTER); call signal,
+	                           aux[0] = how */
+	/* 26: kept for threads; 28-31: asynchronous signals and timers */
 	TRACE_EV_ORDER = 27,    /* a process-shared semaphore taken (call sem_wait, sem_trywait,
 	                           sem_timedwait): aux[0] = its ticket, the order in which every
 	                           process of the session took it (-1: the call failed), aux[1] =

@@ -569,6 +569,44 @@ REC_EXPORT int pthread_kill(pthread_t thread, int sig)
 	return r;
 }
 
+/* sigprocmask and pthread_sigmask: a pending signal the new mask unblocks is delivered as
+ * the call returns, a call that completed: deferred.  POSIX has its handler run before the
+ * call returns (CPython's test_signal checks it), so when the thread has deferred handlers
+ * after a call that may have unblocked one (a new mask, not SIG_BLOCK) an UNMASK event is
+ * logged, after which they run (rec_sig_after_event); otherwise nothing is logged (replay looks for the event: replayer/lc_signals.c). */
+static void unmask_log(int how, void *ra)
+{
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_UNMASK, TRACE_CALL_SIGNAL, -1);
+	ev.naux = 1;
+	ev.aux[0] = how;
+	rec_log(&ev, ra);
+	rec_leave();
+}
+
+REC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
+
+	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
+		unmask_log(how, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
+
+	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
+		unmask_log(how, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
 /* alarm and setitimer: the timers are armed for real; the old value is logged, as replay
  * gives it back without arming anything (the handler runs come from the trace). */
 REC_EXPORT unsigned int alarm(unsigned int secs)

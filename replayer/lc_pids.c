@@ -387,6 +387,49 @@ LC_EXPORT int pthread_kill(pthread_t thread, int sig)
 	return r;
 }
 
+/* sigprocmask and pthread_sigmask: the real call, then the UNMASK event when it is the
+ * calling thread's next recorded event (the recorder logs one only when the new mask let a
+ * deferred handler in): taken, and the handlers recorded after it run (lc_commit), before
+ * the call returns, as recorded. */
+static void unmask_next(int how, const sigset_t *set, const char *what)
+{
+	uint32_t self = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+	if (!set || how == SIG_BLOCK || !lc_on())
+		return;
+	for (uint64_t i = lc.pos; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (lc.threaded && ev->thread != self)
+			continue;
+		if (ev->kind == TRACE_EV_UNMASK) {
+			lc_expect(TRACE_EV_UNMASK, -1, what);
+			lc_commit();
+		}
+		return;
+	}
+}
+
+LC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
+
+	if (r == 0)
+		unmask_next(how, set, "sigprocmask");
+	errno = e;
+	return r;
+}
+
+LC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
+
+	if (r == 0)
+		unmask_next(how, set, "pthread_sigmask");
+	errno = e;
+	return r;
+}
+
 /* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or
  * diverged (the board says so). */
 pid_t lc_pid_live(pid_t rec, int *gone)

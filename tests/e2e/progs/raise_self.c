@@ -1,9 +1,11 @@
 /*
  * raise_self.c: a handler of a signal the process sends itself runs before the sending call
- * returns (raise, pthread_kill on its own thread, kill to its own pid), as POSIX says and
- * programs count on (CPython's signal.raise_signal in its test suite): the counts printed
- * right after each call are 1, 2, 3, recorded and replayed (recorder/signals.c; the
- * handler ran only after the process's next event before).
+ * returns (raise, pthread_kill on its own thread, kill to its own pid), and one blocked
+ * when sent runs before the sigprocmask or pthread_sigmask that unblocks it returns, as
+ * POSIX says and programs count on (CPython's test_signal): the counts printed right after
+ * each call are 1, 2, 3, then 3 while blocked, 4 and 5 once unblocked, recorded and
+ * replayed (recorder/signals.c; the handler ran only after the process's next event
+ * before).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -20,7 +22,8 @@ static void on_usr1(int sig)
 
 int main(void)
 {
-	int a, b, c;
+	int a, b, c, d, e, f;
+	sigset_t usr1;
 
 	signal(SIGUSR1, on_usr1);
 	raise(SIGUSR1);
@@ -29,6 +32,18 @@ int main(void)
 	b = got;
 	kill(getpid(), SIGUSR1);
 	c = got;
-	printf("handled after raise %d, pthread_kill %d, kill %d\n", a, b, c);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	kill(getpid(), SIGUSR1);
+	d = got;
+	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	e = got;
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	raise(SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	f = got;
+	printf("handled after raise %d, pthread_kill %d, kill %d, blocked %d, sigprocmask %d, "
+	       "pthread_sigmask %d\n", a, b, c, d, e, f);
 	return 0;
 }
