@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -106,6 +107,13 @@ struct sysinfo;
 struct tms;
 struct utsname;
 int __gethostname_chk(char *name, size_t len, size_t buflen);
+/* The system calls that send a signal (the recorder's UNMASK event follows one made through
+ * syscall(2) that left the thread handlers to run: recorder/signals.c). */
+static inline int ip_sig_send_nr(long nr)
+{
+	return nr == SYS_kill || nr == SYS_tgkill || nr == SYS_tkill || nr == SYS_rt_sigqueueinfo ||
+	       nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
+}
 /* sysconf's names whose answer is the machine's state (processors, memory pages): an event
  * on both sides; every other name passes through. */
 static inline int ip_sysconf_is_value(int name)

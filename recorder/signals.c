@@ -238,10 +238,11 @@ static void flush(uint32_t flags)
 			else
 				si.si_value.sival_ptr = (void *)(intptr_t)p.value;
 			/* (to itself, any si_code is allowed: the same siginfo as it came with) */
-			if (syscall(SYS_rt_tgsigqueueinfo, (pid_t)syscall(SYS_getpid),
-			            (pid_t)syscall(SYS_gettid), p.sig, &si) != 0)
-				syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid),
-				        (pid_t)syscall(SYS_gettid), p.sig);
+			/* (the real syscall: ours is no program's signal sent, no UNMASK event) */
+			if (IP_REAL(syscall)(SYS_rt_tgsigqueueinfo, (pid_t)syscall(SYS_getpid),
+			                     (pid_t)syscall(SYS_gettid), p.sig, &si) != 0)
+				IP_REAL(syscall)(SYS_tgkill, (pid_t)syscall(SYS_getpid),
+				                 (pid_t)syscall(SYS_gettid), p.sig);
 			continue;
 		}
 		log_handler(&p, flags, NULL);
@@ -574,15 +575,15 @@ REC_EXPORT int pthread_kill(pthread_t thread, int sig)
  * call returns (CPython's test_signal checks it), so when the thread has deferred handlers
  * after a call that may have unblocked one (a new mask, not SIG_BLOCK) an UNMASK event is
  * logged, after which they run (rec_sig_after_event); otherwise nothing is logged (replay looks for the event: replayer/lc_signals.c). */
-static void unmask_log(int how, void *ra)
+void rec_sig_unmask_log(uint32_t call, long a0, void *ra)
 {
 	struct trace_event ev;
 
 	if (!rec_enter())
 		return;
-	rec_event_init(&ev, TRACE_EV_UNMASK, TRACE_CALL_SIGNAL, -1);
+	rec_event_init(&ev, TRACE_EV_UNMASK, call, -1);
 	ev.naux = 1;
-	ev.aux[0] = how;
+	ev.aux[0] = a0;
 	rec_log(&ev, ra);
 	rec_leave();
 }
@@ -592,7 +593,7 @@ REC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
 
 	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
-		unmask_log(how, __builtin_return_address(0));
+		rec_sig_unmask_log(TRACE_CALL_SIGNAL, how, __builtin_return_address(0));
 	errno = e;
 	return r;
 }
@@ -602,7 +603,7 @@ REC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
 
 	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
-		unmask_log(how, __builtin_return_address(0));
+		rec_sig_unmask_log(TRACE_CALL_SIGNAL, how, __builtin_return_address(0));
 	errno = e;
 	return r;
 }

@@ -391,11 +391,11 @@ LC_EXPORT int pthread_kill(pthread_t thread, int sig)
  * calling thread's next recorded event (the recorder logs one only when the new mask let a
  * deferred handler in): taken, and the handlers recorded after it run (lc_commit), before
  * the call returns, as recorded. */
-static void unmask_next(int how, const sigset_t *set, const char *what)
+void lc_unmask_next(const char *what)
 {
 	uint32_t self = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
 
-	if (!set || how == SIG_BLOCK || !lc_on())
+	if (!lc_on())
 		return;
 	for (uint64_t i = lc.pos; i < lc.nev; i++) {
 		const struct lc_ev *ev = &lc.ev[i - lc.base];
@@ -414,8 +414,8 @@ LC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
 
-	if (r == 0)
-		unmask_next(how, set, "sigprocmask");
+	if (r == 0 && set && how != SIG_BLOCK)
+		lc_unmask_next("sigprocmask");
 	errno = e;
 	return r;
 }
@@ -424,8 +424,8 @@ LC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
 
-	if (r == 0)
-		unmask_next(how, set, "pthread_sigmask");
+	if (r == 0 && set && how != SIG_BLOCK)
+		lc_unmask_next("pthread_sigmask");
 	errno = e;
 	return r;
 }
