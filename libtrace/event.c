@@ -100,7 +100,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_TIMER_DELETE] = "timer_delete",
 	[TRACE_CALL_CLONE] = "clone", [TRACE_CALL_CLONE3] = "clone3",
 	[TRACE_CALL_GETLOADAVG] = "getloadavg", "sysinfo", "getrusage", "times", "clock", "uname",
-	"gethostname", "sysconf", "get_nprocs", "sched_getaffinity",
+	"gethostname", "sysconf", "getitimer", "sched_getaffinity",
 	[TRACE_CALL_PRCTL] = "prctl", [TRACE_CALL_SECCOMP] = "seccomp",
 	[TRACE_CALL_EARLY_RANDOM] = "early_random",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",

@@ -254,7 +254,8 @@ enum trace_call {
 	TRACE_CALL_UNAME = 115,
 	TRACE_CALL_GETHOSTNAME = 116,
 	TRACE_CALL_SYSCONF = 117,
-	TRACE_CALL_GET_NPROCS = 118,
+	TRACE_CALL_GETITIMER = 118,         /* a TIMER event: the timer's value now (the replay
+	                                       arms none: recorder/signals.c) */
 	TRACE_CALL_SCHED_GETAFFINITY = 119,
 	/* 120: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */

@@ -631,6 +631,39 @@ REC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return r;
 }
 
+/* getitimer: the value now, logged as setitimer logs the old one (replay arms no timer, so
+ * the real getitimer there would say none runs) */
+REC_EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	int r = IP_REAL(getitimer)(which, cur), e = errno;
+	struct trace_event ev;
+
+	if (rec_enter()) {
+		int64_t v[4] = { 0 };
+
+		if (r == 0) {
+			v[0] = cur->it_interval.tv_sec;
+			v[1] = cur->it_interval.tv_usec;
+			v[2] = cur->it_value.tv_sec;
+			v[3] = cur->it_value.tv_usec;
+		}
+		rec_event_init(&ev, TRACE_EV_TIMER, TRACE_CALL_GETITIMER, -1);
+		ev.result = r;
+		ev.err = r < 0 ? e : 0;
+		ev.naux = 1;
+		ev.aux[0] = which;
+		if (r == 0) {
+			ev.data = (const uint8_t *)v;
+			ev.data_len = sizeof(v);
+		}
+		rec_log(&ev, __builtin_return_address(0));
+		sig_logged = 1;
+		rec_leave();
+	}
+	errno = e;
+	return r;
+}
+
 /* alarm and setitimer: the timers are armed for real; the old value is logged, as replay
  * gives it back without arming anything (the handler runs come from the trace). */
 REC_EXPORT unsigned int alarm(unsigned int secs)

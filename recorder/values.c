@@ -7,7 +7,8 @@
  * sees (files.c makes a kernel-state file external input only when the program opens it);
  * sysinfo, getrusage, times, uname and sched_getaffinity are system calls; clock reads the
  * process's CPU clock inside libc, past clock_gettime's interposer; gethostname asks uname;
- * sysconf's processor and memory counts and get_nprocs read /sys and /proc inside libc.
+ * sysconf's processor and memory counts and get_nprocs read /sys and /proc inside libc
+ * (get_nprocs is logged as the sysconf whose answer it is).
  * Each is an INPUT event without channel (fd -1) of its own call (110-119), result and errno
  * as the call returned them, data = what it filled in (schemas/trace-format.md, "Machine
  * values"); replayer/lc_values.c gives it back.  CPython's regrtest prints the load average
@@ -130,11 +131,13 @@ REC_EXPORT long sysconf(int name)
 	return r;
 }
 
+/* get_nprocs, get_nprocs_conf: logged as the sysconf whose answer they are */
 static int nprocs(int conf, int r, int e, void *ra)
 {
 	if (rec_from_alloc(ra) || !rec_enter())
 		return r;
-	log_machine(TRACE_CALL_GET_NPROCS, r, e, 0, NULL, 0, 1, conf, ra);
+	log_machine(TRACE_CALL_SYSCONF, r, e, 0, NULL, 0, 1,
+	            conf ? _SC_NPROCESSORS_CONF : _SC_NPROCESSORS_ONLN, ra);
 	rec_leave();
 	errno = e;
 	return r;

@@ -161,15 +161,18 @@ LC_EXPORT long sysconf(int name)
 	return give(ev, ev->result < 0, NULL, 0, 0, "sysconf");
 }
 
+/* get_nprocs, get_nprocs_conf: the sysconf event of the count they give (recorder/values.c) */
 static const struct lc_ev *nprocs_event(int conf, const void *ra)
 {
 	const struct lc_ev *ev;
+	int name = conf ? _SC_NPROCESSORS_CONF : _SC_NPROCESSORS_ONLN;
 
-	if (!lc_on() || lc_from_alloc(ra) || !(ev = value_event(TRACE_CALL_GET_NPROCS, "get_nprocs")))
+	if (!lc_on() || lc_from_alloc(ra) || !(ev = value_event(TRACE_CALL_SYSCONF, "get_nprocs")))
 		return NULL;
-	if (ev->naux < 1 || ev->aux[0] != conf)
-		lc_diverge("%s: the recording called %s here", conf ? "get_nprocs_conf" : "get_nprocs",
-		           ev->naux && ev->aux[0] ? "get_nprocs_conf" : "get_nprocs");
+	if (ev->naux < 1 || ev->aux[0] != name)
+		lc_diverge("%s: recorded for sysconf name %lld, the process asks for %d",
+		           conf ? "get_nprocs_conf" : "get_nprocs",
+		           ev->naux ? (long long)ev->aux[0] : -1LL, name);
 	return ev;
 }
 

@@ -1,7 +1,8 @@
 /*
  * machine_values.c: prints the machine's and the process's state as libc reads it past the
  * file and clock interposers (getloadavg, sysinfo, getrusage, times, clock, uname,
- * gethostname, sysconf's processor and memory counts, get_nprocs, sched_getaffinity), after
+ * gethostname, sysconf's processor and memory counts, get_nprocs, sched_getaffinity, and
+ * getitimer, whose timer replay does not arm), after
  * some work of its own, so that the CPU times, the free memory and the clock ticks of two
  * runs differ: a replay prints what the recording printed only when it gives these values
  * back (recorder/values.c, replayer/lc_values.c).
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <sys/time.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -26,6 +28,7 @@ int main(void)
 	struct utsname u;
 	char host[256];
 	cpu_set_t set;
+	struct itimerval it, now;
 	volatile unsigned long x = 0;
 	clock_t t;
 	int n;
@@ -55,5 +58,14 @@ int main(void)
 	CPU_ZERO(&set);
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		printf("sched_getaffinity %d\n", CPU_COUNT(&set));
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = 100;
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (unsigned long i = 0; i < 1000000; i++)
+		x += i;
+	if (getitimer(ITIMER_REAL, &now) == 0)
+		printf("getitimer %ld.%06ld\n", (long)now.it_value.tv_sec, (long)now.it_value.tv_usec);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
 	return x == 1; /* (keeps the loop) */
 }
