@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lc.h"
@@ -78,14 +79,25 @@ static int kernel_file(int fd, const char *path, int flags)
  * other path as it is.  CPython's test_pidfd_send_signal opens /proc/<getpid()>. */
 static const char *proc_path(const char *path, char *buf, size_t cap)
 {
+	char copy[256];
+	struct iovec here = { copy, sizeof(copy) - 1 }, there = { (void *)path, sizeof(copy) - 1 };
 	const char *p;
-	long rec = 0;
+	long rec = 0, n;
 	pid_t live;
 	int gone;
 
-	if (!path || strncmp(path, "/proc/", 6) != 0 || path[6] < '1' || path[6] > '9' || !lc_on())
+	if (!path || !lc_on())
 		return path;
-	for (p = path + 6; *p >= '0' && *p <= '9' && rec < (1L << 31); p++)
+	/* the path is read through the kernel, which says EFAULT for a bad pointer (the real
+	 * call's to report), where reading it here would fault; a read stops where the memory
+	 * does, and a path without its end in what was read is left as it is */
+	n = IP_REAL(syscall)(SYS_process_vm_readv, IP_REAL(syscall)(SYS_getpid), &here, 1L,
+	                     &there, 1L, 0L);
+	if (n < 7 || !memchr(copy, '\0', (size_t)n))
+		return path;
+	if (strncmp(copy, "/proc/", 6) != 0 || copy[6] < '1' || copy[6] > '9')
+		return path;
+	for (p = copy + 6; *p >= '0' && *p <= '9' && rec < (1L << 31); p++)
 		rec = rec * 10 + (*p - '0');
 	if ((*p != '/' && *p != '\0') || rec >= (1L << 31))
 		return path;
