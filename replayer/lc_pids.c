@@ -106,6 +106,15 @@ static pid_t to_live(pid_t rec)
 	return 0;
 }
 
+/* Whether recorded pid `rec` is a process of the session (started or not). */
+static int rec_of_session(pid_t rec)
+{
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].rec_pid == rec)
+			return 1;
+	return 0;
+}
+
 /* The recorded pid of live pid `live`; itself when unknown. */
 static pid_t to_rec(pid_t live)
 {
@@ -209,6 +218,16 @@ static pid_t wait_replay(const char *what, int options, int *status, struct rusa
 		memset(si, 0, sizeof(*si));
 	if (rec > 0 && (code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED))
 		live = to_live(rec);
+	/* a child forked inside libc (forkpty, daemon: no pid the parent's LC saw) is known by
+	 * its live pid once its LC said hello to the GD: waited for (1 ms steps, at most 10 s),
+	 * so that the wait reaps it, not returning before it has even started (forkpty's child
+	 * then found its terminal's master closed by the parent: CPython's test_pty) */
+	for (int i = 0; !live && rec > 0 && i < 10000 && rec_of_session(rec); i++) {
+		struct timespec ms = { 0, 1000 * 1000 };
+
+		syscall(SYS_nanosleep, &ms, NULL);
+		live = to_live(rec);
+	}
 	if (live > 0) {
 		siginfo_t own;
 		int r, dummy;
