@@ -27,10 +27,12 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -101,6 +103,25 @@ int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
  * that implement them. */
 struct ifaddrs;
 struct if_nameindex;
+/* The machine values' calls (recorder/values.c): sched.h's cpu_set_t comes with pthread.h */
+struct sysinfo;
+struct tms;
+struct utsname;
+int __gethostname_chk(char *name, size_t len, size_t buflen);
+/* The system calls that send a signal (the recorder's UNMASK event follows one made through
+ * syscall(2) that left the thread handlers to run: recorder/signals.c). */
+static inline int ip_sig_send_nr(long nr)
+{
+	return nr == SYS_kill || nr == SYS_tgkill || nr == SYS_tkill || nr == SYS_rt_sigqueueinfo ||
+	       nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
+}
+/* sysconf's names whose answer is the machine's state (processors, memory pages): an event
+ * on both sides; every other name passes through. */
+static inline int ip_sysconf_is_value(int name)
+{
+	return name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF ||
+	       name == _SC_PHYS_PAGES || name == _SC_AVPHYS_PAGES;
+}
 
 /* real_<name> for every row: resolved with dlsym(RTLD_NEXT) by ip_resolve_all() in the
  * library's constructor, and lazily by IP_REAL() for calls that arrive before it ran

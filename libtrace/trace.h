@@ -87,7 +87,11 @@ enum trace_kind {
 	                           aux[1] = si_code (CLD_EXITED...; 0 none) */
 	TRACE_EV_SYNC = 24,     /* pthread synchronisation (call says which): aux[0] = the object's
 	                           per-process id, result = what the function returned */
-	/* 25-26: kept for threads; 28-31: asynchronous signals and timers */
+	TRACE_EV_UNMASK = 25,   /* sigprocmask or pthread_sigmask returned with handlers of this
+	                           thread deferred (a pending signal it unblocked came as it
+	                           returned): they run after it (TRACE_FL_AFTER); call signal,
+	                           aux[0] = how */
+	/* 26: kept for threads; 28-31: asynchronous signals and timers */
 	TRACE_EV_ORDER = 27,    /* a process-shared semaphore taken (call sem_wait, sem_trywait,
 	                           sem_timedwait): aux[0] = its ticket, the order in which every
 	                           process of the session took it (-1: the call failed), aux[1] =
@@ -244,7 +248,21 @@ enum trace_call {
 	TRACE_CALL_TIMER_DELETE = 107,
 	TRACE_CALL_CLONE = 108,             /* syscall(SYS_clone) made as a fork (a FORK event) */
 	TRACE_CALL_CLONE3 = 109,            /* syscall(SYS_clone3) made as a fork (a FORK event) */
-	/* 110..120: other calls; a number with no name reads as "unknown" */
+	TRACE_CALL_GETLOADAVG = 110,        /* 110..119: the machine's and the process's state
+	                                       read past the file and clock interposers (INPUT
+	                                       events without channel: schemas/trace-format.md,
+	                                       "Machine values") */
+	TRACE_CALL_SYSINFO = 111,
+	TRACE_CALL_GETRUSAGE = 112,
+	TRACE_CALL_TIMES = 113,
+	TRACE_CALL_CLOCK = 114,
+	TRACE_CALL_UNAME = 115,
+	TRACE_CALL_GETHOSTNAME = 116,
+	TRACE_CALL_SYSCONF = 117,
+	TRACE_CALL_GETITIMER = 118,         /* a TIMER event: the timer's value now (the replay
+	                                       arms none: recorder/signals.c) */
+	TRACE_CALL_SCHED_GETAFFINITY = 119,
+	/* 120: other calls; a number with no name reads as "unknown" */
 	TRACE_CALL_PRCTL = 121,             /* prctl(PR_SET_SECCOMP...) (SANDBOX events) */
 	TRACE_CALL_SECCOMP = 122,           /* seccomp(2) (SANDBOX events); the syscall(2) forms
 	                                       of both log as these */

@@ -136,6 +136,16 @@ REC_EXPORT long syscall(long number, ...)
 		if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0) &&
 		    ip_clone_is_fork(number, a))
 			return rec_fork_raw(number, a, RA()); /* a fork by another name (proc.c) */
+		if (__builtin_expect(ip_sig_send_nr(number), 0)) {
+			/* a signal sent to ourselves came as the call returned: its handler runs
+			 * before the call returns, after an UNMASK event (signals.c) */
+			r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+			e = errno;
+			if (rec_sig_npend != 0)
+				rec_sig_unmask_log(TRACE_CALL_SYSCALL, number, RA());
+			errno = e;
+			return r;
+		}
 		/* the recorder's own raw closes (guard held) are not the program's: not counted */
 		if (__builtin_expect(number != SYS_close, 1) || rec_busy())
 			return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);

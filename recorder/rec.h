@@ -506,6 +506,8 @@ REC_HIDDEN void rec_signals_uninstall(void);
  * forgets it (the disposition changed past signals.c).  rec_sig_npend: deferred handlers of
  * this thread, run by rec_sig_after_event after the next event (rec_log). */
 extern __thread int rec_sig_npend REC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* An UNMASK event of call (aux[0] = a0): the thread's deferred handlers run after it. */
+REC_HIDDEN void rec_sig_unmask_log(uint32_t call, long a0, void *ra);
 REC_HIDDEN int rec_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
 REC_HIDDEN int rec_sig_prog(int sig, struct sigaction *out);
 REC_HIDDEN void rec_sig_drop(int sig);

@@ -201,6 +201,8 @@ static int same_action(const struct pend *p)
 	return rec_sig_held(p->sig) && fn == p->fn;
 }
 
+static void disarm_bound(void);
+
 /* Log and run the deferred handlers of this thread, oldest first (the guard is free);
  * flags: where they run (0: in a call, before its event; TRACE_FL_AFTER, TRACE_FL_LATE). */
 static void flush(uint32_t flags)
@@ -211,6 +213,7 @@ static void flush(uint32_t flags)
 
 		sys_mask(SIG_BLOCK, &all, &old); /* the queue is the handlers' too */
 		if (rec_sig_npend == 0) {
+			disarm_bound();
 			sys_mask(SIG_SETMASK, &old, NULL);
 			return;
 		}
@@ -238,10 +241,11 @@ static void flush(uint32_t flags)
 			else
 				si.si_value.sival_ptr = (void *)(intptr_t)p.value;
 			/* (to itself, any si_code is allowed: the same siginfo as it came with) */
-			if (syscall(SYS_rt_tgsigqueueinfo, (pid_t)syscall(SYS_getpid),
-			            (pid_t)syscall(SYS_gettid), p.sig, &si) != 0)
-				syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid),
-				        (pid_t)syscall(SYS_gettid), p.sig);
+			/* (the real syscall: ours is no program's signal sent, no UNMASK event) */
+			if (IP_REAL(syscall)(SYS_rt_tgsigqueueinfo, (pid_t)syscall(SYS_getpid),
+			                     (pid_t)syscall(SYS_gettid), p.sig, &si) != 0)
+				IP_REAL(syscall)(SYS_tgkill, (pid_t)syscall(SYS_getpid),
+				                 (pid_t)syscall(SYS_gettid), p.sig);
 			continue;
 		}
 		log_handler(&p, flags, NULL);
@@ -250,6 +254,23 @@ static void flush(uint32_t flags)
 }
 
 /* --- the bound ------------------------------------------------------------------------------- */
+
+/* 1 while this thread's bound timer is armed: disarmed once its queue is empty, or it would
+ * fire later into a pause or sigsuspend of the program, which the kernel never restarts (an
+ * EINTR no handler of the program explains: CPython's test_itimer_real saw pause return
+ * without its SIGALRM). */
+static __thread int bound_armed __attribute__((tls_model("initial-exec")));
+
+static void disarm_bound(void)
+{
+	struct itimerspec its;
+
+	if (!bound_armed)
+		return;
+	bound_armed = 0;
+	memset(&its, 0, sizeof(its));
+	syscall(SYS_timer_settime, bound_timer - 1, 0, &its, NULL);
+}
 
 static void arm_bound(void)
 {
@@ -271,7 +292,8 @@ static void arm_bound(void)
 	}
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_nsec = REC_BOUND_NS;
-	syscall(SYS_timer_settime, bound_timer - 1, 0, &its, NULL);
+	if (syscall(SYS_timer_settime, bound_timer - 1, 0, &its, NULL) == 0)
+		bound_armed = 1;
 }
 
 static void bound_handler(int sig, siginfo_t *si, void *uc)
@@ -280,6 +302,7 @@ static void bound_handler(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)si;
+	bound_armed = 0; /* (it fired) */
 	if (rec_sig_npend) {
 		if (rec_depth != 0 || __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
 			arm_bound();
@@ -406,6 +429,7 @@ void rec_sig_bound_off(void)
 void rec_sig_forked(void)
 {
 	bound_timer = 0;
+	bound_armed = 0;
 	sig_logged = 0; /* (a trace of its own) */
 }
 
@@ -552,6 +576,103 @@ REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	int r = IP_REAL(tgkill)(tgid, tid, sig), e = errno;
 
 	kill_log(TRACE_CALL_TGKILL, r, e, tgid, sig, tid, 0, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* raise and pthread_kill: glibc's tgkill, made inside libc with every signal blocked; the
+ * signal sent to the caller itself arrives as the mask is put back, a call that completed:
+ * deferred, its handler runs after this event, before the call returns, as the program
+ * expects (without an event here it ran only after the process's next event). */
+REC_EXPORT int raise(int sig)
+{
+	int r = IP_REAL(raise)(sig), e = errno;
+
+	kill_log(TRACE_CALL_TGKILL, r, e, (pid_t)syscall(SYS_getpid), sig,
+	         (pid_t)syscall(SYS_gettid), 0, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* pthread_kill returns the error number, errno untouched */
+REC_EXPORT int pthread_kill(pthread_t thread, int sig)
+{
+	int self = pthread_equal(thread, pthread_self()), e = errno;
+	int r = IP_REAL(pthread_kill)(thread, sig);
+
+	kill_log(TRACE_CALL_TGKILL, r ? -1 : 0, r, (pid_t)syscall(SYS_getpid), sig,
+	         self ? (pid_t)syscall(SYS_gettid) : 0, 0, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* sigprocmask and pthread_sigmask: a pending signal the new mask unblocks is delivered as
+ * the call returns, a call that completed: deferred.  POSIX has its handler run before the
+ * call returns (CPython's test_signal checks it), so when the thread has deferred handlers
+ * after a call that may have unblocked one (a new mask, not SIG_BLOCK) an UNMASK event is
+ * logged, after which they run (rec_sig_after_event); otherwise nothing is logged (replay looks for the event: replayer/lc_signals.c). */
+void rec_sig_unmask_log(uint32_t call, long a0, void *ra)
+{
+	struct trace_event ev;
+
+	if (!rec_enter())
+		return;
+	rec_event_init(&ev, TRACE_EV_UNMASK, call, -1);
+	ev.naux = 1;
+	ev.aux[0] = a0;
+	rec_log(&ev, ra);
+	rec_leave();
+}
+
+REC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
+
+	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
+		rec_sig_unmask_log(TRACE_CALL_SIGNAL, how, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+REC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
+
+	if (__builtin_expect(rec_sig_npend != 0, 0) && r == 0 && set && how != SIG_BLOCK)
+		rec_sig_unmask_log(TRACE_CALL_SIGNAL, how, __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+/* getitimer: the value now, logged as setitimer logs the old one (replay arms no timer, so
+ * the real getitimer there would say none runs) */
+REC_EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	int r = IP_REAL(getitimer)(which, cur), e = errno;
+	struct trace_event ev;
+
+	if (rec_enter()) {
+		int64_t v[4] = { 0 };
+
+		if (r == 0) {
+			v[0] = cur->it_interval.tv_sec;
+			v[1] = cur->it_interval.tv_usec;
+			v[2] = cur->it_value.tv_sec;
+			v[3] = cur->it_value.tv_usec;
+		}
+		rec_event_init(&ev, TRACE_EV_TIMER, TRACE_CALL_GETITIMER, -1);
+		ev.result = r;
+		ev.err = r < 0 ? e : 0;
+		ev.naux = 1;
+		ev.aux[0] = which;
+		if (r == 0) {
+			ev.data = (const uint8_t *)v;
+			ev.data_len = sizeof(v);
+		}
+		rec_log(&ev, __builtin_return_address(0));
+		sig_logged = 1;
+		rec_leave();
+	}
 	errno = e;
 	return r;
 }

@@ -513,7 +513,13 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	}
 	if ((rc = control_dir(r, d)) != 0)
 		return rc;
-	/* The board: one slot per process, written by the LCs with plain stores. */
+	/* The board: one slot per process, written by the LCs with plain stores; the last slot
+	 * is the one of processes the recording does not have. */
+	if (r->nprocs > REP_SLOTS_MAX - 1) {
+		rep__diag_set(d, TRACE_EINVAL, r->dir, "the session has %zu processes; replay follows "
+		              "at most %d (README.md, Limits)", r->nprocs, REP_SLOTS_MAX - 1);
+		return TRACE_EINVAL;
+	}
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
 	unlinkat(r->cdir, REP_STATUS, 0);
 	fd = openat(r->cdir, REP_STATUS, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -213,6 +213,9 @@ LC_HIDDEN const struct lc_ev *lc_peek(void);
 LC_HIDDEN const struct lc_ev *lc_peek_now(void);
 /* The event returned by lc_expect is done. */
 LC_HIDDEN void lc_commit(void);
+/* After sigprocmask, pthread_sigmask or a signal sent with syscall(2) (lc_pids.c): the UNMASK
+ * event, when it is the calling thread's next, taken (its handlers run after it). */
+LC_HIDDEN void lc_unmask_next(const char *what);
 /* Report a divergence to the GD and never return. */
 LC_HIDDEN void lc_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Describe an event in a few words ("recv of 10 bytes on channel 3, fd 5"). */

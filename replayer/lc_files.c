@@ -14,6 +14,9 @@
  * (memfd) at the same number, never read: the reads return the recorded bytes (lc_chan.c,
  * lc_stdio.c) and move its offset as they moved the real one, so that a program's lseek
  * back after reading ahead (bash's read builtin) lands where it did, cheaply.
+ *
+ * A path under /proc/PID where PID is a recorded process's pid (which getpid gives back in
+ * replay) is opened under that process's live pid (proc_path).
  */
 /* open, openat and fopen must keep their own names (the build's _FILE_OFFSET_BITS=64 renames
  * them to their 64 forms, which are rows of their own). */
@@ -26,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lc.h"
@@ -84,6 +88,44 @@ static FILE *fdnum_stream(int turn, FILE *f)
 	return f;
 }
 
+/* A path under /proc/PID of a recorded pid (the program took it from getpid, which gives the
+ * recorded one): the same path under the live pid of that process in replay, in buf; any
+ * other path as it is.  CPython's test_pidfd_send_signal opens /proc/<getpid()>. */
+static const char *proc_path(const char *path, char *buf, size_t cap)
+{
+	char copy[256];
+	struct iovec here = { copy, sizeof(copy) - 1 }, there = { (void *)path, sizeof(copy) - 1 };
+	const char *p;
+	long rec = 0, n;
+	pid_t live;
+	int gone;
+
+	if (!path || !lc_on())
+		return path;
+	/* the path is read through the kernel, which says EFAULT for a bad pointer (the real
+	 * call's to report), where reading it here would fault; a read stops where the memory
+	 * does, and a path without its end in what was read is left as it is */
+	n = IP_REAL(syscall)(SYS_process_vm_readv, IP_REAL(syscall)(SYS_getpid), &here, 1L,
+	                     &there, 1L, 0L);
+	if (n < 7 || !memchr(copy, '\0', (size_t)n))
+		return path;
+	if (strncmp(copy, "/proc/", 6) != 0 || copy[6] < '1' || copy[6] > '9')
+		return path;
+	for (p = copy + 6; *p >= '0' && *p <= '9' && rec < (1L << 31); p++)
+		rec = rec * 10 + (*p - '0');
+	if ((*p != '/' && *p != '\0') || rec >= (1L << 31))
+		return path;
+	live = lc_pid_live((pid_t)rec, &gone);
+	if (live <= 0 || live == (pid_t)rec ||
+	    (size_t)snprintf(buf, cap, "/proc/%d%s", (int)live, p) >= cap)
+		return path;
+	return buf;
+}
+
+#define PROC_PATH(path) \
+	char pb_[4096]; \
+	const char *rp_ = proc_path(path, pb_, sizeof(pb_))
+
 static FILE *kernel_stream(FILE *f, const char *path, const char *mode)
 {
 	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
@@ -118,56 +160,67 @@ static int open_has_mode(int flags)
 
 LC_EXPORT int open(const char *path, int flags, ...)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(open)(path, flags, OPEN_MODE(flags, flags))), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(open)(rp_, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int open64(const char *path, int flags, ...)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(open64)(path, flags, OPEN_MODE(flags, flags))), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(open64)(rp_, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(openat)(dirfd, path, flags, OPEN_MODE(flags, flags))), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(openat)(dirfd, rp_, flags, OPEN_MODE(flags, flags))), path, flags);
 }
 
 LC_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(openat64)(dirfd, path, flags, OPEN_MODE(flags, flags))), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(openat64)(dirfd, rp_, flags, OPEN_MODE(flags, flags))),
+	                   path, flags);
 }
 
 LC_EXPORT int __open_2(const char *path, int flags)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(__open_2)(path, flags)), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__open_2)(rp_, flags)), path, flags);
 }
 
 LC_EXPORT int __open64_2(const char *path, int flags)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(__open64_2)(path, flags)), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__open64_2)(rp_, flags)), path, flags);
 }
 
 LC_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(__openat_2)(dirfd, path, flags)), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__openat_2)(dirfd, rp_, flags)), path, flags);
 }
 
 LC_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	return kernel_file(FDNUM_OPEN(IP_REAL(__openat64_2)(dirfd, path, flags)), path, flags);
+	PROC_PATH(path);
+	return kernel_file(FDNUM_OPEN(IP_REAL(__openat64_2)(dirfd, rp_, flags)), path, flags);
 }
 
 LC_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	int t = lc_fdnum_turn(1, -1);
+	PROC_PATH(path);
 
-	return kernel_stream(fdnum_stream(t, IP_REAL(fopen)(path, mode)), path, mode);
+	return kernel_stream(fdnum_stream(t, IP_REAL(fopen)(rp_, mode)), path, mode);
 }
 
 LC_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	int t = lc_fdnum_turn(1, -1);
+	PROC_PATH(path);
 
-	return kernel_stream(fdnum_stream(t, IP_REAL(fopen64)(path, mode)), path, mode);
+	return kernel_stream(fdnum_stream(t, IP_REAL(fopen64)(rp_, mode)), path, mode);
 }
 
 /* The calls that create and remove names: the recorder noted them for the GD, which hid what

@@ -183,6 +183,14 @@ LC_EXPORT long syscall(long number, ...)
 	if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0) &&
 	    ip_clone_is_fork(number, a))
 		return lc_fork_raw(number, a); /* a fork by another name (lc_proc.c) */
+	if (__builtin_expect(ip_sig_send_nr(number), 0)) { /* (recorder/io_more.c) */
+		long r = IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		int e = errno;
+
+		lc_unmask_next("syscall");
+		errno = e;
+		return r;
+	}
 	if (__builtin_expect(number != SYS_getrandom, 1))
 		return IP_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (!lc_on()) {

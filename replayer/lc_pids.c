@@ -106,6 +106,15 @@ static pid_t to_live(pid_t rec)
 	return 0;
 }
 
+/* Whether recorded pid `rec` is a process of the session (started or not). */
+static int rec_of_session(pid_t rec)
+{
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++)
+		if (lc.slots[i].rec_pid == rec)
+			return 1;
+	return 0;
+}
+
 /* The recorded pid of live pid `live`; itself when unknown. */
 static pid_t to_rec(pid_t live)
 {
@@ -209,6 +218,16 @@ static pid_t wait_replay(const char *what, int options, int *status, struct rusa
 		memset(si, 0, sizeof(*si));
 	if (rec > 0 && (code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED))
 		live = to_live(rec);
+	/* a child forked inside libc (forkpty, daemon: no pid the parent's LC saw) is known by
+	 * its live pid once its LC said hello to the GD: waited for (1 ms steps, at most 10 s),
+	 * so that the wait reaps it, not returning before it has even started (forkpty's child
+	 * then found its terminal's master closed by the parent: CPython's test_pty) */
+	for (int i = 0; !live && rec > 0 && i < 10000 && rec_of_session(rec); i++) {
+		struct timespec ms = { 0, 1000 * 1000 };
+
+		syscall(SYS_nanosleep, &ms, NULL);
+		live = to_live(rec);
+	}
 	if (live > 0) {
 		siginfo_t own;
 		int r, dummy;
@@ -348,6 +367,86 @@ LC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 	int r = tgkill_live(tgid, tid, sig);
 
 	return kill_done(kill_next("tgkill", tgid, sig), r);
+}
+
+/* raise and pthread_kill (the recorder's KILL events of call tgkill): the real call, the
+ * signal sent in this replay's process or thread, then the recorded event (its signal
+ * checked; its pid is the recorded process's own). */
+static const struct lc_ev *raise_next(const char *what, int sig)
+{
+	const struct lc_ev *ev;
+
+	if (!lc_on() || !(ev = lc_peek()) ||
+	    (ev->kind != TRACE_EV_KILL && ev->kind != TRACE_EV_HANDLER))
+		return NULL;
+	ev = lc_expect(TRACE_EV_KILL, -1, what);
+	if (ev->naux > 1 && ev->aux[1] != sig)
+		lc_diverge("expected a signal %lld sent, but the process called %s(%d)",
+		           (long long)ev->aux[1], what, sig);
+	return ev;
+}
+
+LC_EXPORT int raise(int sig)
+{
+	int r = IP_REAL(raise)(sig);
+
+	return kill_done(raise_next("raise", sig), r);
+}
+
+LC_EXPORT int pthread_kill(pthread_t thread, int sig)
+{
+	int r = IP_REAL(pthread_kill)(thread, sig), e = errno;
+	const struct lc_ev *ev = raise_next("pthread_kill", sig);
+
+	if (ev) {
+		r = ev->result < 0 ? ev->err : 0;
+		lc_commit();
+	}
+	errno = e;
+	return r;
+}
+
+/* sigprocmask and pthread_sigmask: the real call, then the UNMASK event when it is the
+ * calling thread's next recorded event (the recorder logs one only when the new mask let a
+ * deferred handler in): taken, and the handlers recorded after it run (lc_commit), before
+ * the call returns, as recorded. */
+void lc_unmask_next(const char *what)
+{
+	uint32_t self = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+	if (!lc_on())
+		return;
+	for (uint64_t i = lc.pos; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if (lc.threaded && ev->thread != self)
+			continue;
+		if (ev->kind == TRACE_EV_UNMASK) {
+			lc_expect(TRACE_EV_UNMASK, -1, what);
+			lc_commit();
+		}
+		return;
+	}
+}
+
+LC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(sigprocmask)(how, set, old), e = errno;
+
+	if (r == 0 && set && how != SIG_BLOCK)
+		lc_unmask_next("sigprocmask");
+	errno = e;
+	return r;
+}
+
+LC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r = IP_REAL(pthread_sigmask)(how, set, old), e = errno;
+
+	if (r == 0 && set && how != SIG_BLOCK)
+		lc_unmask_next("pthread_sigmask");
+	errno = e;
+	return r;
 }
 
 /* The live pid of recorded pid rec (0: none of the session); *gone: it ended, halted or

@@ -518,6 +518,32 @@ LC_EXPORT unsigned int alarm(unsigned int secs)
 	return r;
 }
 
+/* getitimer: the recorded value (no timer is armed in replay) */
+LC_EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	const struct lc_ev *ev = timer_next("getitimer");
+	int64_t v[4];
+
+	if (!ev)
+		return IP_REAL(getitimer)(which, cur);
+	if (ev->result < 0) {
+		int e = ev->err;
+
+		lc_commit();
+		errno = e;
+		return -1;
+	}
+	if (ev->data_len != sizeof(v))
+		lc_diverge("getitimer: the recorded value is damaged");
+	memcpy(v, lc.data + ev->data_off, sizeof(v));
+	cur->it_interval.tv_sec = v[0];
+	cur->it_interval.tv_usec = v[1];
+	cur->it_value.tv_sec = v[2];
+	cur->it_value.tv_usec = v[3];
+	lc_commit();
+	return 0;
+}
+
 LC_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov)
 {
 	const struct lc_ev *ev = timer_next("setitimer");
