@@ -541,6 +541,9 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
 		    ev.kind == TRACE_EV_SIGNAL && ev.result > 0 && ev.result < 65)
 			r->board[i].fatal_sig = (int32_t)ev.result;
+		else if (p->killed_rec)
+			r->board[i].fatal_sig = SIGKILL; /* cut short: a sender's SIGKILL waits for its
+			                                    end (lc_pids.c, kill_after_end) */
 	}
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
 	return control_socket(r, path, d);

@@ -2225,6 +2225,41 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 	return r;
 }
 
+/* A connection its peer reset has no peer address (ENOTCONN).  When recorded, the reset may
+ * have come after the program asked, and in replay before (the peer runs ahead: a client
+ * that sent its request and reset the connection at once): redis then takes the connection
+ * for a non-local one and writes an error the recorded run never wrote.  The answer is the
+ * address the trace has for the channel (its accept or connect event), as recorded. */
+LC_EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int r = IP_REAL(getpeername)(fd, addr, len), e = errno;
+	uint32_t ch;
+
+	if (r == 0 || e != ENOTCONN || !addr || !len || fd < 0 || fd >= LC_FD_MAX ||
+	    lc_fd[fd] <= 0 || !lc_on()) {
+		errno = e;
+		return r;
+	}
+	ch = (uint32_t)lc_fd[fd];
+	for (uint64_t i = lc.pos < lc.nev ? lc.pos : lc.nev; i > lc.base; i--) {
+		const struct lc_ev *ev = &lc.ev[i - 1 - lc.base];
+		struct trace_endpoint ep;
+
+		if (ev->channel != ch || (ev->kind != TRACE_EV_ACCEPT && ev->kind != TRACE_EV_CONNECT))
+			continue;
+		if (ev->data_len &&
+		    trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) == 0 &&
+		    ep.peer_len) {
+			memcpy(addr, ep.peer, ep.peer_len < *len ? ep.peer_len : *len);
+			*len = ep.peer_len;
+			return 0;
+		}
+		break;
+	}
+	errno = e;
+	return r;
+}
+
 LC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	return accept_common(fd, addr, len, 0, 0);

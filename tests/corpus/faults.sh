@@ -4,6 +4,12 @@
 #                           by the recorded shell (the one that answered a request: its
 #                           pid in a header); the master starts another; the clients go
 #                           on; then SIGQUIT
+#   faults.sh redis-kill9   redis-server under redis-benchmark; clients that fail: a
+#                           Python client that sends half a command and exits, one that
+#                           sends a whole one and resets the connection (SO_LINGER 0)
+#                           before reading the reply, a redis-cli SIGKILLed while blocked in
+#                           BLPOP; then the server itself SIGKILLed mid-load (its trace is
+#                           not closed), the benchmark seeing the connections drop
 set -u
 . "$(dirname "$0")/lib.sh"
 mode=${1:-}
@@ -52,6 +58,43 @@ grep -o 'exited on signal 9' $C_RUN/error.log
 EOF
     C_EXPECT='exited on signal 9'
     corpus_run ;;
+redis-kill9)
+    corpus_need redis-server redis-cli redis-benchmark python3
+    corpus_init "fault-$mode" "redis $(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')"
+    port=$(corpus_port)
+    cat > "$C_RUN/bad.py" <<EOF
+# a client that fails: "half" sends half a command and exits; "reset" sends a whole one and
+# closes with SO_LINGER 0 (a TCP reset) before reading the reply
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", $port))
+if sys.argv[1] == "half":
+    s.sendall(b"*3\r\n\$3\r\nSET\r\n\$4\r\nhalf")
+    sys.exit(0)
+s.sendall(b"*3\r\n\$3\r\nSET\r\n\$5\r\nreset\r\n\$1\r\n1\r\n")
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+print("reset sent")
+EOF
+    corpus_session <<EOF
+$(command -v redis-server) --bind 127.0.0.1 --port $port --save '' --appendonly no --dir $C_RUN --daemonize no --logfile $C_RUN/redis.log &
+srv=\$!
+wait_listen $port
+cli=$(command -v redis-cli)
+$(command -v redis-benchmark) -h 127.0.0.1 -p $port -n 100000 -c 4 -t set,get -q > /dev/null 2>&1 &
+bench=\$!
+python3 $C_RUN/bad.py half
+python3 $C_RUN/bad.py reset
+\$cli -p $port BLPOP nolist 0 > /dev/null &
+blocked=\$!
+\$cli -p $port SET greeting hello
+\$cli -p $port GET greeting
+kill -KILL \$blocked; wait \$blocked; echo "blocked client exit \$?"
+\$cli -p $port INCR counter
+kill -KILL \$srv; wait \$srv; echo "server exit \$?"
+wait \$bench; echo "benchmark ended"
+EOF
+    C_EXPECT='server exit 137'
+    corpus_run ;;
 *)
-    echo "usage: faults.sh nginx-kill" >&2; exit 2 ;;
+    echo "usage: faults.sh nginx-kill|redis-kill9" >&2; exit 2 ;;
 esac
