@@ -23,7 +23,8 @@ all=("nginx off" "nginx on" "lighttpd" "haproxy 1" "haproxy 2" "redis term" "red
      "redis bench" "memcached 4" "mosquitto" "beanstalkd" "dnsmasq dig" "dnsmasq python"
      "postgres" "rsync" "git threads" "socat" "supervisor" "sshd" "python asyncio"
      "python pool" "python threading" "node" "perl" "tinyproxy" "unbound" "vsftpd"
-     "pyhttp 1" "redispipe" "openssl" "swaks" "make")
+     "pyhttp 1" "redispipe" "openssl" "swaks" "make"
+     "faults nginx-kill" "faults redis-kill9" "faults nginx-stop" "faults nginx-emfile")
 if [ "${1:-}" = --list ]; then
     for s in "${all[@]}"; do echo "${s// /-}"; done
     exit 0
