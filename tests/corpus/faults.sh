@@ -15,6 +15,9 @@
 #   faults.sh nginx-emfile  nginx (one process) started under `ulimit -n 16`, 20 ab clients
 #                           at once: accept fails with EMFILE (nginx logs it and stops
 #                           accepting for a while), every request is served in the end
+#   faults.sh postgres-kill9  PostgreSQL: a backend (a client's, in pg_sleep) SIGKILLed by
+#                           the shell; the postmaster's crash recovery ends and restarts
+#                           every backend; psql retries until it answers, then SIGINT
 set -u
 . "$(dirname "$0")/lib.sh"
 mode=${1:-}
@@ -172,6 +175,48 @@ EOF
         C_HINT="a descriptor limit of 16: the preloads' own descriptors take the program's low numbers, differently recorded and replayed"
     fi
     corpus_run ;;
+postgres-kill9)
+    pgbin=""
+    for d in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+        [ -x "$d/postgres" ] && { pgbin=$d; break; }
+    done
+    [ -n "$pgbin" ] || { C_PROG=fault-$mode; corpus_skip "PostgreSQL (postgres, initdb) is not installed"; }
+    corpus_need psql runuser
+    corpus_init "fault-$mode" "postgres $("$pgbin/postgres" --version | sed 's/.*) //')"
+    C_AS=nobody
+    port=$(corpus_port)
+    chown nobody "$C_TMP" "$C_RUN"
+    runuser -u nobody -- test -x "$ENCORE" || corpus_skip "the user nobody cannot run $ENCORE (its directories are closed to others)"
+    runuser -u nobody -- "$pgbin/initdb" -A trust -U postgres -D "$C_RUN/data" > "$C_TMP/initdb.log" 2>&1 ||
+        corpus_skip "initdb failed: $(tail -1 "$C_TMP/initdb.log")"
+    # a backend SIGKILLed by the recorded shell (its pid from pg_stat_activity, as
+    # PostgreSQL's getpid gave it): the postmaster ends every other backend and restarts
+    # after crash recovery; psql retries until it answers again
+    psql="psql -X -A -t -h 127.0.0.1 -p $port -U postgres -d postgres"
+    corpus_session <<EOF
+$pgbin/postgres -D $C_RUN/data -k $C_RUN -c listen_addresses=127.0.0.1 -p $port \
+    -c logging_collector=off -c shared_buffers=16MB > $C_RUN/postgres.log 2>&1 &
+srv=\$!
+wait_listen $port
+$psql -q -c 'CREATE TABLE t (k int, v text)'
+$psql -q -c "INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 100) g"
+$psql -c 'SELECT pg_sleep(600)' > /dev/null 2>&1 &
+sleeper=\$!
+b=
+while [ -z "\$b" ]; do
+    b=\$($psql -c "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()")
+done
+kill -KILL \$b
+wait \$sleeper; echo "sleeping client exit \$?"
+n=0
+until $psql -c 'SELECT count(*), sum(k), max(v) FROM t' 2> /dev/null; do n=\$((n + 1)); done
+grep -c 'terminated by signal 9' $C_RUN/postgres.log
+stop \$srv INT
+EOF
+    C_EXPECT='100|5050|row 99'
+    if "$ENCORE" replay --help 2>&1 | grep -q -- --no-isolate; then C_REPLAY_OPTS=--no-isolate; fi
+    C_SHM='shared buffers, latches, the recovery state and the flags its SIGUSR1 points at'
+    corpus_run ;;
 *)
-    echo "usage: faults.sh nginx-kill|redis-kill9|nginx-stop|nginx-emfile" >&2; exit 2 ;;
+    echo "usage: faults.sh nginx-kill|redis-kill9|nginx-stop|nginx-emfile|postgres-kill9" >&2; exit 2 ;;
 esac

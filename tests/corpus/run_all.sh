@@ -24,7 +24,8 @@ all=("nginx off" "nginx on" "lighttpd" "haproxy 1" "haproxy 2" "redis term" "red
      "postgres" "rsync" "git threads" "socat" "supervisor" "sshd" "python asyncio"
      "python pool" "python threading" "node" "perl" "tinyproxy" "unbound" "vsftpd"
      "pyhttp 1" "redispipe" "openssl" "swaks" "make"
-     "faults nginx-kill" "faults redis-kill9" "faults nginx-stop" "faults nginx-emfile")
+     "faults nginx-kill" "faults redis-kill9" "faults nginx-stop" "faults nginx-emfile"
+     "faults postgres-kill9")
 if [ "${1:-}" = --list ]; then
     for s in "${all[@]}"; do echo "${s// /-}"; done
     exit 0
