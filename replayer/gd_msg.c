@@ -116,7 +116,6 @@ struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_
 	return NULL;
 }
 
-/* 1: the recorded peer; 0: another process (keep it for later); -1: cannot tell yet. */
 /* 1 when a TCP socket of process pid (its network namespace's /proc/PID/net/tcp and tcp6)
  * has local port `port` and is not closing (TIME_WAIT, CLOSE). */
 static int port_open(long pid, int port)
@@ -158,6 +157,7 @@ static int gone_peer_answer(const struct gd_proc *c)
 	return 1;
 }
 
+/* 1: the recorded peer; 0: another process (keep it for later); -1: cannot tell yet. */
 static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
 {
 	struct gd_proc *c = rep__expected_client(r, srv, k);
