@@ -691,10 +691,10 @@ void lc_traced(uint32_t id, int64_t value)
 	lc_depth--;
 }
 
-void lc_connected(int port)
+void lc_connected(int port, uint64_t ev_index)
 {
 	lc_depth++;
-	ctl_send(REP_MSG_CONNECTED, port, 0, NULL);
+	ctl_send(REP_MSG_CONNECTED, port, (int64_t)ev_index, NULL);
 	lc_depth--;
 }
 

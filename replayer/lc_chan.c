@@ -1848,6 +1848,8 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		int port = 0;
+		/* the connect event's number: which of this process's connects the port is */
+		uint64_t k = (uint64_t)(ev - lc.ev) + lc.base + 1;
 
 		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
 			if (ss.ss_family == AF_INET)
@@ -1855,7 +1857,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 			else if (ss.ss_family == AF_INET6)
 				port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 		}
-		lc_connected(port);
+		lc_connected(port, k);
 	}
 	if (ev->result < 0) {
 		errno = ev->err;
