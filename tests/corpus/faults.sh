@@ -153,10 +153,6 @@ curl -sS http://127.0.0.1:$port/small.txt
 stop \$srv QUIT
 EOF
         C_EXPECT='Complete requests: *400'
-        # read from the stalls: the same session without the stop stalls as well (both
-        # workers wait at accept for connects ab made); nginx with two workers replays
-        # sequential clients (nginx.sh on), not ab's four at once
-        C_HINT="nginx's two workers under four concurrent clients: both wait at accept for connections ab made (the prefork accept under concurrency, not the stop)"
     else
         # 16 descriptors: nginx's own take about 8, so 20 clients at once meet EMFILE on
         # accept (nginx logs it and stops accepting for a while); every request is served
