@@ -42,7 +42,7 @@ extern "C" {
  * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
  * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched.  4: receives of
  * shared pipe ends linked by their shared offsets; semaphore edges (ORDER events). */
-#define ANA_MODEL_VERSION 4
+#define ANA_MODEL_VERSION 5
 
 struct ana_session;
 struct ana_ref;

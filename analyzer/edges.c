@@ -22,6 +22,7 @@
  * What is matched or linked here is the analyzer's model: a change to it bumps
  * ANA_MODEL_VERSION (ana.h), so that SQL caches made before are rebuilt.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,6 +321,35 @@ out:
  * (pids are reused); its end is its exit or fatal signal, else its last recorded event (killed
  * outright, SIGKILL leaves no event: the wait saw it dead after that).  A child with no events
  * (not recorded) orders nothing. */
+/* A child killed outright (no exit or fatal signal in its trace) by a recorded process's
+ * SIGKILL: the wait that reaped it came after that kill too, not only after the child's
+ * last event (a cut holding nginx's master past the wait for a worker the shell killed held
+ * the shell before its kill: the halt waited for ever).  The first SIGKILL of the child's pid
+ * from another process of the session; none: nothing more. */
+static int link_kill_wait(struct ana_session *s, size_t *xcap, size_t *ocap, size_t child,
+                          size_t p, uint64_t k)
+{
+	int rc;
+
+	for (size_t q = 0; q < s->nprocs; q++) {
+		const struct ana_proc *pq = &s->procs[q];
+
+		if (q == child || q == p)
+			continue;
+		for (uint64_t i = 1; i <= pq->n; i++) {
+			const struct ana_ev *f = &pq->ev[i - 1];
+
+			if (f->kind != TRACE_EV_KILL || f->result != s->procs[child].pid ||
+			    f->offset != SIGKILL)
+				continue;
+			if ((rc = push_xedge(&s->xin, &s->nxin, xcap, (uint32_t)p, k, (uint32_t)q, i)))
+				return rc;
+			return push_xedge(&s->xout, &s->nxout, ocap, (uint32_t)q, i, (uint32_t)p, k);
+		}
+	}
+	return 0;
+}
+
 static int link_waits(struct ana_session *s, size_t *xcap, size_t *ocap)
 {
 	int rc;
@@ -358,6 +388,8 @@ static int link_waits(struct ana_session *s, size_t *xcap, size_t *ocap)
 			                     j)) ||
 			    (rc = push_xedge(&s->xout, &s->nxout, ocap, (uint32_t)best, j, (uint32_t)p,
 			                     k)))
+				return rc;
+			if (j == s->procs[best].n && (rc = link_kill_wait(s, xcap, ocap, best, p, k)))
 				return rc;
 		}
 	}

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "interpose.h"
 
@@ -28,12 +30,19 @@ int ip_clone_is_fork(long nr, const long *a)
 	                             CLONE_THREAD | CLONE_VFORK | CLONE_SETTLS;
 	/* the head of the kernel's struct clone_args (linux/sched.h, whose CLONE_ macros clash
 	 * with sched.h's) */
-	const struct { uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack; } *ca;
+	struct { uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack; } ca;
+	struct iovec local = { &ca, sizeof(ca) }, remote = { (void *)a[0], sizeof(ca) };
 
 	if (nr == SYS_clone)
 		return !((unsigned long)a[0] & shared) && !a[1];
 	if (nr != SYS_clone3 || !a[0] || (unsigned long)a[1] < 64) /* CLONE_ARGS_SIZE_VER0 */
 		return 0;
-	ca = (const void *)a[0];
-	return !(ca->flags & shared) && !ca->stack;
+	/* The struct is the program's pointer, which the kernel reads with a check: read it so
+	 * too (process_vm_readv on ourselves fails where a load would fault), and leave a struct
+	 * we cannot read whole to the real call, whose EFAULT the program then gets.  The number
+	 * goes to syscall(), not getpid(): the replay's getpid gives back the recorded pid. */
+	if (syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL) !=
+	    (long)sizeof(ca))
+		return 0;
+	return !(ca.flags & shared) && !ca.stack;
 }

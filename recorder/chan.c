@@ -965,6 +965,12 @@ REC_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 	return r;
 }
 
+/* No event (interpose/calls.def): the replay's controller answers a reset connection's. */
+REC_EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return IP_REAL(getpeername)(fd, addr, len);
+}
+
 REC_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	int r = IP_REAL(accept4)(fd, addr, len, flags), e = errno;

@@ -523,10 +523,20 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_STATUS, r->dir);
 	unlinkat(r->cdir, REP_STATUS, 0);
 	fd = openat(r->cdir, REP_STATUS, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || ftruncate(fd, REP_SLOTS_MAX * sizeof(struct rep_slot)) != 0) {
-		rep__diag_set(d, TRACE_EIO, path, "cannot create the status board: %s", strerror(errno));
-		if (fd >= 0)
+	/* Its blocks reserved, not only its size set: a mapping of a sparse file on a full file
+	 * system (a session recorded until the disk filled) faults with SIGBUS at the first
+	 * store, where this says why. */
+	if (fd < 0 || (rc = posix_fallocate(fd, 0, REP_SLOTS_MAX * sizeof(struct rep_slot))) != 0) {
+		int e = fd < 0 ? errno : rc;
+
+		rep__diag_set(d, TRACE_EIO, path, "cannot create the status board: %s%s", strerror(e),
+		              e == ENOSPC || e == EDQUOT ?
+		                  " (the replay needs a little room in the session directory; free "
+		                  "some, or copy the session elsewhere)" : "");
+		if (fd >= 0) {
 			close(fd);
+			unlinkat(r->cdir, REP_STATUS, 0);
+		}
 		return TRACE_EIO;
 	}
 	r->board = mmap(NULL, REP_SLOTS_MAX * sizeof(struct rep_slot), PROT_READ | PROT_WRITE,
@@ -547,6 +557,9 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
 		    ev.kind == TRACE_EV_SIGNAL && ev.result > 0 && ev.result < 65)
 			r->board[i].fatal_sig = (int32_t)ev.result;
+		else if (p->killed_rec)
+			r->board[i].fatal_sig = SIGKILL; /* cut short: a sender's SIGKILL waits for its
+			                                    end (lc_pids.c, kill_after_end) */
 	}
 	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/" REP_CTL, r->dir);
 	return control_socket(r, path, d);

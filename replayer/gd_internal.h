@@ -59,6 +59,7 @@ struct gd_proc {
 	int lp_named;           /* named in some step: its LC keeps the counters from the start */
 	int ports[256];         /* local TCP ports of its latest connects in this replay, oldest
 	                           first, each once and in one process only (gd_msg.c) */
+	uint64_t port_ev[256];  /* the connect event each came from (0: unknown) */
 	size_t nports;
 	uint64_t acc_wait;      /* the accept event it waits at for a connection the GD may
 	                           hold (REP_MSG_HOLD answered STOP), 0 for none */

@@ -116,6 +116,67 @@ struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_
 	return NULL;
 }
 
+/* 1 when a TCP socket of process pid (its network namespace's /proc/PID/net/tcp and tcp6)
+ * has local port `port` and is not closing (TIME_WAIT, CLOSE). */
+static int port_open(long pid, int port)
+{
+	static const char *const files[] = { "tcp", "tcp6" };
+	char path[64], line[512];
+	unsigned int lport, st;
+
+	for (size_t f = 0; f < 2; f++) {
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/proc/%ld/net/%s", pid, files[f]);
+		if (!(fp = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), fp))
+			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", &lport, &st) == 2 &&
+			    (int)lport == port && st != 0x06 && st != 0x07) {
+				fclose(fp);
+				return 1;
+			}
+		fclose(fp);
+	}
+	return 0;
+}
+
+/* A connection with no peer address (pid and port 0): TCP reset by its peer before the
+ * accept, so getpeername fails; in the replay, the reset of a client that connected, sent
+ * and reset at once may come before the server's accept where it came after when recorded.
+ * It is the expected client's unless that client's own connection is still open (its
+ * reported ports): then it is a later accept's, kept for it (the answer 0), not taken for
+ * the expected one (whose bytes the server then found reset). */
+static int gone_peer_answer(const struct gd_proc *c)
+{
+	if (c->pid <= 0)
+		return 1;
+	for (size_t i = 0; i < c->nports; i++)
+		if (port_open(c->pid, c->ports[i]))
+			return 0;
+	return 1;
+}
+
+/* A connection of the expected client c, from its connect event ev (0: unknown): 1 when that
+ * is the connect the analyzer ties to accept event k (or a later connect call on the same
+ * channel: a non-blocking connect called again reports its port again), else 0 (another
+ * accept's: kept for it).  A client with several connections at once (ab -c 4 against
+ * nginx's two workers) had any of its connections taken for the one this accept made when
+ * recorded: the worker then waited for bytes that came on another, and the replay stalled. */
+static int same_connect(struct rep *r, struct gd_proc *srv, uint64_t k, struct gd_proc *c,
+                        uint64_t ev)
+{
+	struct ana_event acc, a, b;
+
+	if (!ev || srv->ana < 0 || ana_event_get(r->ana, (size_t)srv->ana, k, &acc) != 0 ||
+	    acc.src_proc == ANA_NO_PROC || !acc.src_index || acc.src_index == ev)
+		return 1;
+	if (c->ana < 0 || ana_event_get(r->ana, (size_t)c->ana, acc.src_index, &a) != 0 ||
+	    ana_event_get(r->ana, (size_t)c->ana, ev, &b) != 0)
+		return 1; /* (cannot tell: as before, the process decides) */
+	return a.channel && a.channel == b.channel;
+}
+
 /* 1: the recorded peer; 0: another process (keep it for later); -1: cannot tell yet. */
 static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pid, int port)
 {
@@ -123,12 +184,14 @@ static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pi
 
 	if (!c)
 		return 1;
+	if (!pid && !port)
+		return gone_peer_answer(c);
 	if (pid)
 		return c->pid == pid;
 	if (port) {
 		for (size_t i = 0; i < c->nports; i++)
 			if (c->ports[i] == port)
-				return 1;
+				return same_connect(r, srv, k, c, c->port_ev[i]);
 		for (size_t p = 0; p < r->nprocs; p++)
 			for (size_t i = 0; i < r->procs[p].nports; i++)
 				if (r->procs[p].ports[i] == port)
@@ -302,7 +365,7 @@ static int dgram_recorded(struct rep *r, struct gd_proc *p, uint64_t k)
  * name the wrong client), and only the latest connects' (a load generator's hundreds of
  * connections filled the list, ab's 33rd went unknown, and the server's accept waited for
  * it for ever). */
-static void note_port(struct rep *r, struct gd_proc *p, int port)
+static void note_port(struct rep *r, struct gd_proc *p, int port, uint64_t ev)
 {
 	const size_t cap = sizeof(p->ports) / sizeof(p->ports[0]);
 
@@ -312,21 +375,25 @@ static void note_port(struct rep *r, struct gd_proc *p, int port)
 		for (size_t i = 0; i < o->nports; i++)
 			if (o->ports[i] == port) {
 				memmove(&o->ports[i], &o->ports[i + 1], (o->nports - i - 1) * sizeof(int));
+				memmove(&o->port_ev[i], &o->port_ev[i + 1],
+				        (o->nports - i - 1) * sizeof(uint64_t));
 				o->nports--;
 				break;
 			}
 	}
 	if (p->nports == cap) {
 		memmove(&p->ports[0], &p->ports[1], (cap - 1) * sizeof(int));
+		memmove(&p->port_ev[0], &p->port_ev[1], (cap - 1) * sizeof(uint64_t));
 		p->nports--;
 	}
+	p->port_ev[p->nports] = ev;
 	p->ports[p->nports++] = port;
 }
 
-static void on_connected(struct rep *r, struct gd_proc *p, int port)
+static void on_connected(struct rep *r, struct gd_proc *p, int port, uint64_t ev)
 {
 	if (port)
-		note_port(r, p, port);
+		note_port(r, p, port, ev);
 	for (size_t i = 0; i < r->naccepts;) {
 		struct gd_accept *a = &r->accepts[i];
 		int ans = accept_answer(r, a->server, a->k, 0, a->port);
@@ -497,7 +564,7 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		p->execing = 1;
 		break;
 	case REP_MSG_CONNECTED:
-		on_connected(r, p, (int)m.a);
+		on_connected(r, p, (int)m.a, (uint64_t)m.b);
 		break;
 	case REP_MSG_ACCEPTED:
 		on_accepted(r, p, (uint64_t)m.a, (long)m.b, (int)m.flags);

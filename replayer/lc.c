@@ -14,6 +14,7 @@
  *   exit         EXIT is checked and consumed, DONE goes to the GD.
  */
 #define UNW_LOCAL_ONLY
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libunwind.h>
@@ -299,6 +300,32 @@ static int load_sites(struct trace_reader *r, const struct lc_ev *evs, uint64_t 
 	return 0;
 }
 
+/* The reason of a notrace.CODE.FILE note of the session (the recorder could not create FILE:
+ * a full disk, a privilege drop...; schemas/trace-format.md, "Truncation"), or 0. */
+static int notrace_note(const char *file)
+{
+	char path[4096 + 32];
+	struct dirent *de;
+	DIR *d;
+	int code = 0;
+
+	snprintf(path, sizeof(path), "%s/.encore-registry", lc.dir);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!code && (de = readdir(d))) {
+		char *end;
+		long c;
+
+		if (strncmp(de->d_name, "notrace.", 8) != 0)
+			continue;
+		c = strtol(de->d_name + 8, &end, 10);
+		if (end != de->d_name + 8 && *end == '.' && strcmp(end + 1, file) == 0 && c > 0)
+			code = (int)c;
+	}
+	closedir(d);
+	return code;
+}
+
 /* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
  * allocates.  Returns 0, or -1 with why[] filled. */
 static int load_trace(char *why, size_t cap)
@@ -321,8 +348,16 @@ static int load_trace(char *why, size_t cap)
 	snprintf(path, sizeof(path), "%s/%s", lc.dir, file);
 	memset(&d, 0, sizeof(d));
 	if (trace_reader_open(path, &r, &d) != 0) {
-		snprintf(why, cap, "no trace for process %s (%.200s: %.120s): it did not exist in the "
-		         "recorded run", lc.name, path, d.msg[0] ? d.msg : trace_strerror(d.code));
+		int code = notrace_note(file);
+
+		if (code)
+			snprintf(why, cap, "process %.64s was not recorded: its trace %.160s could not be "
+			         "created (%.60s; encore check names it): the replay cannot follow it",
+			         lc.name, path, trace_stop_reason(code));
+		else
+			snprintf(why, cap, "no trace for process %s (%.200s: %.120s): it did not exist in "
+			         "the recorded run", lc.name, path,
+			         d.msg[0] ? d.msg : trace_strerror(d.code));
 		return -1;
 	}
 	lc.rec_pid = trace_reader_process(r)->pid;
@@ -685,10 +720,10 @@ void lc_traced(uint32_t id, int64_t value)
 	lc_depth--;
 }
 
-void lc_connected(int port)
+void lc_connected(int port, uint64_t ev_index)
 {
 	lc_depth++;
-	ctl_send(REP_MSG_CONNECTED, port, 0, NULL);
+	ctl_send(REP_MSG_CONNECTED, port, (int64_t)ev_index, NULL);
 	lc_depth--;
 }
 

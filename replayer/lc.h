@@ -334,7 +334,7 @@ LC_HIDDEN int lc_ctl_fd(void);
 LC_HIDDEN int lc_ctl_release(void);
 /* Tell the GD a connect succeeded (its local TCP port, 0 for Unix sockets), so that the
  * server's LC can tell its recorded peer among the connections it accepts. */
-LC_HIDDEN void lc_connected(int port);
+LC_HIDDEN void lc_connected(int port, uint64_t ev_index);
 /* Ask the GD whether the connection just accepted is the recorded peer of accept event k. */
 LC_HIDDEN int lc_accept_is_recorded(uint64_t k, long peer_pid, int peer_port);
 /* Before a call that may block for long without being an event (wait for a child): halt

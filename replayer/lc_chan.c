@@ -1892,6 +1892,8 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		int port = 0;
+		/* the connect event's number: which of this process's connects the port is */
+		uint64_t k = (uint64_t)(ev - lc.ev) + lc.base + 1;
 
 		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
 			if (ss.ss_family == AF_INET)
@@ -1899,7 +1901,7 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 			else if (ss.ss_family == AF_INET6)
 				port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 		}
-		lc_connected(port);
+		lc_connected(port, k);
 	}
 	if (ev->result < 0) {
 		errno = ev->err;
@@ -2266,6 +2268,41 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len, int flag
 	bind_fd(r, ev->channel);
 	lc_commit();
 	skip_closes(r);
+	return r;
+}
+
+/* A connection its peer reset has no peer address (ENOTCONN).  When recorded, the reset may
+ * have come after the program asked, and in replay before (the peer runs ahead: a client
+ * that sent its request and reset the connection at once): redis then takes the connection
+ * for a non-local one and writes an error the recorded run never wrote.  The answer is the
+ * address the trace has for the channel (its accept or connect event), as recorded. */
+LC_EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int r = IP_REAL(getpeername)(fd, addr, len), e = errno;
+	uint32_t ch;
+
+	if (r == 0 || e != ENOTCONN || !addr || !len || fd < 0 || fd >= LC_FD_MAX ||
+	    lc_fd[fd] <= 0 || !lc_on()) {
+		errno = e;
+		return r;
+	}
+	ch = (uint32_t)lc_fd[fd];
+	for (uint64_t i = lc.pos < lc.nev ? lc.pos : lc.nev; i > lc.base; i--) {
+		const struct lc_ev *ev = &lc.ev[i - 1 - lc.base];
+		struct trace_endpoint ep;
+
+		if (ev->channel != ch || (ev->kind != TRACE_EV_ACCEPT && ev->kind != TRACE_EV_CONNECT))
+			continue;
+		if (ev->data_len &&
+		    trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) == 0 &&
+		    ep.peer_len) {
+			memcpy(addr, ep.peer, ep.peer_len < *len ? ep.peer_len : *len);
+			*len = ep.peer_len;
+			return 0;
+		}
+		break;
+	}
+	errno = e;
 	return r;
 }
 

@@ -312,6 +312,27 @@ static int kill_done(const struct lc_ev *ev, int r)
 	return r;
 }
 
+/* A SIGKILL to a process whose recorded trace was cut short by one (the GD marks it on the
+ * board, fatal_sig): sent once that process has reached the end of its trace (it runs free
+ * there, or ended, halted or diverged), not before.  Sent as soon as the sender gets there,
+ * it ended the process before events the recorded one made before its death (its last
+ * replies, which a client then missed: "Connection reset by peer").  Nothing the target
+ * still has to do waits for the sender: it all came before the kill when recorded. */
+static void kill_after_end(pid_t rec, pid_t live)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+
+	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++) {
+		volatile struct rep_slot *s = &lc.slots[i];
+
+		if (s->rec_pid != rec || s->pid != live || s->fatal_sig != SIGKILL)
+			continue;
+		while (s->state < REP_SLOT_HALTED && s->pid == live && IP_REAL(kill)(live, 0) == 0)
+			syscall(SYS_nanosleep, &ts, NULL);
+		return;
+	}
+}
+
 static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
@@ -322,6 +343,16 @@ static int kill_live(pid_t pid, int sig)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
+	/* A process of the session is not stopped or continued for real: where a SIGSTOP caught
+	 * it when recorded is in no trace (it runs no handler, logs nothing), and sent where the
+	 * sender gets there it froze the target at another point, holding what the others then
+	 * waited for (an nginx worker stopped by a shell under ab's load: the replay stalled).
+	 * What the stop did that the replay needs is in the traces: the parent's SIGCHLD handler
+	 * runs and wait results, replayed as recorded; the target's events keep their order. */
+	if (sig == SIGSTOP || sig == SIGCONT)
+		return 0;
+	if (sig == SIGKILL && pid > 0)
+		kill_after_end(pid, live);
 	return IP_REAL(kill)(pid < 0 ? -live : live, sig);
 }
 

@@ -156,6 +156,15 @@ static void turn_wait(void)
 		if (!next) {
 			const struct lc_ev *end = lc.nev > lc.base ? &lc.ev[lc.nev - 1 - lc.base] : NULL;
 
+			/* the recorded process was killed (SIGKILL) here: this thread's call was not
+			 * logged; the process runs free from here until killed as it was (lc_run_free),
+			 * this thread waiting in its call */
+			if (lc.killed) {
+				if (lc.active)
+					lc_run_free();
+				sleep_forever();
+			}
+
 			/* the process ends (exit, a fatal signal, exec): the recorded run ended with it,
 			 * and a thread still running then was ended with it, wherever it was */
 			if (lc.done || (end && (end->kind == TRACE_EV_EXIT ||

@@ -47,7 +47,8 @@ enum rep_msg_type {
 	                         sure its sender will send (Manabe & Imase 3.2), then answers */
 	REP_MSG_EXEC = 8,     /* the process is about to exec: its connection will end, its new
 	                         image will say HELLO again (same pid) */
-	REP_MSG_CONNECTED = 6,/* a connect succeeded: a = local TCP port (0 for Unix sockets) */
+	REP_MSG_CONNECTED = 6,/* a connect succeeded: a = local TCP port (0 for Unix sockets),
+	                         b = the connect's event number */
 	REP_MSG_TRACED = 9,   /* a trace point's condition became true (`encore debug`): a = the
 	                         state index, b = the value of its term there, flags = its id */
 	REP_MSG_ACCEPTED = 7, /* is this the recorded peer of accept event a?  b = the peer's pid

@@ -23,7 +23,9 @@ all=("nginx off" "nginx on" "lighttpd" "haproxy 1" "haproxy 2" "redis term" "red
      "redis bench" "memcached 4" "mosquitto" "beanstalkd" "dnsmasq dig" "dnsmasq python"
      "postgres" "rsync" "git threads" "socat" "supervisor" "sshd" "python asyncio"
      "python pool" "python threading" "node" "perl" "tinyproxy" "unbound" "vsftpd"
-     "pyhttp 1" "pyhttp 4" "redispipe" "openssl" "swaks" "make" "pyregrtest")
+     "pyhttp 1" "pyhttp 4" "redispipe" "openssl" "swaks" "make" "pyregrtest"
+     "faults nginx-kill" "faults redis-kill9" "faults nginx-stop" "faults nginx-emfile"
+     "faults postgres-kill9")
 if [ "${1:-}" = --list ]; then
     for s in "${all[@]}"; do echo "${s// /-}"; done
     exit 0

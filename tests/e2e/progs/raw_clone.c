@@ -4,13 +4,17 @@
  * answers three requests of its parent over a socketpair, the parent prints the answers and
  * how the child ended.  The child is a forked child for both preloads (interpose/sandbox.c,
  * ip_clone_is_fork): it gets its own trace, and it must not write into its parent's.
- * Usage: raw_clone [clone|clone3]
+ * "clone3bad": clone3 with argument pointers the kernel cannot read (unmapped, NULL+1, the
+ * struct running off the end of a page): each must fail with EFAULT, as without a preload,
+ * which has to read the struct to tell a fork from a thread; prints what each call gave.
+ * Usage: raw_clone [clone|clone3|clone3bad]
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,6 +33,35 @@ static long raw_fork(int use3)
 	return syscall(SYS_clone3, ca, sizeof(ca));
 }
 
+/* clone3 with pointers the kernel faults on: each call's result and errno */
+static int bad_clone3(void)
+{
+	long pg = sysconf(_SC_PAGESIZE), r;
+	char *two = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                 -1, 0);
+	void *bad[3];
+	int i;
+
+	if (two == MAP_FAILED)
+		return 1;
+	/* a readable page followed by an unmapped one: the struct's head readable, its tail not */
+	munmap(two + pg, (size_t)pg);
+	memset(two, 0, (size_t)pg);
+	bad[0] = two + pg;          /* unmapped */
+	bad[1] = (void *)1;         /* never mapped */
+	bad[2] = two + pg - 16;     /* the first 16 bytes readable, the rest not */
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		r = syscall(SYS_clone3, bad[i], (size_t)64);
+		if (r == 0)
+			_exit(9); /* a child: it should not exist */
+		if (r < 0 && errno == ENOSYS)
+			return 77;
+		printf("clone3 bad pointer %d: %ld %s\n", i, r, strerror(errno));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int use3 = argc > 1 && strcmp(argv[1], "clone3") == 0, sv[2], i, st;
@@ -36,6 +69,8 @@ int main(int argc, char **argv)
 	ssize_t n;
 	long pid;
 
+	if (argc > 1 && strcmp(argv[1], "clone3bad") == 0)
+		return bad_clone3();
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 		return 1;
 	pid = raw_fork(use3);
