@@ -56,13 +56,20 @@ int rec_forking;
  * more threads than CPUs (memcached's four workers and its LRU thread on two), a waiter that
  * yields is picked again at once while the holder waits for a CPU, and the waiters' yields
  * were a fifth of the recorded server's context switches.  So: a short spin (the holder,
- * running on another CPU, is out within a few hundred nanoseconds: one event), then a futex
- * wait, which marks the lock 2 so that its release wakes one waiter (rec_leave); the classic
- * three-state mutex (Drepper, "Futexes Are Tricky", mutex 3).  The fast path's exchange
+ * running on another CPU, is out within a few hundred nanoseconds: one event), a few yields,
+ * then a futex wait, which marks the lock 2 so that its release wakes one waiter (rec_leave);
+ * the classic three-state mutex (Drepper, "Futexes Are Tricky", mutex 3).  The yields come
+ * first because a release that wakes a sleeper often loses its CPU to it: the releasing
+ * thread stops right after its event, and the code it runs before its next one (its free
+ * code) lands after many events of the others in the trace.  Replay places free code by
+ * what the next call is (replayer/README.md, "Threads"), which such a recording contradicts:
+ * with a sleep straight after the spin, BIND's dig diverged in 20 of 24 replays (libuv's
+ * pending flag read before its loop thread reset it), 0 of 48 with the yields.  The fast path's exchange
  * writes 1 and may so hide a 2 (seen): a waiter that saw a 2 takes the lock as 2, so that its
  * own release wakes the next.  The wait has a timeout, a bound on any wakeup missed (a
  * release by a thread that took the lock while the process looked single-threaded, rec.h). */
 #define REC_LOCK_SPIN 64
+#define REC_LOCK_YIELDS 16
 
 static int lock_wait(int seen, int may_bail)
 {
@@ -70,6 +77,16 @@ static int lock_wait(int seen, int may_bail)
 
 	for (i = 0; i < REC_LOCK_SPIN; i++) {
 		rec_cpu_relax();
+		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
+			continue;
+		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
+		if (v == 0)
+			return 1;
+		if (v == 2)
+			mark = 2;
+	}
+	for (i = 0; i < REC_LOCK_YIELDS; i++) {
+		IP_REAL(syscall)(SYS_sched_yield);
 		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
 			continue;
 		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
