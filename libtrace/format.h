@@ -89,6 +89,8 @@ enum {
 	REC_FILE = 0x86,     /* a file input (trace.h, struct trace_file_input) */
 	REC_LAYOUT = 0x87,   /* the image's address layout (trace.h, struct trace_layout) */
 	REC_PATH = 0x88,     /* a path the process created or removed (trace.h, trace_path_change) */
+	/* 0x89-0x8a: reserved */
+	REC_ENV = 0x8b,      /* the environment the image started with (trace.h, trace_writer_env) */
 };
 
 /* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */

@@ -82,6 +82,9 @@ struct trace_reader {
 	struct trace_file_input *files; /* file input records (trace_reader_files) */
 	struct trace_layout layout;     /* the layout record (trace_reader_layout) */
 	int has_layout;
+	char **env;                     /* the environment record (trace_reader_env) */
+	uint32_t envc;
+	int has_env;
 	size_t nfiles, cap_files;
 	struct trace_path_change *paths; /* path records (trace_reader_paths) */
 	size_t npaths, cap_paths;
@@ -725,6 +728,57 @@ static int decode_layout(struct trace_reader *r, struct cursor *c)
 	return 0;
 }
 
+/* The environment record (schemas/trace-format.md, "Environment"); a second one replaces
+ * the first. */
+static int decode_env(struct trace_reader *r, struct cursor *c)
+{
+	uint64_t n = cur_varint(c);
+	char **list;
+	uint32_t i;
+
+	if (c->bad || c->short_read || n > TRACE_ENV_MAX_STRINGS)
+		return TRACE_ECORRUPT;
+	if (!(list = calloc(n + 1, sizeof(*list))))
+		return TRACE_ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t l = cur_varint(c);
+		const uint8_t *b;
+
+		if (c->bad || c->short_read || l > TRACE_ENV_MAX_BYTES)
+			goto bad;
+		b = cur_bytes(c, l);
+		if (c->bad || c->short_read || memchr(b, 0, l))
+			goto bad;
+		if (!(list[i] = strndup((const char *)b, l))) {
+			for (uint32_t j = 0; j < i; j++)
+				free(list[j]);
+			free(list);
+			return TRACE_ENOMEM;
+		}
+	}
+	for (i = 0; i < r->envc; i++)
+		free(r->env[i]);
+	free(r->env);
+	r->env = list;
+	r->envc = (uint32_t)n;
+	r->has_env = 1;
+	return 0;
+bad:
+	for (uint32_t j = 0; j < i; j++)
+		free(list[j]);
+	free(list);
+	return TRACE_ECORRUPT;
+}
+
+int trace_reader_env(const struct trace_reader *r, uint32_t *envc, char *const **envp)
+{
+	if (!r->has_env)
+		return 0;
+	*envc = r->envc;
+	*envp = r->env;
+	return 1;
+}
+
 int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l)
 {
 	if (!r->has_layout)
@@ -953,6 +1007,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_layout(r, &pc);
 				else if (tag == REC_PATH)
 					rc = decode_path(r, &pc);
+				else if (tag == REC_ENV)
+					rc = decode_env(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {
@@ -1079,6 +1135,9 @@ void trace_reader_close(struct trace_reader *r)
 		free((char *)r->paths[i].from);
 	}
 	free(r->paths);
+	for (i = 0; i < r->envc; i++)
+		free(r->env[i]);
+	free(r->env);
 	free(r->buf);
 	fmt_meta_free(&r->proc);
 	ZSTD_freeDCtx(r->dctx);

@@ -729,6 +729,20 @@ int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l);
  * recorders; it comes before the first event, so one trace_reader_next is enough). */
 int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l);
 
+/* The environment an image's program started with (schemas/trace-format.md, "Environment"):
+ * its `environ` once the recorder's constructor ran, in order, written before the image's
+ * first event.  Replay gives the program these strings (replayer/README.md, "Environment").
+ * Writer side: allocates nothing; TRACE_EINVAL when there are more than
+ * TRACE_ENV_MAX_STRINGS strings or TRACE_ENV_MAX_BYTES in all (the record is then not
+ * written). */
+#define TRACE_ENV_MAX_BYTES (64u * 1024)
+#define TRACE_ENV_MAX_STRINGS 1024
+int trace_writer_env(struct trace_writer *w, char *const *envp, uint32_t envc);
+/* 1 and (*envc, *envp) when the trace has the record (read so far: it comes before the first
+ * event), 0 when not (an older recorder, a forked child's trace, an environment too large).
+ * The strings belong to the reader. */
+int trace_reader_env(const struct trace_reader *r, uint32_t *envc, char *const **envp);
+
 /* ---------------------------------------------------------------------------------------
  * Packed sessions (schemas/pack.md): DIR/pack/objects/SHA256HEX holds each distinct file
  * content once, DIR/pack/manifest lists which host used which content at which path.

@@ -1335,6 +1335,31 @@ int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l)
 	return meta_record(w, REC_LAYOUT, &p, 1);
 }
 
+/* The environment record: a varint count, then per string a varint length and its bytes.
+ * At most TRACE_ENV_MAX_STRINGS strings and TRACE_ENV_MAX_BYTES in all (the pieces live on
+ * the stack: the recorder's constructor calls this, with nothing allocated). */
+int trace_writer_env(struct trace_writer *w, char *const *envp, uint32_t envc)
+{
+	struct piece p[1 + 2 * TRACE_ENV_MAX_STRINGS];
+	uint8_t head[10], lens[TRACE_ENV_MAX_STRINGS][10];
+	size_t total = 0, np = 0;
+	uint32_t k;
+
+	if (envc > TRACE_ENV_MAX_STRINGS)
+		return TRACE_EINVAL;
+	for (k = 0; k < envc; k++)
+		if ((total += strlen(envp[k]) + 1) > TRACE_ENV_MAX_BYTES)
+			return TRACE_EINVAL;
+	p[np++] = (struct piece){ head, put_varint(head, envc) };
+	for (k = 0; k < envc; k++) {
+		size_t l = strlen(envp[k]);
+
+		p[np++] = (struct piece){ lens[k], put_varint(lens[k], l) };
+		p[np++] = (struct piece){ envp[k], l };
+	}
+	return meta_record(w, REC_ENV, p, np);
+}
+
 /* The checkpoint record (schemas/trace-format.md, "Disk budget"): every live channel with
  * its byte counts, pair and endpoint, so that a reader starting at this chunk after the
  * chunks before it were dropped can still place and match the events that follow. */

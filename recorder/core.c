@@ -708,6 +708,7 @@ void rec_registry_unrecorded_child(void)
 
 /* --- opening the trace ------------------------------------------------------------------ */
 
+extern char **environ;
 static struct trace_process proc;
 static char cmdline[65536];
 static char *argvbuf[1024];
@@ -967,6 +968,15 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 		 * layout") */
 		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
 			putenv(buf);
+	}
+	{
+		/* The environment as the program will see it, the stamp included, for replay to
+		 * give back (replayer/README.md, "Environment"); too large, it is left out */
+		uint32_t envc = 0;
+
+		while (environ && environ[envc] && envc <= TRACE_ENV_MAX_STRINGS)
+			envc++;
+		trace_writer_env(rec.w, environ, envc);
 	}
 out:
 	rec_internal--;

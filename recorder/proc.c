@@ -338,6 +338,17 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 	return search ? IP_REAL(execvpe)(file, argv, envp) : IP_REAL(execve)(file, argv, envp);
 }
 
+/* No events (interpose/calls.def): the child is recorded as PARENT.sK by its own recorder. */
+REC_EXPORT int system(const char *command)
+{
+	return IP_REAL(system)(command);
+}
+
+REC_EXPORT FILE *popen(const char *command, const char *type)
+{
+	return IP_REAL(popen)(command, type);
+}
+
 REC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	return do_exec(0, path, argv, envp, RA());

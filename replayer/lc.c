@@ -326,6 +326,78 @@ static int notrace_note(const char *file)
 	return code;
 }
 
+/* --- the recorded environment ------------------------------------------------------------- */
+
+/* The program is given the environment it started with when recorded (replayer/README.md,
+ * "Environment"): the strings of the image's environment record, in order, ENCORE_RECORD's
+ * and LD_PRELOAD's recorded values included, in one mapping of ours (the program's heap
+ * stays as recorded).  Our own variables (ENCORE_REPLAY, our LD_PRELOAD) stay in the
+ * environment we started with (env_own), which a child libc starts behind the interposers'
+ * back (system, popen) must get, the program's changes since carried over (lc_env_spawn). */
+extern char **environ;
+static char **env_recorded;
+static char **env_own;
+static uint32_t env_recorded_n;
+
+static void env_keep(uint32_t envc, char *const *envp)
+{
+	size_t bytes = (envc + 1) * sizeof(char *), at;
+	char **list;
+	uint32_t i;
+
+	for (i = 0; i < envc; i++)
+		bytes += strlen(envp[i]) + 1;
+	list = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (list == MAP_FAILED)
+		return;
+	at = (envc + 1) * sizeof(char *);
+	for (i = 0; i < envc; i++) {
+		size_t l = strlen(envp[i]) + 1;
+
+		list[i] = (char *)list + at;
+		memcpy(list[i], envp[i], l);
+		at += l;
+	}
+	list[envc] = NULL;
+	env_recorded = list;
+	env_recorded_n = envc;
+}
+
+/* The recorder's library in a LD_PRELOAD list (the recorded value names it). */
+static int is_recorder_lib(const char *entry, size_t len)
+{
+	static const char base[] = "libencore-record.so";
+	const char *slash = memrchr(entry, '/', len);
+	const char *b = slash ? slash + 1 : entry;
+
+	return (size_t)(entry + len - b) >= sizeof(base) - 1 && memcmp(b, base, sizeof(base) - 1) == 0;
+}
+
+/* LD_PRELOAD for a new image: our library first, then the entries of `val` but the
+ * recorder's and ours.  Returns the length written, or -1 when it does not fit. */
+static int preload_value(const char *so, const char *val, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "LD_PRELOAD=%s", so);
+
+	if (n >= cap)
+		return -1;
+	while (val && *val) {
+		size_t l = strcspn(val, ": ");
+
+		if (l && !is_recorder_lib(val, l) && !(strlen(so) == l && memcmp(val, so, l) == 0)) {
+			if (n + 1 + l >= cap)
+				return -1;
+			out[n++] = ':';
+			memcpy(out + n, val, l);
+			n += l;
+			out[n] = '\0';
+		}
+		val += l;
+		val += strspn(val, ": ");
+	}
+	return (int)n;
+}
+
 /* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
  * allocates.  Returns 0, or -1 with why[] filled. */
 static int load_trace(char *why, size_t cap)
@@ -440,6 +512,13 @@ static int load_trace(char *why, size_t cap)
 	 * image's first event follows the last one of the previous image, whatever its header
 	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */
 	lc.base = lc.seg ? lc.next_base : 0;
+	{
+		uint32_t envc;
+		char *const *envp;
+
+		if (trace_reader_env(r, &envc, &envp))
+			env_keep(envc, envp);
+	}
 	trace_reader_close(r);
 	lc.ev = evs;
 	lc.loads++;
@@ -1377,12 +1456,12 @@ static char **build_env(char *const envp[], const char *name, uint32_t seg, int 
 		goto fail;
 	out[n++] = buf;
 	for (size_t i = 0; envp && envp[i] && n < sizeof(out) / sizeof(out[0]) - 2; i++) {
-		if (strncmp(envp[i], REP_ENV "=", sizeof(REP_ENV)) == 0)
-			continue;
+		if (strncmp(envp[i], REP_ENV "=", sizeof(REP_ENV)) == 0 ||
+		    strncmp(envp[i], "ENCORE_RECORD=", 14) == 0)
+			continue; /* (the recorder's, in the recorded environment the program got) */
 		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
 			have_preload = 1;
-			if (so[0] && !strstr(envp[i] + 11, so)) {
-				snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:%s", so, envp[i] + 11);
+			if (so[0] && preload_value(so, envp[i] + 11, preload, sizeof(preload)) > 0) {
 				out[n++] = preload;
 				continue;
 			}
@@ -1419,6 +1498,59 @@ char **lc_spawn_env(char *const envp[], uint32_t k)
 
 	snprintf(name, sizeof(name), "%s.%u", lc.name, k);
 	return build_env(envp, name, 0, 0);
+}
+
+/* For the length of a system() or popen(), whose child glibc starts from `environ` past our
+ * interposers: the program's environment as it is now, our variables in place of the
+ * recorder's (the child's LC then knows it is a new process, PARENT.sK).  Returns the
+ * environment to put back (lc_env_spawn_end), or NULL when nothing was changed.  One at a
+ * time: a second thread's waits. */
+static int env_spawn_busy;
+
+char **lc_env_spawn_begin(void)
+{
+	static char *out[4096], preload[8192];
+	const char *so = self_so();
+	char **cur = environ, *stamp = NULL;
+	size_t n = 0;
+	int have_preload = 0;
+
+	if (!env_recorded || !env_own)
+		return NULL;
+	for (char **e = env_own; *e; e++)
+		if (strncmp(*e, REP_ENV "=", sizeof(REP_ENV)) == 0)
+			stamp = *e;
+	while (__atomic_exchange_n(&env_spawn_busy, 1, __ATOMIC_ACQUIRE))
+		IP_REAL(syscall)(SYS_sched_yield);
+	if (stamp)
+		out[n++] = stamp;
+	for (size_t i = 0; cur && cur[i] && n < sizeof(out) / sizeof(out[0]) - 2; i++) {
+		if (strncmp(cur[i], REP_ENV "=", sizeof(REP_ENV)) == 0 ||
+		    strncmp(cur[i], "ENCORE_RECORD=", 14) == 0)
+			continue;
+		if (strncmp(cur[i], "LD_PRELOAD=", 11) == 0 && so[0] &&
+		    preload_value(so, cur[i] + 11, preload, sizeof(preload)) > 0) {
+			out[n++] = preload;
+			have_preload = 1;
+			continue;
+		}
+		out[n++] = cur[i];
+	}
+	if (!have_preload && so[0] && preload_value(so, "", preload, sizeof(preload)) > 0)
+		out[n++] = preload;
+	out[n] = NULL;
+	environ = out;
+	return cur;
+}
+
+void lc_env_spawn_end(char **saved)
+{
+	if (!saved)
+		return;
+	/* (the program's own setenv from another thread meanwhile went into our list: kept) */
+	if (environ == saved || environ != NULL)
+		environ = saved;
+	__atomic_store_n(&env_spawn_busy, 0, __ATOMIC_RELEASE);
 }
 
 void lc_exec_failed(void)
@@ -1570,6 +1702,11 @@ __attribute__((constructor)) static void lc_init(void)
 	}
 	ctl_hello();
 started:
+	if (env_recorded) {
+		/* from here on the program sees the environment it started with when recorded */
+		env_own = environ;
+		environ = env_recorded;
+	}
 	on_exit(on_exit_handler, NULL);
 	lc_atfork_install();
 	lc.active = 1;

@@ -350,6 +350,9 @@ LC_HIDDEN char **lc_exec_env(char *const envp[]);
 /* The exec failed: continue in the next segment, whose first event says so. */
 LC_HIDDEN void lc_exec_failed(void);
 LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
+/* Around system() and popen(): the environment their child gets (lc.c says why). */
+LC_HIDDEN char **lc_env_spawn_begin(void);
+LC_HIDDEN void lc_env_spawn_end(char **saved);
 
 /* Process life (lc.c, lc_proc.c). */
 LC_HIDDEN void lc_atfork_install(void);

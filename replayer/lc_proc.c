@@ -196,6 +196,29 @@ static int do_exec(int search, const char *path, char *const argv[], char *const
 	return r;
 }
 
+/* The child gets the replay's own variables, not the recorded ones the program now sees
+ * (lc.c, lc_env_spawn_begin). */
+LC_EXPORT int system(const char *command)
+{
+	char **saved = lc_env_spawn_begin();
+	int r = IP_REAL(system)(command), e = errno;
+
+	lc_env_spawn_end(saved);
+	errno = e;
+	return r;
+}
+
+LC_EXPORT FILE *popen(const char *command, const char *type)
+{
+	char **saved = lc_env_spawn_begin();
+	FILE *r = IP_REAL(popen)(command, type);
+	int e = errno;
+
+	lc_env_spawn_end(saved);
+	errno = e;
+	return r;
+}
+
 LC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	return do_exec(0, path, argv, envp);
