@@ -1081,11 +1081,21 @@ REC_EXPORT int fclose(FILE *f)
 
 	if (f)
 		rec_stdio_close(f, RA());
+	int early, rec_fd_held_ __attribute__((cleanup(rec_fd_order_end))) = 0;
+
 	if (fd >= 0 && __builtin_expect(rec_files_ndeferred != 0, 0))
 		rec_files_closing(fd); /* an fdopen of a descriptor whose note waits (files.c) */
+	/* The number is free once the real call returns: another thread's open may take it, so
+	 * the event must be logged under the fd-order lock taken before the call, as close's.
+	 * Not for a stream whose flush may block (a pipe, a socket, not classified yet): the
+	 * lock after the call, as before (a number taken meanwhile replays out of order). */
+	early = __builtin_expect(rec.threads, 0) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] < 0;
+	if (early)
+		rec_fd_held_ = rec_fd_order_begin();
 	r = IP_REAL(fclose)(f);
 	e = errno;
-	REC_FD_ORDER; /* after the call, whose flush may block (a pipe) */
+	if (!early)
+		rec_fd_held_ = rec_fd_order_begin();
 	if (__builtin_expect(rec.threads, 0) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] <= 0 &&
 	    !rec_busy())
 		rec_fdnum(TRACE_CALL_CLOSE, fd, r, 2, RA()); /* (the descriptor is closed anyway) */

@@ -698,6 +698,11 @@ static int open_will_create(int dirfd, const char *path, int flags)
 		if (__builtin_expect(rec.threads, 0) && r_ >= 0 && !rec_busy()) \
 			rec_fdnum(TRACE_CALL_OPEN, r_, r_, 1,             \
 			          __builtin_return_address(0));           \
+		/* not held across the notes: they may take the loader's \
+		 * lock (dl_iterate_phdr), which a thread opening a file \
+		 * from a dl_iterate_phdr callback holds */               \
+		rec_fd_order_end(&rec_fd_held_);                          \
+		rec_fd_held_ = 0;                                         \
 		if (__builtin_expect(c_, 0) && r_ >= 0)                   \
 			note_path(TRACE_PATH_FILE, r_, dirfd, path);      \
 		note_open(r_, path, flags, 1);                            \
@@ -778,13 +783,16 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode, int created
 	return f;
 }
 
-/* With threads, the number fopen's open took (chan.c, rec_fdnum), under the fd-order lock. */
-static FILE *fdnum_fopen(FILE *f, void *ra)
+/* With threads, the number fopen's open took (chan.c, rec_fdnum), under the fd-order lock
+ * (*held), which is let go here: the note after may take the loader's lock (OPEN_BODY). */
+static FILE *fdnum_fopen(FILE *f, void *ra, int *held)
 {
 	int e = errno;
 
 	if (__builtin_expect(rec.threads, 0) && f && !rec_busy())
 		rec_fdnum(TRACE_CALL_OPEN, fileno(f), fileno(f), 1, ra);
+	rec_fd_order_end(held);
+	*held = 0;
 	errno = e;
 	return f;
 }
@@ -795,7 +803,8 @@ REC_EXPORT FILE *fopen(const char *path, const char *mode)
 	FILE *f = IP_REAL(fopen)(path, mode);
 	REC_FD_ORDER; /* after the call, which may block (a FIFO) */
 
-	return note_fopen(fdnum_fopen(f, __builtin_return_address(0)), path, mode, created);
+	return note_fopen(fdnum_fopen(f, __builtin_return_address(0), &rec_fd_held_), path,
+	                  mode, created);
 }
 
 REC_EXPORT FILE *fopen64(const char *path, const char *mode)
@@ -804,7 +813,8 @@ REC_EXPORT FILE *fopen64(const char *path, const char *mode)
 	FILE *f = IP_REAL(fopen64)(path, mode);
 	REC_FD_ORDER; /* after the call, which may block (a FIFO) */
 
-	return note_fopen(fdnum_fopen(f, __builtin_return_address(0)), path, mode, created);
+	return note_fopen(fdnum_fopen(f, __builtin_return_address(0), &rec_fd_held_), path,
+	                  mode, created);
 }
 
 /* The calls that fail when the name exists (mkdir, link, symlink) made it when they

@@ -194,12 +194,30 @@ void rec_sends_settle(void)
 	errno = e;
 }
 
+/* The wait is bounded: the holder may be waiting for a lock this thread holds outside the
+ * recorder (the loader's, when this thread opens a file from a dl_iterate_phdr callback and
+ * the holder's call-site lookup unwinds through dl_iterate_phdr).  After FD_ORDER_MAX_MS the
+ * call goes on unordered (0): its number may replay out of order, which the replay then
+ * reports as a divergence, where waiting on would hang the program. */
+#define FD_ORDER_MAX_MS 200
+
 int rec_fd_order_wait(void)
 {
+	struct timespec t0 = { 0, 0 }, now;
+	unsigned n = 0;
+
 	while (__atomic_exchange_n(&rec_fdorder, 1, __ATOMIC_ACQUIRE)) {
 		if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
 		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
 			return 0;
+		if ((++n & 63) == 0) {
+			if (!t0.tv_sec && !t0.tv_nsec)
+				IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &t0);
+			IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
+			    FD_ORDER_MAX_MS)
+				return 0;
+		}
 		syscall(SYS_sched_yield);
 	}
 	return 1;

@@ -454,8 +454,9 @@ int lc_fdnum_turn(int what, int fd)
 	if (!lc.threaded || lc_thread == LC_NO_THREAD || !lc_on())
 		return 0;
 	ev = own_next(&at);
-	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what ||
-	    (fd >= 0 && ev->fd != fd))
+	/* (a close's number is not compared: numbers taken or freed by calls that log nothing,
+	 * opendir, eventfd, a close through syscall(2), may have moved this one) */
+	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what)
 		return 0;
 	lc_turn();
 	return 1;
@@ -467,21 +468,25 @@ int lc_fdnum_taken(int r, const char *what)
 	int want = (int)ev->result, e = errno;
 
 	if (r < 0) {
-		/* (the file is not there now: the program sees the failure, as before these
-		 * events were logged, and goes its way; a divergence will say where) */
-		lc_commit();
+		/* A failed open logs nothing (recorder/files.c): the event is a later open's, left
+		 * for it (probing a list of paths).  (Had the recorded open succeeded, the file
+		 * gone now, that later open takes it: a divergence will say where.) */
+		if (want < 0)
+			lc_commit();
 		errno = e;
 		return r;
 	}
-	if (r != want) {
+	if (r != want && want >= 0) {
 		int fl = (int)syscall(SYS_fcntl, r, F_GETFD);
 
-		if (want < 0 || syscall(SYS_fcntl, want, F_GETFD) != -1 || errno != EBADF ||
-		    syscall(SYS_dup3, r, want, fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) != want)
-			lc_diverge("%s returned descriptor %d, the recorded one was %d (taken now)",
-			           what, r, want);
-		IP_REAL(syscall)(SYS_close, r); /* (ours: not the program's close) */
-		r = want;
+		/* The recorded number, when it is free; else the kernel's, as before these events
+		 * existed: calls that log nothing (opendir, eventfd, epoll_create, libc's own
+		 * opens) take and free numbers too, and a number taken now is no divergence. */
+		if (syscall(SYS_fcntl, want, F_GETFD) == -1 && errno == EBADF &&
+		    syscall(SYS_dup3, r, want, fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) == want) {
+			IP_REAL(syscall)(SYS_close, r); /* (ours: not the program's close) */
+			r = want;
+		}
 	}
 	lc_commit();
 	errno = e;
@@ -492,7 +497,7 @@ void lc_fdnum_freed(int fd, const char *what)
 {
 	int e = errno;
 
-	lc_expect(TRACE_EV_FDNUM, fd, what);
+	lc_expect(TRACE_EV_FDNUM, -1, what); /* (the number may have moved: lc_fdnum_turn) */
 	lc_commit();
 	errno = e;
 }
