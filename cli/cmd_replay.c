@@ -89,6 +89,11 @@ static void usage(FILE *out)
 	        "                        Default: stop on a terminal, kill otherwise\n"
 	        "    --stall-timeout S   a replay that makes no progress for S seconds stops and\n"
 	        "                        says which process waits for what (default 10)\n"
+	        "    --setenv NAME=VALUE give every replayed program NAME=VALUE instead of the\n"
+	        "                        value it had when recorded (each program gets its\n"
+	        "                        recorded environment back otherwise, whoever replays):\n"
+	        "                        where the replay then diverges shows where the program\n"
+	        "                        depends on it.  Repeatable\n"
 	        "    --trust             replay DIR even if another user owns it or others may\n"
 	        "                        write into it.  Replay runs the recorded commands with\n"
 	        "                        your privileges, so by default such a session is\n"
@@ -355,10 +360,31 @@ struct replay_args {
 	const char *steps[64];
 	size_t nsteps, stepped;
 	double stall;
+	char setenv[8192]; /* --setenv lines */
 	/* isolation and packed files (replayer/README.md) */
 	int no_isolate, no_pack;
 	const char *keep_scratch;
 };
+
+/* --setenv NAME=VALUE: one line of the list the replayed programs' controllers read
+ * (replayer/README.md, "Environment").  0, or -1 with the message printed. */
+static int add_setenv(struct replay_args *a, const char *spec)
+{
+	size_t name = strcspn(spec, "="), have = strlen(a->setenv);
+
+	if (name == 0 || !spec[name] || strchr(spec, '\n')) {
+		cli_error("replay", "--setenv %s: expected NAME=VALUE, one line, e.g. --setenv "
+		          "DEBUG=1", spec);
+		return -1;
+	}
+	if (have + strlen(spec) + 2 > sizeof(a->setenv)) {
+		cli_error("replay", "--setenv: at most %zu bytes of variables in all",
+		          sizeof(a->setenv) - 1);
+		return -1;
+	}
+	snprintf(a->setenv + have, sizeof(a->setenv) - have, "%s%s", have ? "\n" : "", spec);
+	return 0;
+}
 
 /* Parse the options into *a: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct replay_args *a)
@@ -379,6 +405,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "no-isolate", no_argument, NULL, 0x101 },
 		{ "keep-scratch", required_argument, NULL, 0x102 },
 		{ "no-pack", no_argument, NULL, 0x103 },
+		{ "setenv", required_argument, NULL, 0x104 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -414,6 +441,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 0x101: a->no_isolate = 1; break;
 		case 0x102: a->keep_scratch = optarg; break;
 		case 0x103: a->no_pack = 1; break;
+		case 0x104:
+			if (add_setenv(a, optarg) != 0)
+				return CLI_USAGE;
+			break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -684,6 +715,11 @@ int cmd_replay(int argc, char **argv)
 	/* replay runs the recorded commands with our privileges: only sessions of our own */
 	if (cli_session_trusted("replay", a.dir, a.trust))
 		return CLI_FAIL;
+	/* the replayed processes inherit it; each one's controller applies it (replayer/lc.c) */
+	if (a.setenv[0])
+		setenv("ENCORE_REPLAY_SETENV", a.setenv, 1);
+	else
+		unsetenv("ENCORE_REPLAY_SETENV");
 #ifndef ENCORE_REPLAY_SO_BUILD
 #define ENCORE_REPLAY_SO_BUILD NULL
 #endif

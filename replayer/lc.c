@@ -363,6 +363,46 @@ static void env_keep(uint32_t envc, char *const *envp)
 	env_recorded_n = envc;
 }
 
+/* `encore replay --setenv NAME=VALUE`: the variables of ENCORE_REPLAY_SETENV (NAME=VALUE
+ * lines, in our own environment) replace or join the recorded ones, to see where a program
+ * depends on them.  A new list, in a mapping of its own. */
+static void env_override(const char *spec)
+{
+	size_t bytes = strlen(spec) + 1, nlines = 1, at;
+	uint32_t n = 0, i;
+	char **list, *copy;
+	const char *p;
+
+	for (p = spec; *p; p++)
+		nlines += *p == '\n';
+	for (i = 0; i < env_recorded_n; i++)
+		bytes += strlen(env_recorded[i]) + 1;
+	at = (env_recorded_n + nlines + 1) * sizeof(char *);
+	list = mmap(NULL, at + bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (list == MAP_FAILED)
+		return;
+	copy = (char *)list + at;
+	memcpy(copy, spec, strlen(spec) + 1);
+	for (i = 0; i < env_recorded_n; i++)
+		list[n++] = env_recorded[i];
+	for (char *line = copy, *next; line && *line; line = next) {
+		size_t name;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		name = strcspn(line, "=");
+		if (!line[name] || name == 0)
+			continue;
+		for (i = 0; i < n; i++)
+			if (strncmp(list[i], line, name + 1) == 0)
+				break;
+		list[i == n ? n++ : i] = line;
+	}
+	list[n] = NULL;
+	env_recorded = list;
+	env_recorded_n = n;
+}
+
 /* The recorder's library in a LD_PRELOAD list (the recorded value names it). */
 static int is_recorder_lib(const char *entry, size_t len)
 {
@@ -1419,6 +1459,20 @@ static int next_fd_item(void *ctx, uint64_t *v)
 	return 1;
 }
 
+/* --setenv's list goes on to every new image, from our own environment (the program's is the
+ * recorded one, without it) unless the program's list has it. */
+static void env_carry_setenv(char **out, size_t *n, char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], LC_SETENV "=", sizeof(LC_SETENV)) == 0)
+			return;
+	for (char **e = env_own; e && *e; e++)
+		if (strncmp(*e, LC_SETENV "=", sizeof(LC_SETENV)) == 0) {
+			out[(*n)++] = *e;
+			return;
+		}
+}
+
 /* Built in static storage: exec may follow fork in a program that cannot allocate.  With
  * state: the channels and descriptors the new image keeps (exec); without: a new process
  * (posix_spawn), whose recorder classified its descriptors anew. */
@@ -1472,6 +1526,7 @@ static char **build_env(char *const envp[], const char *name, uint32_t seg, int 
 		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", so);
 		out[n++] = preload;
 	}
+	env_carry_setenv(out, &n, envp);
 	out[n] = NULL;
 	lc_depth--;
 	return out;
@@ -1538,6 +1593,7 @@ char **lc_env_spawn_begin(void)
 	}
 	if (!have_preload && so[0] && preload_value(so, "", preload, sizeof(preload)) > 0)
 		out[n++] = preload;
+	env_carry_setenv(out, &n, cur);
 	out[n] = NULL;
 	environ = out;
 	return cur;
@@ -1704,6 +1760,10 @@ __attribute__((constructor)) static void lc_init(void)
 started:
 	if (env_recorded) {
 		/* from here on the program sees the environment it started with when recorded */
+		const char *over = getenv(LC_SETENV);
+
+		if (over && *over)
+			env_override(over);
 		env_own = environ;
 		environ = env_recorded;
 	}

@@ -350,6 +350,9 @@ LC_HIDDEN char **lc_exec_env(char *const envp[]);
 /* The exec failed: continue in the next segment, whose first event says so. */
 LC_HIDDEN void lc_exec_failed(void);
 LC_HIDDEN char **lc_spawn_env(char *const envp[], uint32_t k);
+/* `encore replay --setenv`: NAME=VALUE lines the replayed programs get instead of their
+ * recorded values (replayer/README.md, "Environment"). */
+#define LC_SETENV "ENCORE_REPLAY_SETENV"
 /* Around system() and popen(): the environment their child gets (lc.c says why). */
 LC_HIDDEN char **lc_env_spawn_begin(void);
 LC_HIDDEN void lc_env_spawn_end(char **saved);

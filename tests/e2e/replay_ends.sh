@@ -41,13 +41,13 @@ none_left() {
     [ -z "$left" ] || { echo "FAIL: $1: processes left behind: $left"; exit 1; }
 }
 
-# expect WHAT STATUS TEXT ENV...: a replay with the environment ENV ends with STATUS, its
-# stderr says TEXT
+# expect WHAT STATUS TEXT VAR=VALUE: a replay whose programs get VAR=VALUE (--setenv) ends
+# with STATUS, its stderr says TEXT
 expect() {
     what=$1 want=$2 text=$3
     shift 3
     rc=0
-    env "$@" timeout -k 5 60 "$encore" replay --then kill --stall-timeout 2 "$tmp/s" \
+    timeout -k 5 60 "$encore" replay --setenv "$1" --then kill --stall-timeout 2 "$tmp/s" \
         > "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
     [ "$rc" -eq "$want" ] || { echo "FAIL: $what: exit status $rc, expected $want"; cat "$tmp/err"; exit 1; }
     grep -q "$text" "$tmp/err" || { echo "FAIL: $what: no '$text' in:"; cat "$tmp/err"; exit 1; }
@@ -75,7 +75,7 @@ echo "ok: --json report alone on stdout"
 signalled() {
     rm -f "$tmp/fifo"
     mkfifo "$tmp/fifo"
-    PREFORK_HANG=stray timeout -k 5 60 "$encore" replay --then kill --stall-timeout 600 \
+    timeout -k 5 60 "$encore" replay --setenv PREFORK_HANG=stray --then kill --stall-timeout 600 \
         "$tmp/s" > "$tmp/fifo" 2> "$tmp/err" < /dev/null &
     pid=$!
     exec 3< "$tmp/fifo"

@@ -32,4 +32,11 @@ fi
 if grep -q 'ENVT_Y\|/elsewhere' "$tmp/rep.out"; then
     echo "FAIL: the replay showed the replaying environment"; exit 1
 fi
-echo "ok: the recorded environment given back, system() and popen() children replayed"
+# --setenv: the program gets the value asked for, prints another line, the replay says so
+rc=0
+timeout 120 "$encore" replay --setenv ENVT_X=changed "$tmp/s" > "$tmp/rep2.out" 2> "$tmp/rep2.err" || rc=$?
+if [ $rc != 1 ] || ! grep -q divergence "$tmp/rep2.err"; then
+    echo "FAIL: replay --setenv ENVT_X=changed exited $rc (1, a divergence, expected):"
+    cat "$tmp/rep2.err"; exit 1
+fi
+echo "ok: the recorded environment given back, system() and popen() children replayed, --setenv"

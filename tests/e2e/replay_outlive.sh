@@ -15,7 +15,7 @@ for rec in 1 2 3; do
     s=$tmp/s$rec
     "$encore" record -q -o "$s" --name ol -- "$prog" > "$tmp/rec.out"
     grep -qx 'child exited 0' "$tmp/rec.out" || { echo "FAIL: recording $rec printed:"; cat "$tmp/rec.out"; exit 1; }
-    if ! OUTLIVE_SLOW=1 timeout 120 "$encore" replay --stall-timeout 10 "$s" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
+    if ! timeout 120 "$encore" replay --setenv OUTLIVE_SLOW=1 --stall-timeout 10 "$s" > "$tmp/rep.out" 2> "$tmp/rep.err"; then
         echo "FAIL: recording $rec did not replay to the end:"; cat "$tmp/rep.err"; exit 1
     fi
     cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: recording $rec, the replay printed:"; cat "$tmp/rep.out"; exit 1; }

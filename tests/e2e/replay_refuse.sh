@@ -36,11 +36,11 @@ done
 expect_fail "damaged" "$encore" replay "$tmp/bad"
 
 # a divergence: child 2 sends one byte more than it did when recorded
-REPLAY_PP_EXTRA=1 expect_fail "process pp.2" "$encore" replay --stall-timeout 30 "$tmp/s"
+expect_fail "process pp.2" "$encore" replay --setenv REPLAY_PP_EXTRA=1 --stall-timeout 30 "$tmp/s"
 grep -qF "event" "$tmp/err" || { echo "FAIL: the divergence does not name the event"; exit 1; }
 
 # a process that hangs outside the trace: no silent wait, the report says who waits for what
-REPLAY_PP_HANG=1 expect_fail "no progress" "$encore" replay --stall-timeout 1 "$tmp/s"
+expect_fail "no progress" "$encore" replay --setenv REPLAY_PP_HANG=1 --stall-timeout 1 "$tmp/s"
 grep -q "pp.2 (pid [0-9]*) at state" "$tmp/err" && grep -q "from pp.2" "$tmp/err" || {
     echo "FAIL: the stall report does not say who waits for whom:"; cat "$tmp/err"; exit 1; }
 

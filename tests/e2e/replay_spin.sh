@@ -24,7 +24,7 @@ encore=$1 runs=$2 prog=$3 threads=$4 passes=$5 mode=${6:-}
 failpat='pthread_mutex_trylock.* = 16'
 [ "$mode" != sem ] || failpat='sem_trywait.* = -1 '
 tries=
-[ "$mode" != fewer ] && [ "$mode" != gaveup ] || tries=SPIN_TRIES=1
+[ "$mode" != fewer ] && [ "$mode" != gaveup ] || tries="--setenv SPIN_TRIES=1"
 
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_spin.XXXXXX")
 passed=0
@@ -49,7 +49,7 @@ while [ "$run" -le "$runs" ]; do
     fi
     n=$(grep -c "$failpat" "$tmp/dump" || true)
     failed=$((failed + n))
-    { env $tries timeout 120 "$encore" replay "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
+    { timeout 120 "$encore" replay $tries "$tmp/s" 2> "$tmp/rep.err"; echo $? > "$tmp/st"; } |
         cat > "$tmp/rep.out"
     if [ "$(cat "$tmp/st")" = 124 ]; then
         echo "FAIL: replay $run hung (killed after 120 s)"; cat "$tmp/rep.err"; exit 1
