@@ -143,12 +143,10 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 	}
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
-	/* in the order `encore record` sets them, so that the program finds its environment's
-	 * entries in the recorded order (what it copies of them lays out its heap) */
-	unsetenv("ENCORE_RECORD");
+	setenv("LD_PRELOAD", preload, 1);
 	replay_env(r, p, cfg, sizeof(cfg));
 	setenv(REP_ENV, cfg, 1);
-	setenv("LD_PRELOAD", preload, 1);
+	unsetenv("ENCORE_RECORD");
 	if ((what[0] = same_layout(p, preload, sizeof(preload), &what[1])) != 0 &&
 	    write(err, what, sizeof(what)) < 0)
 		what[0] = 0; /* a warning: the exec goes on */
