@@ -449,11 +449,5 @@ int ip_rep_env_encode(char *buf, size_t cap, const struct ip_rep_env *e,
 	}
 	if (e->kids_text && e->kids_text[0])
 		put_key_str(&o, "kids=", e->kids_text);
-	if (e->pad) {
-		put_str(&o, "pad=");
-		for (uint32_t i = 0; i < e->pad; i++)
-			put_str(&o, "x");
-		put_str(&o, ";");
-	}
 	return put_dir(&o, e->dir);
 }

@@ -306,9 +306,6 @@ struct ip_rep_env {
 	int64_t cnt[4];
 	struct ip_env_slice ch, fd, kids; /* decode: the lists (kids read by lc_pids_parse) */
 	const char *kids_text;  /* encode: kids= text, NULL or "" for none */
-	uint32_t pad;           /* encode: pad= of this many 'x's (the value then as long as the
-	                           recorded ENCORE_RECORD's, replayer/lc.c); decode ignores it,
-	                           as every unknown key */
 	const char *dir;
 };
 int ip_rep_env_decode(const char *s, struct ip_rep_env *e);

@@ -89,7 +89,6 @@ enum {
 	REC_FILE = 0x86,     /* a file input (trace.h, struct trace_file_input) */
 	REC_LAYOUT = 0x87,   /* the image's address layout (trace.h, struct trace_layout) */
 	REC_PATH = 0x88,     /* a path the process created or removed (trace.h, trace_path_change) */
-	REC_ENVLEN = 0x89,   /* the lengths of the recorder's own environment entries (trace.h) */
 };
 
 /* Flags of a checkpoint entry (schemas/trace-format.md, "Disk budget"). */

@@ -82,8 +82,6 @@ struct trace_reader {
 	struct trace_file_input *files; /* file input records (trace_reader_files) */
 	struct trace_layout layout;     /* the layout record (trace_reader_layout) */
 	int has_layout;
-	uint32_t env_cfg, env_preload;  /* the environment lengths record (trace_reader_envlen) */
-	int has_envlen;
 	size_t nfiles, cap_files;
 	struct trace_path_change *paths; /* path records (trace_reader_paths) */
 	size_t npaths, cap_paths;
@@ -727,29 +725,6 @@ static int decode_layout(struct trace_reader *r, struct cursor *c)
 	return 0;
 }
 
-/* The environment lengths (schemas/trace-format.md, "Environment lengths"); fields a later
- * version appends are skipped. */
-static int decode_envlen(struct trace_reader *r, struct cursor *c)
-{
-	uint64_t cfg = cur_varint(c), pre = cur_varint(c);
-
-	if (c->bad || c->short_read || cfg > UINT32_MAX || pre > UINT32_MAX)
-		return TRACE_ECORRUPT;
-	r->env_cfg = (uint32_t)cfg;
-	r->env_preload = (uint32_t)pre;
-	r->has_envlen = 1;
-	return 0;
-}
-
-int trace_reader_envlen(const struct trace_reader *r, uint32_t *cfg_len, uint32_t *preload_len)
-{
-	if (!r->has_envlen)
-		return 0;
-	*cfg_len = r->env_cfg;
-	*preload_len = r->env_preload;
-	return 1;
-}
-
 int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l)
 {
 	if (!r->has_layout)
@@ -978,8 +953,6 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_layout(r, &pc);
 				else if (tag == REC_PATH)
 					rc = decode_path(r, &pc);
-				else if (tag == REC_ENVLEN)
-					rc = decode_envlen(r, &pc);
 				if (rc == TRACE_ENOMEM)
 					return rc;
 				if (rc == 0) {

@@ -729,15 +729,6 @@ int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l);
  * recorders; it comes before the first event, so one trace_reader_next is enough). */
 int trace_reader_layout(const struct trace_reader *r, struct trace_layout *l);
 
-/* The environment entries the recorder put in an image's environment, as its program saw
- * them at main (schemas/trace-format.md, "Environment lengths"): the lengths of the
- * "ENCORE_RECORD=..." and "LD_PRELOAD=..." strings (0: absent), so that replay can give the
- * program its own entries at those lengths (what a program copies of its environment moves
- * its heap: CPython's os.environ, Tcl's env conversions).  A meta record, once per image. */
-int trace_writer_envlen(struct trace_writer *w, uint32_t cfg_len, uint32_t preload_len);
-/* 1 and the lengths when the trace has the record, else 0. */
-int trace_reader_envlen(const struct trace_reader *r, uint32_t *cfg_len, uint32_t *preload_len);
-
 /* ---------------------------------------------------------------------------------------
  * Packed sessions (schemas/pack.md): DIR/pack/objects/SHA256HEX holds each distinct file
  * content once, DIR/pack/manifest lists which host used which content at which path.

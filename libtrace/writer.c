@@ -1335,20 +1335,6 @@ int trace_writer_layout(struct trace_writer *w, const struct trace_layout *l)
 	return meta_record(w, REC_LAYOUT, &p, 1);
 }
 
-/* The environment lengths record (schemas/trace-format.md, "Environment lengths"): two
- * varints. */
-int trace_writer_envlen(struct trace_writer *w, uint32_t cfg_len, uint32_t preload_len)
-{
-	uint8_t nums[20];
-	size_t nn = 0;
-	struct piece p;
-
-	nn += put_varint(nums + nn, cfg_len);
-	nn += put_varint(nums + nn, preload_len);
-	p = (struct piece){ nums, nn };
-	return meta_record(w, REC_ENVLEN, &p, 1);
-}
-
 /* The checkpoint record (schemas/trace-format.md, "Disk budget"): every live channel with
  * its byte counts, pair and endpoint, so that a reader starting at this chunk after the
  * chunks before it were dropped can still place and match the events that follow. */

@@ -871,24 +871,6 @@ uint64_t rec_next_index(void)
 
 /* --- load and unload -------------------------------------------------------------------- */
 
-/* The lengths of our variable's and LD_PRELOAD's entries as the program's main will see them
- * (schemas/trace-format.md, "Environment lengths"): the replay controller gives the program
- * its own entries at these lengths, as what a program copies of its environment lays out its
- * heap (Tcl converts every entry with its allocator, whose locks are events). */
-static void env_lengths(void)
-{
-	uint32_t cfg = 0, pre = 0;
-
-	for (char **e = environ; e && *e; e++) {
-		if (!cfg && strncmp(*e, REC_ENV "=", sizeof(REC_ENV)) == 0)
-			cfg = (uint32_t)strlen(*e);
-		else if (!pre && strncmp(*e, "LD_PRELOAD=", 11) == 0)
-			pre = (uint32_t)strlen(*e);
-	}
-	if (rec.w)
-		trace_writer_envlen(rec.w, cfg, pre);
-}
-
 static void on_exit_handler(int status, void *arg)
 {
 	(void)arg;
@@ -968,7 +950,6 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 		 * layout") */
 		if (rec_env_format(buf, sizeof(buf), rec.segment, rec.first_index) == 0)
 			putenv(buf);
-		env_lengths();
 	}
 out:
 	rec_internal--;

@@ -328,10 +328,6 @@ static int notrace_note(const char *file)
 
 /* Read NAME.trace whole.  Runs at start (constructor, or a new child): the only place the LC
  * allocates.  Returns 0, or -1 with why[] filled. */
-/* The lengths of the recorder's environment entries as the recorded program saw them
- * (trace_reader_envlen; 0: unknown), for env_match. */
-static uint32_t env_cfg_len, env_preload_len;
-
 static int load_trace(char *why, size_t cap)
 {
 	struct trace_reader *r = NULL;
@@ -444,8 +440,6 @@ static int load_trace(char *why, size_t cap)
 	 * image's first event follows the last one of the previous image, whatever its header
 	 * says (lc.next_base, from ENCORE_REPLAY or a failed exec). */
 	lc.base = lc.seg ? lc.next_base : 0;
-	if (!trace_reader_envlen(r, &env_cfg_len, &env_preload_len))
-		env_cfg_len = env_preload_len = 0;
 	trace_reader_close(r);
 	lc.ev = evs;
 	lc.loads++;
@@ -1524,59 +1518,6 @@ int lc_before(int64_t *rpid, int64_t *t0)
 	return pid_v > 0;
 }
 
-/* Stamp our pid: an image started later from this environment knows it is not us.  With
- * putenv the variable points at stamp, where setenv would have taken a copy from the
- * program's heap, as the recorder does not (lc_alloc.h).  pad: a pad= key of that many
- * bytes (env_match). */
-static char stamp[IP_DIR_MAX + 8192];
-
-static int stamp_env(uint32_t pad)
-{
-	struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg, .dir = lc.dir,
-		                .pad = pad };
-
-	memcpy(e.name, lc.name, sizeof(e.name));
-	memcpy(stamp, REP_ENV "=", sizeof(REP_ENV));
-	if (ip_rep_env_encode(stamp + sizeof(REP_ENV), sizeof(stamp) - sizeof(REP_ENV), &e, NULL,
-	                      NULL) != 0)
-		return -1;
-	putenv(stamp);
-	return 0;
-}
-
-/* The program's environment as the recorded one was where encore's own entries differ: our
- * variable and LD_PRELOAD at the lengths the recorded program saw (the recorder's
- * ENCORE_RECORD is longer than ENCORE_REPLAY, of the same name length; LD_PRELOAD names
- * another library).  What a program copies of its environment lays out its heap and takes
- * its allocator's locks: Tcl converts every entry at exit (each a lock of its allocator, an
- * event, more or fewer for a longer string), CPython copies them into os.environ, and the
- * order of its sets follows the addresses that then come.  Our variable is padded with a
- * pad= key, LD_PRELOAD with ':'s (which the loader, done by now, and a child's skip). */
-static void env_match(void)
-{
-	static char pre[8192];
-	size_t have;
-
-	if (env_cfg_len > (have = strlen(stamp)) && env_cfg_len - have >= 5 &&
-	    env_cfg_len < sizeof(stamp) && stamp_env((uint32_t)(env_cfg_len - have - 5)) == 0 &&
-	    strlen(stamp) != env_cfg_len)
-		stamp_env(0); /* not the length wanted: as it was */
-	for (char **e = environ; env_preload_len && e && *e; e++) {
-		if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
-			continue;
-		have = strlen(*e);
-		while (have > 11 && (*e)[have - 1] == ':')
-			have--;
-		if (have <= env_preload_len && env_preload_len < sizeof(pre) && *e != pre) {
-			memcpy(pre, *e, have);
-			memset(pre + have, ':', env_preload_len - have);
-			pre[env_preload_len] = '\0';
-			*e = pre;
-		}
-		break;
-	}
-}
-
 __attribute__((constructor)) static void lc_init(void)
 {
 	const char *env;
@@ -1608,13 +1549,25 @@ __attribute__((constructor)) static void lc_init(void)
 		}
 		goto started;
 	}
-	stamp_env(0);
+	{
+		/* Stamp our pid: an image started later from this environment knows it is not us.
+		 * With putenv the variable points at buf, where setenv would have taken a copy
+		 * from the program's heap, as the recorder does not (lc_alloc.h). */
+		static char buf[IP_DIR_MAX + 256];
+		struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg,
+			                .dir = lc.dir };
+
+		memcpy(e.name, lc.name, sizeof(e.name));
+		memcpy(buf, REP_ENV "=", sizeof(REP_ENV));
+		if (ip_rep_env_encode(buf + sizeof(REP_ENV), sizeof(buf) - sizeof(REP_ENV), &e, NULL,
+		                      NULL) == 0)
+			putenv(buf);
+	}
 	if (load_trace(why, sizeof(why)) != 0) {
 		ctl_hello();
 		lc_depth--;
 		lc_diverge("%s", why);
 	}
-	env_match();
 	ctl_hello();
 started:
 	on_exit(on_exit_handler, NULL);

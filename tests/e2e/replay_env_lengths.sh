@@ -1,10 +1,9 @@
 #!/bin/sh
 # replay_env_lengths.sh: a program whose events depend on the lengths of its environment's
 # entries (progs/env_walk.c: a lock per 16 bytes of each, as Tcl's allocator at its exit)
-# replays: its ENCORE_REPLAY and LD_PRELOAD entries have the lengths the recorded program
-# saw of ENCORE_RECORD and LD_PRELOAD (replayer/lc.c; the recorder writes them in the trace,
-# schemas/trace-format.md "Environment lengths").  Before, it diverged at a lock where the
-# recorded run had done its write.  Run as a root and as an image a recorded shell execs.
+# replays: it gets its recorded environment back, ENCORE_RECORD and LD_PRELOAD as it saw
+# them (replayer/README.md, "Environment"; schemas/trace-format.md, "Environment").  Before,
+# it diverged at a lock where the recorded run had done its write.  Run as a root and as an image a recorded shell execs.
 # Usage: replay_env_lengths.sh ENCORE PROG
 set -eu
 encore=$1 prog=$2
