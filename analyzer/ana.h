@@ -41,8 +41,9 @@ extern "C" {
  * change there that gives the same traces other messages, connections or edges: the SQL
  * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
  * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched.  4: receives of
- * shared pipe ends linked by their shared offsets; semaphore edges (ORDER events). */
-#define ANA_MODEL_VERSION 5
+ * shared pipe ends linked by their shared offsets; semaphore edges (ORDER events).  5: a
+ * child's SIGKILL before its parent's wait.  6: a SIGCHLD handler run after the child's end. */
+#define ANA_MODEL_VERSION 6
 
 struct ana_session;
 struct ana_ref;
@@ -103,6 +104,8 @@ int64_t ana_add_wait(struct ana_session *s, int p, int child);
  * sig that `sender` sent: the n-th run of p's handler of sig sent by q is ordered after q's
  * n-th kill of p with sig (analyzer/README.md, the signal edge). */
 int64_t ana_add_kill(struct ana_session *s, int p, int target, int sig);
+/* With sig SIGCHLD, `sender` is a child of p that ended (CLD_EXITED): the run is ordered after
+ * the child's end, as a wait that reaped it. */
 int64_t ana_add_handler(struct ana_session *s, int p, int sender, int sig);
 /* Any other event of the given enum trace_kind (exit, fork, clock...); `site` may be 0. */
 int64_t ana_add_simple(struct ana_session *s, int p, uint32_t kind, uint32_t site);

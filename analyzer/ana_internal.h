@@ -38,7 +38,8 @@ struct ana_ev {
 	uint8_t xin : 1;      /* it has in-edges in the session's xin table */
 	uint8_t xout : 1;     /* it has out-edges in the session's xout table */
 	uint8_t lost : 1;     /* recv: the disk budget dropped the send of its bytes */
-	uint8_t ended : 1;    /* wait: it reaped a child that ended (result = the child's pid) */
+	uint8_t ended : 1;    /* wait: it reaped a child that ended (result = the child's pid);
+	                         handler: a SIGCHLD run for a child that ended (result = its pid) */
 };
 
 /* Edges that do not fit an event's one src slot: an end of file waits for the last release

@@ -7,7 +7,8 @@
  *   - end of file: every writer's last release of a stream -> the receive that read its end;
  *   - bounded buffer: the receive that made room in a full pipe -> the write that needed it;
  *   - readiness: the send of the bytes a poll or select found waiting -> that result;
- *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it;
+ *   - wait: a child's end (its exit, fatal signal or last event) -> the wait that reaped it,
+ *     and -> the parent's SIGCHLD handler run that the end caused (si_pid names the child);
  *   - signal: a kill of a recorded process -> the run of the target's handler it caused;
  *   - semaphore: a process-shared semaphore's acquisition -> the next one (its ticket + 1),
  *     and a release -> the acquisition that came next (ORDER events, recorder/share.c).
@@ -320,7 +321,13 @@ out:
  * is this logical process) with the pid the wait returned, the latest forked before the wait
  * (pids are reused); its end is its exit or fatal signal, else its last recorded event (killed
  * outright, SIGKILL leaves no event: the wait saw it dead after that).  A child with no events
- * (not recorded) orders nothing. */
+ * (not recorded) orders nothing.  A run of the parent's SIGCHLD handler for a child that
+ * ended (si_code CLD_EXITED, CLD_KILLED, CLD_DUMPED; si_pid the child) follows its end the
+ * same way: the kernel sends that SIGCHLD only then, and replay runs the handler only once
+ * the child has ended there too (replayer/lc_pids.c, lc_pid_wait_ended), so a cut holding
+ * the run must hold the end (a halted memcached session's shell, whose handler ran for the
+ * `$(printf)` child before it read the child's output, waited for ever: that child was cut
+ * before its exit). */
 /* A child killed outright (no exit or fatal signal in its trace) by a recorded process's
  * SIGKILL: the wait that reaped it came after that kill too, not only after the child's
  * last event (a cut holding nginx's master past the wait for a worker the shell killed held
@@ -362,7 +369,7 @@ static int link_waits(struct ana_session *s, size_t *xcap, size_t *ocap)
 			size_t best = SIZE_MAX;
 			uint64_t j;
 
-			if (e->kind != TRACE_EV_WAIT || !e->ended)
+			if ((e->kind != TRACE_EV_WAIT && e->kind != TRACE_EV_HANDLER) || !e->ended)
 				continue;
 			for (size_t c = 0; c < s->nprocs; c++) {
 				const struct ana_proc *ch = &s->procs[c];

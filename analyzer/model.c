@@ -472,6 +472,11 @@ int64_t ana_add_trace_event(struct ana_session *s, int p, const struct trace_eve
 	if (e->kind == TRACE_EV_HANDLER) {
 		e->result = ev->naux > 1 && ev->aux[1] > 0 ? ev->aux[1] : 0;
 		e->offset = (uint64_t)ev->result;
+		/* a SIGCHLD run for a child that ended (si_code): the child's pid is si_pid, and
+		 * the run follows its end as a wait does (edges.c, link_waits) */
+		if (ev->result == SIGCHLD && e->result > 0 &&
+		    (ev->aux[0] == CLD_EXITED || ev->aux[0] == CLD_KILLED || ev->aux[0] == CLD_DUMPED))
+			e->ended = 1;
 	}
 	/* a process-shared semaphore (trace.h): its key in result, the ticket in offset, chan 1
 	 * for a successful acquisition, 2 for a release (edges.c, link_order) */
@@ -787,7 +792,7 @@ int64_t ana_add_handler(struct ana_session *s, int p, int sender, int sig)
 	ev.fd = -1;
 	ev.result = sig;
 	ev.naux = 2;
-	ev.aux[0] = SI_USER;
+	ev.aux[0] = sig == SIGCHLD ? CLD_EXITED : SI_USER;
 	ev.aux[1] = builder_pid(s, sender);
 	return ana_add_trace_event(s, p, &ev);
 }

@@ -151,6 +151,14 @@ static int stall_line(struct rep *r, size_t i, char *out, size_t cap)
 		                p->name, p->pid, (unsigned long long)idx,
 		                (unsigned long long)p->nevents, (unsigned long long)s->wait_len, next,
 		                s->wait_fd);
+	if (waiting && s->wait_kind == TRACE_EV_SYNC) /* lc_sync.c, sem_acquire */
+		return snprintf(out, cap, "  %s (pid %ld) at state %llu of %llu: %s at its turn "
+		                "blocks: the semaphore is taken, though every post recorded before "
+		                "it was made (the thread waits on another semaphore than recorded "
+		                "object %llu: a path decided by addresses, such as a Python set of "
+		                "threads joined in its order, README.md Limits)\n", p->name,
+		                p->pid, (unsigned long long)idx, (unsigned long long)p->nevents,
+		                next, (unsigned long long)s->wait_len);
 	if (waiting && s->wait_kind == TRACE_EV_RECV)
 		from_recv(r, p, idx, from, sizeof(from));
 	if (waiting && s->wait_kind == TRACE_EV_ACCEPT)

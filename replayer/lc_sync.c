@@ -864,9 +864,19 @@ static int sem_acquire(uint32_t call, sem_t *s)
 		errno = e;
 		return -1;
 	}
-	do
-		r = IP_REAL(sem_wait)(s);
-	while (r < 0 && errno == EINTR);
+	/* Free, as it must be: every post recorded before this acquisition has been made.  Taken,
+	 * the thread acquires another semaphore than the recorded one (its path was decided by
+	 * what no turn orders: the order of a Python set of threads, which follows addresses),
+	 * and the post it needs comes after its turn: the board says so, for the stall report
+	 * (gd_stall.c), and it waits for real (a thread encore does not see may still post). */
+	r = IP_REAL(sem_trywait)(s);
+	if (r < 0) {
+		lc_wait_state(TRACE_EV_SYNC, -1, 0, (uint64_t)(ev->naux ? ev->aux[0] : 0));
+		do
+			r = IP_REAL(sem_wait)(s);
+		while (r < 0 && errno == EINTR);
+		lc_wait_state(0, -1, 0, 0);
+	}
 	lc_commit();
 	lc_share_sem_done(); /* process-shared: the next ticket's turn (lc_chan.c) */
 	return 0;

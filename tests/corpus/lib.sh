@@ -391,14 +391,15 @@ corpus_run() {
 # c_replay_msg FILE: what `encore replay` said of its failure in FILE (its stderr): the first
 # message that is not a warning; for a stall, with the first process of the report that
 # waits for something other than a child's end (the shell's wait only follows from the
-# others').
+# others'), and that has not ended or not started (those wait for nothing).
 c_replay_msg() {
     local m
     m=$(grep 'encore replay:' "$1" | grep -v '^encore replay: warning:' | head -1)
     [ -n "$m" ] || m=$(head -1 "$1")
     case "$m" in *"the replay is stuck:")
         m="$m$(sed -n '/the replay is stuck:$/,$p' "$1" | sed -n '2,$p' |
-            grep -v 'waiting in wait()' | grep -m1 '^  ' | sed 's/^ */ /')" ;;
+            grep -v 'waiting in wait()\|: ended at state\|: not started' | grep -m1 '^  ' |
+            sed 's/^ */ /')" ;;
     esac
     echo "$m" | sed 's/ (pid [0-9]*)//g'
 }

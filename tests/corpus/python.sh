@@ -9,6 +9,11 @@
 #                      scheduling); the request threads wait at a barrier until all four
 #                      requests are in, so that they serve together (the server counts them
 #                      under a lock and says so)
+#   python.sh futures    ThreadingHTTPServer serving 16 requests to a second Python process,
+#                      whose concurrent.futures.ThreadPoolExecutor of four urllib clients
+#                      fetches them (threads as clients); the pool joins its workers at
+#                      shutdown in the order of a set, which follows addresses (README.md,
+#                      Limits, "Threads"): not every recording replays
 set -u
 . "$(dirname "$0")/lib.sh"
 scen=${1:-asyncio}
@@ -80,7 +85,44 @@ s.server_close()
 print("served", n, flush=True)
 print("at most", peak[0], "at once", flush=True)
 EOF
+cat > "$C_RUN/fsrv.py" <<'EOF'
+import http.server, sys
+n = int(sys.argv[2])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("%s\n" % self.path).encode() * 20
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+s.daemon_threads = False
+for i in range(n): s.handle_request()
+s.server_close()
+print("served", n, flush=True)
+EOF
+cat > "$C_RUN/fcli.py" <<'EOF'
+import sys, urllib.request, concurrent.futures, zlib
+port, n = int(sys.argv[1]), int(sys.argv[2])
+def get(i):
+    with urllib.request.urlopen("http://127.0.0.1:%d/r%d" % (port, i)) as r:
+        return i, zlib.crc32(r.read())
+with concurrent.futures.ThreadPoolExecutor(4) as ex:
+    res = sorted(ex.map(get, range(n)))
+for i, c in res: print(i, "%08x" % c)
+EOF
 case $scen in
+futures)
+    corpus_session <<EOF
+$py $C_RUN/fsrv.py $port 16 &
+srv=\$!
+wait_listen $port
+$py $C_RUN/fcli.py $port 16
+wait \$srv
+EOF
+    C_SORTED=1  # the server's last line and the client's lines share the shell's stdout
+    ;;
 threading)
     corpus_session <<EOF
 $py $C_RUN/thr.py $port 4 > $C_RUN/served &
@@ -108,9 +150,10 @@ pool)
 $py $C_RUN/pool.py
 EOF
     ;;
-*) echo "usage: python.sh asyncio|pool|threading" >&2; exit 2 ;;
+*) echo "usage: python.sh asyncio|futures|pool|threading" >&2; exit 2 ;;
 esac
 case $scen in
     asyncio) C_EXPECT='LINE 4 OF CLIENT C' ;; pool) C_EXPECT='^19 ' ;; threading) C_EXPECT='^at most 4 at once' ;;
+    futures) C_EXPECT='^served 16' ;;
 esac
 corpus_run

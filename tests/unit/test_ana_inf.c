@@ -38,7 +38,10 @@ struct gen {
 	int ended[MAXP];                /* a child's end: its exit event, or (killed outright,
 	                                   no event) its last event; 0 while it runs */
 	int reaped[MAXP];               /* its parent waited for it */
-	int is_wait[MAXP][MAXE + 1];    /* a wait: src_p/src_k name the child's end */
+	int chld_run[MAXP];             /* its parent ran its SIGCHLD handler for its end */
+	int is_wait[MAXP][MAXE + 1];    /* a wait, or a SIGCHLD handler run for a child that
+	                                   ended: src_p/src_k name the child's end */
+	int is_chld[MAXP][MAXE + 1];    /* of which a SIGCHLD handler run */
 	int is_sig[MAXP][MAXE + 1];     /* a handler run: src_p/src_k name the kill */
 	int kq[MAXP][MAXP][MAXE + 1];   /* kills of [target] by [sender] not run yet, in order */
 	int kq_h[MAXP][MAXP], kq_t[MAXP][MAXP];
@@ -184,6 +187,21 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			for (int k = 0; k < np && ch < 0; k++)
 				if (g->fparent[k] == p && g->ended[k] && !g->reaped[k])
 					ch = k;
+			/* the child's end sent p a SIGCHLD: its handler runs once, before or
+			 * instead of the wait (a shell reaps in its handler) */
+			if (ch >= 0 && !g->chld_run[ch] && unit_rng_below(r, 3) == 0) {
+				int k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_handler(g->s, p, ch, SIGCHLD), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0;
+				g->is_wait[p][k] = 1;
+				g->is_chld[p][k] = 1;
+				g->src_p[p][k] = ch;
+				g->src_k[p][k] = g->ended[ch];
+				g->chld_run[ch] = 1;
+				continue;
+			}
 			if (ch >= 0 && unit_rng_below(r, 2) == 0) {
 				int k = g->n[p] + 1;
 
@@ -1467,7 +1485,7 @@ START_TEST(random_against_twin)
 	struct unit_rng r;
 	uint64_t seed = unit_seed() + (uint64_t)_i * 7919u;
 
-	int waits = 0, sigs = 0;
+	int waits = 0, sigs = 0, chlds = 0;
 
 	unit_rng_seed(&r, seed);
 	for (int iter = 0; iter < 500; iter++) {
@@ -1479,7 +1497,8 @@ START_TEST(random_against_twin)
 		gen_build(g, &r, np, total);
 		for (int p = 0; p < np; p++)
 			for (int k = 1; k <= g->n[p]; k++)
-				waits += g->is_wait[p][k], sigs += g->is_sig[p][k];
+				waits += g->is_wait[p][k], sigs += g->is_sig[p][k],
+				chlds += g->is_chld[p][k];
 		check_hb_and_consistency(g);
 		check_vclocks(g);
 		check_races(g);
@@ -1499,6 +1518,9 @@ START_TEST(random_against_twin)
 	/* and handler runs of signals sent by recorded processes (the signal edge) */
 	ck_assert_msg(sigs >= 10, "seed %llu: only %d handler runs in 500 executions",
 	              (unsigned long long)seed, sigs);
+	/* and SIGCHLD handler runs for children that ended (the wait edge into a handler) */
+	ck_assert_msg(chlds >= 10, "seed %llu: only %d SIGCHLD runs in 500 executions",
+	              (unsigned long long)seed, chlds);
 }
 END_TEST
 
