@@ -68,6 +68,12 @@ static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 		fi.resolved = "/usr/lib/libseed.so.1";
 		trace_writer_file(w, &fi);
 	}
+	{
+		/* an environment record (schemas/trace-format.md, "Environment") */
+		char *env[] = { "PATH=/usr/bin", "", "A=b=c" };
+
+		trace_writer_env(w, env, 3);
+	}
 	/* a path record (schemas/trace-format.md, "Paths created") */
 	trace_writer_path(w, TRACE_PATH_FILE, 1700000000000000000ll, "/tmp/seed/created",
 	                  "/tmp/seed/old");
