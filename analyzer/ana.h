@@ -42,8 +42,9 @@ extern "C" {
  * cache of a session (DIR/.encore.db, sql/) carries it in its stamp and is rebuilt
  * (schemas/sql.md, `meta`).  2: datagrams and passed descriptors matched.  4: receives of
  * shared pipe ends linked by their shared offsets; semaphore edges (ORDER events).  5: a
- * child's SIGKILL before its parent's wait.  6: a SIGCHLD handler run after the child's end. */
-#define ANA_MODEL_VERSION 6
+ * child's SIGKILL before its parent's wait.  6: a SIGCHLD handler run after the child's end.
+ * 7: a Unix client matched with a process that inherited the listener (a prefork worker). */
+#define ANA_MODEL_VERSION 7
 
 struct ana_session;
 struct ana_ref;

@@ -11,7 +11,8 @@
  *   - TCP: one side's (local, peer) address pair is the other's (peer, local); loopback
  *     addresses only match on the same host;
  *   - Unix stream sockets: the client's peer path is the server's bound path, and each side's
- *     SO_PEERCRED pid is the other's pid when known;
+ *     SO_PEERCRED pid is the other's pid when known (the client's names the process that
+ *     listened, the accepting one or an ancestor of it: a prefork server);
  *   - named pipes: one writer and one reader end with the same inode on one host.
  * An end with no recorded peer is external: its receives are external input.
  *
@@ -258,6 +259,23 @@ static int unix_path(const struct ana_session *s, uint32_t e, int peer, char *ou
 	            : addr_key(ep->local, ep->local_len, out, cap, &lb);
 }
 
+/* The client's SO_PEERCRED pid names the process that called listen(), not the one that
+ * accepted: in a prefork server (a listening socket shared across fork) that is the accepting
+ * process or one of its ancestors. */
+static int listener_of(struct ana_session *s, uint32_t proc, int64_t pid)
+{
+	int p = (int)proc;
+
+	for (size_t depth = 0; p >= 0 && (size_t)p < s->nprocs && depth < 64; depth++) {
+		if (s->procs[p].pid == pid)
+			return 1;
+		if (!s->procs[p].parent || !s->procs[p].parent[0])
+			break;
+		p = ana_proc_find(s, s->procs[p].parent);
+	}
+	return 0;
+}
+
 static void match_unix(struct ana_session *s, const uint32_t *roots, size_t nroots,
                        const uint8_t *active)
 {
@@ -279,7 +297,7 @@ static void match_unix(struct ana_session *s, const uint32_t *roots, size_t nroo
 			    !unix_path(s, v, 0, sp, sizeof(sp)) || strcmp(cp, sp) != 0)
 				continue;
 			if (ec->peer_pid && s->procs[s->ends[v].proc].pid &&
-			    ec->peer_pid != s->procs[s->ends[v].proc].pid)
+			    !listener_of(s, s->ends[v].proc, ec->peer_pid))
 				continue;
 			if (ev->peer_pid && s->procs[s->ends[c].proc].pid &&
 			    ev->peer_pid != s->procs[s->ends[c].proc].pid)
