@@ -303,6 +303,13 @@ int rep__finish_check(struct rep *r)
 			continue;
 		if (p->started && !p->done && p->reaped && idx == p->nevents)
 			continue;
+		/* its last event an exec into an image that was not recorded (a set-user-ID
+		 * helper: tmux's utempter; `encore check` names it): that image runs unreplayed, as
+		 * it ran unrecorded, and ends wherever it does */
+		if (p->started && idx == p->nevents && p->nevents && p->ana >= 0 &&
+		    ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
+		    ev.kind == TRACE_EV_EXEC && ev.result >= 0)
+			continue;
 		/* killed by SIGKILL when recorded, and now: where the kill lands is not ordered by
 		 * any event (the killer's kill is not one) */
 		if (p->killed_rec && idx <= p->nevents && !p->done &&
