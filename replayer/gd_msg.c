@@ -117,7 +117,8 @@ struct gd_proc *rep__expected_client(struct rep *r, struct gd_proc *srv, uint64_
 }
 
 /* 1 when a TCP socket of process pid (its network namespace's /proc/PID/net/tcp and tcp6)
- * has local port `port` and is not closing (TIME_WAIT, CLOSE). */
+ * has local port `port` and is connecting or established (a socket closing, in FIN_WAIT or
+ * CLOSE_WAIT, is not the client still waiting for its server). */
 static int port_open(long pid, int port)
 {
 	static const char *const files[] = { "tcp", "tcp6" };
@@ -132,7 +133,7 @@ static int port_open(long pid, int port)
 			continue;
 		while (fgets(line, sizeof(line), fp))
 			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", &lport, &st) == 2 &&
-			    (int)lport == port && st != 0x06 && st != 0x07) {
+			    (int)lport == port && (st == 0x01 || st == 0x02)) {
 				fclose(fp);
 				return 1;
 			}
@@ -147,10 +148,20 @@ static int port_open(long pid, int port)
  * It is the expected client's unless that client's own connection is still open (its
  * reported ports): then it is a later accept's, kept for it (the answer 0), not taken for
  * the expected one (whose bytes the server then found reset). */
-static int gone_peer_answer(const struct gd_proc *c)
+static int gone_peer_answer(struct rep *r, struct gd_proc *srv, uint64_t k,
+                            const struct gd_proc *c)
 {
+	struct ana_event acc;
+
 	if (c->pid <= 0)
 		return 1;
+	/* the very connect the analyzer ties to this accept, when the client reported it: only
+	 * that connection tells (a client with others open, ab -c 4, kept it waiting for ever) */
+	if (srv->ana >= 0 && ana_event_get(r->ana, (size_t)srv->ana, k, &acc) == 0 &&
+	    acc.src_index)
+		for (size_t i = 0; i < c->nports; i++)
+			if (c->port_ev[i] == acc.src_index)
+				return !port_open(c->pid, c->ports[i]);
 	for (size_t i = 0; i < c->nports; i++)
 		if (port_open(c->pid, c->ports[i]))
 			return 0;
@@ -185,7 +196,7 @@ static int accept_answer(struct rep *r, struct gd_proc *srv, uint64_t k, long pi
 	if (!c)
 		return 1;
 	if (!pid && !port)
-		return gone_peer_answer(c);
+		return gone_peer_answer(r, srv, k, c);
 	if (pid)
 		return c->pid == pid;
 	if (port) {
