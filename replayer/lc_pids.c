@@ -453,6 +453,24 @@ void lc_unmask_next(const char *what)
 		if (lc.threaded && ev->thread != self)
 			continue;
 		if (ev->kind == TRACE_EV_UNMASK) {
+			sigset_t cur;
+			int sig = 0;
+
+			/* the signal whose handler ran as the call returned: the HANDLER after it */
+			for (uint64_t j = i + 1; j < lc.nev && !sig; j++) {
+				const struct lc_ev *h = &lc.ev[j - lc.base];
+
+				if (lc.threaded && h->thread != self)
+					continue;
+				if (h->kind != TRACE_EV_HANDLER)
+					break;
+				sig = (int)h->result;
+			}
+			/* not the call that unblocked it when recorded if this one leaves it blocked
+			 * (two masks set in a row, the second unblocking: found in review) */
+			if (sig > 0 && sig < 65 && IP_REAL(pthread_sigmask)(SIG_BLOCK, NULL, &cur) == 0 &&
+			    sigismember(&cur, sig) == 1)
+				return;
 			lc_expect(TRACE_EV_UNMASK, -1, what);
 			lc_commit();
 		}
