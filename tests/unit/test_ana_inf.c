@@ -43,6 +43,11 @@ struct gen {
 	                                   ended: src_p/src_k name the child's end */
 	int is_chld[MAXP][MAXE + 1];    /* of which a SIGCHLD handler run */
 	int is_sig[MAXP][MAXE + 1];     /* a handler run: src_p/src_k name the kill */
+	int kill_need[MAXP];            /* a child killed outright whose SIGKILL, from another
+	                                   process, is still to come */
+	int kill_p[MAXP], kill_k[MAXP]; /* that SIGKILL (kill_k 0: none, or its parent's own) */
+	int wk_p[MAXP][MAXE + 1];       /* a wait or SIGCHLD handler run for a child killed */
+	int wk_k[MAXP][MAXE + 1];       /* outright by another process: after that SIGKILL too */
 	int kq[MAXP][MAXP][MAXE + 1];   /* kills of [target] by [sender] not run yet, in order */
 	int kq_h[MAXP][MAXP], kq_t[MAXP][MAXP];
 	int n[MAXP];
@@ -177,15 +182,38 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				ck_assert_int_eq(ana_add_simple(g->s, p, TRACE_EV_EXIT, 0), g->n[p] + 1);
 				g->n[p]++;
 				g->is_recv[p][g->n[p]] = 0;
+			} else if (unit_rng_below(r, 2)) {
+				g->kill_need[p] = 1; /* its SIGKILL comes from a process still running */
 			}
 			g->ended[p] = g->n[p];
 			continue;
+		}
+		/* now and then p sends the SIGKILL a child killed outright died of (after its last
+		 * event: a SIGKILL's edge goes to the parent's wait, analyzer/edges.c) */
+		{
+			int v = -1;
+
+			for (int k = 0; k < np && v < 0; k++)
+				if (g->kill_need[k] && k != p && g->n[p] >= 1 &&
+				    !(g->fparent[p] >= 0 && g->ended[p]))
+					v = k;
+			if (v >= 0 && unit_rng_below(r, 2) == 0) {
+				int k = g->n[p] + 1;
+
+				ck_assert_int_eq(ana_add_kill(g->s, p, v, SIGKILL), k);
+				g->n[p]++;
+				g->is_recv[p][k] = 0;
+				g->kill_need[v] = 0;
+				g->kill_p[v] = p;
+				g->kill_k[v] = p == g->fparent[v] ? 0 : k; /* (its parent's: program order) */
+				continue;
+			}
 		}
 		{
 			int ch = -1;
 
 			for (int k = 0; k < np && ch < 0; k++)
-				if (g->fparent[k] == p && g->ended[k] && !g->reaped[k])
+				if (g->fparent[k] == p && g->ended[k] && !g->reaped[k] && !g->kill_need[k])
 					ch = k;
 			/* the child's end sent p a SIGCHLD: its handler runs once, before or
 			 * instead of the wait (a shell reaps in its handler) */
@@ -199,6 +227,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->is_chld[p][k] = 1;
 				g->src_p[p][k] = ch;
 				g->src_k[p][k] = g->ended[ch];
+				g->wk_p[p][k] = g->kill_p[ch];
+				g->wk_k[p][k] = g->kill_k[ch];
 				g->chld_run[ch] = 1;
 				continue;
 			}
@@ -211,6 +241,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				g->is_wait[p][k] = 1;
 				g->src_p[p][k] = ch;
 				g->src_k[p][k] = g->ended[ch];
+				g->wk_p[p][k] = g->kill_p[ch];
+				g->wk_k[p][k] = g->kill_k[ch];
 				g->reaped[ch] = 1;
 				continue;
 			}
@@ -466,6 +498,8 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 			if (g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
 			    g->is_wait[p][i] || g->is_ready[p][i] || g->is_sig[p][i])
 				g->hb[g->src_p[p][i]][g->src_k[p][i]][p][i] = 1;
+			if (g->wk_k[p][i])
+				g->hb[g->wk_p[p][i]][g->wk_k[p][i]][p][i] = 1;
 		}
 	for (int kp = 0; kp < np; kp++)
 		for (int ki = 1; ki <= g->n[kp]; ki++)
@@ -500,6 +534,10 @@ static void gen_build(struct gen *g, struct unit_rng *r, int np, int total)
 				if ((g->is_recv[p][i] || g->is_acc[p][i] || g->is_eof[p][i] || g->is_room[p][i] ||
 			    g->is_wait[p][i] || g->is_ready[p][i] || g->is_sig[p][i]) &&
 				    cut[g->src_p[p][i]] < (uint64_t)g->src_k[p][i])
+					ok = 0;
+		for (int p = 0; p < np && ok; p++)
+			for (int i = 1; i <= (int)cut[p] && ok; i++)
+				if (g->wk_k[p][i] && cut[g->wk_p[p][i]] < (uint64_t)g->wk_k[p][i])
 					ok = 0;
 		g->consistent[ci] = (unsigned char)ok;
 	}
@@ -844,6 +882,12 @@ static void check_hb_and_consistency(struct gen *g)
 					ck_assert_int_ge(nd, want + 1);
 					ck_assert_uint_eq(deps[want].proc, (size_t)g->src_p[p][i]);
 					ck_assert_uint_eq(deps[want].index, (uint64_t)g->src_k[p][i]);
+					want++;
+				}
+				if (g->wk_k[p][i]) { /* and the SIGKILL of a child killed outright */
+					ck_assert_int_ge(nd, want + 1);
+					ck_assert_uint_eq(deps[want].proc, (size_t)g->wk_p[p][i]);
+					ck_assert_uint_eq(deps[want].index, (uint64_t)g->wk_k[p][i]);
 					want++;
 				}
 				ck_assert_int_eq(nd, want);
