@@ -63,6 +63,11 @@ static void free_argv(struct gd_proc *p)
 	free(p->argv);
 	p->argv = NULL;
 	p->argc = 0;
+	for (uint32_t i = 0; p->env && i < p->envc; i++)
+		free(p->env[i]);
+	free(p->env);
+	p->env = NULL;
+	p->envc = 0;
 }
 
 /* Read one trace through; fill p from its header.  Refuses damage. */
@@ -172,6 +177,18 @@ checked:
 	p->killed_rec = rc == 0 && !trace_reader_closed(rd) && ev.kind != TRACE_EV_EXIT &&
 	                ev.kind != TRACE_EV_SIGNAL;
 	p->has_layout = trace_reader_layout(rd, &p->layout);
+	{
+		/* a root is started with it (gd_proc.c, child_exec) */
+		uint32_t envc;
+		char *const *envp;
+
+		if (!p->env && trace_reader_env(rd, &envc, &envp) &&
+		    (p->env = calloc((size_t)envc + 1, sizeof(char *)))) {
+			for (uint32_t i = 0; i < envc; i++)
+				if ((p->env[p->envc] = strdup(envp[i])))
+					p->envc++;
+		}
+	}
 	if (rc == 0 && (rc = rep__created_add(r, rd, h->host_id)) != 0)
 		goto out;
 	if ((rc = layout_objects(r, rd)) != 0)

@@ -26,6 +26,8 @@ struct gd_proc {
 	char host_id[64];       /* the trace's META_HOST_ID: its host's namespace (gd_isolate.c) */
 	char **argv;
 	uint32_t argc;
+	char **env;      /* the environment its first image started with (NULL: not recorded) */
+	uint32_t envc;
 	uint64_t nevents;
 	uint64_t fork_index;    /* index of the FORK event in the parent, 0 for a root */
 	int ana;                /* process number in the analyzer */

@@ -110,9 +110,70 @@ static int same_layout(const struct gd_proc *p, char *preload, size_t cap, int *
 /* In the forked child, before exec: its host's namespaces (gd_isolate.c), environment,
  * directory, group, death with the GD.  A failure is reported through `err` (close-on-exec):
  * what failed (1 chdir, 2 exec, 3 setns), errno. */
+/* The recorder's library in a LD_PRELOAD list (the recorded value names it). */
+static int recorder_lib(const char *entry, size_t len)
+{
+	static const char base[] = "libencore-record.so";
+	const char *slash = memrchr(entry, '/', len);
+	const char *b = slash ? slash + 1 : entry;
+
+	return (size_t)(entry + len - b) >= sizeof(base) - 1 && memcmp(b, base, sizeof(base) - 1) == 0;
+}
+
+/* In the child, before its exec: a root starts with the environment it was recorded with
+ * (replayer/README.md, "Environment"), so that what the dynamic loader and constructors
+ * read before the replay controller runs (LD_LIBRARY_PATH, GLIBC_TUNABLES) is as recorded;
+ * ENCORE_RECORD dropped, the recorded LD_PRELOAD without the recorder's library returned (our
+ * library goes before it), --setenv's lines applied.  NULL when the trace has no
+ * environment: the replaying one is kept. */
+static const char *recorded_env(const struct gd_proc *p, char *preload_rest, size_t cap)
+{
+	char *spec = getenv("ENCORE_REPLAY_SETENV");
+
+	if (!p->env)
+		return NULL;
+	preload_rest[0] = '\0';
+	spec = spec ? strdup(spec) : NULL;
+	clearenv();
+	for (uint32_t i = 0; i < p->envc; i++) {
+		const char *v = p->env[i];
+
+		if (strncmp(v, "ENCORE_RECORD=", 14) == 0)
+			continue;
+		if (strncmp(v, "LD_PRELOAD=", 11) == 0) {
+			size_t n = 0;
+
+			for (v += 11; *v; v += strspn(v, ": ")) {
+				size_t l = strcspn(v, ": ");
+
+				if (l && !recorder_lib(v, l) && n + l + 2 < cap) {
+					if (n)
+						preload_rest[n++] = ':';
+					memcpy(preload_rest + n, v, l);
+					n += l;
+					preload_rest[n] = '\0';
+				}
+				v += l;
+			}
+			continue;
+		}
+		putenv(p->env[i]);
+	}
+	if (spec) {
+		setenv("ENCORE_REPLAY_SETENV", spec, 1);
+		for (char *line = spec, *next; line && *line; line = next) {
+			if ((next = strchr(line, '\n')))
+				*next++ = '\0';
+			if (strchr(line, '=') && line[0] != '=')
+				putenv(line);
+		}
+	}
+	return preload_rest;
+}
+
 static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 {
-	static char preload[16384], cfg[8192];
+	static char preload[16384], cfg[8192], rest[8192];
 	const char *old = getenv("LD_PRELOAD");
 	int what[2], e;
 
@@ -141,6 +202,8 @@ static void child_exec(struct rep *r, struct gd_proc *p, long pgid, int err)
 		if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 			dup2(fd, STDIN_FILENO);
 	}
+	if (p->env)
+		old = recorded_env(p, rest, sizeof(rest));
 	snprintf(preload, sizeof(preload), "%s%s%s", r->lib, old && *old ? ":" : "",
 	         old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);

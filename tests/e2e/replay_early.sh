@@ -35,7 +35,7 @@ for how in direct exec; do
     if [ "$how" = direct ]; then
         # the constructor asks for more bytes in replay than it did when recorded: real ones
         # past the recorded, and a warning
-        EARLY_MORE=1 timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+        timeout 60 "$encore" replay --setenv EARLY_MORE=1 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
             { echo "FAIL (more bytes): replay failed:"; cat "$tmp/rep.err"; exit 1; }
         cmp -s "$tmp/rec.out" "$tmp/rep.out" ||
             { echo "FAIL (more bytes): the recorded bytes were not given first:";
@@ -43,6 +43,15 @@ for how in direct exec; do
         grep -q "warning: .*asked for 64 random bytes, 48 were recorded then: real bytes" \
             "$tmp/rep.err" ||
             { echo "FAIL (more bytes): no warning:"; cat "$tmp/rep.err"; exit 1; }
+        # the same variable in the replaying environment only: a root starts with its
+        # recorded environment, so the constructor (run before the replay controller's) does
+        # not see it (replayer/README.md, "Environment")
+        EARLY_MORE=1 timeout 60 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+            { echo "FAIL (replaying environment): replay failed:"; cat "$tmp/rep.err"; exit 1; }
+        if ! cmp -s "$tmp/rec.out" "$tmp/rep.out" || grep -q warning "$tmp/rep.err"; then
+            echo "FAIL (replaying environment): the constructor saw the replay's EARLY_MORE:"
+            cat "$tmp/rep.err"; exit 1
+        fi
     fi
 done
 echo "ok: the constructor's pid, clock and random bytes agree in replay, run directly and after exec"
