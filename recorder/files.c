@@ -514,8 +514,11 @@ void rec_files_closing(int fd)
 {
 	int noted = 0, i, e = errno;
 
-	if (!rec_enter())
+	/* (a close of the recorder's own, rec_busy, is no call of the program's left unlogged) */
+	if (rec_busy() || !rec_enter()) {
+		errno = e; /* (the lock's wait may have set it) */
 		return;
+	}
 	if (fd < 0) {
 		noted = rec_files_ndeferred > 0;
 		rec_files_flush();
