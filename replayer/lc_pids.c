@@ -349,7 +349,7 @@ static int stops(pid_t live, int sig)
 	size_t have = 0;
 	const char *p;
 	long r;
-	int fd;
+	int fd, e = errno;
 
 	if (sig == SIGSTOP)
 		return 1;
@@ -359,12 +359,14 @@ static int stops(pid_t live, int sig)
 		return 1;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)live);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	errno = e; /* (the call's errno is the kill's own) */
 	if (fd < 0)
 		return 1;
 	while (have < sizeof(buf) - 1 &&
 	       (r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0)
 		have += (size_t)r;
 	syscall(SYS_close, fd);
+	errno = e;
 	buf[have] = '\0';
 	if ((p = strstr(buf, "\nSigIgn:")))
 		ign = strtoull(p + 8, NULL, 16);
