@@ -14,6 +14,7 @@
 #ifndef ENCORE_INTERPOSE_H
 #define ENCORE_INTERPOSE_H
 
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>

@@ -601,6 +601,8 @@ struct rec_chan *rec_fd_chan(int fd)
  * close was missed (fclose of an fdopen'd socket inside libc, for example). */
 static void fd_fresh(int fd, void *ra)
 {
+	if (__builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_fresh(fd); /* an open's note waiting for the number is stale (files.c) */
 	if (fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] != REC_FD_UNKNOWN)
 		fd_release(fd, TRACE_CALL_CLOSE, ra);
 }
@@ -1115,6 +1117,8 @@ static void log_dup(int oldfd, int r, int e, uint32_t call, void *ra)
 
 	if (r < 0 || r == oldfd)
 		return;
+	if (__builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_fresh(r); /* an open's note waiting for the number is stale (files.c) */
 	c = rec_fd_chan(oldfd);
 	fd_release(r, call, ra);
 	if (!c) {

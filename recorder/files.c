@@ -438,14 +438,24 @@ static int defer_note(int fd, const char *path, int flags)
 	return 1;
 }
 
-/* Under the writer lock: make the deferred note of slot i (st as for note_locked). */
-static int note_deferred(int i, const struct stat *st)
+static void drop_deferred(int i)
 {
-	int noted = note_locked(deferred[i].fd, deferred[i].path, deferred[i].flags, st);
 	int last = --rec_files_ndeferred;
 
 	if (i != last)
 		deferred[i] = deferred[last];
+}
+
+/* Under the writer lock: make the deferred note of slot i (st as for note_locked).  The slot
+ * is marked taken first: the note maps the number anew (rec_fd_regular), which must not
+ * drop it as stale (rec_files_fresh). */
+static int note_deferred(int i, const struct stat *st)
+{
+	int fd = deferred[i].fd, noted;
+
+	deferred[i].fd = -1;
+	noted = note_locked(fd, deferred[i].path, deferred[i].flags, st);
+	drop_deferred(i);
 	return noted;
 }
 
@@ -457,26 +467,58 @@ static int deferred_slot(int fd)
 	return -1;
 }
 
-void rec_files_use(int fd, const struct stat *st)
+/* Under the writer lock: fd was taken anew (an open, socket, pipe, accept or dup the
+ * recorder saw).  A note still waiting for that number is of a file whose close went unseen
+ * (closedir after fdopendir closes inside libc): it is dropped, not made later on whatever
+ * the number is now (the program's fstat of the new file gave a directory's note its size,
+ * and replay refused the directory as changed). */
+void rec_files_fresh(int fd)
 {
 	int i = deferred_slot(fd);
 
 	if (i >= 0)
+		drop_deferred(i);
+}
+
+/* The same, outside the writer lock: an open of the program's that makes no deferred note. */
+static void fresh_number(int fd)
+{
+	if (fd < 0 || __builtin_expect(rec_files_ndeferred == 0, 1) || rec_busy() ||
+	    !rec_enter())
+		return;
+	rec_files_fresh(fd);
+	rec_leave();
+}
+
+/* The notes' own system calls (fstat, readlink, the hash's reads) leave errno as the
+ * program's call before them set it: these run before or after one of its calls. */
+void rec_files_use(int fd, const struct stat *st)
+{
+	int i = deferred_slot(fd), e = errno;
+
+	if (i >= 0)
 		note_deferred(i, st);
+	errno = e;
 }
 
 void rec_files_flush(void)
 {
+	int e = errno;
+
 	while (rec_files_ndeferred > 0)
 		note_deferred(rec_files_ndeferred - 1, NULL);
+	errno = e;
 }
 
 void rec_files_closing(int fd)
 {
-	int noted = 0, i;
+	int noted = 0, i, e = errno;
 
-	if (!rec_enter())
+	/* (a close of the recorder's own, rec_busy, is no call of the program's left unlogged) */
+	if (rec_busy() || !rec_enter()) {
+		errno = e; /* (the lock's wait may have set it) */
 		return;
+	}
 	if (fd < 0) {
 		noted = rec_files_ndeferred > 0;
 		rec_files_flush();
@@ -485,6 +527,7 @@ void rec_files_closing(int fd)
 	}
 	rec_leave();
 	after_note(noted);
+	errno = e;
 }
 
 /* fstat and fstat64 (one function on 64-bit glibc, two symbols): the real call; then, if an
@@ -493,7 +536,10 @@ static int note_fstat(int r, int fd, const struct stat *st)
 {
 	int e = errno, noted = 0, i;
 
-	if (r == 0 && __builtin_expect(rec_files_ndeferred != 0, 0) && rec_enter()) {
+	/* (the recorder's own fstat, rec_busy, is no program's: entering would count it as a
+	 * call left unlogged) */
+	if (r == 0 && __builtin_expect(rec_files_ndeferred != 0, 0) && !rec_busy() &&
+	    rec_enter()) {
 		if ((i = deferred_slot(fd)) >= 0)
 			noted = note_deferred(i, st);
 		rec_leave();
@@ -516,6 +562,15 @@ REC_EXPORT int fstat64(int fd, struct stat64 *st)
 	return note_fstat(r, fd, (const struct stat *)st);
 }
 
+/* fdopendir: closedir will close fd inside libc, where the recorder does not see it; an open's
+ * note waiting for fd is made now (a directory's is none: the slot goes). */
+REC_EXPORT DIR *fdopendir(int fd)
+{
+	if (fd >= 0 && __builtin_expect(rec_files_ndeferred != 0, 0))
+		rec_files_closing(fd); /* (errno kept) */
+	return IP_REAL(fdopendir)(fd);
+}
+
 /* fd was opened (path as the program gave it) with `flags`: note it if it is a regular file
  * opened for reading, now or (defer: an open, not fopen, whose reads are inside libc) at the
  * program's fstat of it or its first use.  errno is the caller's to keep. */
@@ -523,18 +578,22 @@ static void note_open(int fd, const char *path, int flags, int defer)
 {
 	int noted;
 
-	if (rec_sandbox & REC_SB_NOFILES)
-		return; /* a seccomp filter forbids the recorder's calls here (guard.c) */
-	if (fd < 0 || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w)
+	if (fd < 0)
 		return;
-	if (path && pseudo_path(path))
-		return; /* (never noted: no fstat for it) */
+	/* (no note: a note still waiting for the number is dropped, rec_files_fresh) */
+	if ((rec_sandbox & REC_SB_NOFILES) || /* a seccomp filter forbids the recorder's calls */
+	    (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH) || rec_busy() || !rec.w ||
+	    (path && pseudo_path(path))) { /* (pseudo: never noted, no fstat for it) */
+		fresh_number(fd);
+		return;
+	}
 	if (!rec_enter())
 		return;
 	if (defer && defer_note(fd, path, flags)) {
 		rec_leave();
 		return;
 	}
+	rec_files_fresh(fd);
 	noted = note_locked(fd, path, flags, NULL);
 	rec_leave();
 	after_note(noted);
@@ -777,6 +836,8 @@ static FILE *note_fopen(FILE *f, const char *path, const char *mode, int created
 		note_path(TRACE_PATH_FILE, fileno(f), AT_FDCWD, path);
 	if (f && mode && (mode[0] == 'r' || strchr(mode, '+')))
 		note_open(fileno(f), path, O_RDONLY, 0);
+	else if (f)
+		fresh_number(fileno(f));
 	if (f && mode && mode[0] == 'r' && !strchr(mode, '+'))
 		note_kernel_file(fileno(f), path, O_RDONLY);
 	errno = e;

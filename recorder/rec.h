@@ -408,6 +408,8 @@ struct stat;
 REC_HIDDEN void rec_files_use(int fd, const struct stat *st);
 REC_HIDDEN void rec_files_flush(void);
 REC_HIDDEN void rec_files_closing(int fd);
+/* fd taken anew (guard held): a note still waiting for the number is dropped (files.c). */
+REC_HIDDEN void rec_files_fresh(int fd);
 /* Under the writer lock, around a call that takes the loader's lock (site.c): 1 when it may
  * (then pair with rec_loader_end), 0 when another thread is inside dl_iterate_phdr. */
 REC_HIDDEN int rec_loader_begin(void);

@@ -247,6 +247,12 @@ LC_EXPORT int fstat64(int fd, struct stat64 *st)
 	return IP_REAL(fstat64)(fd, st);
 }
 
+/* The recorder makes a note waiting for fdopendir's descriptor there (recorder/files.c). */
+LC_EXPORT DIR *fdopendir(int fd)
+{
+	return IP_REAL(fdopendir)(fd);
+}
+
 LC_EXPORT int mkdir(const char *path, mode_t mode)
 {
 	return IP_REAL(mkdir)(path, mode);

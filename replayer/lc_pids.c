@@ -23,8 +23,10 @@
  * kill(-1, ...) (every process the user may signal) is not sent either.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -204,6 +206,7 @@ static pid_t wait_replay(const char *what, int options, int *status, struct rusa
 	const struct lc_ev *ev = lc_expect(TRACE_EV_WAIT, -1, what);
 	pid_t rec = (pid_t)ev->result, live = 0;
 	int code = ev->naux > 1 ? (int)ev->aux[1] : 0, st = ev->naux > 0 ? (int)ev->aux[0] : 0;
+	int ended = code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED;
 
 	if (rec < 0) {
 		int e = ev->err;
@@ -216,13 +219,15 @@ static pid_t wait_replay(const char *what, int options, int *status, struct rusa
 		memset(ru, 0, sizeof(*ru));
 	if (si)
 		memset(si, 0, sizeof(*si));
-	if (rec > 0 && (code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED))
+	if (rec > 0 && ended)
 		live = to_live(rec);
 	/* a child forked inside libc (forkpty, daemon: no pid the parent's LC saw) is known by
 	 * its live pid once its LC said hello to the GD: waited for (1 ms steps, at most 10 s),
 	 * so that the wait reaps it, not returning before it has even started (forkpty's child
-	 * then found its terminal's master closed by the parent: CPython's test_pty) */
-	for (int i = 0; !live && rec > 0 && i < 10000 && rec_of_session(rec); i++) {
+	 * then found its terminal's master closed by the parent: CPython's test_pty).  Only for
+	 * an end: a stop or continue seen is given back as recorded, and a real wait for that
+	 * child's exit then blocked the parent before the SIGCONT or message that lets it end */
+	for (int i = 0; ended && !live && rec > 0 && i < 10000 && rec_of_session(rec); i++) {
 		struct timespec ms = { 0, 1000 * 1000 };
 
 		syscall(SYS_nanosleep, &ms, NULL);
@@ -333,23 +338,65 @@ static void kill_after_end(pid_t rec, pid_t live)
 	}
 }
 
+/* SIGSTOP, and SIGTSTP, SIGTTIN or SIGTTOU under their default action (stop) in process
+ * live, as the kernel sees it (/proc/PID/status: neither ignored nor caught, the LC's
+ * trampoline counting as caught); a group (live <= 0: -pgid, or 0 for the caller's) is taken
+ * as stopped by them.  The status is read raw (no stdio): kill may be called in a handler. */
+static int stops(pid_t live, int sig)
+{
+	char path[48], buf[4096];
+	unsigned long long ign = 0, cgt = 0, b;
+	size_t have = 0;
+	const char *p;
+	long r;
+	int fd, e = errno;
+
+	if (sig == SIGSTOP)
+		return 1;
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return 0;
+	if (live <= 0)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)live);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	errno = e; /* (the call's errno is the kill's own) */
+	if (fd < 0)
+		return 1;
+	while (have < sizeof(buf) - 1 &&
+	       (r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0)
+		have += (size_t)r;
+	syscall(SYS_close, fd);
+	errno = e;
+	buf[have] = '\0';
+	if ((p = strstr(buf, "\nSigIgn:")))
+		ign = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nSigCgt:")))
+		cgt = strtoull(p + 8, NULL, 16);
+	b = 1ull << (sig - 1);
+	return !(ign & b) && !(cgt & b);
+}
+
 static int kill_live(pid_t pid, int sig)
 {
 	pid_t live;
 
+	/* A process of the session is not stopped for real: where a stop caught it when recorded
+	 * is in no trace (it runs no handler, logs nothing), and sent where the sender gets there
+	 * it froze the target at another point, holding what the others then waited for (an
+	 * nginx worker stopped by a shell under ab's load: the replay stalled).  What the stop did
+	 * that the replay needs is in the traces: the parent's SIGCHLD handler runs and wait
+	 * results, replayed as recorded; the target's events keep their order.  SIGCONT is sent:
+	 * harmless to a running process, and it wakes one stopped by a stop signal this filter
+	 * let through or by the terminal (a shell's `kill -TSTP $!; kill -CONT $!`). */
+	if (on() && pid == 0 && stops(0, sig))
+		return 0;
 	if (!on() || pid == 0 || pid == INT_MIN)
 		return IP_REAL(kill)(pid, sig);
 	if (pid == -1)
 		return 0;
 	if (!(live = to_live(pid < 0 ? -pid : pid)))
 		return 0;
-	/* A process of the session is not stopped or continued for real: where a SIGSTOP caught
-	 * it when recorded is in no trace (it runs no handler, logs nothing), and sent where the
-	 * sender gets there it froze the target at another point, holding what the others then
-	 * waited for (an nginx worker stopped by a shell under ab's load: the replay stalled).
-	 * What the stop did that the replay needs is in the traces: the parent's SIGCHLD handler
-	 * runs and wait results, replayed as recorded; the target's events keep their order. */
-	if (sig == SIGSTOP || sig == SIGCONT)
+	if (stops(pid < 0 ? -live : live, sig))
 		return 0;
 	if (sig == SIGKILL && pid > 0)
 		kill_after_end(pid, live);
@@ -369,7 +416,7 @@ static int sigqueue_live(pid_t pid, int sig, const union sigval val)
 
 	if (!on() || pid <= 0)
 		return IP_REAL(sigqueue)(pid, sig, val);
-	if (!(live = to_live(pid)))
+	if (!(live = to_live(pid)) || stops(live, sig))
 		return 0;
 	return IP_REAL(sigqueue)(live, sig, val);
 }
@@ -387,7 +434,7 @@ static int tgkill_live(pid_t tgid, pid_t tid, int sig)
 
 	if (!on() || tgid <= 0)
 		return IP_REAL(tgkill)(tgid, tid, sig);
-	if (!(live = to_live(tgid)))
+	if (!(live = to_live(tgid)) || stops(live, sig))
 		return 0;
 	/* single-threaded processes (the replayer's limit): the thread is the process */
 	return IP_REAL(tgkill)(live, tid == tgid ? live : tid, sig);
@@ -417,16 +464,22 @@ static const struct lc_ev *raise_next(const char *what, int sig)
 	return ev;
 }
 
+/* A stop signal the process sends itself is not sent either (kill_live says why). */
+static int stops_self(int sig)
+{
+	return on() && stops((pid_t)syscall(SYS_getpid), sig);
+}
+
 LC_EXPORT int raise(int sig)
 {
-	int r = IP_REAL(raise)(sig);
+	int r = stops_self(sig) ? 0 : IP_REAL(raise)(sig);
 
 	return kill_done(raise_next("raise", sig), r);
 }
 
 LC_EXPORT int pthread_kill(pthread_t thread, int sig)
 {
-	int r = IP_REAL(pthread_kill)(thread, sig), e = errno;
+	int r = stops_self(sig) ? 0 : IP_REAL(pthread_kill)(thread, sig), e = errno;
 	const struct lc_ev *ev = raise_next("pthread_kill", sig);
 
 	if (ev) {
