@@ -502,11 +502,17 @@ int lc_fdnum_taken(int r, const char *what)
 
 		/* The recorded number, when it is free; else the kernel's, as before these events
 		 * existed: calls that log nothing (opendir, eventfd, epoll_create, libc's own
-		 * opens) take and free numbers too, and a number taken now is no divergence. */
-		if (syscall(SYS_fcntl, want, F_GETFD) == -1 && errno == EBADF &&
-		    syscall(SYS_dup3, r, want, fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) == want) {
+		 * opens) take and free numbers too, and a number taken now is no divergence.
+		 * F_DUPFD, never dup3: another thread's unlogged call (opendir) may take the
+		 * number between a check and a dup3, which would close its descriptor under it. */
+		int d = (int)syscall(SYS_fcntl, r, fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC :
+		                     F_DUPFD, want);
+
+		if (d == want) {
 			IP_REAL(syscall)(SYS_close, r); /* (ours: not the program's close) */
 			r = want;
+		} else if (d >= 0) {
+			IP_REAL(syscall)(SYS_close, d); /* (taken: the kernel's number stays) */
 		}
 	}
 	lc_commit();

@@ -1,8 +1,10 @@
 /* fdnum_mix.c: threads that take and free descriptor numbers in calls the recorder logs
  * (open, fopen, fclose, close) and in calls it does not (opendir/closedir, eventfd, a close
- * through syscall(2), an open that fails), and a thread that opens a file from a
- * dl_iterate_phdr callback (the loader's lock held) while another's file notes may walk the
- * loaded objects: for replay_fdnum_mix.sh.  Prints what it read, the same in every run. */
+ * through syscall(2), an open that fails; a third thread only lists a directory: a number
+ * the replay moved under its opendir closed its directory), and a thread that opens a file
+ * from a dl_iterate_phdr callback (the loader's lock held) while another's file notes may
+ * walk the loaded objects: for replay_fdnum_mix.sh.  Prints what it read, the same in every
+ * run. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <link.h>
@@ -59,6 +61,24 @@ static void *other_calls(void *arg)
 	return NULL;
 }
 
+/* only calls that log nothing: opendir and closedir (libc's own open and close) */
+static void *lister(void *arg)
+{
+	long seen = 0;
+
+	for (long i = 0; i < rounds * 2; i++) {
+		DIR *d = opendir(dir);
+
+		if (!d)
+			exit(8);
+		while (readdir(d))
+			seen++;
+		closedir(d);
+	}
+	*(long *)arg = seen > 0;
+	return NULL;
+}
+
 static void *files(void *arg)
 {
 	char path[512], c[8];
@@ -84,8 +104,8 @@ static void *files(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t t1, t2;
-	long ok = 0, sum = 0;
+	pthread_t t1, t2, t3;
+	long ok = 0, sum = 0, listed = 0;
 
 	if (argc != 3)
 		return 2;
@@ -93,8 +113,10 @@ int main(int argc, char **argv)
 	rounds = atol(argv[2]);
 	pthread_create(&t1, NULL, other_calls, &ok);
 	pthread_create(&t2, NULL, files, &sum);
+	pthread_create(&t3, NULL, lister, &listed);
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
-	printf("ok=%ld sum=%ld\n", ok, sum);
-	return ok ? 0 : 1;
+	pthread_join(t3, NULL);
+	printf("ok=%ld sum=%ld listed=%ld\n", ok, sum, listed);
+	return ok && listed ? 0 : 1;
 }
