@@ -1021,15 +1021,18 @@ REC_EXPORT int shutdown(int fd, int how)
 
 REC_EXPORT int close(int fd)
 {
-	REC_FD_ORDER;
 	int r, e;
 
 	/* Programs that close every descriptor must not close the trace: pretend it worked,
 	 * as the kernel would have said for an open descriptor. */
 	if (rec_own_fd(fd))
 		return 0;
+	/* before the fd-order lock: the note may take the loader's lock (files.c, after_note),
+	 * which a thread opening a file from a dl_iterate_phdr callback holds while it waits
+	 * for the fd-order lock */
 	if (__builtin_expect(rec_files_ndeferred != 0, 0))
 		rec_files_closing(fd); /* an open's note waits for it (files.c) */
+	REC_FD_ORDER;
 	r = IP_REAL(close)(fd);
 	e = errno;
 	rec_evfd_forget(fd);
