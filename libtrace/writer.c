@@ -1113,50 +1113,86 @@ __attribute__((noinline)) static int sync_slow(struct trace_writer *w, uint32_t 
 int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
                       int64_t result, int32_t err, uint32_t naux, int64_t aux0, int64_t aux1)
 {
-	uint32_t mask = call ? F_CALL : 0;
-	uint8_t *d;
-	size_t n = 0;
+	int big = ((uint32_t)err | naux) != 0;
+	uint32_t mask = 0;
+	uint8_t *d, *p;
 
-	/* a thread record where the thread changes (as trace_writer_event; a chunk it fills
-	 * leaves a checkpoint due, which the general path writes, then the record again) */
-	if (__builtin_expect(thread != w->thread, 0) && !w->broken && !w->ck_due) {
-		int e = errno, rc = thread_record(w, thread);
-
-		errno = e;
-		if (rc != 0)
-			return rc;
-	}
-	if (__builtin_expect(w->broken || w->ck_due || w->ck || w->sealed || thread != w->thread ||
-	                     naux > 2 || kind == TRACE_EV_NONE || kind >= REC_STACK ||
+	/* Tested at once, as trace_writer_event's common case; a thread record where the thread
+	 * changes is written by the general path (event_slow), before the event. */
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     thread != w->thread || naux > 2 || kind - 1u >= REC_STACK - 1u ||
 	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
 		return sync_slow(w, thread, kind, call, result, err, naux, aux0, aux1);
-	if (result)
-		mask |= F_RESULT;
-	if (result > 0)
-		mask |= F_LEN; /* (len 0, not the result's default) */
-	if (err)
-		mask |= F_ERR;
-	if (naux)
-		mask |= F_AUX;
-	record_start(w, 1);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	/* As encode_event: the fields in mask order after a mask of one byte, or of two when a
+	 * field from F_ERR up is there, the mask filled in last. */
 	d = w->data + w->used;
-	d[n++] = (uint8_t)kind;
-	n += put_varint(d + n, mask);
-	if (mask & F_RESULT)
-		n += put_varint(d + n, zigzag(result));
-	if (mask & F_CALL)
-		n += put_varint(d + n, call);
-	if (mask & F_LEN)
-		d[n++] = 0;
-	if (mask & F_ERR)
-		n += put_varint(d + n, (uint32_t)err);
-	if (naux) {
-		d[n++] = (uint8_t)naux;
-		n += put_varint(d + n, zigzag(aux0));
-		if (naux > 1)
-			n += put_varint(d + n, zigzag(aux1));
+	p = d + 2 + big;
+	if (result) {
+		mask |= F_RESULT;
+		p = put_vu(p, zigzag(result));
 	}
-	w->used += (uint32_t)n;
+	if (call) {
+		mask |= F_CALL;
+		p = put_vu(p, call);
+	}
+	if (result > 0) {
+		mask |= F_LEN; /* (len 0, not the result's default) */
+		*p++ = 0;
+	}
+	if (big) {
+		if (err) {
+			mask |= F_ERR;
+			p = put_vu(p, (uint32_t)err);
+		}
+		if (naux) {
+			mask |= F_AUX;
+			*p++ = (uint8_t)naux;
+			p = put_vu(p, zigzag(aux0));
+			if (naux > 1)
+				p = put_vu(p, zigzag(aux1));
+		}
+		d[1] = (uint8_t)(mask | 0x80);
+		d[2] = (uint8_t)(mask >> 7);
+	} else {
+		d[1] = (uint8_t)mask;
+	}
+	d[0] = (uint8_t)kind;
+	w->used += (uint32_t)(p - d);
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
+/* trace_writer_sync with result 0, err 0 and naux 1: kind, a two-byte mask (F_AUX is past
+ * the first byte), call, then one aux value; a leaf with its arguments in registers. */
+int trace_writer_sync1(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
+                       int64_t aux0)
+{
+	uint32_t mask = F_AUX;
+	uint8_t *d, *p;
+
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     thread != w->thread || kind - 1u >= REC_STACK - 1u ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
+		return sync_slow(w, thread, kind, call, 0, 0, 1, aux0, 0);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	d = w->data + w->used;
+	p = d + 3;
+	if (call) {
+		mask |= F_CALL;
+		p = put_vu(p, call);
+	}
+	*p++ = 1;
+	p = put_vu(p, zigzag(aux0));
+	d[0] = (uint8_t)kind;
+	d[1] = (uint8_t)(mask | 0x80);
+	d[2] = (uint8_t)(mask >> 7);
+	w->used += (uint32_t)(p - d);
 	w->count++;
 	record_commit(w);
 	return 0;

@@ -257,9 +257,14 @@ static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, in
 }
 
 /* Under the stream lock: one sync event of the thread given, the event rec_log would log,
- * through the writer's fast path (no call site, no timestamp: nothing else to fill in). */
-static void sync_write(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
-                       int64_t r, int e)
+ * through the writer's fast path (no call site, no timestamp: nothing else to fill in).
+ * Inlined down to the writer's call: a lock or unlock is the most frequent event of a
+ * threaded server (memcached -t 4: 23 per request), and each call level's frame cost it
+ * about 20 instructions (bench/README.md, "Session 9"). */
+static inline __attribute__((always_inline)) void sync_write(uint32_t call, uint32_t thread,
+                                                             const void *obj,
+                                                             const void *obj2, int64_t r,
+                                                             int e)
 {
 	int64_t a0, a1 = 0; /* (the writer leaves errno, the program's, as it was) */
 
@@ -273,8 +278,9 @@ static void sync_write(uint32_t call, uint32_t thread, const void *obj, const vo
 	if (obj2)
 		a1 = ip_obj_id(&objs, obj2);
 	/* A full disk or a broken file leaves the program running unrecorded (as rec_log) */
-	if (trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e, obj2 ? 2 : 1, a0, a1) ==
-	    TRACE_EIO) {
+	if ((!obj2 && !r && !e ? trace_writer_sync1(rec.w, thread, TRACE_EV_SYNC, call, a0)
+	                       : trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e,
+	                                           obj2 ? 2 : 1, a0, a1)) == TRACE_EIO) {
 		int saved = errno;
 
 		trace_writer_abandon(rec.w);
@@ -283,17 +289,23 @@ static void sync_write(uint32_t call, uint32_t thread, const void *obj, const vo
 	}
 }
 
-static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
-                       int64_t r, int e)
+/* Deferred signal handlers run after the event (rec_log); out of line, seldom due. */
+__attribute__((noinline)) static void sync_signals(uint32_t call, uint32_t thread)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
+	ev.thread = thread;
+	rec_sig_after_event(&ev);
+}
+
+static inline __attribute__((always_inline)) void sync_event(uint32_t call, uint32_t thread,
+                                                             const void *obj, const void *obj2,
+                                                             int64_t r, int e)
 {
 	sync_write(call, thread, obj, obj2, r, e);
-	if (__builtin_expect(rec_sig_npend != 0, 0)) {
-		struct trace_event ev; /* deferred signal handlers run after the event (rec_log) */
-
-		rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
-		ev.thread = thread;
-		rec_sig_after_event(&ev);
-	}
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		sync_signals(call, thread);
 }
 
 void rec_sync_flush_deferred(void)
@@ -308,21 +320,31 @@ void rec_sync_flush_deferred(void)
 
 /* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
  * the call returned and its errno (semaphores). */
+static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e);
+
+/* sync_log when rec_enter said no: a fork holds the stream lock (the event is kept for the
+ * forking thread, or logged once the fork is over), or nothing is to be logged.  Out of line:
+ * the common case keeps a small frame. */
+__attribute__((noinline)) static void sync_log_refused(uint32_t call, const void *obj,
+                                                        const void *obj2, int64_t r, int e)
+{
+	if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+		return;
+	/* rec_enter counted it unlogged: it is not */
+	__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
+	if (defer(call, obj, obj2, r, e))
+		return;
+	sync_log(call, obj, obj2, r, e); /* the fork is over: try again */
+}
+
 static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
 {
-	for (;;) {
-		if (rec_enter()) {
-			sync_event(call, rec_thread, obj, obj2, r, e);
-			rec_leave();
-			return;
-		}
-		if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
-			return;
-		/* rec_enter counted it unlogged: it is not */
-		__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
-		if (defer(call, obj, obj2, r, e))
-			return;
+	if (__builtin_expect(rec_enter(), 1)) {
+		sync_event(call, rec_thread, obj, obj2, r, e);
+		rec_leave();
+		return;
 	}
+	sync_log_refused(call, obj, obj2, r, e);
 }
 
 /* Whether this thread's synchronisation is logged: threads exist, it is one of ours, and the
