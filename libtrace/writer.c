@@ -937,6 +937,30 @@ __attribute__((always_inline)) static inline size_t encode_event(struct trace_wr
 	return (size_t)(p - dst);
 }
 
+/* A thread record (thread_record's bytes) written in place by a fast path whose event is of
+ * another thread than the last: only when nothing is due and it and the longest event head
+ * both fit before the chunk's end (no flush between them, so the bytes are the general path's).
+ * One commit then covers both.  0: the caller takes the general path.  With threads, an event
+ * of another thread than the last is common (each of memcached's workers in turn), and the
+ * general path cost about 250 instructions more for it. */
+static inline int thread_inline(struct trace_writer *w, uint32_t thread)
+{
+	uint8_t *d;
+	size_t k;
+
+	if (w->cap - w->used <= EVENT_HEAD_MAX + 12)
+		return 0;
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	d = w->data + w->used;
+	k = put_varint(d + 2, thread);
+	d[0] = REC_THREAD;
+	d[1] = (uint8_t)k; /* the payload's length: one varint */
+	w->used += (uint32_t)(2 + k);
+	w->thread = thread;
+	return 1;
+}
+
 /* trace_writer_event's general path: a checkpoint or thread record due, the head near the
  * chunk's end, a budget's table to keep, an invalid event. */
 __attribute__((noinline)) static int event_slow(struct trace_writer *w,
@@ -986,8 +1010,9 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	/* The common case, tested at once: nothing due, the same thread as the last event, no
 	 * budget, a valid event whose head fits before the chunk's end. */
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     ev->thread != w->thread || ev->kind - 1u >= REC_STACK - 1u ||
-	                     ev->naux > TRACE_AUX_MAX || w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	                     ev->kind - 1u >= REC_STACK - 1u || ev->naux > TRACE_AUX_MAX ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (ev->thread != w->thread && !thread_inline(w, ev->thread)), 0))
 		return event_slow(w, ev);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1022,9 +1047,10 @@ int trace_writer_data(struct trace_writer *w, const struct trace_event *ev)
 	uint8_t *d, *p;
 
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     ev->thread != w->thread || (ev->naux | ev->flags) != 0 ||
-	                     ev->channel == 0 || ev->fd == -1 || ev->kind - 1u >= REC_STACK - 1u ||
-	                     ev->kind == TRACE_EV_CLOCK || w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	                     (ev->naux | ev->flags) != 0 || ev->channel == 0 || ev->fd == -1 ||
+	                     ev->kind - 1u >= REC_STACK - 1u || ev->kind == TRACE_EV_CLOCK ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (ev->thread != w->thread && !thread_inline(w, ev->thread)), 0))
 		return trace_writer_event(w, ev);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1128,9 +1154,9 @@ int trace_writer_clock(struct trace_writer *w, uint32_t thread, uint32_t site, u
 	int64_t v;
 
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     thread != w->thread || slot < 0 || !w->compact_clock ||
-	                     !(w->clock_seen & (1u << slot)) || w->cap - w->used <= EVENT_HEAD_MAX ||
-	                     fmt_clock_value(slot, value, &v), 0))
+	                     slot < 0 || !w->compact_clock || !(w->clock_seen & (1u << slot)) ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX || fmt_clock_value(slot, value, &v) ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
 		return clock_slow(w, thread, site, call, naux, aux0, time_ns, value);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1199,11 +1225,12 @@ int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, ui
 	uint32_t mask = 0;
 	uint8_t *d, *p;
 
-	/* Tested at once, as trace_writer_event's common case; a thread record where the thread
-	 * changes is written by the general path (event_slow), before the event. */
+	/* Tested at once, as trace_writer_event's common case (a thread record where the thread
+	 * changes in place, thread_inline, or by the general path) */
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     thread != w->thread || naux > 2 || kind - 1u >= REC_STACK - 1u ||
-	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	                     naux > 2 || kind - 1u >= REC_STACK - 1u ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
 		return sync_slow(w, thread, kind, call, result, err, naux, aux0, aux1);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1257,8 +1284,8 @@ int trace_writer_sync1(struct trace_writer *w, uint32_t thread, uint32_t kind, u
 	uint8_t *d, *p;
 
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     thread != w->thread || kind - 1u >= REC_STACK - 1u ||
-	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	                     kind - 1u >= REC_STACK - 1u || w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
 		return sync_slow(w, thread, kind, call, 0, 0, 1, aux0, 0);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
