@@ -39,7 +39,8 @@ __thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
 /* Per descriptor (rec.h, REC_DATA_ORDER): 0 free, 1 held, 2 held with sleepers (Drepper,
  * "Futexes are tricky", mutex 2); and the sends in flight, which observers wait to see 0. */
 static uint32_t data_order[REC_FD_MAX];
-static uint32_t data_order_held; /* locks held now, by every thread */
+/* inflight: the sends between their take and their end, by every thread (also how many
+ * descriptor locks are held: a fork's child resets them, rec_sync_fork_child) */
 static uint32_t inflight, settle_waiters;
 static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
 
@@ -91,7 +92,6 @@ static int data_order_take(int fd, int wait)
 		}
 	}
 	data_order_mine = 1;
-	__atomic_fetch_add(&data_order_held, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
 	/* The ticket, then the slot, both before the real call (sequentially consistent): an
 	 * observer that finds the slot empty read it before this send could start. */
@@ -125,7 +125,6 @@ void rec_data_order_end(int *held)
 	e = errno;
 	w = &data_order[*held - 1];
 	data_order_mine = 0;
-	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
 	if (send_mine)
 		__atomic_store_n(send_mine, 0, __ATOMIC_SEQ_CST);
 	else
@@ -708,9 +707,8 @@ void rec_sync_fork_child(void)
 	__atomic_store_n(&rec_fdorder, 0, __ATOMIC_RELEASE); /* another thread's, void here */
 	rec_fdorder_mine = 0;
 	ndeferred = 0; /* the parent's */
-	if (__atomic_load_n(&data_order_held, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&inflight, __ATOMIC_RELAXED)) {
 		memset(data_order, 0, sizeof(data_order)); /* other threads' */
-		data_order_held = 0;
 		inflight = 0;
 	}
 	/* (a fork between a send's count going down and its slot's clearing: not its own) */
