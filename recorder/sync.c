@@ -317,25 +317,29 @@ void rec_sync_flush_deferred(void)
 	ring_give();
 }
 
-/* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
- * the call returned and its errno (semaphores). */
-static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e);
-
 /* sync_log when rec_enter said no: a fork holds the stream lock (the event is kept for the
  * forking thread, or logged once the fork is over), or nothing is to be logged.  Out of line:
  * the common case keeps a small frame. */
 __attribute__((noinline)) static void sync_log_refused(uint32_t call, const void *obj,
                                                         const void *obj2, int64_t r, int e)
 {
-	if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
-		return;
-	/* rec_enter counted it unlogged: it is not */
-	__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
-	if (defer(call, obj, obj2, r, e))
-		return;
-	sync_log(call, obj, obj2, r, e); /* the fork is over: try again */
+	for (;;) {
+		if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
+			return;
+		/* rec_enter counted it unlogged: it is not */
+		__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
+		if (defer(call, obj, obj2, r, e))
+			return;
+		if (rec_enter()) { /* the fork is over */
+			sync_event(call, rec_thread, obj, obj2, r, e);
+			rec_leave();
+			return;
+		}
+	}
 }
 
+/* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
+ * the call returned and its errno (semaphores). */
 static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
 {
 	if (__builtin_expect(rec_enter(), 1)) {
