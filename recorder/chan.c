@@ -1577,7 +1577,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	ev.err = r < 0 ? e : 0;
 	ev.len = asked;
 	ev.offset = 0;
-	ev.time_ns = (rec.data_events++ & 15) == 0 ? rec_now_ns() : 0;
+	ev.time_ns = (rec_lockline.data_events++ & 15) == 0 ? rec_now_ns() : 0;
 	ev.hash = 0;
 	ev.has_hash = 0;
 	ev.naux = 0;
