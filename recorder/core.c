@@ -71,9 +71,9 @@ static int lock_wait(int seen, int may_bail)
 
 	for (i = 0; i < REC_LOCK_SPIN; i++) {
 		rec_cpu_relax();
-		if (__atomic_load_n(&rec_lockline.v, __ATOMIC_RELAXED) != 0)
+		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
 			continue;
-		v = __atomic_exchange_n(&rec_lockline.v, mark, __ATOMIC_ACQUIRE);
+		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
 		if (v == 0)
 			return 1;
 		if (v == 2)
@@ -85,9 +85,9 @@ static int lock_wait(int seen, int may_bail)
 		if (may_bail && __atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE) && rec_held &&
 		    __atomic_load_n(&rec_program_atfork, __ATOMIC_RELAXED))
 			return 0; /* it holds a mutex the fork's atfork handlers may want (sync.c) */
-		if (__atomic_exchange_n(&rec_lockline.v, 2, __ATOMIC_ACQUIRE) == 0)
+		if (__atomic_exchange_n(&rec_lockv, 2, __ATOMIC_ACQUIRE) == 0)
 			return 1;
-		IP_REAL(syscall)(SYS_futex, &rec_lockline.v, FUTEX_WAIT_PRIVATE, 2, &ts, NULL, 0);
+		IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAIT_PRIVATE, 2, &ts, NULL, 0);
 	}
 }
 
@@ -98,7 +98,7 @@ int rec_lock_wait(int seen)
 
 void rec_lock_take(void)
 {
-	int seen = __atomic_exchange_n(&rec_lockline.v, 1, __ATOMIC_ACQUIRE);
+	int seen = __atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE);
 
 	if (seen != 0)
 		lock_wait(seen, 0);
@@ -108,7 +108,7 @@ void rec_lock_wake(void)
 {
 	int e = errno;
 
-	IP_REAL(syscall)(SYS_futex, &rec_lockline.v, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	errno = e;
 }
 
@@ -118,7 +118,7 @@ void rec_lock_wake_all(void)
 {
 	int e = errno;
 
-	IP_REAL(syscall)(SYS_futex, &rec_lockline.v, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	IP_REAL(syscall)(SYS_futex, &rec_lockv, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	errno = e;
 }
 
@@ -126,7 +126,7 @@ void rec_lock_reset(void)
 {
 	/* a fork another thread was making is not this child's */
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&rec_lockline.v, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
 }
 
 /* --- events ----------------------------------------------------------------------------- */
@@ -149,7 +149,8 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 	ev->fd = fd;
 	/* Timestamps are for display only (DESIGN.md), so the hot data events are sampled:
 	 * one in 16 is stamped, every other kind always is. */
-	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) || (rec_lockline.data_events++ & 15) == 0)
+	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) ||
+	    (rec_lockline.data_events++ & 15) == 0)
 		ev->time_ns = rec_now_ns();
 }
 

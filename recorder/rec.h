@@ -141,6 +141,7 @@ struct rec_lockline {
 	uint32_t clock_events;      /* clock reads so far: one in 16 is timestamped */
 } __attribute__((aligned(64)));
 extern struct rec_lockline rec_lockline REC_HIDDEN;
+#define rec_lockv (rec_lockline.v) /* the lock's word, by its older name */
 /* The calling thread's index in the process (creation order, 0 the main thread), or
  * REC_NO_THREAD in a thread the recorder did not see start (made inside libc): its
  * synchronisation is not logged, its other events count as the main thread's.  A thread
@@ -172,10 +173,10 @@ static inline void rec_leave(void)
 {
 #if REC_SINGLE_THREADED
 	if (__builtin_expect(__libc_single_threaded, 1))
-		__atomic_store_n(&rec_lockline.v, 0, __ATOMIC_RELEASE); /* (no other thread to wake) */
+		__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE); /* (no other thread to wake) */
 	else
 #endif
-	if (__builtin_expect(__atomic_exchange_n(&rec_lockline.v, 0, __ATOMIC_RELEASE) == 2, 0))
+	if (__builtin_expect(__atomic_exchange_n(&rec_lockv, 0, __ATOMIC_RELEASE) == 2, 0))
 		rec_lock_wake();
 	rec_depth--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* (a signal after it is not held back) */
@@ -232,11 +233,11 @@ static inline int rec_enter(void)
 		 * instruction, a quarter of a clock read's logging cost) is not needed.  The lock
 		 * is still marked held: a thread started from a signal handler that interrupts
 		 * this event (glibc clears the flag before the thread exists) waits for it. */
-		__atomic_store_n(&rec_lockline.v, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec_lockv, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	} else
 #endif
-	if (__builtin_expect((seen = __atomic_exchange_n(&rec_lockline.v, 1, __ATOMIC_ACQUIRE)) != 0,
+	if (__builtin_expect((seen = __atomic_exchange_n(&rec_lockv, 1, __ATOMIC_ACQUIRE)) != 0,
 			     0) &&
 	    !rec_lock_wait(seen)) {
 		/* another thread forks: this call goes unlogged, counted (never waited for) */
