@@ -472,6 +472,14 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev);
  * is left as it was, whatever the writer did. */
 int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
                       int64_t result, int32_t err, uint32_t naux, int64_t aux0, int64_t aux1);
+/* trace_writer_sync's most frequent shape, result 0, no errno, one aux value (a lock taken
+ * or released, its object's id): fewer arguments, the same bytes. */
+int trace_writer_sync1(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
+                       int64_t aux0);
+/* The same for a send or receive as the recorder logs one (kind SEND, RECV or INPUT, a
+ * channel, a descriptor, no aux values, no flags): encoded without testing the fields such an
+ * event never has, the same bytes as trace_writer_event's; anything else goes to it. */
+int trace_writer_data(struct trace_writer *w, const struct trace_event *ev);
 /* The same for a clock read that succeeded (kind TRACE_EV_CLOCK, result 0, no errno, fd -1;
  * naux 0 or 1, aux0 the clock id; value: the 16 bytes it filled in): the recorder's most
  * frequent event on servers that time each command, encoded faster when its value has a

@@ -937,6 +937,30 @@ __attribute__((always_inline)) static inline size_t encode_event(struct trace_wr
 	return (size_t)(p - dst);
 }
 
+/* A thread record (thread_record's bytes) written in place by a fast path whose event is of
+ * another thread than the last: only when nothing is due and it and the longest event head
+ * both fit before the chunk's end (no flush between them, so the bytes are the general path's).
+ * One commit then covers both.  0: the caller takes the general path.  With threads, an event
+ * of another thread than the last is common (each of memcached's workers in turn), and the
+ * general path cost about 250 instructions more for it. */
+static inline int thread_inline(struct trace_writer *w, uint32_t thread)
+{
+	uint8_t *d;
+	size_t k;
+
+	if (w->cap - w->used <= EVENT_HEAD_MAX + 12)
+		return 0;
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	d = w->data + w->used;
+	k = put_varint(d + 2, thread);
+	d[0] = REC_THREAD;
+	d[1] = (uint8_t)k; /* the payload's length: one varint */
+	w->used += (uint32_t)(2 + k);
+	w->thread = thread;
+	return 1;
+}
+
 /* trace_writer_event's general path: a checkpoint or thread record due, the head near the
  * chunk's end, a budget's table to keep, an invalid event. */
 __attribute__((noinline)) static int event_slow(struct trace_writer *w,
@@ -986,8 +1010,9 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 	/* The common case, tested at once: nothing due, the same thread as the last event, no
 	 * budget, a valid event whose head fits before the chunk's end. */
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     ev->thread != w->thread || ev->kind - 1u >= REC_STACK - 1u ||
-	                     ev->naux > TRACE_AUX_MAX || w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	                     ev->kind - 1u >= REC_STACK - 1u || ev->naux > TRACE_AUX_MAX ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (ev->thread != w->thread && !thread_inline(w, ev->thread)), 0))
 		return event_slow(w, ev);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1000,6 +1025,89 @@ int trace_writer_event(struct trace_writer *w, const struct trace_event *ev)
 			w->used += ev->data_len;
 		} else {
 			int rc = append(w, ev->data, ev->data_len);
+
+			if (rc != 0)
+				return rc;
+		}
+	}
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
+/* A send or receive (trace_writer_data): encode_event's bytes for an event with a channel and
+ * a descriptor, no flags, aux values or clock value, so that only the fields such an event
+ * may or may not have are tested (a read or write of a server: about 40 instructions less
+ * than trace_writer_event, bench/README.md "Session 9").  The rest goes the general way. */
+int trace_writer_data(struct trace_writer *w, const struct trace_event *ev)
+{
+	uint64_t deflen = ev->result > 0 ? (uint64_t)ev->result : 0;
+	uint32_t mask = F_CHANNEL | F_FD, dl = ev->data_len;
+	int big = (dl | (uint32_t)ev->err | (uint32_t)(ev->has_hash != 0)) != 0;
+	uint8_t *d, *p;
+
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     (ev->naux | ev->flags) != 0 || ev->channel == 0 || ev->fd == -1 ||
+	                     ev->kind - 1u >= REC_STACK - 1u || ev->kind == TRACE_EV_CLOCK ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (ev->thread != w->thread && !thread_inline(w, ev->thread)), 0))
+		return trace_writer_event(w, ev);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	/* the fields in mask order (encode_event), the mask filled in last */
+	d = w->data + w->used;
+	p = put_vu(d + 2 + big, ev->channel);
+	if (ev->result) {
+		mask |= F_RESULT;
+		p = put_vu(p, zigzag(ev->result));
+	}
+	if (ev->site) {
+		mask |= F_SITE;
+		p = put_vu(p, ev->site);
+	}
+	p = put_vu(p, zigzag(ev->fd));
+	if (ev->call) {
+		mask |= F_CALL;
+		p = put_vu(p, ev->call);
+	}
+	if (ev->time_ns) {
+		mask |= F_TIME;
+		p = put_vu(p, zigzag((int64_t)(ev->time_ns - w->last_time)));
+		w->last_time = ev->time_ns;
+	}
+	if (ev->len != deflen) {
+		mask |= F_LEN;
+		p = put_vu(p, ev->len);
+	}
+	if (big) {
+		if (ev->err) {
+			mask |= F_ERR;
+			p = put_vu(p, (uint32_t)ev->err);
+		}
+		if (ev->has_hash) {
+			mask |= F_HASH;
+			put_u32(p, ev->hash);
+			p += 4;
+		}
+		if (dl) {
+			mask |= F_DATA;
+			p = put_vu(p, dl);
+		}
+		d[1] = (uint8_t)(mask | 0x80);
+		d[2] = (uint8_t)(mask >> 7);
+	} else {
+		d[1] = (uint8_t)mask;
+	}
+	d[0] = (uint8_t)ev->kind;
+	w->used += (uint32_t)(p - d);
+	if (dl) {
+		if (dl < w->cap - w->used) {
+			/* fits before the chunk's end (which would flush): no call */
+			memcpy(w->data + w->used, ev->data, dl);
+			w->used += dl;
+		} else {
+			int rc = append(w, ev->data, dl);
 
 			if (rc != 0)
 				return rc;
@@ -1046,9 +1154,9 @@ int trace_writer_clock(struct trace_writer *w, uint32_t thread, uint32_t site, u
 	int64_t v;
 
 	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
-	                     thread != w->thread || slot < 0 || !w->compact_clock ||
-	                     !(w->clock_seen & (1u << slot)) || w->cap - w->used <= EVENT_HEAD_MAX ||
-	                     fmt_clock_value(slot, value, &v), 0))
+	                     slot < 0 || !w->compact_clock || !(w->clock_seen & (1u << slot)) ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX || fmt_clock_value(slot, value, &v) ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
 		return clock_slow(w, thread, site, call, naux, aux0, time_ns, value);
 	if (w->first_record == FMT_NO_RECORD)
 		w->first_record = w->used;
@@ -1113,50 +1221,87 @@ __attribute__((noinline)) static int sync_slow(struct trace_writer *w, uint32_t 
 int trace_writer_sync(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
                       int64_t result, int32_t err, uint32_t naux, int64_t aux0, int64_t aux1)
 {
-	uint32_t mask = call ? F_CALL : 0;
-	uint8_t *d;
-	size_t n = 0;
+	int big = ((uint32_t)err | naux) != 0;
+	uint32_t mask = 0;
+	uint8_t *d, *p;
 
-	/* a thread record where the thread changes (as trace_writer_event; a chunk it fills
-	 * leaves a checkpoint due, which the general path writes, then the record again) */
-	if (__builtin_expect(thread != w->thread, 0) && !w->broken && !w->ck_due) {
-		int e = errno, rc = thread_record(w, thread);
-
-		errno = e;
-		if (rc != 0)
-			return rc;
-	}
-	if (__builtin_expect(w->broken || w->ck_due || w->ck || w->sealed || thread != w->thread ||
-	                     naux > 2 || kind == TRACE_EV_NONE || kind >= REC_STACK ||
-	                     w->cap - w->used <= EVENT_HEAD_MAX, 0))
+	/* Tested at once, as trace_writer_event's common case (a thread record where the thread
+	 * changes in place, thread_inline, or by the general path) */
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     naux > 2 || kind - 1u >= REC_STACK - 1u ||
+	                     w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
 		return sync_slow(w, thread, kind, call, result, err, naux, aux0, aux1);
-	if (result)
-		mask |= F_RESULT;
-	if (result > 0)
-		mask |= F_LEN; /* (len 0, not the result's default) */
-	if (err)
-		mask |= F_ERR;
-	if (naux)
-		mask |= F_AUX;
-	record_start(w, 1);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	/* As encode_event: the fields in mask order after a mask of one byte, or of two when a
+	 * field from F_ERR up is there, the mask filled in last. */
 	d = w->data + w->used;
-	d[n++] = (uint8_t)kind;
-	n += put_varint(d + n, mask);
-	if (mask & F_RESULT)
-		n += put_varint(d + n, zigzag(result));
-	if (mask & F_CALL)
-		n += put_varint(d + n, call);
-	if (mask & F_LEN)
-		d[n++] = 0;
-	if (mask & F_ERR)
-		n += put_varint(d + n, (uint32_t)err);
-	if (naux) {
-		d[n++] = (uint8_t)naux;
-		n += put_varint(d + n, zigzag(aux0));
-		if (naux > 1)
-			n += put_varint(d + n, zigzag(aux1));
+	p = d + 2 + big;
+	if (result) {
+		mask |= F_RESULT;
+		p = put_vu(p, zigzag(result));
 	}
-	w->used += (uint32_t)n;
+	if (call) {
+		mask |= F_CALL;
+		p = put_vu(p, call);
+	}
+	if (result > 0) {
+		mask |= F_LEN; /* (len 0, not the result's default) */
+		*p++ = 0;
+	}
+	if (big) {
+		if (err) {
+			mask |= F_ERR;
+			p = put_vu(p, (uint32_t)err);
+		}
+		if (naux) {
+			mask |= F_AUX;
+			*p++ = (uint8_t)naux;
+			p = put_vu(p, zigzag(aux0));
+			if (naux > 1)
+				p = put_vu(p, zigzag(aux1));
+		}
+		d[1] = (uint8_t)(mask | 0x80);
+		d[2] = (uint8_t)(mask >> 7);
+	} else {
+		d[1] = (uint8_t)mask;
+	}
+	d[0] = (uint8_t)kind;
+	w->used += (uint32_t)(p - d);
+	w->count++;
+	record_commit(w);
+	return 0;
+}
+
+/* trace_writer_sync with result 0, err 0 and naux 1: kind, a two-byte mask (F_AUX is past
+ * the first byte), call, then one aux value; a leaf with its arguments in registers. */
+int trace_writer_sync1(struct trace_writer *w, uint32_t thread, uint32_t kind, uint32_t call,
+                       int64_t aux0)
+{
+	uint32_t mask = F_AUX;
+	uint8_t *d, *p;
+
+	if (__builtin_expect((w->broken | w->ck_due | w->sealed) != 0 || w->ck != NULL ||
+	                     kind - 1u >= REC_STACK - 1u || w->cap - w->used <= EVENT_HEAD_MAX ||
+	                     (thread != w->thread && !thread_inline(w, thread)), 0))
+		return sync_slow(w, thread, kind, call, 0, 0, 1, aux0, 0);
+	if (w->first_record == FMT_NO_RECORD)
+		w->first_record = w->used;
+	w->tail_nevents++;
+	d = w->data + w->used;
+	p = d + 3;
+	if (call) {
+		mask |= F_CALL;
+		p = put_vu(p, call);
+	}
+	*p++ = 1;
+	p = put_vu(p, zigzag(aux0));
+	d[0] = (uint8_t)kind;
+	d[1] = (uint8_t)(mask | 0x80);
+	d[2] = (uint8_t)(mask >> 7);
+	w->used += (uint32_t)(p - d);
 	w->count++;
 	record_commit(w);
 	return 0;

@@ -1534,6 +1534,28 @@ static int is_dgram(int fd, struct rec_chan *c)
 	return c->unix_dgram;
 }
 
+/* rec_log (core.c) for log_data's event, inlined there, through the writer's path for sends
+ * and receives (trace_writer_data: the same bytes, fewer tests). */
+static inline __attribute__((always_inline)) void log_data_event(struct trace_event *ev,
+                                                                 void *ra)
+{
+	int *ep = &errno, e = *ep; /* the program's: a failed write of ours must not show through */
+
+	if (!rec.w)
+		return;
+	if (rec.depth && ra)
+		ev->site = rec_site(ra);
+	ev->thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
+	                                                               rec_thread_foreign();
+	if (trace_writer_data(rec.w, ev) == TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+	*ep = e;
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		rec_sig_after_event(ev); /* deferred signal handlers run after the event */
+}
+
 /* Log one call that moved bytes.  dir REC_OUT or REC_IN; r and e are the real call's
  * result and errno; `asked` the bytes requested.
  *
@@ -1572,7 +1594,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	ev.err = r < 0 ? e : 0;
 	ev.len = asked;
 	ev.offset = 0;
-	ev.time_ns = (rec.data_events++ & 15) == 0 ? rec_now_ns() : 0;
+	ev.time_ns = (rec_lockline.data_events++ & 15) == 0 ? rec_now_ns() : 0;
 	ev.hash = 0;
 	ev.has_hash = 0;
 	ev.naux = 0;
@@ -1633,7 +1655,7 @@ static void log_data(int fd, int dir, ssize_t r, int e, size_t asked, int flags,
 	}
 	if (__builtin_expect(share != 0, 0) && ev.kind != TRACE_EV_INPUT)
 		rec_share_aux(share, dir, soff, &ev);
-	rec_log(&ev, ra);
+	log_data_event(&ev, ra);
 }
 
 /* Only evaluated when the real call succeeded, so the iovec was readable. */

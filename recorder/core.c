@@ -30,13 +30,14 @@
 
 #include "rec.h"
 
-struct rec_state rec;
+/* (its first line read by every interposer: aligned, so that nothing written often shares it) */
+struct rec_state rec __attribute__((aligned(64)));
 
 __thread int rec_depth __attribute__((tls_model("initial-exec")));
 /* Inside a library the recorder calls that calls libc back (dlsym, libunwind): its calls
  * are the recorder's own, not a signal handler's, and are not counted as unlogged. */
 __thread int rec_internal __attribute__((tls_model("initial-exec")));
-int rec_lockv;
+struct rec_lockline rec_lockline;
 
 /* --- real functions --------------------------------------------------------------------- */
 
@@ -165,7 +166,8 @@ void rec_event_init(struct trace_event *ev, uint32_t kind, uint32_t call, int fd
 	ev->fd = fd;
 	/* Timestamps are for display only (DESIGN.md), so the hot data events are sampled:
 	 * one in 16 is stamped, every other kind always is. */
-	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) || (rec.data_events++ & 15) == 0)
+	if ((kind != TRACE_EV_SEND && kind != TRACE_EV_RECV) ||
+	    (rec_lockline.data_events++ & 15) == 0)
 		ev->time_ns = rec_now_ns();
 }
 

@@ -98,8 +98,6 @@ struct rec_state {
 	struct trace_writer *w;     /* NULL: not recording (disabled, failed or exited) */
 	uint32_t hash_every;        /* K: every K-th event of a direction carries the hash */
 	uint32_t depth;             /* call-site frames to resolve */
-	uint32_t data_events;       /* send/recv events so far: one in 16 is timestamped */
-	uint32_t clock_events;      /* clock reads so far: one in 16 is timestamped */
 	int exited;                 /* EXIT logged */
 	uint64_t unlogged;          /* calls passed through because the guard was held */
 	int active;                 /* configuration was found and parsed */
@@ -132,7 +130,18 @@ extern struct rec_state rec REC_HIDDEN;
  * the recorder called (dlsym, libunwind), which are its own and not counted as unlogged. */
 extern __thread int rec_depth REC_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread int rec_internal REC_HIDDEN __attribute__((tls_model("initial-exec")));
-extern int rec_lockv REC_HIDDEN;
+/* The stream lock's word and the counters only its holder writes, alone in one cache line
+ * (the type is aligned, so also sized, to 64 bytes): every event's take and release write
+ * the word, and it used to share its line with the start of `rec` (rec.w, read first by every
+ * interposer in every thread, lock held or not), so that those reads missed in the other
+ * threads after each take and release (bench/README.md, "Session 9").  v: see rec_leave. */
+struct rec_lockline {
+	int v;
+	uint32_t data_events;       /* send/recv events so far: one in 16 is timestamped */
+	uint32_t clock_events;      /* clock reads so far: one in 16 is timestamped */
+} __attribute__((aligned(64)));
+extern struct rec_lockline rec_lockline REC_HIDDEN;
+#define rec_lockv (rec_lockline.v) /* the lock's word, by its older name */
 /* The calling thread's index in the process (creation order, 0 the main thread), or
  * REC_NO_THREAD in a thread the recorder did not see start (made inside libc): its
  * synchronisation is not logged, its other events count as the main thread's.  A thread
@@ -306,7 +315,7 @@ static inline void rec_event_fill(struct trace_event *ev, uint32_t kind, uint32_
  * that a clock read seldom costs a second clock read. */
 static inline uint64_t rec_clock_stamp(void)
 {
-	return (rec.clock_events++ & 15) == 0 ? rec_now_ns() : 0;
+	return (rec_lockline.clock_events++ & 15) == 0 ? rec_now_ns() : 0;
 }
 
 /* --- process start (core.c) ----------------------------------------------------------- */

@@ -39,7 +39,8 @@ __thread int rec_fdorder_mine __attribute__((tls_model("initial-exec")));
 /* Per descriptor (rec.h, REC_DATA_ORDER): 0 free, 1 held, 2 held with sleepers (Drepper,
  * "Futexes are tricky", mutex 2); and the sends in flight, which observers wait to see 0. */
 static uint32_t data_order[REC_FD_MAX];
-static uint32_t data_order_held; /* locks held now, by every thread */
+/* inflight: the sends between their take and their end, by every thread (also how many
+ * descriptor locks are held: a fork's child resets them, rec_sync_fork_child) */
 static uint32_t inflight, settle_waiters;
 static __thread int data_order_mine __attribute__((tls_model("initial-exec")));
 
@@ -91,7 +92,6 @@ static int data_order_take(int fd, int wait)
 		}
 	}
 	data_order_mine = 1;
-	__atomic_fetch_add(&data_order_held, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
 	/* The ticket, then the slot, both before the real call (sequentially consistent): an
 	 * observer that finds the slot empty read it before this send could start. */
@@ -125,7 +125,6 @@ void rec_data_order_end(int *held)
 	e = errno;
 	w = &data_order[*held - 1];
 	data_order_mine = 0;
-	__atomic_fetch_sub(&data_order_held, 1, __ATOMIC_RELAXED);
 	if (send_mine)
 		__atomic_store_n(send_mine, 0, __ATOMIC_SEQ_CST);
 	else
@@ -275,9 +274,14 @@ static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, in
 }
 
 /* Under the stream lock: one sync event of the thread given, the event rec_log would log,
- * through the writer's fast path (no call site, no timestamp: nothing else to fill in). */
-static void sync_write(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
-                       int64_t r, int e)
+ * through the writer's fast path (no call site, no timestamp: nothing else to fill in).
+ * Inlined down to the writer's call: a lock or unlock is the most frequent event of a
+ * threaded server (memcached -t 4: 23 per request), and each call level's frame cost it
+ * about 20 instructions (bench/README.md, "Session 9"). */
+static inline __attribute__((always_inline)) void sync_write(uint32_t call, uint32_t thread,
+                                                             const void *obj,
+                                                             const void *obj2, int64_t r,
+                                                             int e)
 {
 	int64_t a0, a1 = 0; /* (the writer leaves errno, the program's, as it was) */
 
@@ -291,8 +295,9 @@ static void sync_write(uint32_t call, uint32_t thread, const void *obj, const vo
 	if (obj2)
 		a1 = ip_obj_id(&objs, obj2);
 	/* A full disk or a broken file leaves the program running unrecorded (as rec_log) */
-	if (trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e, obj2 ? 2 : 1, a0, a1) ==
-	    TRACE_EIO) {
+	if ((!obj2 && !r && !e ? trace_writer_sync1(rec.w, thread, TRACE_EV_SYNC, call, a0)
+	                       : trace_writer_sync(rec.w, thread, TRACE_EV_SYNC, call, r, e,
+	                                           obj2 ? 2 : 1, a0, a1)) == TRACE_EIO) {
 		int saved = errno;
 
 		trace_writer_abandon(rec.w);
@@ -301,17 +306,23 @@ static void sync_write(uint32_t call, uint32_t thread, const void *obj, const vo
 	}
 }
 
-static void sync_event(uint32_t call, uint32_t thread, const void *obj, const void *obj2,
-                       int64_t r, int e)
+/* Deferred signal handlers run after the event (rec_log); out of line, seldom due. */
+__attribute__((noinline)) static void sync_signals(uint32_t call, uint32_t thread)
+{
+	struct trace_event ev;
+
+	rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
+	ev.thread = thread;
+	rec_sig_after_event(&ev);
+}
+
+static inline __attribute__((always_inline)) void sync_event(uint32_t call, uint32_t thread,
+                                                             const void *obj, const void *obj2,
+                                                             int64_t r, int e)
 {
 	sync_write(call, thread, obj, obj2, r, e);
-	if (__builtin_expect(rec_sig_npend != 0, 0)) {
-		struct trace_event ev; /* deferred signal handlers run after the event (rec_log) */
-
-		rec_event_fill(&ev, TRACE_EV_SYNC, call, 0);
-		ev.thread = thread;
-		rec_sig_after_event(&ev);
-	}
+	if (__builtin_expect(rec_sig_npend != 0, 0))
+		sync_signals(call, thread);
 }
 
 void rec_sync_flush_deferred(void)
@@ -324,23 +335,37 @@ void rec_sync_flush_deferred(void)
 	ring_give();
 }
 
-/* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
- * the call returned and its errno (semaphores). */
-static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+/* sync_log when rec_enter said no: a fork holds the stream lock (the event is kept for the
+ * forking thread, or logged once the fork is over), or nothing is to be logged.  Out of line:
+ * the common case keeps a small frame. */
+__attribute__((noinline)) static void sync_log_refused(uint32_t call, const void *obj,
+                                                        const void *obj2, int64_t r, int e)
 {
 	for (;;) {
-		if (rec_enter()) {
-			sync_event(call, rec_thread, obj, obj2, r, e);
-			rec_leave();
-			return;
-		}
 		if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
 			return;
 		/* rec_enter counted it unlogged: it is not */
 		__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
 		if (defer(call, obj, obj2, r, e))
 			return;
+		if (rec_enter()) { /* the fork is over */
+			sync_event(call, rec_thread, obj, obj2, r, e);
+			rec_leave();
+			return;
+		}
 	}
+}
+
+/* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
+ * the call returned and its errno (semaphores). */
+static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+{
+	if (__builtin_expect(rec_enter(), 1)) {
+		sync_event(call, rec_thread, obj, obj2, r, e);
+		rec_leave();
+		return;
+	}
+	sync_log_refused(call, obj, obj2, r, e);
 }
 
 /* Whether this thread's synchronisation is logged: threads exist, it is one of ours, and the
@@ -704,9 +729,8 @@ void rec_sync_fork_child(void)
 	__atomic_store_n(&rec_fdorder, 0, __ATOMIC_RELEASE); /* another thread's, void here */
 	rec_fdorder_mine = 0;
 	ndeferred = 0; /* the parent's */
-	if (__atomic_load_n(&data_order_held, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&inflight, __ATOMIC_RELAXED)) {
 		memset(data_order, 0, sizeof(data_order)); /* other threads' */
-		data_order_held = 0;
 		inflight = 0;
 	}
 	/* (a fork between a send's count going down and its slot's clearing: not its own) */
