@@ -5,7 +5,11 @@
  * this one pure function; each side does its own fstat.  Also where each library puts its
  * own descriptors, and the shape names of calls.def.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -72,8 +76,43 @@ int ip_pick_min_fd(void)
 
 	/* High, so that a program's dup2 onto small numbers never meets us, but below the soft
 	 * limit, or the kernel refuses the descriptor. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 1100)
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1100)
 		return 1000;
-	return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 3;
+	if (rl.rlim_cur > 64)
+		return (int)rl.rlim_cur - 24;
+	/* A small limit (`ulimit -n 16`) leaves no room below it that the program cannot reach:
+	 * ours go at the limit itself, which ip_dup_high raises for the moment of the dup.  The
+	 * recorder and the replay's controller then both leave every number the program can be
+	 * given to it, however many descriptors each holds. */
+	return (int)rl.rlim_cur;
+}
+
+int ip_dup_high(int fd, int min)
+{
+	struct rlimit saved, up;
+	int e = errno, r;
+
+	r = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)min);
+	if (r >= 0 || (errno != EINVAL && errno != EMFILE))
+		goto out;
+	/* min at or past the soft limit (ip_pick_min_fd under a small one): raised for the dup,
+	 * the hard limit too where we may (a privileged process), and put back at once; a
+	 * descriptor above the limit stays valid. */
+	r = -1;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &saved) != 0 ||
+	    saved.rlim_cur == RLIM_INFINITY)
+		goto out;
+	up = saved;
+	if (up.rlim_cur < (rlim_t)min + 16)
+		up.rlim_cur = (rlim_t)min + 16;
+	if (up.rlim_max < up.rlim_cur)
+		up.rlim_max = up.rlim_cur;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {
+		r = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)min);
+		syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &saved, NULL);
+	}
+out:
+	errno = e;
+	return r;
 }

@@ -196,8 +196,14 @@ static inline int ip_fd_kind_is_channel(int kind)
  * SOCK_CLOEXEC ignored). */
 uint8_t ip_sock_chan_type(int domain, int type);
 /* The lowest descriptor number a preload library keeps its own descriptors at (its trace,
- * its control connection): high, out of the way of the program's dup2, below the limit. */
+ * its control connection): high, out of the way of the program's dup2, below the limit;
+ * under a limit of 64 or less, the limit itself (see ip_dup_high). */
 int ip_pick_min_fd(void);
+/* A close-on-exec duplicate of fd at the lowest free number >= min (ip_pick_min_fd's), the
+ * descriptor limit raised for the moment when min is past it; -1 when none can be had (a
+ * small hard limit, unprivileged: the caller then keeps as few descriptors as it can, at
+ * the lowest free numbers, the same in record and replay).  errno is kept. */
+int ip_dup_high(int fd, int min);
 
 /* Whether system call nr with first arguments a0, a1 installs a seccomp sandbox
  * (seccomp(SECCOMP_SET_MODE_STRICT|FILTER), prctl(PR_SET_SECCOMP, STRICT|FILTER)): 1 strict

@@ -710,8 +710,7 @@ static void move_high(int fds[2])
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		int hi = (int)syscall(SYS_fcntl, fds[i], F_DUPFD_CLOEXEC,
-		                      (rec.min_fd > 0 ? rec.min_fd : 1000) + 8);
+		int hi = ip_dup_high(fds[i], (rec.min_fd > 0 ? rec.min_fd : 1000) + 8);
 
 		if (hi >= 0) {
 			syscall(SYS_close, fds[i]);

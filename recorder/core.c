@@ -496,8 +496,7 @@ static void registry_open(int dirfd)
 	}
 	/* out of the program's low numbers, as the trace's (above it: the trace takes the
 	 * first free number from min_fd) */
-	hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
-	                  (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
+	hi = ip_dup_high(fd, rec.min_fd > 0 ? rec.min_fd + 1 : 1001);
 	syscall(SYS_close, fd);
 	if (hi < 0)
 		return;
@@ -688,8 +687,7 @@ void rec_registry_fd_lost(void)
 {
 	/* dup2/dup3 of the program onto our number: move out of its way (to the first free
 	 * number above the trace's), or give the descriptor up (lookups then go by path) */
-	int nfd = (int)syscall(SYS_fcntl, registry_fd, F_DUPFD_CLOEXEC,
-	                       (long)(rec.min_fd > 0 ? rec.min_fd + 1 : 1001));
+	int nfd = ip_dup_high(registry_fd, rec.min_fd > 0 ? rec.min_fd + 1 : 1001);
 
 	syscall(SYS_close, registry_fd);
 	registry_fd = nfd >= 0 ? nfd : -1;
@@ -874,6 +872,25 @@ int rec_open_trace(int64_t ppid)
 		return -1;
 	}
 	syscall(SYS_close, dirfd);
+	if (trace_writer_fd(rec.w) < rec.min_fd) {
+		/* min_fd at a small descriptor limit, which the writer's own move could not pass:
+		 * raised for the move (ip_dup_high); where it cannot be (a small hard limit,
+		 * unprivileged), the lowest free number past stdio, which the replay's controller
+		 * takes for its one descriptor too (replayer/lc.c, move_high): the recorder keeps
+		 * no other (the registry is then found by path, and call sites are not unwound:
+		 * libunwind's pipe would take two more, site.c) */
+		int old = trace_writer_fd(rec.w), hi = ip_dup_high(old, rec.min_fd);
+
+		rec.fd_low = hi < 0;
+		if (hi < 0)
+			hi = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, 3L);
+		if (hi >= 0 && (hi < old || hi >= rec.min_fd)) {
+			trace_writer_move_fd(rec.w, hi);
+			syscall(SYS_close, old);
+		} else if (hi >= 0) {
+			syscall(SYS_close, hi);
+		}
+	}
 	rec_layout.persona = (uint32_t)syscall(SYS_personality, 0xffffffffUL);
 	rec_layout.stack = (uint64_t)(uintptr_t)&ts;
 	trace_writer_layout(rec.w, &rec_layout);

@@ -539,7 +539,9 @@ void rec_own_fd_lost(int fd)
 	 * the lowest free number at or above the recorder's usual place (close-on-exec, like the
 	 * original), and the old number is closed, so the program's call finds it free. */
 	old = trace_writer_fd(rec.w);
-	nfd = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, (long)rec.min_fd);
+	nfd = ip_dup_high(old, rec.min_fd);
+	if (nfd < 0) /* a small hard limit: among the program's numbers (ip_dup_high) */
+		nfd = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, 3L);
 	if (nfd < 0)
 		nfd = dup_past_limit(old);
 	if (nfd < 0) {

@@ -147,6 +147,8 @@ static int checked_reads(void)
 	unw_word_t probe = 0, v = 0;
 
 	self_pid = syscall(SYS_getpid); /* per call: a forked child has another pid */
+	if (rec.fd_low)
+		return 0; /* libunwind's first walk makes a pipe, among the program's numbers (core.c) */
 	if (state == 0) {
 		state = -1;
 		if (checked_access_mem(unw_local_addr_space, (unw_word_t)&probe, &v, 0, NULL) == 0 &&

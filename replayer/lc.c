@@ -122,9 +122,11 @@ static void ctl_recv(struct rep_msg *m)
 /* Move an LC descriptor to a high number, out of the program's way. */
 static int move_high(int fd)
 {
-	int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, lc.min_fd);
+	int hi = ip_dup_high(fd, lc.min_fd);
 
-	if (hi < 0)
+	if (hi < 0 && fd < 3) /* a small hard limit: the lowest free past stdio (ip_dup_high) */
+		hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3L);
+	if (hi < 0 || hi == fd)
 		return fd;
 	syscall(SYS_close, fd);
 	return hi;

@@ -2113,6 +2113,25 @@ static int accept_now(int fd, int flags)
 	return r;
 }
 
+/* A connection of a later accept of ours: kept here, on a high number; where none can be
+ * had (a small hard descriptor limit: interpose/fdclass.c, ip_dup_high), the GD keeps it,
+ * as it keeps another process's, and gives it back to that accept (its HOLD), so that it
+ * takes none of the program's numbers. */
+static void stash_later(int lfd, int s, uint64_t k)
+{
+	s = lc_move_high(s);
+	if (s < lc.min_fd) {
+		ip_guard(1);
+		if (ctl_send_fd(REP_MSG_HOLD, (int64_t)k, 0, 1, s) != 0)
+			syscall(SYS_exit_group, 111);
+		ip_guard(-1);
+		syscall(SYS_close, s);
+		return;
+	}
+	stash_lfd[nstash] = lfd;
+	stash[nstash++] = s;
+}
+
 /* accept returns the connection of the recorded peer (replayer/README.md, accept): the GD
  * knows from the trace which process that is, and from the replay its pid and its
  * connections' ports.  One that belongs to a later accept of ours is kept here; one that
@@ -2185,8 +2204,7 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 		if (m.type == REP_MSG_GO || (m.a == 0 && nstash == LC_STASH_MAX)) {
 			if (given >= 0 && nstash < LC_STASH_MAX) {
 				/* ours too (the same client again): kept for a later accept */
-				stash_lfd[nstash] = fd;
-				stash[nstash++] = lc_move_high(given);
+				stash_later(fd, given, k);
 			} else if (given >= 0) {
 				syscall(SYS_close, given);
 			}
@@ -2201,8 +2219,7 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 			syscall(SYS_close, r);
 			continue;
 		}
-		stash_lfd[nstash] = fd;
-		stash[nstash++] = lc_move_high(r);
+		stash_later(fd, r, k);
 	}
 	return accept_take(given, flags, ev);
 }

@@ -222,6 +222,56 @@ static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
 
 
 
+/* The program's epoll registrations as its epoll_ctl calls made them: read where
+ * /proc/self/fdinfo cannot be opened, a program that holds every descriptor its limit allows
+ * (nginx under `ulimit -n 16`: given the recorded run's pointers back, it crashed).  /proc
+ * stays the reference: it also knows what a close removed. */
+#define LC_EPREG_MAX 1024
+static struct lc_epreg {
+	int epfd, fd;
+	uint64_t data;
+} epreg[LC_EPREG_MAX];
+static size_t nepreg;
+static int epreg_lock;
+
+static void epreg_note(int epfd, int op, int fd, const struct epoll_event *ev)
+{
+	size_t i;
+
+	while (__atomic_exchange_n(&epreg_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (i = 0; i < nepreg; i++)
+		if (epreg[i].epfd == epfd && epreg[i].fd == fd)
+			break;
+	if (op == EPOLL_CTL_DEL) {
+		if (i < nepreg)
+			epreg[i] = epreg[--nepreg];
+	} else if (ev && (i < nepreg || nepreg < LC_EPREG_MAX)) {
+		if (i == nepreg)
+			nepreg++;
+		epreg[i] = (struct lc_epreg){ epfd, fd, ev->data.u64 };
+	}
+	__atomic_store_n(&epreg_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* One registration (tfd, data) against the recorded events (ready_epoll_fds). */
+static void epoll_match(int tfd, uint64_t data, const struct epoll_event *rec,
+                        const int32_t *recfd, size_t nrec, int *tfd_of, int *count, int *live,
+                        uint64_t *live_data)
+{
+	for (size_t k = 0; k < nrec; k++) {
+		if (recfd && recfd[k] >= 0) {
+			if (recfd[k] == tfd) {
+				live[k] = 1;
+				live_data[k] = data;
+			}
+		} else if (rec[k].data.u64 == data) {
+			tfd_of[k] = tfd;
+			count[k]++;
+		}
+	}
+}
+
 /* The descriptors behind recorded epoll events, and the data the replayed program registered
  * for them.  The recorder logs each event's descriptor after the events (nondet.c, from the
  * registrations it keeps: -1 unknown); the replayed program's registrations are listed in
@@ -244,9 +294,17 @@ static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *re
 	memset(live, 0, sizeof(live));
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", epfd);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (;;) {
+	if (fd < 0) {
+		/* no descriptor left (or no /proc): the registrations as the program made them */
+		while (__atomic_exchange_n(&epreg_lock, 1, __ATOMIC_ACQUIRE))
+			sched_yield();
+		for (size_t i = 0; i < nepreg; i++)
+			if (epreg[i].epfd == epfd)
+				epoll_match(epreg[i].fd, epreg[i].data, rec, recfd, nrec, tfd_of, count,
+				            live, live_data);
+		__atomic_store_n(&epreg_lock, 0, __ATOMIC_RELEASE);
+	}
+	for (; fd >= 0;) {
 		long r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
 		char *line = buf, *nl;
 
@@ -258,22 +316,9 @@ static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *re
 			char *d;
 
 			*nl = '\0';
-			if (strncmp(line, "tfd:", 4) == 0 && (d = strstr(line, "data:"))) {
-				int tfd = (int)strtol(line + 4, NULL, 10);
-				unsigned long long data = strtoull(d + 5, NULL, 16);
-
-				for (size_t k = 0; k < nrec; k++) {
-					if (recfd && recfd[k] >= 0) {
-						if (recfd[k] == tfd) {
-							live[k] = 1;
-							live_data[k] = data;
-						}
-					} else if (rec[k].data.u64 == data) {
-						tfd_of[k] = tfd;
-						count[k]++;
-					}
-				}
-			}
+			if (strncmp(line, "tfd:", 4) == 0 && (d = strstr(line, "data:")))
+				epoll_match((int)strtol(line + 4, NULL, 10), strtoull(d + 5, NULL, 16),
+				            rec, recfd, nrec, tfd_of, count, live, live_data);
 			line = nl + 1;
 		}
 		have = (size_t)(buf + have - line);
@@ -281,7 +326,8 @@ static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *re
 		if (have == sizeof(buf) - 1)
 			have = 0; /* a line longer than the buffer: not one of ours */
 	}
-	syscall(SYS_close, fd);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
 	for (size_t k = 0; k < nrec; k++) {
 		int t = -1;
 
@@ -364,10 +410,16 @@ static int ready_epoll(int epfd, struct epoll_event *out, int max, int timeout)
 	return r;
 }
 
-/* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds). */
+/* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds),
+ * and kept here for when /proc cannot be opened. */
 LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-	return IP_REAL(epoll_ctl)(epfd, op, fd, ev);
+	int r = IP_REAL(epoll_ctl)(epfd, op, fd, ev), e = errno;
+
+	if (r == 0)
+		epreg_note(epfd, op, fd, ev);
+	errno = e;
+	return r;
 }
 
 

@@ -167,10 +167,11 @@ stop \$srv
 grep -c 'Too many open files' $C_RUN/error.log
 EOF
         C_EXPECT='Complete requests: *200'
-        # read from the divergence: under a limit of 64 descriptors or fewer the preloads'
-        # own descriptors go low (interpose/fdclass.c, ip_pick_min_fd), among the
-        # program's, and the recorder and the replay's controller hold different numbers
-        C_HINT="a descriptor limit of 16: the preloads' own descriptors take the program's low numbers, differently recorded and replayed"
+        # a hard limit of 16 (the shell's ulimit -n sets both): the preloads keep one
+        # descriptor each, at the same number (interpose/fdclass.c, ip_dup_high); the
+        # replay's controller hands connections of later accepts to the GD rather than
+        # keeping them, and reads the epoll registrations it cannot read from /proc from
+        # the program's epoll_ctl calls (replayer/lc_nondet.c)
     fi
     corpus_run ;;
 postgres-kill9)
