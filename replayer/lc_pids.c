@@ -719,6 +719,20 @@ static int wnohang_reaped_later(pid_t pid, int options)
 	return 0;
 }
 
+/* A wait that returned a child where the trace has no WAIT event next but the process's death
+ * by a signal: the recorded wait never returned, the signal ended the process inside it (a
+ * shell in `wait`, killed with its child by the child's kill(0, SIGTERM)).  In replay the
+ * signal was caught until that point (lc_signals.c, fatal_catch) and the wait went on: the
+ * process dies here, before it does anything the recorded one did not (the shell printed
+ * the status of a wait it never saw end). */
+static void death_in_wait(void)
+{
+	const struct lc_ev *ev = lc.done ? NULL : lc_peek_now();
+
+	if (ev && ev->kind == TRACE_EV_SIGNAL && ev->naux >= 1 && ev->aux[0] == 1)
+		lc_signal_run();
+}
+
 /* The WAIT shape's handler: waitpid, wait, wait3 and wait4 are generated too.  With a WAIT
  * event next, the recorded child (wait_replay).  Else (older traces) PIDP: the pid argument,
  * translated recorded -> live (NULL for wait and wait3: any child); the pid returned goes
@@ -738,6 +752,8 @@ static int wnohang_reaped_later(pid_t pid, int options)
 	r_ = realcall; \
 	e_ = errno; \
 	wait_end(OPT); \
+	if (r_ > 0) \
+		death_in_wait(); \
 	errno = e_; \
 	return r_ > 0 ? to_rec(r_) : r_
 
