@@ -181,4 +181,17 @@ void rep__stall_report(struct rep *r)
 	                       "no progress for %u ms; the replay is stuck:\n", r->opt.stall_ms);
 	for (size_t i = 0; i < r->nprocs && pos < sizeof(r->message) - 256; i++)
 		pos += (size_t)stall_line(r, i, r->message + pos, sizeof(r->message) - pos);
+	/* connections a process accepted for another's accept, which nobody took yet (gd_msg.c,
+	 * REP_MSG_HOLD): an accept that waits for one of them says why it was not given */
+	if (r->nheld && pos < sizeof(r->message) - 256) {
+		pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+		                        "  held for accepts to come: %zu connection%s, from", r->nheld,
+		                        r->nheld == 1 ? "" : "s");
+		for (size_t h = 0; h < r->nheld && pos < sizeof(r->message) - 32; h++)
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+			                        r->held[h].port ? " port %ld" : " pid %ld",
+			                        r->held[h].port ? (long)r->held[h].port : r->held[h].pid);
+		if (pos < sizeof(r->message) - 2)
+			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos, "\n");
+	}
 }

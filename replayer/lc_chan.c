@@ -2100,9 +2100,17 @@ static int accept_take(int s, int flags, const struct lc_ev *ev)
 /* accept4 that does not block: another process may take the connection poll saw. */
 static int accept_now(int fd, int flags)
 {
+	/* The status flags belong to the open file description, which forked processes share
+	 * (a prefork server's listening socket): another process's controller may restore
+	 * "blocking" between our F_SETFL and our accept, and a connection another took since
+	 * the poll then left this one blocked in the kernel's accept for good (Apache prefork,
+	 * 3 children: the replay stalled 1 time in 3).  A receive timeout, which accept obeys,
+	 * bounds that: the call returns EAGAIN within 100 ms and the caller polls again. */
+	static const struct timeval bound = { 0, 100000 };
 	long fl = syscall(SYS_fcntl, fd, F_GETFL);
 	int r, e;
 
+	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
 	r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
