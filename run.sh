@@ -29,9 +29,6 @@ PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev l
 # Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
 # skipped when missing; none starts a daemon in a container; the test uses its own ports).
 PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)
-# Apache httpd (tests/corpus/apache.sh, corpus_apache_prefork): its package starts no daemon
-# where there is no init system, and the test runs its own on a port of its own.
-PACKAGES+=(apache2)
 
 # The programs of the corpus (tests/corpus/), for `./run.sh corpus` only.
 CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosquitto

@@ -234,12 +234,24 @@ static struct lc_epreg {
 static size_t nepreg;
 static int epreg_lock;
 
+/* Bounded: an epoll_ctl from a signal handler that interrupted this thread's own use of the
+ * table gives up (that registration is then not known here) rather than wait for ever. */
+static int epreg_take(void)
+{
+	for (int n = 0; __atomic_exchange_n(&epreg_lock, 1, __ATOMIC_ACQUIRE); n++) {
+		if (n == 1000)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
 static void epreg_note(int epfd, int op, int fd, const struct epoll_event *ev)
 {
 	size_t i;
 
-	while (__atomic_exchange_n(&epreg_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	if (!epreg_take())
+		return;
 	for (i = 0; i < nepreg; i++)
 		if (epreg[i].epfd == epfd && epreg[i].fd == fd)
 			break;
@@ -296,13 +308,13 @@ static void ready_epoll_fds(int epfd, struct epoll_event *rec, const int32_t *re
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		/* no descriptor left (or no /proc): the registrations as the program made them */
-		while (__atomic_exchange_n(&epreg_lock, 1, __ATOMIC_ACQUIRE))
-			sched_yield();
-		for (size_t i = 0; i < nepreg; i++)
-			if (epreg[i].epfd == epfd)
-				epoll_match(epreg[i].fd, epreg[i].data, rec, recfd, nrec, tfd_of, count,
-				            live, live_data);
-		__atomic_store_n(&epreg_lock, 0, __ATOMIC_RELEASE);
+		if (epreg_take()) {
+			for (size_t i = 0; i < nepreg; i++)
+				if (epreg[i].epfd == epfd)
+					epoll_match(epreg[i].fd, epreg[i].data, rec, recfd, nrec, tfd_of,
+					            count, live, live_data);
+			__atomic_store_n(&epreg_lock, 0, __ATOMIC_RELEASE);
+		}
 	}
 	for (; fd >= 0;) {
 		long r = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
