@@ -98,7 +98,8 @@ int ip_dup_high(int fd, int min)
 		goto out;
 	/* min at or past the soft limit (ip_pick_min_fd under a small one): raised for the dup,
 	 * the hard limit too where we may (a privileged process), and put back at once; a
-	 * descriptor above the limit stays valid. */
+	 * descriptor above the limit stays valid.  Other threads may see the raised limit for
+	 * that moment (getrlimit), or lose a setrlimit of theirs made in it. */
 	r = -1;
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &saved) != 0 ||
 	    saved.rlim_cur == RLIM_INFINITY)
@@ -106,6 +107,8 @@ int ip_dup_high(int fd, int min)
 	up = saved;
 	if (up.rlim_cur < (rlim_t)min + 16)
 		up.rlim_cur = (rlim_t)min + 16;
+	if (up.rlim_max < up.rlim_cur && up.rlim_max > (rlim_t)min)
+		up.rlim_cur = up.rlim_max; /* room below the hard limit: no privilege needed */
 	if (up.rlim_max < up.rlim_cur)
 		up.rlim_max = up.rlim_cur;
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {

@@ -540,10 +540,10 @@ void rec_own_fd_lost(int fd)
 	 * original), and the old number is closed, so the program's call finds it free. */
 	old = trace_writer_fd(rec.w);
 	nfd = ip_dup_high(old, rec.min_fd);
-	if (nfd < 0) /* a small hard limit: among the program's numbers (ip_dup_high) */
-		nfd = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, 3L);
 	if (nfd < 0)
 		nfd = dup_past_limit(old);
+	if (nfd < 0 && rec.min_fd <= 64) /* a small hard limit: among the program's numbers */
+		nfd = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, 3L);
 	if (nfd < 0) {
 		/* No descriptor left anywhere: the trace ends here, saying so. */
 		trace_writer_stop(rec.w, TRACE_STOP_FDTAKEN);

@@ -2106,17 +2106,28 @@ static int accept_now(int fd, int flags)
 	 * the poll then left this one blocked in the kernel's accept for good (Apache prefork,
 	 * 3 children: the replay stalled 1 time in 3).  A receive timeout, which accept obeys,
 	 * bounds that: the call returns EAGAIN within 100 ms and the caller polls again. */
-	static const struct timeval bound = { 0, 100000 };
+	static const struct timeval bound = { 0, 100003 }; /* (a value no program picks: ours) */
+	struct timeval own = { 0, 0 };
+	socklen_t ol = sizeof(own);
 	long fl = syscall(SYS_fcntl, fd, F_GETFL);
 	int r, e;
 
-	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+	/* The listener's own timeout (the program's, or none: exactly our bound is taken for
+	 * another controller's); an accepted socket inherits the listener's, and gets that back:
+	 * its blocking reads must not time out where the program set no timeout. */
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &own, &ol) != 0 ||
+	    (own.tv_sec == bound.tv_sec && own.tv_usec == bound.tv_usec))
+		own = (struct timeval){ 0, 0 };
+	if (own.tv_sec == 0 && own.tv_usec == 0)
+		syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
 	r = (int)syscall(SYS_accept4, fd, NULL, NULL, flags);
 	e = errno;
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		syscall(SYS_fcntl, fd, F_SETFL, fl);
+	if (r >= 0)
+		syscall(SYS_setsockopt, r, SOL_SOCKET, SO_RCVTIMEO, &own, sizeof(own));
 	errno = e;
 	return r;
 }

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -233,6 +234,17 @@ static struct lc_epreg {
 } epreg[LC_EPREG_MAX];
 static size_t nepreg;
 static int epreg_lock;
+
+/* A fork's child has one thread: a lock another thread held at the fork is nobody's. */
+static void epreg_child(void)
+{
+	__atomic_store_n(&epreg_lock, 0, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void epreg_init(void)
+{
+	pthread_atfork(NULL, NULL, epreg_child);
+}
 
 /* Bounded: an epoll_ctl from a signal handler that interrupted this thread's own use of the
  * table gives up (that registration is then not known here) rather than wait for ever. */

@@ -51,6 +51,16 @@ DirectoryIndex index.html
   Require all granted
 </Directory>
 EOF
+# Under setsid httpd leaves the process group that c_bounded ends when time is up: its
+# parent is ended by the pid it wrote, if that is still our httpd (its group with it).
+apache_cleanup() {
+    local p
+    read -r p < "$C_RUN/httpd.pid" 2>/dev/null || return 0
+    case $p in ''|*[!0-9]*) return 0 ;; esac
+    grep -q "$C_RUN/httpd.conf" "/proc/$p/cmdline" 2>/dev/null && kill -KILL -- "-$p" 2>/dev/null
+    return 0
+}
+C_CLEANUP_HOOK=apache_cleanup
 corpus_session <<EOF
 $(command -v setsid) $(command -v apache2) -f $C_RUN/httpd.conf -DFOREGROUND &
 srv=\$!

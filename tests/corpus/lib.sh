@@ -145,6 +145,7 @@ EOF
 
 # c_reset: put $C_RUN back as it was set up (see the paragraph at the top).
 c_reset() {
+    [ -z "${C_CLEANUP_HOOK:-}" ] || "$C_CLEANUP_HOOK" # (what the last run left, if anything)
     chmod -R u+w "$C_RUN" 2>/dev/null || true
     rm -rf "$C_RUN"
     cp -a "$C_TMP/run.orig" "$C_RUN"
