@@ -1954,10 +1954,20 @@ static int listener_shared(int32_t ch)
 	return shared_seen[ch] == 2;
 }
 
+/* Per listening descriptor, the connections of ours stash_later gave the GD and the GD has
+ * not given back yet: a readiness result on that listener is then not waited for, as for
+ * one kept here (lc_stash_has_listener). */
+static struct {
+	int lfd, n;
+} handed[16];
+
 int lc_stash_has_listener(int lfd)
 {
 	for (size_t i = 0; i < nstash; i++)
 		if (stash_lfd[i] == lfd)
+			return 1;
+	for (size_t i = 0; i < sizeof(handed) / sizeof(handed[0]); i++)
+		if (handed[i].n > 0 && handed[i].lfd == lfd)
 			return 1;
 	/* shared: a readiness result is not waited for on it (another process may take the
 	 * connection from the queue first); the accept after it waits for its connection */
@@ -2136,6 +2146,22 @@ static int accept_now(int fd, int flags)
  * had (a small hard descriptor limit: interpose/fdclass.c, ip_dup_high), the GD keeps it,
  * as it keeps another process's, and gives it back to that accept (its HOLD), so that it
  * takes none of the program's numbers. */
+static void handed_add(int lfd, int d)
+{
+	size_t i, free_i = sizeof(handed) / sizeof(handed[0]);
+
+	for (i = 0; i < sizeof(handed) / sizeof(handed[0]); i++) {
+		if (handed[i].n > 0 && handed[i].lfd == lfd) {
+			handed[i].n += d;
+			return;
+		}
+		if (handed[i].n <= 0 && free_i == sizeof(handed) / sizeof(handed[0]))
+			free_i = i;
+	}
+	if (d > 0 && free_i < sizeof(handed) / sizeof(handed[0]))
+		handed[free_i].lfd = lfd, handed[free_i].n = d;
+}
+
 static void stash_later(int lfd, int s, uint64_t k)
 {
 	s = lc_move_high(s);
@@ -2145,6 +2171,7 @@ static void stash_later(int lfd, int s, uint64_t k)
 			syscall(SYS_exit_group, 111);
 		ip_guard(-1);
 		syscall(SYS_close, s);
+		handed_add(lfd, 1);
 		return;
 	}
 	stash_lfd[nstash] = lfd;
@@ -2184,8 +2211,10 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 	}
 	/* held by the GD already (another process took it from the queue)? */
 	m = ctl_ask(REP_MSG_HOLD, (int64_t)k, 0, 0, &given, &held);
-	if (m.type == REP_MSG_GO && held >= 0)
+	if (m.type == REP_MSG_GO && held >= 0) {
+		handed_add(fd, -1);
 		return accept_take(held, flags, ev);
+	}
 	if (held >= 0)
 		syscall(SYS_close, held);
 	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -2240,6 +2269,7 @@ static int accept_recorded(int fd, int flags, const struct lc_ev *ev)
 		}
 		stash_later(fd, r, k);
 	}
+	handed_add(fd, -1);
 	return accept_take(given, flags, ev);
 }
 
