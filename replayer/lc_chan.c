@@ -2142,10 +2142,7 @@ static int accept_now(int fd, int flags)
 	return r;
 }
 
-/* A connection of a later accept of ours: kept here, on a high number; where none can be
- * had (a small hard descriptor limit: interpose/fdclass.c, ip_dup_high), the GD keeps it,
- * as it keeps another process's, and gives it back to that accept (its HOLD), so that it
- * takes none of the program's numbers. */
+/* handed: d connections more (or fewer) of listener lfd with the GD. */
 static void handed_add(int lfd, int d)
 {
 	size_t i, free_i = sizeof(handed) / sizeof(handed[0]);
@@ -2162,6 +2159,10 @@ static void handed_add(int lfd, int d)
 		handed[free_i].lfd = lfd, handed[free_i].n = d;
 }
 
+/* A connection of a later accept of ours: kept here, on a high number; where none can be
+ * had (a small hard descriptor limit: interpose/fdclass.c, ip_dup_high), the GD keeps it,
+ * as it keeps another process's, and gives it back to that accept (its HOLD), so that it
+ * takes none of the program's numbers. */
 static void stash_later(int lfd, int s, uint64_t k)
 {
 	s = lc_move_high(s);
