@@ -882,7 +882,7 @@ int rec_open_trace(int64_t ppid)
 		int old = trace_writer_fd(rec.w), hi = ip_dup_high(old, rec.min_fd);
 
 		rec.fd_low = hi < 0 && rec.min_fd <= 64;
-		if (hi < 0)
+		if (rec.fd_low)
 			hi = (int)syscall(SYS_fcntl, old, F_DUPFD_CLOEXEC, 3L);
 		if (hi >= 0 && (hi < old || hi >= rec.min_fd)) {
 			trace_writer_move_fd(rec.w, hi);
