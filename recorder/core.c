@@ -72,29 +72,33 @@ int rec_forking;
 #define REC_LOCK_SPIN 64
 #define REC_LOCK_YIELDS 16
 
+/* One try of the spin and yield phases: the lock taken (1), else *mark raised to 2 once a
+ * waiter was seen (0). */
+static inline int lock_try(int *mark)
+{
+	int v;
+
+	if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
+		return 0;
+	v = __atomic_exchange_n(&rec_lockv, *mark, __ATOMIC_ACQUIRE);
+	if (v == 2)
+		*mark = 2;
+	return v == 0;
+}
+
 static int lock_wait(int seen, int may_bail)
 {
-	int mark = seen == 2 ? 2 : 1, i, v;
+	int mark = seen == 2 ? 2 : 1, i;
 
 	for (i = 0; i < REC_LOCK_SPIN; i++) {
 		rec_cpu_relax();
-		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
-			continue;
-		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
-		if (v == 0)
+		if (lock_try(&mark))
 			return 1;
-		if (v == 2)
-			mark = 2;
 	}
 	for (i = 0; i < REC_LOCK_YIELDS; i++) {
 		IP_REAL(syscall)(SYS_sched_yield);
-		if (__atomic_load_n(&rec_lockv, __ATOMIC_RELAXED) != 0)
-			continue;
-		v = __atomic_exchange_n(&rec_lockv, mark, __ATOMIC_ACQUIRE);
-		if (v == 0)
+		if (lock_try(&mark))
 			return 1;
-		if (v == 2)
-			mark = 2;
 	}
 	for (;;) {
 		struct timespec ts = { 0, 1000 * 1000 };

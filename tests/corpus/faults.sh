@@ -21,18 +21,17 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 mode=${1:-}
-case $mode in
-nginx-kill)
-    corpus_need nginx curl
-    corpus_init "fault-$mode" "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')"
-    port=$(corpus_port)
+# nginx_site MASTER WORKERS: a static site in $C_RUN (a 2000-line page, a small file) and
+# nginx.conf serving it on $port: master_process MASTER, WORKERS workers, each reply naming
+# the process that made it (X-Pid).
+nginx_site() {
     mkdir -p "$C_RUN/www" "$C_RUN/tmp"
     seq 1 2000 | sed 's/$/ lines of a static page/' > "$C_RUN/www/index.html"
     echo small > "$C_RUN/www/small.txt"
     cat > "$C_RUN/nginx.conf" <<EOF
 daemon off;
-master_process on;
-worker_processes 2;
+master_process $1;
+worker_processes $2;
 pid $C_RUN/nginx.pid;
 error_log $C_RUN/error.log notice;
 events { worker_connections 64; }
@@ -50,6 +49,13 @@ http {
     }
 }
 EOF
+}
+case $mode in
+nginx-kill)
+    corpus_need nginx curl
+    corpus_init "fault-$mode" "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')"
+    port=$(corpus_port)
+    nginx_site on 2
     corpus_session <<EOF
 $(command -v nginx) -p $C_RUN -e $C_RUN/error.log -c $C_RUN/nginx.conf &
 srv=\$!
@@ -109,31 +115,7 @@ nginx-stop|nginx-emfile)
     corpus_need nginx curl ab
     corpus_init "fault-$mode" "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')"
     port=$(corpus_port)
-    mkdir -p "$C_RUN/www" "$C_RUN/tmp"
-    seq 1 2000 | sed 's/$/ lines of a static page/' > "$C_RUN/www/index.html"
-    echo small > "$C_RUN/www/small.txt"
-    if [ "$mode" = nginx-stop ]; then master=on workers=2; else master=off workers=1; fi
-    cat > "$C_RUN/nginx.conf" <<EOF
-daemon off;
-master_process $master;
-worker_processes $workers;
-pid $C_RUN/nginx.pid;
-error_log $C_RUN/error.log notice;
-events { worker_connections 64; }
-http {
-    access_log $C_RUN/access.log;
-    client_body_temp_path $C_RUN/tmp/body;
-    proxy_temp_path $C_RUN/tmp/proxy;
-    fastcgi_temp_path $C_RUN/tmp/fastcgi;
-    uwsgi_temp_path $C_RUN/tmp/uwsgi;
-    scgi_temp_path $C_RUN/tmp/scgi;
-    server {
-        listen 127.0.0.1:$port;
-        root $C_RUN/www;
-        add_header X-Pid \$pid;
-    }
-}
-EOF
+    if [ "$mode" = nginx-stop ]; then nginx_site on 2; else nginx_site off 1; fi
     if [ "$mode" = nginx-stop ]; then
         # a worker stopped (SIGSTOP) while ab's clients run, continued (SIGCONT) after the
         # next request the other worker serves; ab's totals printed
