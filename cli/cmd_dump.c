@@ -75,6 +75,8 @@ static void event_text(FILE *out, struct trace_reader *r, const struct trace_eve
 		fprintf(out, " %s", trace_call_name(ev->call));
 	if (ev->thread)
 		fprintf(out, " thread=%u", ev->thread);
+	if (ev->elided)
+		fprintf(out, " owned=%u", ev->elided);
 	if (ev->fd >= 0)
 		fprintf(out, " fd=%d", ev->fd);
 	if (ev->channel)
@@ -129,6 +131,7 @@ static void event_json(FILE *out, struct trace_reader *r, const struct trace_eve
 	        ev->offset, ev->len, ev->result, ev->err, ev->flags, ev->site, ev->thread);
 	cli_json_string(out, top_function(r, ev->site));
 	fprintf(out, ",\"time_ns\":%" PRIu64, ev->time_ns);
+	fprintf(out, ",\"owned\":%u", ev->elided);
 	if (ev->has_hash)
 		fprintf(out, ",\"hash\":%u", ev->hash);
 	fprintf(out, ",\"aux\":[");

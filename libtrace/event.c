@@ -227,6 +227,8 @@ size_t fmt_meta_encode(const struct trace_process *p, uint8_t *buf)
 	             p->build_id_len <= sizeof(p->build_id) ? p->build_id_len : 0);
 	for (i = 0; i < p->argc && p->argv; i++)
 		n += put_tlv_str(buf, n, META_ARG, p->argv[i] ? p->argv[i] : "");
+	if (p->flags) /* (absent from older traces: 0) */
+		n += put_tlv_int(buf, n, META_FLAGS, p->flags);
 	return n;
 }
 
@@ -278,6 +280,12 @@ int fmt_meta_decode(const uint8_t *buf, size_t len, struct trace_process *p)
 			p->segment = (uint32_t)iv;
 			break;
 		case META_FIRST_INDEX: rc = get_int(v, vlen, &p->first_index); break;
+		case META_FLAGS:
+			rc = get_int(v, vlen, &iv);
+			if (iv > UINT32_MAX)
+				rc = TRACE_ECORRUPT;
+			p->flags = (uint32_t)iv;
+			break;
 		case META_START_REALTIME: rc = get_int(v, vlen, &p->start_realtime_ns); break;
 		case META_BUILD_ID:
 			if (vlen > sizeof(p->build_id))

@@ -75,7 +75,7 @@ enum {
 	META_NAME = 1, META_PARENT = 2, META_HOST = 3, META_HOST_ID = 4, META_SESSION = 5,
 	META_PID = 6, META_PPID = 7, META_FORK_INDEX = 8, META_SEGMENT = 9,
 	META_FIRST_INDEX = 10, META_START_REALTIME = 11, META_EXE = 12, META_CWD = 13,
-	META_BUILD_ID = 14, META_ARG = 15,
+	META_BUILD_ID = 14, META_ARG = 15, META_FLAGS = 16,
 };
 
 /* Record tags in the raw stream: below 0x80 an event of that kind; from 0x80 a

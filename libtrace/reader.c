@@ -67,6 +67,7 @@ struct trace_reader {
 	uint64_t index;
 	uint64_t last_time;
 	uint32_t thread;          /* the last thread record's (0 before any, and at checkpoints) */
+	uint32_t elided;          /* its count of acquisitions without events, for the next event */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock (format.h) */
 	uint32_t clock_known;     /* bit k: clock_prev[k] was set by this file's records */
 	uint8_t clock_buf[FMT_CLOCK_LEN]; /* a compact clock value, decoded */
@@ -960,6 +961,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 				r->pos = (size_t)(c.p - r->buf);
 				ev->index = ++r->index;
 				ev->thread = r->thread;
+				ev->elided = r->elided;
+				r->elided = 0;
 				if ((ev->kind == TRACE_EV_SEND || ev->kind == TRACE_EV_RECV) && ev->channel) {
 					co = chan(r, ev->channel);
 					if (!co) {
@@ -996,11 +999,18 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 					rc = decode_checkpoint(r, &pc);
 					r->thread = 0;
 				} else if (tag == REC_THREAD) {
-					uint64_t t = cur_varint(&pc);
+					uint64_t t = cur_varint(&pc), k = 0;
 
-					rc = pc.bad || pc.short_read || t > UINT32_MAX ? TRACE_ECORRUPT : 0;
-					if (rc == 0)
+					/* (an acquisition count follows when the thread made some
+					 * without events: schemas/trace-format.md, "Threads") */
+					if (pc.p < pc.end)
+						k = cur_varint(&pc);
+					rc = pc.bad || pc.short_read || t > UINT32_MAX ||
+					     r->elided + k > UINT32_MAX ? TRACE_ECORRUPT : 0;
+					if (rc == 0) {
 						r->thread = (uint32_t)t;
+						r->elided += (uint32_t)k;
+					}
 				} else if (tag == REC_FILE)
 					rc = decode_file(r, &pc);
 				else if (tag == REC_LAYOUT)

@@ -341,6 +341,8 @@ struct trace_event {
 	uint32_t data_len;     /* the reader's pointer lives until the next trace_reader_next */
 	uint32_t thread;       /* the thread that made the call: its index in the process, in
 	                          creation order (0: the main thread) */
+	uint32_t elided;       /* the mutex acquisitions this thread made, without an event,
+	                          since its previous event (reader; trace_writer_elided) */
 };
 
 /* Short lowercase names: "send", "recv", ...; "unknown" outside the known range. */
@@ -415,6 +417,15 @@ struct trace_process {
 	uint32_t build_id_len;
 	uint32_t argc;
 	char **argv;                  /* argc strings; owned by whoever filled the struct */
+	uint32_t flags;               /* TRACE_PROC_*: how the recorder logged this image */
+};
+
+/* trace_process.flags */
+enum {
+	/* Mutexes are owned (schemas/trace-format.md, "Threads"): a mutex's release is no event,
+	 * nor an acquisition by the thread that acquired it last; such acquisitions are counted
+	 * in the thread's next event (trace_event.elided). */
+	TRACE_PROC_OWNED_MUTEXES = 1u,
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -494,6 +505,10 @@ int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace
  * derived offsets continue where the parent's or previous image's stopped. */
 int trace_writer_inherit(struct trace_writer *w, uint32_t channel, uint64_t sent,
                          uint64_t received);
+/* The next event written is its thread's first after n mutex acquisitions that thread made
+ * without an event (the recorder's owned mutexes: schemas/trace-format.md, "Threads"); said
+ * in the thread record before it.  Counts add up until that event. */
+int trace_writer_elided(struct trace_writer *w, uint32_t n);
 /* The number of events written so far (the index of the last one). */
 uint64_t trace_writer_count(const struct trace_writer *w);
 /* The file descriptor (for a recorder that must keep it out of dup2's way). */

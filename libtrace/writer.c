@@ -69,6 +69,9 @@ struct ck_chan {
 	struct trace_endpoint ep;
 };
 
+/* No thread's index: the next event writes a thread record whatever its thread. */
+#define THREAD_AGAIN UINT32_MAX
+
 /* The fields every event touches come first, in the first two cache lines (the struct is
  * mapped page-aligned): a server's own work between two events evicts them, so each line
  * more is a miss more per event. */
@@ -85,7 +88,8 @@ struct trace_writer {
 	int sealed;           /* TAIL_CLOSED is set while the writer is still open */
 	int ck_due;           /* a chunk was just flushed: the next record is a checkpoint */
 	uint32_t thread;      /* the thread of the last event, as a reader knows it (0 after a
-	                         checkpoint): a thread record precedes an event of another */
+	                         checkpoint): a thread record precedes an event of another;
+	                         THREAD_AGAIN while `elided` waits to be written */
 	struct ck_chan *ck;   /* budget only: live channels, open addressing by id */
 	/* line 1: the encoding's state */
 	uint64_t last_time;
@@ -93,6 +97,7 @@ struct trace_writer {
 	uint32_t clock_seen;  /* bit k: clock slot k had a value in a record of this chunk */
 	int64_t clock_prev[FMT_CLOCK_SLOTS]; /* the last value of each clock slot */
 	/* the rest: at chunk flushes and opens */
+	uint32_t elided;      /* trace_writer_elided: said in the next event's thread record */
 	int fd;
 	size_t tail_size;
 	uint64_t seq;         /* sequence number the tail will get */
@@ -954,8 +959,12 @@ static inline int thread_inline(struct trace_writer *w, uint32_t thread)
 		w->first_record = w->used;
 	d = w->data + w->used;
 	k = put_varint(d + 2, thread);
+	if (w->elided) {
+		k += put_varint(d + 2 + k, w->elided);
+		w->elided = 0;
+	}
 	d[0] = REC_THREAD;
-	d[1] = (uint8_t)k; /* the payload's length: one varint */
+	d[1] = (uint8_t)k; /* the payload's length: one or two varints */
 	w->used += (uint32_t)(2 + k);
 	w->thread = thread;
 	return 1;
@@ -1340,13 +1349,29 @@ static int meta_record(struct trace_writer *w, uint8_t tag, const struct piece *
 
 static int thread_record(struct trace_writer *w, uint32_t thread)
 {
-	uint8_t buf[10];
+	uint8_t buf[20];
 	struct piece p = { buf, put_varint(buf, thread) };
-	int rc = meta_record(w, REC_THREAD, &p, 1);
+	int rc;
 
-	if (rc == 0)
+	if (w->elided)
+		p.n += put_varint(buf + p.n, w->elided);
+	rc = meta_record(w, REC_THREAD, &p, 1);
+	if (rc == 0) {
 		w->thread = thread;
+		w->elided = 0;
+	}
 	return rc;
+}
+
+int trace_writer_elided(struct trace_writer *w, uint32_t n)
+{
+	if (w->broken)
+		return w->broken;
+	if (n) {
+		w->elided += n;
+		w->thread = THREAD_AGAIN; /* every path then writes a thread record first */
+	}
+	return 0;
 }
 
 int trace_writer_stack(struct trace_writer *w, uint32_t site, const struct trace_frame *frames,
@@ -1543,7 +1568,8 @@ static int write_checkpoint(struct trace_writer *w)
 	w->ck_writing = 1;
 	rc = meta_record(w, REC_CHECKPOINT, p, 2);
 	w->ck_writing = 0;
-	w->thread = 0; /* a reader starting at this checkpoint knows no thread before it */
+	/* a reader starting at this checkpoint knows no thread before it */
+	w->thread = w->elided ? THREAD_AGAIN : 0;
 	return rc;
 }
 

@@ -1546,6 +1546,7 @@ static inline __attribute__((always_inline)) void log_data_event(struct trace_ev
 		ev->site = rec_site(ra);
 	ev->thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
 	                                                               rec_thread_foreign();
+	rec_own_say(ev->thread);
 	if (trace_writer_data(rec.w, ev) == TRACE_EIO) {
 		trace_writer_abandon(rec.w);
 		rec.w = NULL;

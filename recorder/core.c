@@ -185,6 +185,7 @@ void rec_log(struct trace_event *ev, void *ra)
 		ev->site = rec_site(ra);
 	ev->thread = __builtin_expect(rec_thread != REC_NO_THREAD, 1) ? rec_thread :
 	                                                               rec_thread_foreign();
+	rec_own_say(ev->thread);
 	/* A full disk or a broken file leaves the program running unrecorded from here (the
 	 * writer marked in the file where and why it stopped). */
 	if (trace_writer_event(rec.w, ev) == TRACE_EIO) {
@@ -819,6 +820,7 @@ int rec_open_trace(int64_t ppid)
 	proc.fork_index = rec.fork_index;
 	proc.segment = rec.segment;
 	proc.first_index = rec.first_index;
+	proc.flags = TRACE_PROC_OWNED_MUTEXES; /* (sync.c, "Owned mutexes") */
 	proc.start_realtime_ns = 0;
 	if (real_clock_gettime && real_clock_gettime(CLOCK_REALTIME, &ts) == 0)
 		proc.start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

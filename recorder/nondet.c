@@ -209,6 +209,7 @@ __attribute__((always_inline)) static inline void log_clock_value(uint32_t call,
 
 	if (__builtin_expect(!rec.w, 0)) /* (as rec_log: the site's record may have ended it) */
 		return;
+	rec_own_say(thread);
 	/* a full disk or a broken file: unrecorded from here on, as in rec_log */
 	if (trace_writer_clock(rec.w, thread, site, call, naux, clk, rec_clock_stamp(), out) ==
 	    TRACE_EIO) {

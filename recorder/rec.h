@@ -150,6 +150,18 @@ extern struct rec_lockline rec_lockline REC_HIDDEN;
  * keeps its index after its end event (libc's teardown of it is still its own). */
 #define REC_NO_THREAD UINT32_MAX
 extern __thread uint32_t rec_thread REC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* The mutex acquisitions this thread made without an event since its last one (sync.c,
+ * "Owned mutexes"): said to the writer just before its next event. */
+extern __thread uint32_t rec_own_pending REC_HIDDEN __attribute__((tls_model("initial-exec")));
+
+/* Under the stream lock, before the writer gets an event of `thread`. */
+static inline void rec_own_say(uint32_t thread)
+{
+	if (__builtin_expect(rec_own_pending != 0, 0) && thread == rec_thread) {
+		trace_writer_elided(rec.w, rec_own_pending);
+		rec_own_pending = 0;
+	}
+}
 /* Locks (mutexes, rwlocks, spin locks) the calling thread holds, as sync.c saw them. */
 extern __thread int rec_held REC_HIDDEN __attribute__((tls_model("initial-exec")));
 /* The program's allocator as a library of its own (interpose/dlnext.h, set by proc.c): a

@@ -14,7 +14,8 @@
  * Cost: a process that never started a thread (rec.threads 0) passes straight through, no
  * event; after its first pthread_create every call is an event of a few bytes: no call site
  * (the site would cost a lookup and bytes on the hottest calls), no timestamp.  A thread the
- * recorder did not see start (one libc made) passes through too.
+ * recorder did not see start (one libc made) passes through too.  Mutexes are cheaper still
+ * ("Owned mutexes" below): most of their calls are no event at all.
  */
 #include <linux/futex.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 __thread uint32_t rec_thread __attribute__((tls_model("initial-exec"))) = REC_NO_THREAD;
 __thread int rec_held __attribute__((tls_model("initial-exec")));
+__thread uint32_t rec_own_pending __attribute__((tls_model("initial-exec")));
 
 static struct ip_objtab objs;
 /* The last object named and its id (under the stream lock, sync_write): a lock's release
@@ -241,6 +243,8 @@ static struct deferred {
 	const void *obj, *obj2;
 	int64_t r;
 	int32_t e;
+	uint32_t prev, pseq; /* an owned mutex's last owner before it (sync_write) */
+	uint32_t pending;    /* the thread's acquisitions without events before it */
 } deferred[DEFER_MAX];
 static uint32_t ndeferred;
 static int ring_lock;
@@ -257,15 +261,18 @@ static void ring_give(void)
 }
 
 /* 1 when kept for the forking thread, 0 when the fork is over (log it normally). */
-static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+static int defer(uint32_t call, const void *obj, const void *obj2, int64_t r, int e,
+                 uint32_t prev, uint32_t pseq)
 {
 	int kept = 0;
 
 	ring_take();
 	if (__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE)) {
-		if (ndeferred < DEFER_MAX)
-			deferred[ndeferred++] = (struct deferred){ call, rec_thread, obj, obj2, r, e };
-		else
+		if (ndeferred < DEFER_MAX) {
+			deferred[ndeferred++] = (struct deferred){ call, rec_thread, obj, obj2, r, e,
+			                                           prev, pseq, rec_own_pending };
+			rec_own_pending = 0; /* (said before this event, by the forking thread) */
+		} else
 			__atomic_fetch_add(&rec.unlogged, 1, __ATOMIC_RELAXED);
 		kept = 1;
 	}
@@ -287,6 +294,7 @@ static inline __attribute__((always_inline)) void sync_write(uint32_t call, uint
 
 	if (!rec.w)
 		return;
+	rec_own_say(thread);
 	if (obj != last_obj || !obj) {
 		last_id = ip_obj_id(&objs, obj);
 		last_obj = obj;
@@ -306,6 +314,39 @@ static inline __attribute__((always_inline)) void sync_write(uint32_t call, uint
 	}
 }
 
+/* An owned mutex's acquisition that follows acquisitions without events by its last owner
+ * ("Owned mutexes" below): that owner's index and the number of its last one, as two aux
+ * values after the object(s).  Out of line: the general path. */
+__attribute__((noinline)) static void sync_write_prev(uint32_t call, uint32_t thread,
+                                                      const void *obj, const void *obj2,
+                                                      int64_t r, int e, uint32_t prev,
+                                                      uint32_t pseq)
+{
+	struct trace_event ev;
+	int saved = errno;
+
+	if (!rec.w)
+		return;
+	rec_own_say(thread);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_SYNC;
+	ev.call = call;
+	ev.fd = -1;
+	ev.result = r;
+	ev.err = e;
+	ev.thread = thread;
+	ev.aux[ev.naux++] = ip_obj_id(&objs, obj);
+	if (obj2)
+		ev.aux[ev.naux++] = ip_obj_id(&objs, obj2);
+	ev.aux[ev.naux++] = prev;
+	ev.aux[ev.naux++] = pseq;
+	if (trace_writer_event(rec.w, &ev) == TRACE_EIO) {
+		trace_writer_abandon(rec.w);
+		rec.w = NULL;
+	}
+	errno = saved;
+}
+
 /* Deferred signal handlers run after the event (rec_log); out of line, seldom due. */
 __attribute__((noinline)) static void sync_signals(uint32_t call, uint32_t thread)
 {
@@ -316,11 +357,16 @@ __attribute__((noinline)) static void sync_signals(uint32_t call, uint32_t threa
 	rec_sig_after_event(&ev);
 }
 
+/* pseq: see sync_write_prev (0: no run before this event to wait for). */
 static inline __attribute__((always_inline)) void sync_event(uint32_t call, uint32_t thread,
                                                              const void *obj, const void *obj2,
-                                                             int64_t r, int e)
+                                                             int64_t r, int e, uint32_t prev,
+                                                             uint32_t pseq)
 {
-	sync_write(call, thread, obj, obj2, r, e);
+	if (__builtin_expect(pseq != 0, 0))
+		sync_write_prev(call, thread, obj, obj2, r, e, prev, pseq);
+	else
+		sync_write(call, thread, obj, obj2, r, e);
 	if (__builtin_expect(rec_sig_npend != 0, 0))
 		sync_signals(call, thread);
 }
@@ -328,9 +374,13 @@ static inline __attribute__((always_inline)) void sync_event(uint32_t call, uint
 void rec_sync_flush_deferred(void)
 {
 	ring_take();
-	for (uint32_t i = 0; i < ndeferred; i++)
-		sync_event(deferred[i].call, deferred[i].thread, deferred[i].obj, deferred[i].obj2,
-		           deferred[i].r, deferred[i].e);
+	for (uint32_t i = 0; i < ndeferred; i++) {
+		const struct deferred *d = &deferred[i];
+
+		if (d->pending && rec.w)
+			trace_writer_elided(rec.w, d->pending); /* (the event below is d's thread's) */
+		sync_event(d->call, d->thread, d->obj, d->obj2, d->r, d->e, d->prev, d->pseq);
+	}
 	ndeferred = 0;
 	ring_give();
 }
@@ -339,17 +389,18 @@ void rec_sync_flush_deferred(void)
  * forking thread, or logged once the fork is over), or nothing is to be logged.  Out of line:
  * the common case keeps a small frame. */
 __attribute__((noinline)) static void sync_log_refused(uint32_t call, const void *obj,
-                                                        const void *obj2, int64_t r, int e)
+                                                        const void *obj2, int64_t r, int e,
+                                                        uint32_t prev, uint32_t pseq)
 {
 	for (;;) {
 		if (!rec.w || rec_depth || !__atomic_load_n(&rec_forking, __ATOMIC_ACQUIRE))
 			return;
 		/* rec_enter counted it unlogged: it is not */
 		__atomic_fetch_sub(&rec.unlogged, 1, __ATOMIC_RELAXED);
-		if (defer(call, obj, obj2, r, e))
+		if (defer(call, obj, obj2, r, e, prev, pseq))
 			return;
 		if (rec_enter()) { /* the fork is over */
-			sync_event(call, rec_thread, obj, obj2, r, e);
+			sync_event(call, rec_thread, obj, obj2, r, e, prev, pseq);
 			rec_leave();
 			return;
 		}
@@ -358,14 +409,22 @@ __attribute__((noinline)) static void sync_log_refused(uint32_t call, const void
 
 /* Log one sync event: the object, a second one (the mutex of a condition wait) or NULL, what
  * the call returned and its errno (semaphores). */
-static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+static inline __attribute__((always_inline)) void sync_log_prev(uint32_t call, const void *obj,
+                                                                const void *obj2, int64_t r,
+                                                                int e, uint32_t prev,
+                                                                uint32_t pseq)
 {
 	if (__builtin_expect(rec_enter(), 1)) {
-		sync_event(call, rec_thread, obj, obj2, r, e);
+		sync_event(call, rec_thread, obj, obj2, r, e, prev, pseq);
 		rec_leave();
 		return;
 	}
-	sync_log_refused(call, obj, obj2, r, e);
+	sync_log_refused(call, obj, obj2, r, e, prev, pseq);
+}
+
+static void sync_log(uint32_t call, const void *obj, const void *obj2, int64_t r, int e)
+{
+	sync_log_prev(call, obj, obj2, r, e, 0, 0);
 }
 
 /* Whether this thread's synchronisation is logged: threads exist, it is one of ours, and the
@@ -435,21 +494,145 @@ void rec_evfd_event(int fd, int dir, long r, int e)
 		return IP_REAL(name)(__VA_ARGS__); \
 	} while (0)
 
+/* --- owned mutexes -------------------------------------------------------------------------
+ * Most mutex acquisitions are by the thread that acquired the mutex last (memcached -t 4: 86%
+ * of them; a worker's own statistics lock, an item lock taken twice in a row), and the order
+ * that matters is only where a mutex passes from one thread to another.  So, after Instant
+ * Replay's versions (LeBlanc and Mellor-Crummey, section 3) kept per thread rather than per
+ * object: each mutex remembers its owner, the thread that acquired it last, and the number of
+ * that acquisition among the owner's acquisitions without events.  An acquisition by the
+ * owner is no event, and takes no stream lock: it is counted in the thread's next event
+ * (trace_event.elided, said in its thread record: schemas/trace-format.md, "Threads").  An
+ * acquisition by another thread (a transfer) is an event, at its place in the stream, and
+ * carries the last owner's index and acquisition number when that acquisition was one
+ * without an event; replay makes it wait until that thread has made that many
+ * (replayer/lc_sync.c).  A release is no event: the next acquisition is ordered after the
+ * owner's, and the real lock waits for the release.  The table is the only shared state, and
+ * a mutex's slot is read and written only by the thread holding that mutex (after its
+ * acquisition, with the acquisition's own memory ordering); a slot is claimed with a
+ * compare-and-swap.  A mutex the table has no room for is always an event (a transfer with
+ * no run before it), which replay handles alike.  A forked child starts a new generation
+ * (the key's top bits): its parent's owners are not its threads. */
+#define OWN_SLOTS 65536u
+#define OWN_PROBES 8
+#define OWN_THREADS 65536u /* threads past it make every acquisition an event */
+#define OWN_GEN_SHIFT 48
+
+static struct own_slot {
+	uintptr_t key;  /* the mutex's address | generation << OWN_GEN_SHIFT, 0 free */
+	uint32_t owner; /* the last acquirer's index + 1 */
+	uint32_t seq;   /* that acquisition's number among the owner's without events, or 0 */
+} own_tab[OWN_SLOTS];
+static uintptr_t own_gen;
+static __thread uint32_t own_seq __attribute__((tls_model("initial-exec")));
+
+/* The slot of mutex m (the caller holds it), claimed if new; NULL when there is no room. */
+static struct own_slot *own_slot(const void *m)
+{
+	uintptr_t a = (uintptr_t)m, key = a | own_gen;
+	uint32_t h;
+
+	if (a >> OWN_GEN_SHIFT)
+		return NULL;
+	h = (uint32_t)(((uint64_t)a >> 3) * 0x9e3779b97f4a7c15ull >> 48);
+	for (uint32_t i = 0; i < OWN_PROBES; i++) {
+		struct own_slot *s = &own_tab[(h + i) & (OWN_SLOTS - 1)];
+		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+
+		if (k == key)
+			return s;
+		/* free, or a slot of an earlier generation (a parent's mutex) */
+		if ((k == 0 || (k >> OWN_GEN_SHIFT) != (own_gen >> OWN_GEN_SHIFT)) &&
+		    __atomic_compare_exchange_n(&s->key, &k, key, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_ACQUIRE)) {
+			s->owner = 0;
+			s->seq = 0;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Mutex m acquired by this thread (r 0, or EOWNERDEAD: acquired from an owner that died):
+ * no event when this thread owned it already, else the transfer's event. */
+static void mutex_acquired(uint32_t call, const void *m, int r)
+{
+	struct own_slot *s;
+	uint32_t me = rec_thread, prev = 0, pseq = 0;
+
+	if (rec_depth || !rec.w || me >= OWN_THREADS) {
+		sync_log(call, m, NULL, r, 0); /* (counted unlogged inside the recorder) */
+		return;
+	}
+	rec_depth++; /* a signal handler's lock meanwhile is counted unlogged (rec_enter) */
+	s = own_slot(m);
+	/* (a successful trylock is an event all the same: replay cannot count a thread's tries,
+	 * replayer/lc_sync.c "soft trylocks", so it would not know which try this was) */
+	if (s && s->owner == me + 1 && r == 0 && call != TRACE_CALL_MUTEX_TRYLOCK) {
+		s->seq = ++own_seq;
+		rec_own_pending++;
+		rec_depth--;
+		return;
+	}
+	if (s) {
+		prev = s->owner - 1;
+		pseq = s->owner ? s->seq : 0;
+		s->owner = me + 1;
+		s->seq = 0;
+	}
+	rec_depth--;
+	sync_log_prev(call, m, NULL, r, 0, prev, pseq);
+}
+
+/* A condition wait returned: its mutex m is held again, an acquisition that is always an
+ * event (the wake), with the run before it as a transfer's. */
+static void cond_woke(const void *c, const void *m, int r)
+{
+	struct own_slot *s;
+	uint32_t me = rec_thread, prev = 0, pseq = 0;
+
+	if (!rec_depth && rec.w && me < OWN_THREADS) {
+		rec_depth++;
+		if ((s = own_slot(m)) != NULL) {
+			prev = s->owner - 1;
+			pseq = s->owner && s->owner != me + 1 ? s->seq : 0;
+			s->owner = me + 1;
+			s->seq = 0;
+		}
+		rec_depth--;
+	}
+	sync_log_prev(TRACE_CALL_COND_WAKE, c, m, r, 0, prev, pseq);
+}
+
+/* Acquired: 0, or EOWNERDEAD (a robust mutex whose owner died: held all the same). */
+#define MUTEX_ACQUIRE(name, call, obj, ...) \
+	do { \
+		int r_ = IP_REAL(name)(__VA_ARGS__); \
+		rec_held += r_ == 0; \
+		if (sync_on()) { \
+			if (r_ == 0 || r_ == EOWNERDEAD) \
+				mutex_acquired(call, obj, r_); \
+			else \
+				sync_log(call, obj, NULL, r_, 0); \
+		} \
+		return r_; \
+	} while (0)
+
 /* --- mutexes ------------------------------------------------------------------------------ */
 
 REC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	ACQUIRE(pthread_mutex_lock, TRACE_CALL_MUTEX_LOCK, m, m);
+	MUTEX_ACQUIRE(pthread_mutex_lock, TRACE_CALL_MUTEX_LOCK, m, m);
 }
 
 REC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	ACQUIRE(pthread_mutex_trylock, TRACE_CALL_MUTEX_TRYLOCK, m, m);
+	MUTEX_ACQUIRE(pthread_mutex_trylock, TRACE_CALL_MUTEX_TRYLOCK, m, m);
 }
 
 REC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
-	ACQUIRE(pthread_mutex_timedlock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, ts);
+	MUTEX_ACQUIRE(pthread_mutex_timedlock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, ts);
 }
 
 /* The clock variants are logged as their timed twins (interpose/calls.def).  They exist in
@@ -458,12 +641,15 @@ REC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 {
 	if (!IP_REAL(pthread_mutex_clocklock))
 		return ENOSYS;
-	ACQUIRE(pthread_mutex_clocklock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, clk, ts);
+	MUTEX_ACQUIRE(pthread_mutex_clocklock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, clk, ts);
 }
 
+/* No event: the next acquisition by another thread is ordered after this thread's last one
+ * ("Owned mutexes"), and its real lock waits for this release. */
 REC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	RELEASE(pthread_mutex_unlock, TRACE_CALL_MUTEX_UNLOCK, m, m);
+	rec_held -= rec_held > 0;
+	return IP_REAL(pthread_mutex_unlock)(m);
 }
 
 /* --- rwlocks ------------------------------------------------------------------------------ */
@@ -530,7 +716,7 @@ REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 			return IP_REAL(name)(__VA_ARGS__); \
 		sync_log(call, c, m, 0, 0); \
 		r_ = IP_REAL(name)(__VA_ARGS__); \
-		sync_log(TRACE_CALL_COND_WAKE, c, m, r_, 0); \
+		cond_woke(c, m, r_); \
 		return r_; \
 	} while (0)
 
@@ -583,7 +769,7 @@ static void sem_order_sync(const sem_t *s, uint32_t call, int64_t ticket, int r,
 	}
 	rec_share_sem_event(&ev, s, call, ticket, r, e);
 	rec_log(&ev, ra);
-	sync_event(call, rec_thread, s, NULL, r, r < 0 ? e : 0);
+	sync_event(call, rec_thread, s, NULL, r, r < 0 ? e : 0, 0, 0);
 	rec_leave();
 }
 
@@ -711,7 +897,7 @@ int rec_sync_futex(const long *a, long *r)
 		*r = IP_REAL(syscall)(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
 		e = errno;
 		sync_event(TRACE_CALL_FUTEX_WAKE, rec_thread, (const void *)a[0], NULL, *r,
-		           *r < 0 ? e : 0);
+		           *r < 0 ? e : 0, 0, 0);
 		rec_leave();
 		errno = e;
 		return 1;
@@ -740,4 +926,10 @@ void rec_sync_fork_child(void)
 	ring_lock = 0;
 	ip_obj_reset(&objs);
 	last_obj = NULL;
+	/* the parent's owners are not this child's threads ("Owned mutexes") */
+	own_gen = (own_gen + ((uintptr_t)1 << OWN_GEN_SHIFT)) & ~(((uintptr_t)1 << OWN_GEN_SHIFT) - 1);
+	if (!own_gen)
+		own_gen = (uintptr_t)1 << OWN_GEN_SHIFT; /* (0 is the first image's alone) */
+	own_seq = 0;
+	rec_own_pending = 0;
 }

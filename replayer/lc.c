@@ -475,6 +475,7 @@ static int load_trace(char *why, size_t cap)
 		return -1;
 	}
 	lc.rec_pid = trace_reader_process(r)->pid;
+	lc.owned = (trace_reader_process(r)->flags & TRACE_PROC_OWNED_MUTEXES) != 0;
 	lc.rec_t0 = (int64_t)trace_reader_process(r)->start_realtime_ns;
 	while ((rc = trace_reader_next(r, &ev)) == 1) {
 		struct lc_ev *e;
@@ -510,6 +511,7 @@ static int load_trace(char *why, size_t cap)
 		e->naux = ev.naux > TRACE_AUX_MAX ? TRACE_AUX_MAX : ev.naux;
 		e->site = ev.site;
 		e->thread = ev.thread;
+		e->elided = ev.elided;
 		lc.threaded |= ev.thread != 0;
 		memcpy(e->aux, ev.aux, sizeof(e->aux));
 		e->data_off = dlen;
@@ -549,6 +551,8 @@ static int load_trace(char *why, size_t cap)
 	                        evs[n - 1].kind != TRACE_EV_EXEC));
 	/* The call-site stacks, for in(FUNCTION) terms. */
 	if (load_sites(r, evs, n) != 0)
+		goto nomem;
+	if (lc.owned && lc_own_load(evs, n) != 0)
 		goto nomem;
 	/* Events are numbered across images, consecutively (as the analyzer numbers them): an
 	 * image's first event follows the last one of the previous image, whatever its header
@@ -1155,6 +1159,11 @@ static void hold_to_turn(void)
 
 		if (pos >= lc.nev || lc.ev[pos - lc.base].thread == me || !lc.active)
 			break;
+		if (me != LC_NO_THREAD && __atomic_load_n(&lc.own_wanted, __ATOMIC_ACQUIRE) == me + 1)
+			break; /* a transfer waits for an acquisition in our free code (lc_sync.c) */
+		if (lc_mutexes_held > 0 && __atomic_load_n(&lc.mutex_waiters, __ATOMIC_ACQUIRE))
+			break; /* a thread waits for a mutex, which may be one we hold: its release is
+			          in our free code (owned mutexes: no event) */
 		if (seq != last) {
 			last = seq;
 			t0 = mono_ms();
@@ -1177,6 +1186,8 @@ void lc_commit(void)
 		lc_count(done);
 	if (__builtin_expect(lc_soft_clocks, 0) && !lc_soft_keeps(done))
 		lc_soft_clocks = 0; /* the lock's slow path is over (lc_sync.c) */
+	if (__builtin_expect(done->elided != 0, 0))
+		lc_own_committed(done);
 	lc.pos++;
 	lc.slot->index = lc.pos;
 	if (__builtin_expect(lc.threaded, 0)) {

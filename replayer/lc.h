@@ -63,6 +63,7 @@ struct lc_ev {
 	uint32_t data_len;
 	uint32_t site;
 	uint32_t thread;   /* the thread that made the call (its index, 0 the main thread) */
+	uint32_t elided;   /* its mutex acquisitions without events before it (lc_sync.c) */
 	int64_t aux[TRACE_AUX_MAX];
 	uint64_t data_off;
 };
@@ -119,6 +120,11 @@ struct lc_state {
 	uint32_t live;             /* threads of ours running (1 + created - ended) */
 	uint32_t nthreads_made;    /* the highest thread index created so far */
 	int in_turn;               /* a thread is between its turn and its commit */
+	int owned;                 /* the image's mutexes are owned (TRACE_PROC_OWNED_MUTEXES) */
+	uint32_t own_wanted;       /* the index + 1 of a thread whose acquisitions without events a
+	                              transfer waits for (lc_sync.c): a hold of it ends (lc.c) */
+	uint32_t mutex_waiters;    /* threads in a real mutex lock that found it taken: the hold
+	                              of a thread holding a mutex ends (lc.c) */
 };
 
 extern struct lc_state lc LC_HIDDEN;
@@ -142,6 +148,14 @@ LC_HIDDEN void lc_leave(void);
  * lc.turn_seq meanwhile; lc_turn_done() wakes the sleepers after a commit. */
 #define LC_NO_THREAD UINT32_MAX
 extern __thread uint32_t lc_thread LC_HIDDEN __attribute__((tls_model("initial-exec")));
+/* Owned mutexes (lc_sync.c): what each thread's acquisitions after its last event may be,
+ * from the image's n events (at load: 0, or -1 out of memory). */
+LC_HIDDEN int lc_own_load(const struct lc_ev *evs, uint64_t n);
+/* Owned mutexes (lc_sync.c): the calling thread committed its event ev. */
+LC_HIDDEN void lc_own_committed(const struct lc_ev *ev);
+/* The mutexes the calling thread holds (owned mutexes only): its free code releases them, so
+ * a hold of it ends when another thread waits for a mutex (lc.c, hold_to_turn). */
+extern __thread int lc_mutexes_held LC_HIDDEN __attribute__((tls_model("initial-exec")));
 LC_HIDDEN void lc_turn_wait(void);
 /* lc_turn_wait, and around it the gate of free code run early (lc.c): the calling thread
  * opens the gate it holds, and once its turn came waits for the thread that holds it. */

@@ -35,6 +35,15 @@
  * (replayer/README.md, "Threads").  A clock read whose thread's next recorded event is one,
  * past failed trylocks, is that read (the thread spun fewer times than recorded).
  *
+ * Owned mutexes (recorder/sync.c, "Owned mutexes"; a trace says TRACE_PROC_OWNED_MUTEXES): a
+ * mutex acquisition by the thread that acquired the mutex last was no event, only counted in
+ * the thread's next event (lc_ev.elided).  Here such an acquisition is the real lock, made
+ * at once, without a turn, while the count before the thread's next event allows it; each
+ * thread counts those it made (own_count).  An acquisition that is an event (a transfer) and
+ * says that the last owner's acquisition was one without an event waits, at its turn, until
+ * that thread has made that many: the owner runs free code then, no turn to wait for, and a
+ * hold of it ends (lc.c).  A release is no event: the real unlock, at once.
+ *
  * A process whose threads all wait for turns that never come (the next event is a thread's
  * that ended, or that runs outside interposed calls: a data race on plain memory) is
  * reported: as a divergence when every thread of ours waits, else on the status board for the
@@ -57,6 +66,12 @@ __thread uint32_t lc_thread __attribute__((tls_model("initial-exec"))) = LC_NO_T
  * not counted among the live threads whose waits make a deadlock. */
 static __thread int ended __attribute__((tls_model("initial-exec")));
 
+/* Owned mutexes (see the top of this file and "owned mutexes" below). */
+#define OWN_THREADS 65536u /* as the recorder's: threads past it made every acquisition an event */
+static uint32_t own_count[OWN_THREADS]; /* per thread: its acquisitions without events so far */
+__thread int lc_mutexes_held __attribute__((tls_model("initial-exec")));
+static __thread int64_t own_done __attribute__((tls_model("initial-exec")));
+
 
 uintptr_t lc_alloc_lo, lc_alloc_hi;
 
@@ -75,6 +90,13 @@ __attribute__((constructor)) static void sync_init(void)
 
 void lc_threads_fork_child(void)
 {
+	/* (the child's image is a new one, as recorded; only the counts of threads made were
+	 * written) */
+	memset(own_count, 0, sizeof(own_count[0]) * (lc.nthreads_made < OWN_THREADS
+	                                                  ? lc.nthreads_made + 1 : OWN_THREADS));
+	own_done = 0;
+	/* (the mutexes the forking thread holds stay held: lc_mutexes_held is its count still) */
+	lc.own_wanted = 0;
 	lc_thread = 0;
 	lc.live = 1;
 	lc.sync_on = 0;
@@ -529,6 +551,185 @@ void lc_fdnum_freed(int fd, const char *what)
 	errno = e;
 }
 
+/* --- owned mutexes ------------------------------------------------------------------------ */
+
+#define OWN_WAIT_LIMIT_S 20
+
+
+static int is_mutex_acquire(uint32_t call);
+
+/* Acquisitions without events after a thread's last event (memcached's workers at exit take
+ * their locks, then block for ever in epoll_wait) are counted in no event of theirs; those
+ * another thread's transfer waited for are known: per thread, how many of them, past the sum
+ * of its events' counts.  Any others (a thread that never got the lock it was waiting for
+ * when the process was killed) are not made: the thread waits for a turn, as for any call
+ * the recorded run did not end. */
+static uint32_t *own_tail, own_tail_n;
+
+int lc_own_load(const struct lc_ev *evs, uint64_t n)
+{
+	uint64_t *counted;
+	uint32_t nt = 0, *tail;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (evs[i].thread >= nt && evs[i].thread < OWN_THREADS)
+			nt = evs[i].thread + 1;
+	counted = calloc(nt ? nt : 1, sizeof(*counted));
+	tail = calloc(nt ? nt : 1, sizeof(*tail));
+	if (!counted || !tail) {
+		free(counted);
+		free(tail);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		if (evs[i].thread < nt)
+			counted[evs[i].thread] += evs[i].elided;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct lc_ev *ev = &evs[i];
+		uint32_t base = ev->call == TRACE_CALL_COND_WAKE ? 2 : 1;
+
+		if (ev->kind != TRACE_EV_SYNC || ev->naux < base + 2 ||
+		    (base == 1 && !is_mutex_acquire(ev->call)))
+			continue;
+		uint64_t prev = (uint64_t)ev->aux[base], want = (uint64_t)(uint32_t)ev->aux[base + 1];
+
+		if (prev < nt && want > counted[prev] && want - counted[prev] > tail[prev])
+			tail[prev] = (uint32_t)(want - counted[prev]);
+	}
+	free(counted);
+	free(own_tail);
+	own_tail = tail;
+	own_tail_n = nt;
+	return 0;
+}
+
+void lc_own_committed(const struct lc_ev *ev)
+{
+	if (ev->thread == (lc_thread == LC_NO_THREAD ? 0 : lc_thread))
+		own_done -= ev->elided; /* (below 0: acquisitions still due before the next event) */
+}
+
+/* Whether the calling thread's next mutex acquisition is one without an event. */
+static int own_private(void)
+{
+	const struct lc_ev *n;
+	uint64_t at = 0;
+
+	if (!lc.owned)
+		return 0;
+	n = own_next(&at);
+	if (!n) { /* after its last event (lc_own_load) */
+		uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+		return me < own_tail_n && (int64_t)own_tail[me] - own_done > 0;
+	}
+	return (int64_t)n->elided - own_done > 0;
+}
+
+/* An acquisition without an event was made: count it, and wake a transfer waiting for it. */
+static void own_took(void)
+{
+	uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+
+	own_done++;
+	if (me >= OWN_THREADS)
+		return;
+	__atomic_store_n(&own_count[me], own_count[me] + 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&lc.own_wanted, __ATOMIC_ACQUIRE) == me + 1) {
+		int e = errno;
+
+		futex(&own_count[me], FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+		errno = e;
+	}
+}
+
+/* A transfer's event ev, at its turn: when the mutex's last owner made its last acquisition
+ * without an event, wait until that thread made that many (its free code: no turn).  The
+ * event's last two aux values say which (the object(s) come first: `base` of them). */
+static void own_wait_for(const struct lc_ev *ev, uint32_t base)
+{
+	uint32_t prev, want, *w;
+	struct timespec t0, now, ts = { 0, 1000 * 1000 };
+	int e, said = 0;
+
+	if (!lc.owned || ev->naux < base + 2)
+		return;
+	prev = (uint32_t)ev->aux[base];
+	want = (uint32_t)ev->aux[base + 1];
+	if (prev >= OWN_THREADS || want == 0)
+		return;
+	w = &own_count[prev];
+	if ((int32_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) - want) >= 0)
+		return;
+	e = errno;
+	IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+		if ((int32_t)(v - want) >= 0)
+			break;
+		__atomic_store_n(&lc.own_wanted, prev + 1, __ATOMIC_RELEASE);
+		/* a thread held until its next turn (lc.c, hold_to_turn) sleeps on the turn */
+		futex(&lc.turn_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+		futex(w, FUTEX_WAIT_PRIVATE, v, &ts);
+		IP_REAL(clock_gettime)(CLOCK_MONOTONIC, &now);
+		if (!said && now.tv_sec - t0.tv_sec >= 2) {
+			/* the board: waiting for thread N (gd_stall.c's report names it) */
+			lc_wait_state(TRACE_EV_THREAD, (int)prev, 0, lc.turn_waiters);
+			said = 1;
+		}
+		if (now.tv_sec - t0.tv_sec > OWN_WAIT_LIMIT_S)
+			lc_diverge("thread %u waits for thread %u to take, without an event, its mutex "
+			           "acquisition number %u, as recorded before this %s; it made %u",
+			           lc_thread == LC_NO_THREAD ? 0 : lc_thread, prev, want,
+			           trace_call_name(ev->call), v);
+	}
+	__atomic_store_n(&lc.own_wanted, 0, __ATOMIC_RELEASE);
+	errno = e;
+}
+
+/* The real lock of an owned mutex: when it is taken, say so while waiting, so that a thread
+ * holding it, held back before its next event, goes on to its release (lc.c, hold_to_turn). */
+static int own_lock(pthread_mutex_t *m)
+{
+	int r;
+
+	if (!lc.owned || (r = IP_REAL(pthread_mutex_trylock)(m)) == EBUSY) {
+		if (lc.owned) {
+			int e = errno;
+
+			__atomic_fetch_add(&lc.mutex_waiters, 1, __ATOMIC_SEQ_CST);
+			futex(&lc.turn_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+			errno = e;
+		}
+		r = IP_REAL(pthread_mutex_lock)(m);
+		if (lc.owned)
+			__atomic_fetch_sub(&lc.mutex_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+	return r;
+}
+
+/* Before the real acquisition of a recorded one that succeeded: a mutex's transfer waits for
+ * the run before it (rwlocks, spin locks and semaphores are not owned). */
+static int is_mutex_acquire(uint32_t call)
+{
+	return call == TRACE_CALL_MUTEX_LOCK || call == TRACE_CALL_MUTEX_TRYLOCK ||
+	       call == TRACE_CALL_MUTEX_TIMEDLOCK;
+}
+
+static void own_before(const struct lc_ev *ev)
+{
+	if (is_mutex_acquire(ev->call))
+		own_wait_for(ev, 1);
+}
+
+/* ... and after it: the thread holds one more (before its commit, which may hold it back). */
+static void own_after(const struct lc_ev *ev, int r)
+{
+	if (lc.owned && (r == 0 || r == EOWNERDEAD) && is_mutex_acquire(ev->call))
+		lc_mutexes_held++;
+}
+
 /* A trylock of `call`: 1 when the thread's next recorded event is one (do it at its turn),
  * 0 when this attempt was not made when recorded: it fails without an event. */
 static int try_recorded(uint32_t call)
@@ -679,8 +880,11 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 	do { \
 		const struct lc_ev *ev_ = sync_expect(call, obj, NULL); \
 		int r_ = (int)ev_->result; \
-		if (r_ == 0) \
+		if (r_ == 0 || r_ == EOWNERDEAD) { \
+			own_before(ev_); \
 			r_ = realcall; \
+			own_after(ev_, r_); \
+		} \
 		lc_commit(); \
 		return r_; \
 	} while (0)
@@ -697,10 +901,13 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		ev_ = sync_expect(call, obj, NULL); \
 		lc_trying = 0; \
 		r_ = (int)ev_->result; \
-		if (r_ == 0) \
+		if (r_ == 0 || r_ == EOWNERDEAD) { \
+			own_before(ev_); \
 			r_ = realcall; \
-		else \
+			own_after(ev_, r_); \
+		} else { \
 			lc_soft_clocks = 1; \
+		} \
 		lc_commit(); \
 		return r_; \
 	} while (0)
@@ -715,25 +922,41 @@ static const struct lc_ev *sync_expect(uint32_t call, const void *obj, const voi
 		return r_; \
 	} while (0)
 
+/* An owned mutex's acquisition without an event, where the count before the thread's next
+ * event says one is due: the real lock, at once (the recorded one succeeded). */
+#define OWN_PRIVATE(m) \
+	do { \
+		if (own_private()) { \
+			int r_; \
+			lc_gate_open(); /* (an interposed call: the free code before it has run) */ \
+			r_ = own_lock(m); \
+			own_took(); \
+			lc_mutexes_held++; \
+			return r_; \
+		} \
+	} while (0)
+
 LC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_lock)(m);
-	ACQUIRE(TRACE_CALL_MUTEX_LOCK, m, IP_REAL(pthread_mutex_lock)(m));
+	OWN_PRIVATE(m);
+	ACQUIRE(TRACE_CALL_MUTEX_LOCK, m, own_lock(m));
 }
 
 LC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_trylock)(m);
-	TRY(TRACE_CALL_MUTEX_TRYLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+	TRY(TRACE_CALL_MUTEX_TRYLOCK, m, own_lock(m));
 }
 
 LC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_timedlock)(m, ts);
-	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+	OWN_PRIVATE(m);
+	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, own_lock(m));
 }
 
 /* The clock variants, recorded as their timed twins (interpose/calls.def). */
@@ -743,13 +966,19 @@ LC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const s
 		return ENOSYS;
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_clocklock)(m, clk, ts);
-	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, IP_REAL(pthread_mutex_lock)(m));
+	OWN_PRIVATE(m);
+	ACQUIRE(TRACE_CALL_MUTEX_TIMEDLOCK, m, own_lock(m));
 }
 
 LC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	if (!sync_on())
 		return IP_REAL(pthread_mutex_unlock)(m);
+	if (lc.owned) { /* a release is no event */
+		lc_mutexes_held -= lc_mutexes_held > 0;
+		lc_gate_open();
+		return IP_REAL(pthread_mutex_unlock)(m);
+	}
 	RELEASE(TRACE_CALL_MUTEX_UNLOCK, m, IP_REAL(pthread_mutex_unlock)(m));
 }
 
@@ -831,10 +1060,14 @@ static int cond_wait(uint32_t call, pthread_cond_t *c, pthread_mutex_t *m)
 
 	sync_expect(call, c, m);
 	IP_REAL(pthread_mutex_unlock)(m);
+	lc_mutexes_held -= lc_mutexes_held > 0;
 	lc_commit();
 	ev = sync_expect(TRACE_CALL_COND_WAKE, c, m);
 	r = (int)ev->result;
-	IP_REAL(pthread_mutex_lock)(m);
+	own_wait_for(ev, 2);
+	own_lock(m);
+	if (lc.owned)
+		lc_mutexes_held++;
 	lc_commit();
 	return r;
 }

@@ -27,6 +27,12 @@
  *            loop with SIGUSR1 blocked, while the main thread waits in a read until a forked
  *            child's SIGUSR1 interrupts it; then it stops the sleeper and prints the count
  *            (the handler ran in the main thread: a replay must not run it in the sleeper)
+ *   threads owned THREADS ROUNDS            owned mutexes (recorder/sync.c): each thread takes
+ *            its own mutex many times (no events) and now and then a shared one (transfers)
+ *            and tries it; one thread uses a heap mutex the next reuses at the same address
+ *            without an init; at the end each takes its own mutex again and blocks for ever in
+ *            a read (acquisitions after its last event, as memcached's workers at exit), and
+ *            the main thread takes every worker's mutex and prints what was counted under it
  *   threads stall FILE                      a thread writes a line if FILE exists, else spins
  *            for ever outside interposed calls (the test removes FILE before the replay: the
  *            other thread's turn never comes, the stall report must name the spinning one)
@@ -36,6 +42,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -819,6 +826,116 @@ static int contend(int threads, long n)
 	return ct_pos == threads * n ? 0 : 1;
 }
 
+/* --- owned: mutexes mostly taken again by the thread that took them last ------------------- */
+#define OW_MAX 16
+static pthread_mutex_t ow_own[OW_MAX], ow_shared = PTHREAD_MUTEX_INITIALIZER;
+static long ow_count[OW_MAX], ow_rounds, ow_pos, ow_tries_won;
+static unsigned char *ow_seq;
+static atomic_int ow_finished;
+static pthread_barrier_t ow_bar;
+static int ow_block[2];
+static struct ow_heap {
+	pthread_mutex_t m;
+	long v;
+} *ow_heap;
+static long ow_heap_sum;
+
+static void *ow_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	char c;
+
+	for (long r = 0; r < ow_rounds; r++) {
+		for (int k = 0; k < 3; k++) {
+			pthread_mutex_lock(&ow_own[id]);
+			ow_count[id] += k + 1;
+			pthread_mutex_unlock(&ow_own[id]);
+		}
+		if (r % 4 == 0) {
+			pthread_mutex_lock(&ow_shared);
+			ow_seq[ow_pos++] = (unsigned char)('a' + id);
+			pthread_mutex_unlock(&ow_shared);
+		} else if (r % 4 == 2 && pthread_mutex_trylock(&ow_shared) == 0) {
+			ow_seq[ow_pos++] = (unsigned char)('A' + id);
+			ow_tries_won++;
+			pthread_mutex_unlock(&ow_shared);
+		}
+	}
+	/* a heap mutex made by thread 0, freed, and made again (most often at the same address)
+	 * by thread 1, zeroed each time: no init the recorder sees */
+	if (id == 0) {
+		ow_heap = calloc(1, sizeof(*ow_heap));
+		if (!ow_heap)
+			die("calloc");
+		for (int k = 0; k < 5; k++) {
+			pthread_mutex_lock(&ow_heap->m);
+			ow_heap->v += k;
+			pthread_mutex_unlock(&ow_heap->m);
+		}
+		ow_heap_sum += ow_heap->v;
+		free(ow_heap);
+	}
+	pthread_barrier_wait(&ow_bar);
+	if (id == 1) {
+		ow_heap = calloc(1, sizeof(*ow_heap));
+		if (!ow_heap)
+			die("calloc");
+		for (int k = 0; k < 4; k++) {
+			pthread_mutex_lock(&ow_heap->m);
+			ow_heap->v += 10 * k;
+			pthread_mutex_unlock(&ow_heap->m);
+		}
+		ow_heap_sum += ow_heap->v;
+		free(ow_heap);
+	}
+	pthread_barrier_wait(&ow_bar);
+	/* after its last event: acquisitions no event of its own counts */
+	for (int k = 0; k < 3; k++) {
+		pthread_mutex_lock(&ow_own[id]);
+		ow_count[id] += 1000;
+		pthread_mutex_unlock(&ow_own[id]);
+	}
+	atomic_fetch_add(&ow_finished, 1);
+	if (read(ow_block[0], &c, 1) < 0) /* never returns: the process ends meanwhile */
+		die("read");
+	return NULL;
+}
+
+static int owned(int threads, long rounds)
+{
+	pthread_t t[OW_MAX];
+	uint64_t h = 1469598103934665603ULL;
+
+	if (threads < 2 || threads > OW_MAX || rounds < 1)
+		return 2;
+	ow_rounds = rounds;
+	ow_seq = calloc((size_t)threads * (size_t)rounds, 1);
+	if (!ow_seq || pipe(ow_block) != 0)
+		die("setup");
+	for (int i = 0; i < threads; i++)
+		pthread_mutex_init(&ow_own[i], NULL);
+	pthread_barrier_init(&ow_bar, NULL, (unsigned)threads);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, ow_worker, (void *)(intptr_t)i);
+	while (atomic_load(&ow_finished) < threads)
+		sched_yield();
+	for (int i = 0; i < threads; i++) {
+		long v;
+
+		pthread_mutex_lock(&ow_own[i]);
+		v = ow_count[i];
+		pthread_mutex_unlock(&ow_own[i]);
+		put("owned: worker %d counted %ld\n", i, v);
+	}
+	pthread_mutex_lock(&ow_shared);
+	for (long i = 0; i < ow_pos; i++)
+		h = (h ^ ow_seq[i]) * 1099511628211ULL;
+	put("owned: %ld shared acquisitions (%ld by trying), order %016llx, heap %ld\n", ow_pos,
+	    ow_tries_won, (unsigned long long)h, ow_heap_sum);
+	pthread_mutex_unlock(&ow_shared);
+	exit(0); /* the workers are blocked in their reads */
+}
+
 /* --- fdnums: a thread opening files while another accepts -----------------------------------
  * One thread opens, reads one byte of and closes a file N times; another connects to the main
  * thread N times; the main thread accepts and prints the number each connection got, which
@@ -925,6 +1042,8 @@ int main(int argc, char **argv)
 		return fdnums(argv[2], argv[0], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "contend"))
 		return contend(atoi(argv[2]), atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "owned"))
+		return owned(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: threads pool|sem|fork|accept|race ...\n");
 	return 2;
 }
