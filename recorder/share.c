@@ -76,8 +76,11 @@ static int share_map(int make)
 		rec_fd_order_end(&held);
 		return -1; /* no table: nothing is shared yet (asked again later) */
 	}
+	/* The blocks are allocated before the mapping, never left sparse: a store into a hole of
+	 * a full file system is a SIGBUS in the program (a full disk degrades recording, never
+	 * the program: README.md, "Record").  No room: nothing is shared (as any failure here). */
 	if (fd >= 0 && (sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || st.st_uid != rec.owner ||
-	                (st.st_size < (off_t)size && sys(SYS_ftruncate, fd, (long)size, 0, 0, 0, 0) != 0))) {
+	                sys(SYS_fallocate, fd, 0, 0, (long)size, 0, 0) != 0)) {
 		sys(SYS_close, fd, 0, 0, 0, 0, 0);
 		fd = -1;
 	}
