@@ -1370,6 +1370,23 @@ void lc_exit_event(int status)
 	               lc.online && lc_has_sp() && lc_sp_holds() ? 1u : 0u, NULL);
 }
 
+/* Our name and pid in our own environment: an image started later from it (exec, and
+ * glibc's system() and popen() children, lc_env_spawn_begin) knows it is not us, and whose
+ * child it is.  With putenv the variable points at stamp_buf, where setenv would have taken
+ * a copy from the program's heap, as the recorder does not (lc_alloc.h); a forked child
+ * stamps its own name and pid there again (lc_child_start).  0, or -1 (too long). */
+static char stamp_buf[IP_DIR_MAX + 256];
+
+static int stamp_self(void)
+{
+	struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg, .dir = lc.dir };
+
+	memcpy(e.name, lc.name, sizeof(e.name));
+	memcpy(stamp_buf, REP_ENV "=", sizeof(REP_ENV));
+	return ip_rep_env_encode(stamp_buf + sizeof(REP_ENV), sizeof(stamp_buf) - sizeof(REP_ENV),
+	                         &e, NULL, NULL) == 0 ? 0 : -1;
+}
+
 /* In a new child (fork): become PARENT.k, with our own trace and our own connection.  The
  * descriptor and channel tables are the parent's, copied by fork: the child inherited its
  * channels with their byte counts and hashes. */
@@ -1397,6 +1414,9 @@ void lc_child_start(uint32_t k)
 	lc_pids_reset();
 	n = strlen(lc.name);
 	snprintf(lc.name + n, sizeof(lc.name) - n, ".%u", k);
+	/* (in place: the parent's stamp, where our environment points, named the parent) */
+	if (stamp_buf[0] && stamp_self() != 0)
+		stamp_buf[sizeof(REP_ENV)] = '\0';
 	if (load_trace(why, sizeof(why)) != 0) {
 		ctl_hello();
 		lc_depth--;
@@ -1750,20 +1770,8 @@ __attribute__((constructor)) static void lc_init(void)
 		}
 		goto started;
 	}
-	{
-		/* Stamp our pid: an image started later from this environment knows it is not us.
-		 * With putenv the variable points at buf, where setenv would have taken a copy
-		 * from the program's heap, as the recorder does not (lc_alloc.h). */
-		static char buf[IP_DIR_MAX + 256];
-		struct ip_rep_env e = { .pid = (int64_t)syscall(SYS_getpid), .seg = lc.seg,
-			                .dir = lc.dir };
-
-		memcpy(e.name, lc.name, sizeof(e.name));
-		memcpy(buf, REP_ENV "=", sizeof(REP_ENV));
-		if (ip_rep_env_encode(buf + sizeof(REP_ENV), sizeof(buf) - sizeof(REP_ENV), &e, NULL,
-		                      NULL) == 0)
-			putenv(buf);
-	}
+	if (stamp_self() == 0)
+		putenv(stamp_buf);
 	if (load_trace(why, sizeof(why)) != 0) {
 		ctl_hello();
 		lc_depth--;
