@@ -111,6 +111,10 @@ static void usage(FILE *out)
 	        "    ENCORE_RECORD_LIB   path of " LIB_NAME " (default: LIBDIR/encore/ of this\n"
 	        "                        install, or the build tree's when run from there)\n"
 	        "    ENCORE_RECORD       set by this command for the recorder; not for users\n\n"
+	        "SIGNALS\n"
+	        "    The terminal's interrupt and quit keys reach CMD (its process group) and\n"
+	        "    encore stays to report; SIGTERM and SIGHUP sent to encore itself (timeout(1),\n"
+	        "    a service manager) are passed on to CMD, and encore waits for it as usual.\n\n"
 	        "EXIT STATUS\n"
 	        "    CMD's status; 2 for a usage error; 1 when CMD could not be recorded or run.\n\n"
 	        "EXAMPLES\n"
@@ -734,13 +738,27 @@ static int layout_fixed(void)
 	return 0;
 }
 
+/* The recorded program, for pass_on. */
+static volatile pid_t recorded_pid;
+
+/* SIGTERM or SIGHUP sent to us (timeout(1), a service manager, a closed terminal) goes on to
+ * the program, and we stay to report: ended alone, we would leave it running recorded. */
+static void pass_on(int sig)
+{
+	int e = errno;
+
+	if (recorded_pid > 0)
+		kill(recorded_pid, sig);
+	errno = e;
+}
+
 /* Run prog recorded (ENCORE_RECORD env, the recorder first in LD_PRELOAD) and wait for it:
  * its wait status in *status, 0; or the exit status. */
 static int run_recorded(const char *prog, char **argv, const char *env, const char *lib,
                         int *status)
 {
 	const char *old_preload = getenv("LD_PRELOAD");
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_int, old_quit, fwd, old_term, old_hup;
 	char *preload;
 	pid_t pid;
 
@@ -753,6 +771,11 @@ static int run_recorded(const char *prog, char **argv, const char *env, const ch
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_handler = pass_on;
+	fwd.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -763,6 +786,8 @@ static int run_recorded(const char *prog, char **argv, const char *env, const ch
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 		setenv("ENCORE_RECORD", env, 1);
 		setenv("LD_PRELOAD", preload, 1);
 		execv(prog, argv);
@@ -770,13 +795,17 @@ static int run_recorded(const char *prog, char **argv, const char *env, const ch
 		_exit(127);
 	}
 	free(preload);
+	recorded_pid = pid;
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR) {
 			cli_error("record", "waitpid: %s", strerror(errno));
 			return CLI_FAIL;
 		}
+	recorded_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	return 0;
 }
 
