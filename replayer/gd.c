@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <dirent.h>
@@ -356,11 +357,11 @@ void rep_close(struct rep *r)
 		unlinkat(r->cdir, REP_CTL, 0);
 		unlinkat(r->cdir, REP_STATUS, 0);
 		clear_pipe_files(r->cdir);
-		close(r->cdir);
 		if (dfd >= 0) {
 			unlinkat(dfd, REP_SUBDIR, AT_REMOVEDIR);
 			close(dfd);
 		}
+		close(r->cdir); /* (its lock last: the next replay then makes the directory anew) */
 	}
 	if (r->board)
 		munmap(r->board, REP_SLOTS_MAX * sizeof(struct rep_slot));
@@ -461,6 +462,17 @@ static int control_dir(struct rep *r, struct trace_diag *d)
 	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
 		rep__diag_set(d, TRACE_EIO, path, "cannot make the replay directory private: %s",
 		              strerror(errno));
+		goto fail;
+	}
+	/* One replay of a session at a time: a second would take the first one's control socket
+	 * and status board from under it, and both would fail.  Held while r->cdir is open. */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK)
+			rep__diag_set(d, TRACE_EIO, r->dir, "is being replayed already (encore replay or "
+			              "encore debug): wait until that one ends, or end it");
+		else
+			rep__diag_set(d, TRACE_EIO, path, "cannot lock the replay directory: %s",
+			              strerror(errno));
 		goto fail;
 	}
 	close(dfd);
