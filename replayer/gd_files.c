@@ -7,8 +7,9 @@
  * Here each one is compared with the file system (size and mtime, then the hash if the mtime
  * differs) and the first that changed is named, before any process starts.
  *
- * A packed session (DIR/pack/manifest, schemas/pack.md) is not checked here: its replay uses
- * the packed files.  Files modified after the recording began, or created by the session
+ * A packed session (DIR/pack/manifest, schemas/pack.md) is checked only for the files its pack
+ * lacks (one that had changed already when it was packed): its replay uses the packed ones;
+ * with --no-pack, every file is checked, as in an unpacked session.  Files modified after the recording began, or created by the session
  * (its path records, gathered by gd_created.c), were written by the recorded processes
  * themselves before they read them: outputs of the run, which the replay writes again, not
  * inputs; they are not checked.  Executables are checked by build-id elsewhere (gd.c);
@@ -23,7 +24,7 @@
 
 /* Check the file inputs of one trace file.  *start_ns is the session's earliest start. */
 static int check_one(const struct rep *rep, const char *path, int64_t start_ns,
-                     struct trace_diag *d)
+                     const struct trace_pack *pack, struct trace_diag *d)
 {
 	struct trace_reader *r;
 	struct trace_event ev;
@@ -46,7 +47,8 @@ static int check_one(const struct rep *rep, const char *path, int64_t start_ns,
 		 * tick behind the CLOCK_REALTIME of the session's start: made in the run's first
 		 * milliseconds, it can look older) */
 		if (f->kind != TRACE_FILE_READ || at[0] != '/' || f->mtime_ns >= start_ns ||
-		    rep__created_has(rep, at))
+		    rep__created_has(rep, at) ||
+		    (pack && trace_pack_find(pack, trace_reader_process(r)->host_id, at)))
 			continue;
 		c = trace_file_check(f, at, what, sizeof(what));
 		if (c == 1) {
@@ -106,25 +108,27 @@ int rep__check_files(const struct rep *r, struct trace_diag *d)
 	int rc;
 
 	memset(&pd, 0, sizeof(pd));
-	rc = trace_pack_open(dir, &pack, &pd);
-	trace_pack_free(pack);
-	if (rc == 0)
-		return 0; /* packed: the replay uses the packed files */
-	if (rc != TRACE_ENOENT) {
-		rep__diag_set(d, rc, pd.file, "the pack manifest cannot be read (%s): run encore pack "
-		              "again where the session was recorded", pd.msg);
+	if (!r->opt.no_pack) { /* packed: the replay uses the packed files */
+		rc = trace_pack_open(dir, &pack, &pd);
+		if (rc != 0 && rc != TRACE_ENOENT) {
+			rep__diag_set(d, rc, pd.file, "the pack manifest cannot be read (%s): run encore "
+			              "pack again where the session was recorded", pd.msg);
+			return rc;
+		}
+	}
+	if ((rc = trace_session_open(dir, &s, d)) != 0) {
+		trace_pack_free(pack);
 		return rc;
 	}
-	if ((rc = trace_session_open(dir, &s, d)) != 0)
-		return rc;
 	start = session_start(s);
 	for (i = 0; i < trace_session_count(s) && rc == 0; i++) {
 		const char *const *paths;
 		size_t nf = trace_session_files(s, i, &paths);
 
 		for (j = 0; j < nf && rc == 0; j++)
-			rc = check_one(r, paths[j], start, d);
+			rc = check_one(r, paths[j], start, pack, d);
 	}
 	trace_session_close(s);
+	trace_pack_free(pack);
 	return rc;
 }

@@ -5,7 +5,8 @@
 # recorded; `encore pack` lists the executable, the library and the file (with the link's
 # path too) under the hashes sha256sum computes, objects 0400, manifest 0600, directories 0700;
 # packing again adds nothing; after the configuration changes, the replay of an unpacked copy
-# refuses, naming the file, unless --ignore-changed-files; a damaged trace makes pack refuse.
+# refuses, naming the file, unless --ignore-changed-files, and so does the replay of a pack
+# that lacks the file or of a packed session with --no-pack; a damaged trace makes pack refuse.
 # Usage: pack.sh ENCORE DEMO_C DEMO_LIB_C
 set -eu
 encore=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") demo_c=$2 lib_c=$3
@@ -144,6 +145,11 @@ expect_fail "$p/etc/link.conf changed since the recording (size)" "$encore" repl
 # pack now: the file is named and left out, the rest is already there
 expect_fail "$p/etc/demo.conf changed since the recording (size); not packed" \
     "$encore" pack "$tmp/unpacked"
+# a pack without that file: the replay reads it from here, so it is checked
+[ -f "$tmp/unpacked/pack/manifest" ] || fail "pack wrote no manifest for the files it packed"
+expect_fail "changed since the recording (size)" "$encore" replay "$tmp/unpacked"
+# --no-pack: this machine's files are used, so they are checked
+expect_fail "changed since the recording (size)" "$encore" replay --no-pack "$tmp/s"
 
 # a damaged trace: pack refuses, and writes nothing
 f=$(ls "$tmp/bad"/*.trace | head -1)
