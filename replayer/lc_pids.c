@@ -327,6 +327,9 @@ static void kill_after_end(pid_t rec, pid_t live)
 {
 	struct timespec ts = { 0, 1000 * 1000 };
 
+	if (live == (pid_t)syscall(SYS_getpid))
+		return; /* the process kills itself (`kill -9 $$`): it is where it died, no wait */
+
 	for (size_t i = 0; lc.slots && i < REP_SLOTS_MAX; i++) {
 		volatile struct rep_slot *s = &lc.slots[i];
 
