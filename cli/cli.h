@@ -24,6 +24,9 @@ enum {
 
 /* "encore NAME: MESSAGE\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An option getopt refused (it said which, as "encore CMD: ..."): where the options are
+ * listed, and the usage error's status. */
+int cli_bad_option(const char *cmd);
 /* One line for a trace_diag: "encore NAME: FILE: offset N: MESSAGE". */
 void cli_diag(const char *cmd, const struct trace_diag *d);
 /* 1 if arg is -h or --help. */

@@ -161,7 +161,7 @@ int cmd_analyze(int argc, char **argv)
 		}
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("analyze");
 		}
 	}
 	if (argc - optind != 1) {

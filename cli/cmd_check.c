@@ -306,7 +306,7 @@ int cmd_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("check");
 		}
 	}
 	if (optind >= argc) {
@@ -317,7 +317,7 @@ int cmd_check(int argc, char **argv)
 		struct stat st;
 
 		if (stat(argv[i], &st) != 0) {
-			cli_error("check", "%s: no such file or directory", argv[i]);
+			cli_error("check", "%s: %s", argv[i], strerror(errno));
 			bad = 1;
 		} else if (S_ISDIR(st.st_mode)) {
 			bad |= check_dir(argv[i]);

@@ -172,7 +172,7 @@ int cmd_cut(int argc, char **argv)
 			list = optarg;
 			break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("cut");
 		}
 	}
 	if (argc - optind != 1 || before == -1) {

@@ -68,7 +68,7 @@ int cmd_db(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'T': trust = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("db");
 		}
 	}
 	if (optind + 1 != argc || !out) {

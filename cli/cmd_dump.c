@@ -2,6 +2,7 @@
  * cmd_dump.c: `encore dump DIR|FILE [--json]`: every process of a session (or one trace
  * file) and its events, as text for people or as one JSON document for programs.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -291,7 +292,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("dump");
 		}
 	}
 	if (optind != argc - 1) {
@@ -300,7 +301,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	target = argv[optind];
 	if (stat(target, &st) != 0) {
-		cli_error("dump", "%s: no such file or directory", target);
+		cli_error("dump", "%s: %s", target, strerror(errno));
 		return CLI_FAIL;
 	}
 	if (json)

@@ -85,7 +85,7 @@ int cmd_export(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'o': path = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("export");
 		}
 	}
 	if (argc - optind != 1) {
@@ -93,9 +93,14 @@ int cmd_export(int argc, char **argv)
 		          "--format chrome -o trace.json; see 'encore export --help'");
 		return CLI_USAGE;
 	}
-	if (!format || (strcmp(format, "chrome") && strcmp(format, "shiviz"))) {
+	if (!format) {
 		cli_error("export", "say which format with --format chrome (Perfetto, "
 		          "chrome://tracing) or --format shiviz");
+		return CLI_USAGE;
+	}
+	if (strcmp(format, "chrome") && strcmp(format, "shiviz")) {
+		cli_error("export", "no format '%s': --format chrome (Perfetto, chrome://tracing) or "
+		          "--format shiviz", format);
 		return CLI_USAGE;
 	}
 	if (!path) {

@@ -116,7 +116,7 @@ int cmd_inf(int argc, char **argv)
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("inf");
 		}
 	}
 	if (argc - optind != 2) {

@@ -630,7 +630,7 @@ int cmd_pack(int argc, char **argv)
 		case 'U': trust = 1; break;
 		case 'q': pk.quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("pack");
 		}
 	}
 	if (optind != argc - 1) {

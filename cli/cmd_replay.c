@@ -447,7 +447,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			if (add_setenv(a, optarg) != 0)
 				return CLI_USAGE;
 			break;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("replay");
 		}
 	}
 	if (argc - optind != 1) {

@@ -73,7 +73,7 @@ int cmd_show(int argc, char **argv)
 		case 's': svg = optarg; break;
 		case 'p': pred_text = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("show");
 		}
 	}
 	if (argc - optind != 1) {

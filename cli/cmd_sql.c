@@ -553,7 +553,7 @@ int cmd_sql(int argc, char **argv)
 		case 'T': trust = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		default: return cli_bad_option("sql");
 		}
 	}
 	if (optind >= argc || argc - optind > 2) {

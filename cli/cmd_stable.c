@@ -481,7 +481,7 @@ int cmd_stable(int argc, char **argv)
 		case 'p': by_peer = 1; break;
 		case 'c': by_context = 1; break;
 		case 'h': usage(stdout); free(also); return CLI_OK;
-		default: usage(stderr); free(also); return CLI_USAGE;
+		default: free(also); return cli_bad_option("stable");
 		}
 	}
 	if (argc - optind != (sets ? 1 : 2)) {

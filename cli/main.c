@@ -82,8 +82,14 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	for (i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			/* getopt names the program in its messages: "encore CMD: unrecognized ..." */
+			static char prog[64];
+
+			snprintf(prog, sizeof(prog), "encore %s", commands[i].name);
+			argv[1] = prog;
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "encore: unknown command '%s'; run 'encore --help' for the list\n", argv[1]);
 	return CLI_USAGE;
 }

@@ -219,3 +219,9 @@ const char *cli_pstate_name(int state)
 	default: return "not started";
 	}
 }
+
+int cli_bad_option(const char *cmd)
+{
+	fprintf(stderr, "Try 'encore %s --help' for the options.\n", cmd);
+	return CLI_USAGE;
+}

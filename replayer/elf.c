@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "rep.h"
@@ -23,6 +24,7 @@ int rep_elf_build_id(const char *path, uint8_t *out, size_t cap)
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr)) {
 		rc = TRACE_EINVAL;
+		errno = ENOEXEC; /* (for the caller's message: cut short, or no ELF file) */
 		goto out;
 	}
 	for (unsigned i = 0; i < eh.e_phnum && rc == 0; i++) {
@@ -32,6 +34,7 @@ int rep_elf_build_id(const char *path, uint8_t *out, size_t cap)
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
 		    (ssize_t)sizeof(ph)) {
 			rc = TRACE_EIO;
+			errno = ENOEXEC;
 			break;
 		}
 		if (ph.p_type != PT_NOTE || ph.p_filesz == 0 || ph.p_filesz > (1u << 20))
@@ -45,6 +48,11 @@ int rep_elf_build_id(const char *path, uint8_t *out, size_t cap)
 		free(buf);
 	}
 out:
-	close(fd);
+	{
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
 	return rc;
 }

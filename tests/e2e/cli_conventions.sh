@@ -70,8 +70,12 @@ EOF2
     cp -r "$s" "$tmp/-x"
     cd "$tmp"
     for c in dump analyze check; do
-        set +e; "$encore" $c -x > /dev/null 2>&1; rc=$?; set -e
+        set +e; "$encore" $c -x > /dev/null 2> "$tmp/e"; rc=$?; set -e
         [ "$rc" = 2 ] || fail "encore $c -x: exit $rc, expected 2 (unknown option)"
+        # getopt's message names encore and the command, then where the options are
+        grep -q "^encore $c: invalid option -- 'x'" "$tmp/e" &&
+            grep -q "^Try 'encore $c --help'" "$tmp/e" ||
+            fail "encore $c -x said: $(cat "$tmp/e")"
         "$encore" $c -- -x > "$tmp/o" 2> "$tmp/e" || fail "encore $c -- -x: $(cat "$tmp/e")"
         [ -s "$tmp/o" ] || fail "encore $c -- -x printed nothing"
     done
