@@ -5,6 +5,7 @@
 #ifndef ENCORE_CLI_H
 #define ENCORE_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trace.h"
@@ -27,6 +28,11 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* An option getopt refused (it said which, as "encore CMD: ..."): where the options are
  * listed, and the usage error's status. */
 int cli_bad_option(const char *cmd);
+/* A count as the user wrote it: decimal digits only (no sign, space or suffix), within
+ * uint64_t.  0, or -1. */
+int cli_parse_count(const char *s, uint64_t *out);
+/* A number of seconds: finite and above 0, with nothing after it.  0, or -1. */
+int cli_parse_seconds(const char *s, double *out);
 /* One line for a trace_diag: "encore NAME: FILE: offset N: MESSAGE". */
 void cli_diag(const char *cmd, const struct trace_diag *d);
 /* 1 if arg is -h or --help. */

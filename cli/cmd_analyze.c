@@ -152,11 +152,14 @@ int cmd_analyze(int argc, char **argv)
 		case 'r': {
 			char *end;
 
-			show = (size_t)strtoull(optarg, &end, 10);
-			if (*end || !optarg[0]) {
+			uint64_t v;
+
+			(void)end;
+			if (cli_parse_count(optarg, &v) != 0 || v > SIZE_MAX) {
 				cli_error("analyze", "--races takes a number, not '%s'", optarg);
 				return CLI_USAGE;
 			}
+			show = (size_t)v;
 			break;
 		}
 		case 'j': json = 1; break;

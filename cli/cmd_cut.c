@@ -61,7 +61,7 @@ static int parse_refs(const struct ana_session *s, const char *list, struct ana_
 		return CLI_FAIL;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strrchr(tok, ':'), *end;
-		unsigned long long idx;
+		uint64_t idx;
 		struct ana_ref *nr;
 		int p;
 
@@ -70,9 +70,8 @@ static int parse_refs(const struct ana_session *s, const char *list, struct ana_
 			goto bad;
 		}
 		*colon = '\0';
-		errno = 0;
-		idx = strtoull(colon + 1, &end, 10);
-		if (errno || *end || idx == 0) {
+		(void)end;
+		if (cli_parse_count(colon + 1, &idx) != 0 || idx == 0) {
 			cli_error("cut", "'%s' is not an event number: events are numbered from 1",
 			          colon + 1);
 			goto bad;
@@ -84,7 +83,7 @@ static int parse_refs(const struct ana_session *s, const char *list, struct ana_
 			goto bad;
 		}
 		if (idx > ana_nevents(s, (size_t)p)) {
-			cli_error("cut", "%s has no event %llu: its events are numbered 1..%llu", tok, idx,
+			cli_error("cut", "%s has no event %llu: its events are numbered 1..%llu", tok, (unsigned long long)idx,
 			          (unsigned long long)ana_nevents(s, (size_t)p));
 			goto bad;
 		}

@@ -127,8 +127,7 @@ static int parse_args(int argc, char **argv, struct dbg *g, double *stall, int *
 		} else if (strcmp(argv[i], "--json") == 0) {
 			g->json = 1;
 		} else if (strcmp(argv[i], "--stall-timeout") == 0 && i + 1 < argc) {
-			*stall = strtod(argv[++i], NULL);
-			if (*stall <= 0) {
+			if (cli_parse_seconds(argv[++i], stall) != 0) {
 				cli_error("debug", "--stall-timeout wants a positive number of seconds");
 				return CLI_USAGE;
 			}

@@ -284,8 +284,8 @@ int cmd_dump(int argc, char **argv)
 		case 'n': {
 			char *end;
 
-			limit = strtoull(optarg, &end, 10);
-			if (*end || !optarg[0]) {
+			(void)end;
+			if (cli_parse_count(optarg, &limit) != 0) {
 				cli_error("dump", "--limit wants a number of events, not '%s'", optarg);
 				return CLI_USAGE;
 			}

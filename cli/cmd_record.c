@@ -598,8 +598,6 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	a->inline_zstd = 1; /* production recordings run for days: disk first (bench/README.md) */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'o': a->out_dir = optarg; break;
 		case 's': a->join_dir = optarg; break;
@@ -617,11 +615,10 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case 'k':
 		case 'd':
 		case 'm': {
-			unsigned long long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || (c == 'k' && v == 0) || (c == 'd' && v > 32)) {
+			if (cli_parse_count(optarg, &v) != 0 || (c == 'k' && (v == 0 || v > UINT32_MAX)) ||
+			    (c == 'd' && v > 32)) {
 				cli_error("record", "bad value for --%s: '%s'",
 				          c == 'k' ? "hash-every" : c == 'd' ? "depth" : "max-bytes", optarg);
 				return CLI_USAGE;

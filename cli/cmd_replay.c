@@ -430,8 +430,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case 't': a->then = optarg; break;
 		case 'T':
-			a->stall = strtod(optarg, NULL);
-			if (a->stall <= 0) {
+			if (cli_parse_seconds(optarg, &a->stall) != 0) {
 				cli_error("replay", "--stall-timeout wants a positive number of seconds");
 				return CLI_USAGE;
 			}

@@ -3,6 +3,7 @@
  * encore executable lives and which preload libraries it uses, damage among the analyzer's
  * warnings, and whether a session directory is the user's own.
  */
+#include <errno.h>
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -224,4 +225,34 @@ int cli_bad_option(const char *cmd)
 {
 	fprintf(stderr, "Try 'encore %s --help' for the options.\n", cmd);
 	return CLI_USAGE;
+}
+
+int cli_parse_count(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9') /* (strtoull takes "-1" and " 5" and wraps) */
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	double v;
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > 1e9) /* (NaN fails v > 0) */
+		return -1;
+	*out = v;
+	return 0;
 }

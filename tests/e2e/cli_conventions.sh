@@ -80,6 +80,22 @@ EOF2
         [ -s "$tmp/o" ] || fail "encore $c -- -x printed nothing"
     done
     "$encore" inf --json -- -x "$P" | grep -q '"cuts":\[{' || fail "encore inf -- -x P"
+    # numbers: no sign, no suffix, no NaN (strtoull took -1 as 2^64-1)
+    while IFS='|' read -r args; do
+        eval "set -- $args"
+        set +e; "$encore" "$@" > /dev/null 2> "$tmp/e"; rc=$?; set -e
+        [ "$rc" = 2 ] || fail "encore $args: exit $rc, expected 2 (a bad number): $(cat "$tmp/e")"
+    done <<EOF2
+dump --limit -1 "$s"
+analyze --races -1 "$s"
+analyze --races 5x "$s"
+cut --after pipeline:-3 "$s"
+record --max-bytes -5 -- true
+record --hash-every -1 -- true
+replay --stall-timeout nan "$s"
+replay --stall-timeout 5x "$s"
+debug --stall-timeout -1 "$s"
+EOF2
     echo "options after positional arguments and -- work for $i command lines"
     ;;
 record)
