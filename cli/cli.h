@@ -28,6 +28,10 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* An option getopt refused (it said which, as "encore CMD: ..."): where the options are
  * listed, and the usage error's status. */
 int cli_bad_option(const char *cmd);
+struct ana_session;
+/* The analyzer's warnings on stderr ("encore CMD: warning: ..."); 1 when one says a trace is
+ * damaged (the command then exits 1 after its answer: README.md, "Commands"), else 0. */
+int cli_warnings(const char *cmd, const struct ana_session *s);
 /* A count as the user wrote it: decimal digits only (no sign, space or suffix), within
  * uint64_t.  0, or -1. */
 int cli_parse_count(const char *s, uint64_t *out);

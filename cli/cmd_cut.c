@@ -45,7 +45,9 @@ static void usage(FILE *out)
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 computed; 1 the session cannot be loaded; 2 usage error or an unknown\n"
-	        "    process or event.\n");
+	        "    process or event.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-cut(1).\n");
 }
 
@@ -185,8 +187,12 @@ int cmd_cut(int argc, char **argv)
 		cli_diag("cut", &d);
 		return CLI_FAIL;
 	}
-	if ((ret = parse_refs(s, list, &refs, &nrefs)))
+	if ((ret = parse_refs(s, list, &refs, &nrefs))) {
+		/* (a process with fewer events than asked: its trace may be damaged, say so) */
+		if (cli_warnings("cut", s))
+			ret = CLI_FAIL;
 		goto out;
+	}
 	ret = CLI_FAIL;
 	memset(&d, 0, sizeof(d));
 	rc = before ? ana_cut_before(s, refs, nrefs, &bp, &d)
@@ -240,7 +246,8 @@ int cmd_cut(int argc, char **argv)
 			printf("\n");
 		}
 	}
-	ret = CLI_OK;
+	/* a damaged trace: the answer above, from what could be read, and exit 1 */
+	ret = cli_warnings("cut", s) ? CLI_FAIL : CLI_OK;
 out:
 	ana_breakpoint_free(&bp);
 	free(refs);

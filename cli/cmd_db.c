@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "sqldb.h"
+#include <sqlite3.h>
+
 #include "cli.h"
 #include "commands.h"
 #include "cmd_sql.h"
@@ -42,7 +44,9 @@ static void usage(FILE *out)
 	        "    -h, --help            this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 written; 1 the session cannot be loaded or the file cannot be written;\n"
-	        "    2 usage error.\n");
+	        "    2 usage error.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-db(1).\n");
 }
 
@@ -87,5 +91,14 @@ int cmd_db(int argc, char **argv)
 		cli_diag("db", &d);
 		return CLI_FAIL;
 	}
-	return CLI_OK;
+	{
+		/* written from damaged traces: what could be read is in it; say so, and exit 1 */
+		sqlite3 *db = NULL;
+		int damaged = 0;
+
+		if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+			damaged = cli_sql_damage(db, "db");
+		sqlite3_close(db);
+		return damaged ? CLI_FAIL : CLI_OK;
+	}
 }

@@ -60,7 +60,9 @@ static void usage(FILE *out)
 	        "    encore export run --format shiviz -o run.log\n\n"
 	        "EXIT STATUS\n"
 	        "    0 written; 1 the session cannot be loaded or FILE cannot be written;\n"
-	        "    2 usage error.\n");
+	        "    2 usage error.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-export(1).\n");
 }
 
@@ -141,9 +143,8 @@ int cmd_export(int argc, char **argv)
 		cli_error("export", "cannot write to standard output: %s", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < ana_nwarnings(v.s); i++)
-		fprintf(stderr, "encore export: warning: %s\n", ana_warning(v.s, i));
-	ret = CLI_OK;
+	/* a damaged trace: the answer above, from what could be read, and exit 1 */
+	ret = cli_warnings("export", v.s) ? CLI_FAIL : CLI_OK;
 out:
 	if (out && out != stdout)
 		fclose(out);

@@ -36,7 +36,9 @@ static void usage(FILE *out)
 	        "    -h, --help  this text\n\n"
 	        "EXIT STATUS\n"
 	        "    0 computed (even when P never holds); 1 the session cannot be loaded or P\n"
-	        "    cannot be evaluated offline; 2 usage error or a predicate that does not parse.\n");
+	        "    cannot be evaluated offline; 2 usage error or a predicate that does not parse.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-inf(1).\n");
 }
 
@@ -174,9 +176,8 @@ int cmd_inf(int argc, char **argv)
 	if (cuts.bound_hit)
 		cli_error("inf", "the search bound was hit: a general predicate (&& over ||) is "
 		          "NP-hard to answer, and the cuts above may not be all of the minimal ones");
-	for (size_t i = 0; i < ana_nwarnings(s); i++)
-		fprintf(stderr, "encore inf: warning: %s\n", ana_warning(s, i));
-	ret = CLI_OK;
+	/* a damaged trace: the answer above, from what could be read, and exit 1 */
+	ret = cli_warnings("inf", s) ? CLI_FAIL : CLI_OK;
 out:
 	ana_cuts_free(&cuts);
 	ana_free(s);

@@ -47,7 +47,9 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 written (also when P never holds: no cut is drawn and a note says so);\n"
 	        "    1 the session cannot be loaded, P cannot be evaluated offline, or FILE\n"
-	        "    cannot be written; 2 usage error or a predicate that does not parse.\n");
+	        "    cannot be written; 2 usage error or a predicate that does not parse.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-show(1).\n");
 }
 
@@ -132,9 +134,8 @@ int cmd_show(int argc, char **argv)
 		cli_error("show", "cannot write the SVG to standard output: %s", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < ana_nwarnings(v.s); i++)
-		fprintf(stderr, "encore show: warning: %s\n", ana_warning(v.s, i));
-	ret = CLI_OK;
+	/* a damaged trace: the answer above, from what could be read, and exit 1 */
+	ret = cli_warnings("show", v.s) ? CLI_FAIL : CLI_OK;
 out:
 	if (out && out != stdout)
 		fclose(out);

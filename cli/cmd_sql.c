@@ -507,7 +507,7 @@ static int shell(sqlite3 *db, enum mode mode)
 /* A session loaded from damaged traces (the analyzer's warnings, kept in the warning table):
  * named on stderr before the answers, and the command exits 1 after them, as dump does.  A
  * database without that table (not made by encore) has nothing to say. */
-static int damage(sqlite3 *db)
+int cli_sql_damage(sqlite3 *db, const char *cmd)
 {
 	sqlite3_stmt *st = NULL;
 	int bad = 0;
@@ -518,7 +518,7 @@ static int damage(sqlite3 *db)
 		const char *w = (const char *)sqlite3_column_text(st, 0);
 
 		if (w && cli_is_damage(w)) {
-			cli_error("sql", "%s", w);
+			cli_error(cmd, "%s", w);
 			bad = 1;
 		}
 	}
@@ -598,7 +598,7 @@ int cmd_sql(int argc, char **argv)
 			return CLI_FAIL;
 		}
 	}
-	damaged = damage(db);
+	damaged = cli_sql_damage(db, "sql");
 	if (optind + 1 < argc)
 		rc = run(db, argv[optind + 1], mode) ? CLI_FAIL : CLI_OK;
 	else

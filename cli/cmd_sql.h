@@ -22,4 +22,9 @@ void cli_progress_fn(void *ctx, uint64_t done, uint64_t total);
 /* Disarms the timer; ends the progress line. */
 void cli_progress_end(struct cli_progress *p);
 
+struct sqlite3;
+/* A database made from a session with damaged traces (its warning table): each damage named
+ * on stderr as "encore CMD: ...", and 1; else 0. */
+int cli_sql_damage(struct sqlite3 *db, const char *cmd);
+
 #endif

@@ -62,7 +62,9 @@ static void usage(FILE *out)
 	        "EXIT STATUS\n"
 	        "    0 computed (even when no point is valid); 1 a recording cannot be loaded or\n"
 	        "    a part names a process that is not in it; 2 usage error or an event that\n"
-	        "    does not parse.\n");
+	        "    does not parse.\n"
+	        "    A damaged trace: the answer from what could be read, the damage named on\n"
+	        "    stderr, and 1.\n");
 	fprintf(out, "\nSee encore-stable(1).\n");
 }
 
@@ -421,6 +423,9 @@ static void print_json(const struct ana_session *s, const struct ana_dcfg *g,
 }
 
 /* Load one recording and merge it into g. */
+/* A recording added had a damaged trace: the answer is printed, and the exit status is 1. */
+static int stable_damaged;
+
 static int add_recording(struct ana_dcfg *g, const char *dir, struct ana_session **out)
 {
 	struct ana_session *s = NULL;
@@ -437,8 +442,10 @@ static int add_recording(struct ana_dcfg *g, const char *dir, struct ana_session
 		ana_free(s);
 		return CLI_FAIL;
 	}
-	for (size_t i = 0; i < ana_nwarnings(s); i++)
+	for (size_t i = 0; i < ana_nwarnings(s); i++) {
 		fprintf(stderr, "encore stable: warning: %s: %s\n", dir, ana_warning(s, i));
+		stable_damaged |= cli_is_damage(ana_warning(s, i));
+	}
 	if (out)
 		*out = s;
 	else
@@ -564,5 +571,5 @@ out:
 	ana_dcfg_free(g);
 	ana_free(s);
 	free(also);
-	return ret;
+	return ret == CLI_OK && stable_damaged ? CLI_FAIL : ret;
 }

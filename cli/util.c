@@ -49,6 +49,17 @@ int cli_is_damage(const char *warning)
 	return strstr(warning, ": damaged at offset ") != NULL;
 }
 
+int cli_warnings(const char *cmd, const struct ana_session *s)
+{
+	int damaged = 0;
+
+	for (size_t i = 0; i < ana_nwarnings(s); i++) {
+		fprintf(stderr, "encore %s: warning: %s\n", cmd, ana_warning(s, i));
+		damaged |= cli_is_damage(ana_warning(s, i));
+	}
+	return damaged;
+}
+
 int cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

@@ -8,8 +8,9 @@
 #            are the command's; after `--` everything is the command's;
 #   version  `encore --version` and `encore version` print "encore VERSION"; every --help
 #            ends naming its man page;
-#   damaged  analyze and sql on a session with a corrupted chunk still answer, name the
-#            damaged file on stderr and exit 1, as dump and check do;
+#   damaged  analyze, sql, inf, show, export, stable, cut and db on a session with a corrupted
+#            chunk still answer, name the damaged file on stderr and exit 1, as dump and
+#            check do;
 #   dup      check refuses a directory where two files claim the same process image (exit
 #            1, naming both), as the commands that load sessions do;
 #   man      every option a command's --help lists is in its man page source
@@ -145,13 +146,19 @@ PY
         # (check's report is its output: the damage is there)
         case $c in check*) cat "$tmp/o" >> "$tmp/e" ;; esac
         grep -q "pipeline.trace.*offset" "$tmp/e" || fail "encore $c: no damage on stderr: $(cat "$tmp/e")"
-        case $c in dump*|check*) ;; *) [ -s "$tmp/o" ] || fail "encore $c printed no answer" ;; esac
+        case $c in dump*|check*|db*|cut*) ;; *) [ -s "$tmp/o" ] || fail "encore $c printed no answer" ;; esac
     done <<EOF2
 dump "$d"
 check "$d"
 analyze "$d"
 analyze --json "$d"
 sql -q "$d" 'SELECT count(*) FROM process'
+inf "$d" "$P"
+show --svg - "$d"
+export --format chrome -o - "$d"
+stable --sets "$d"
+cut --after pipeline:1 "$d"
+db -q "$d" -o "$tmp/d.db"
 EOF2
     # the undamaged session: 0
     "$encore" analyze "$s" > /dev/null || fail "analyze on the whole session"
