@@ -65,8 +65,10 @@ static void usage(FILE *out)
 	        "    CMD's own.\n\n"
 	        "OPTIONS\n"
 	        "    -o, --output DIR    session directory, created with mode 0700 if missing\n"
-	        "                        (an existing one must be yours and closed to others);\n"
-	        "                        default ./encore-NAME-YYYYmmdd-HHMMSS\n"
+	        "                        (an existing one must be yours and closed to others;\n"
+	        "                        one that holds a session is joined, with a note);\n"
+	        "                        default ./encore-NAME-YYYYmmdd-HHMMSS (-2, -3... when\n"
+	        "                        that exists)\n"
 	        "    --session DIR       join an existing session (another root recorded into the\n"
 	        "                        same directory, e.g. a server and its clients started from\n"
 	        "                        different shells); created if it does not exist\n"
@@ -684,6 +686,15 @@ static int open_session(const struct record_args *a, char *absdir, char *sess, s
 		snprintf(defdir, sizeof(defdir), "encore-%s-%04d%02d%02d-%02d%02d%02d", a->name,
 		         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		         tm.tm_sec);
+		/* a second recording within the same second gets a name of its own */
+		for (int k = 2; k < 1000 && access(defdir, F_OK) == 0; k++) {
+			size_t n = strlen(defdir);
+			char *dash = k > 2 ? strrchr(defdir, '-') : NULL;
+
+			if (dash)
+				n = (size_t)(dash - defdir);
+			snprintf(defdir + n, sizeof(defdir) - n, "-%d", k);
+		}
 		dir = defdir;
 	}
 	if (prepare_dir(dir, a->join_dir != NULL, why, sizeof(why)) != 0) {
@@ -693,6 +704,15 @@ static int open_session(const struct record_args *a, char *absdir, char *sess, s
 	if (!realpath(dir, absdir)) {
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		return CLI_FAIL;
+	}
+	if (!a->join_dir && !a->quiet) {
+		char idpath[PATH_MAX + 32];
+
+		snprintf(idpath, sizeof(idpath), "%s/" SESSION_ID_FILE, absdir);
+		if (access(idpath, F_OK) == 0)
+			fprintf(stderr, "encore record: %s holds a session already: these processes "
+			        "join it (as --session does); record into another directory to keep "
+			        "them apart\n", absdir);
 	}
 	if (session_id(absdir, a->join_dir != NULL, sess, scap, why, sizeof(why)) != 0) {
 		cli_error("record", "%s", why);
@@ -788,6 +808,24 @@ static int run_recorded(const char *prog, char **argv, const char *env, const ch
 		setenv("ENCORE_RECORD", env, 1);
 		setenv("LD_PRELOAD", preload, 1);
 		execv(prog, argv);
+		if (errno == ENOEXEC) {
+			/* a script without #!: run by /bin/sh, as a shell or execvp would */
+			int e = errno;
+			size_t n = 0;
+			char **sh;
+
+			while (argv[n])
+				n++;
+			sh = calloc(n + 2, sizeof(*sh));
+			if (sh) {
+				sh[0] = "sh";
+				sh[1] = (char *)prog;
+				for (size_t i = 1; i < n; i++)
+					sh[i + 1] = argv[i];
+				execv("/bin/sh", sh);
+			}
+			errno = e;
+		}
 		fprintf(stderr, "encore record: %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}

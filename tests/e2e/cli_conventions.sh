@@ -111,6 +111,20 @@ record)
     "$encore" record -o "$tmp/r3" --name named -- true < /dev/null 2> "$tmp/e"
     [ -f "$tmp/r3/named.trace" ] || fail "record --name before -- ignored"
     grep -q "recorded in" "$tmp/e" || fail "record without -q printed no summary"
+    # a script without #! runs under /bin/sh, as a shell runs it
+    printf 'echo "script $1"\n' > "$tmp/noshebang"
+    chmod +x "$tmp/noshebang"
+    "$encore" record -q -o "$tmp/r4" -- "$tmp/noshebang" one > "$tmp/o" 2> "$tmp/e" ||
+        fail "record of a script without #!: $(cat "$tmp/e")"
+    [ "$(cat "$tmp/o")" = "script one" ] || fail "the script without #! printed: $(cat "$tmp/o")"
+    # the default directory: two recordings in one second get one each
+    mkdir "$tmp/def"
+    (cd "$tmp/def" && "$encore" record -q -- true && "$encore" record -q -- true) ||
+        fail "two recordings into the default directory within a second"
+    [ "$(ls "$tmp/def" | wc -l)" = 2 ] || fail "two recordings made: $(ls "$tmp/def")"
+    # -o into a directory that holds a session joins it, and says so
+    "$encore" record -o "$tmp/r3" --name other -- true < /dev/null 2> "$tmp/e"
+    grep -q "holds a session already" "$tmp/e" || fail "joining with -o said nothing: $(cat "$tmp/e")"
     echo "record: options before the command are encore's, after it the command's"
     ;;
 version)
