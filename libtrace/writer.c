@@ -680,15 +680,18 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	w->compact_clock = !(opt && opt->plain_clocks);
 	w->max_bytes = opt ? opt->max_bytes : 0;
 	w->first_record = FMT_NO_RECORD;
-	if (opt && opt->level == TRACE_LEVEL_STORE && !w->max_bytes) {
-		/* Stored only under the lock that keeps compact.c off the file while it is written;
-		 * a file system without flock gets compressed chunks. */
+	{
+		/* A shared lock from open to close: it keeps compact.c off the file while it is
+		 * written, and tells a replay that the process is still being recorded (trace.h).
+		 * Chunks are stored only under it: a file system without flock gets compressed
+		 * ones. */
 		long r;
 
 		do
 			r = syscall(SYS_flock, fd, LOCK_SH | LOCK_NB);
 		while (r < 0 && errno == EINTR);
-		w->store = r == 0;
+		if (opt && opt->level == TRACE_LEVEL_STORE && !w->max_bytes)
+			w->store = r == 0;
 	}
 
 	/* Header and metadata, then the tail region at a page boundary, then chunks. */

@@ -123,6 +123,21 @@ static int check_trace(struct rep *r, const char *path, struct gd_proc *p,
 	char want[160], have[160];
 	int rc, n;
 
+	{
+		/* A recorder holds a shared lock on its trace from open to close: a process still
+		 * being recorded (a recording still running, a background child of an ended one) has
+		 * no end to replay to yet. */
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+			close(fd);
+			rep__diag_set(d, TRACE_EINVAL, path, "is still being recorded (its process runs, "
+			              "recorded): replay the session once its recording has ended");
+			return TRACE_EINVAL;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	if ((rc = trace_reader_open(path, &rd, d)) != 0)
 		return rc;
 	h = trace_reader_process(rd);
