@@ -116,6 +116,19 @@ static inline int ip_sig_send_nr(long nr)
 	return nr == SYS_kill || nr == SYS_tgkill || nr == SYS_tkill || nr == SYS_rt_sigqueueinfo ||
 	       nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
 }
+/* A signal action that is the default (or to ignore), as the kernel judges it: by the handler
+ * alone, SA_SIGINFO or not (sa_handler and sa_sigaction share their storage).  PHP sets
+ * SIG_DFL with SA_SIGINFO before sending itself the signal again; taken for a handler, the
+ * preloads kept their trampoline and the signal was swallowed. */
+static inline int ip_sa_dfl(const struct sigaction *a)
+{
+	return a->sa_handler == SIG_DFL;
+}
+
+static inline int ip_sa_dfl_or_ign(const struct sigaction *a)
+{
+	return a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN;
+}
 /* sysconf's names whose answer is the machine's state (processors, memory pages): an event
  * on both sides; every other name passes through. */
 static inline int ip_sysconf_is_value(int name)

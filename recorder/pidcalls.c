@@ -64,8 +64,7 @@ static int chld_handled(void)
 		sa = chld_sa;
 	else if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0)
 		return 0;
-	if ((!(sa.sa_flags & SA_SIGINFO) &&
-	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+	if (ip_sa_dfl_or_ign(&sa))
 		return 0;
 	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;
 }

@@ -767,7 +767,7 @@ void rec_signals_install(void)
 		struct sigaction cur;
 
 		if (IP_REAL(sigaction)(fatal_sigs[i], NULL, &cur) == 0 &&
-		    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
+		    ip_sa_dfl(&cur))
 			install_ours(fatal_sigs[i], NULL);
 	}
 }
@@ -804,7 +804,7 @@ REC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	int held = rec_sig_prog(sig, &prev);
 
 	/* A program restoring SIG_DFL keeps our handler, which acts as SIG_DFL plus a log. */
-	if (act && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL && rec.w &&
+	if (act && ip_sa_dfl(act) && rec.w &&
 	    is_fatal(sig)) {
 		r = install_ours(sig, old);
 		e = errno;

@@ -452,8 +452,7 @@ static int holdable(int sig, const struct sigaction *act)
 {
 	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP)
 		return 0;
-	if (!(act->sa_flags & SA_SIGINFO) &&
-	    (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN))
+	if (ip_sa_dfl_or_ign(act))
 		return 0;
 	return 1;
 }

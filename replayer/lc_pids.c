@@ -170,9 +170,7 @@ static int chld_handled(void)
 
 	if (lc_signal_held_logged(SIGCHLD))
 		return 0; /* (a recorder that logs handler runs logged these waits too) */
-	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
-	    (!(sa.sa_flags & SA_SIGINFO) &&
-	     (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 || ip_sa_dfl_or_ign(&sa))
 		return 0;
 	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1;
 }
@@ -653,8 +651,7 @@ static void sigchld_if_reaping_next(void)
 
 	if (!ev || ev->kind != TRACE_EV_WAIT || ev->result <= 0)
 		return;
-	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 ||
-	    (!(sa.sa_flags & SA_SIGINFO) && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)))
+	if (IP_REAL(sigaction)(SIGCHLD, NULL, &sa) != 0 || ip_sa_dfl_or_ign(&sa))
 		return;
 	IP_REAL(syscall)(SYS_tgkill, IP_REAL(syscall)(SYS_getpid), IP_REAL(syscall)(SYS_gettid),
 	                 SIGCHLD);

@@ -84,8 +84,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		__atomic_fetch_and(&held, ~bit(sig), __ATOMIC_RELAXED);
 		memset(&prog[sig], 0, sizeof(prog[sig]));
 	}
-	if ((a.sa_flags & SA_SIGINFO) ||
-	    (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN))
+	if (!ip_sa_dfl_or_ign(&a))
 		call_handler(&a, sig, si, uc);
 	errno = e;
 }
@@ -299,8 +298,7 @@ static void arm_outlived(void)
 		int sig = outlivable[i];
 
 		if (sig == fatal_sig || (lc.slot && sig == lc.slot->fatal_sig) || (held & bit(sig)) ||
-		    IP_REAL(sigaction)(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
-		    cur.sa_handler != SIG_DFL)
+		    IP_REAL(sigaction)(sig, NULL, &cur) != 0 || !ip_sa_dfl(&cur))
 			continue;
 		memset(&k, 0, sizeof(k));
 		k.sa_handler = fatal_catch;
@@ -336,7 +334,7 @@ void lc_signal_arm_fatal(void)
 	}
 	if (sig > 0 && sig < 65 && !sync_sig(sig) && sig != SIGKILL && sig != SIGSTOP &&
 	    sig != SIGABRT && !(held & bit(sig)) && IP_REAL(sigaction)(sig, NULL, &cur) == 0 &&
-	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) {
+	    ip_sa_dfl(&cur)) {
 		memset(&k, 0, sizeof(k));
 		k.sa_handler = fatal_catch;
 		sigemptyset(&k.sa_mask);
@@ -420,8 +418,7 @@ static int holdable(int sig, const struct sigaction *act)
 {
 	if (sig <= 0 || sig >= 65 || sync_sig(sig) || sig == SIGKILL || sig == SIGSTOP)
 		return 0;
-	return (act->sa_flags & SA_SIGINFO) ||
-	       (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
+	return !ip_sa_dfl_or_ign(act);
 }
 
 LC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
