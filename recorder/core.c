@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "rec.h"
+#include "unwind.h"
 
 /* (its first line read by every interposer: aligned, so that nothing written often shares it) */
 struct rec_state rec __attribute__((aligned(64)));
@@ -935,6 +936,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 		return;
 	rec_depth++;
 	rec_internal++;
+	ip_unwind_load(); /* (before the program runs: the loader may be entered here) */
 	if (env_parse(env, &stale) != 0)
 		goto out;
 	if (stale) {

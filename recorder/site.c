@@ -27,10 +27,8 @@
  * time (documented in recorder/README.md).  Storage is fixed (no malloc): a table of
  * addresses and an mmap'd arena for frames and object paths, filled at most once per site.
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
-#include <libunwind.h>
 #include <link.h>
 #include <signal.h>
 #include <string.h>
@@ -40,6 +38,7 @@
 #include <unistd.h>
 
 #include "rec.h"
+#include "unwind.h"
 
 #define SITE_SLOTS 8192 /* power of two */
 #define SITE_MAX (SITE_SLOTS / 2)
@@ -149,14 +148,16 @@ static int checked_reads(void)
 	self_pid = syscall(SYS_getpid); /* per call: a forked child has another pid */
 	if (rec.fd_low)
 		return 0; /* libunwind's first walk makes a pipe, among the program's numbers (core.c) */
+	if (!ip_unw.ok)
+		return 0; /* libunwind could not be opened (interpose/unwind.h) */
 	if (state == 0) {
 		state = -1;
-		if (checked_access_mem(unw_local_addr_space, (unw_word_t)&probe, &v, 0, NULL) == 0 &&
-		    (acc = unw_get_accessors(unw_local_addr_space)) != NULL) {
+		if (checked_access_mem(*ip_unw.local_addr_space, (unw_word_t)&probe, &v, 0, NULL) == 0 &&
+		    (acc = ip_unw.get_accessors(*ip_unw.local_addr_space)) != NULL) {
 			acc->access_mem = checked_access_mem;
 			/* No cache: libunwind's global one is guarded by a mutex that a fork in
 			 * another thread could leave held in the child.  Walks are once per site. */
-			unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
+			ip_unw.set_caching_policy(*ip_unw.local_addr_space, UNW_CACHE_NONE);
 			state = 1;
 		}
 	}
@@ -285,14 +286,14 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 	uint32_t n = 0;
 	int steps = 0, found = 0;
 
-	if (depth > 1 && checked_reads() && rec_loader_begin() && unw_getcontext(&ctx) == 0 &&
-	    unw_init_local(&cur, &ctx) == 0) {
+	if (depth > 1 && checked_reads() && rec_loader_begin() && ip_unw.getcontext(&ctx) == 0 &&
+	    ip_unw.init_local(&cur, &ctx) == 0) {
 		while (steps++ < 16) {
-			if (unw_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip == ra) {
+			if (ip_unw.get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip == ra) {
 				found = 1;
 				break;
 			}
-			if (unw_step(&cur) <= 0)
+			if (ip_unw.step(&cur) <= 0)
 				break;
 		}
 	}
@@ -303,7 +304,7 @@ static uint32_t resolve(uintptr_t ra, struct trace_frame *frames, uint32_t depth
 	}
 	while (n < depth) {
 		describe(&frames[n++], (uintptr_t)ip);
-		if (unw_step(&cur) <= 0 || unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+		if (ip_unw.step(&cur) <= 0 || ip_unw.get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
 			break;
 	}
 	rec_loader_end();

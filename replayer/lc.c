@@ -13,11 +13,9 @@
  *   fork         the child becomes PARENT.k: loads its own trace, connects anew.
  *   exit         EXIT is checked and consumed, DONE goes to the GD.
  */
-#define UNW_LOCAL_ONLY
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <libunwind.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdarg.h>
@@ -32,6 +30,7 @@
 #include <unistd.h>
 
 #include "lc.h"
+#include "unwind.h"
 
 struct lc_state lc = { .ctl = -1, .target = REP_NO_TARGET };
 int32_t lc_fd[LC_FD_MAX];
@@ -696,14 +695,14 @@ static void backtrace_text(char *out, size_t cap)
 	out[0] = '\0';
 	if (!dladdr((void *)backtrace_text, &self))
 		self.dli_fbase = NULL;
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
+	if (!ip_unw.ok || ip_unw.getcontext(&uc) != 0 || ip_unw.init_local(&cur, &uc) != 0)
 		return;
-	while (unw_step(&cur) > 0 && depth < 32 && pos + 200 < cap) {
+	while (ip_unw.step(&cur) > 0 && depth < 32 && pos + 200 < cap) {
 		unw_word_t ip = 0, off = 0;
 		char fn[160];
 		const char *obj = "?";
 
-		unw_get_reg(&cur, UNW_REG_IP, &ip);
+		ip_unw.get_reg(&cur, UNW_REG_IP, &ip);
 		if (dladdr((void *)ip, &info)) {
 			if (self.dli_fbase && info.dli_fbase == self.dli_fbase)
 				continue; /* the LC's own frames */
@@ -713,7 +712,7 @@ static void backtrace_text(char *out, size_t cap)
 				obj = slash ? slash + 1 : info.dli_fname;
 			}
 		}
-		if (unw_get_proc_name(&cur, fn, sizeof(fn), &off) != 0)
+		if (ip_unw.get_proc_name(&cur, fn, sizeof(fn), &off) != 0)
 			snprintf(fn, sizeof(fn), "??");
 		pos += (size_t)snprintf(out + pos, cap - pos, "#%d 0x%llx %s+0x%llx (%s)\n", depth,
 		                        (unsigned long long)ip, fn, (unsigned long long)off, obj);
@@ -1753,6 +1752,7 @@ __attribute__((constructor)) static void lc_init(void)
 	if (!env || !*env)
 		return;
 	lc_depth++;
+	ip_unwind_load(); /* (for the backtraces of divergence reports and halts) */
 	lc.min_fd = ip_pick_min_fd();
 	if (env_parse(env, &seg, &pid) != 0)
 		goto out;
