@@ -75,7 +75,9 @@ static int check_file(const char *path, struct claim *claim)
 	       trace_reader_process(r)->name, trace_reader_process(r)->segment, n,
 	       trace_reader_closed(r) ? "closed" : "not closed");
 	if (!trace_reader_closed(r))
-		printf(" (%" PRIu64 " events from the unflushed tail)", trace_reader_tail_events(r));
+		/* (the tail is written in place as events come, with no checksum: read as found) */
+		printf(" (%" PRIu64 " events from the unflushed tail, which has no checksum)",
+		       trace_reader_tail_events(r));
 	if (trace_reader_dropped(r))
 		printf(", %" PRIu64 " events dropped by the disk budget", trace_reader_dropped(r));
 	if (rc < 0) {

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +81,8 @@ static void usage(FILE *out)
 	        "    --depth N           call-site frames resolved per site (default 4, 0 = none)\n"
 	        "    --max-bytes N       disk budget per trace file; the oldest chunks are dropped\n"
 	        "                        beyond it, and the trace says so (default unbounded).\n"
+	        "                        The file holds its header and its tail (the events not\n"
+	        "                        yet compressed, 64 KiB) besides: about 72 KiB more.\n"
 	        "                        What is kept can be analyzed: every chunk begins with\n"
 	        "                        the live channels and their byte counts, so the kept\n"
 	        "                        messages are matched (receives whose send was dropped\n"
@@ -511,7 +515,7 @@ static void report(const char *dir, const char *root, int quiet,
 	struct trace_session *s = NULL;
 	struct trace_diag diag;
 	unsigned long long bytes = 0;
-	size_t i, j, nproc = 0, nfiles = 0;
+	size_t i, j, nproc = 0, nfiles = 0, running = 0;
 	struct notrace_arg na = { dir, root };
 	int found_root = 0, notrace;
 
@@ -535,14 +539,27 @@ static void report(const char *dir, const char *root, int quiet,
 			found_root = 1;
 		for (j = 0; j < nf; j++) {
 			struct stat st;
+			int fd;
 
 			nfiles++;
 			if (stat(paths[j], &st) == 0)
 				bytes += (unsigned long long)st.st_blocks * 512;
 			warn_stopped(paths[j]);
+			/* its writer's lock (libtrace/writer.c): a process that outlived CMD */
+			fd = open(paths[j], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+				running++;
+			if (fd >= 0)
+				close(fd);
 		}
 	}
 	trace_session_close(s);
+	if (running)
+		fprintf(stderr, "encore record: warning: %zu process%s that %s started still run%s, "
+		        "recorded (%s trace%s open): the session is whole once they end, and replay "
+		        "refuses it until then\n", running, running == 1 ? "" : "es", root,
+		        running == 1 ? "s" : "", running == 1 ? "its" : "their",
+		        running == 1 ? " is" : "s are");
 	cli_for_each_unrecorded(dir, warn_unrecorded, &na);
 	if (!found_root)
 		fprintf(stderr,
@@ -704,6 +721,15 @@ static int open_session(const struct record_args *a, char *absdir, char *sess, s
 	if (!realpath(dir, absdir)) {
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		return CLI_FAIL;
+	}
+	{
+		/* encore replay's control socket, DIR/.encore-replay/ctl, must fit a sockaddr_un */
+		size_t room = sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof("/.encore-replay/ctl");
+
+		if (strlen(absdir) > room)
+			fprintf(stderr, "encore record: warning: %s is %zu bytes long; encore replay needs "
+			        "a session path of %zu bytes at most: replay it from a copy at a shorter "
+			        "path\n", absdir, strlen(absdir), room);
 	}
 	if (!a->join_dir && !a->quiet) {
 		char idpath[PATH_MAX + 32];

@@ -550,7 +550,8 @@ int rep__make_control(struct rep *r, struct trace_diag *d)
 	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		/* the LCs connect by this path */
 		rep__diag_set(d, TRACE_EINVAL, r->dir, "the session directory's path is too long for a "
-		              "Unix socket (%zu bytes at most): move or link it to a shorter path",
+		              "Unix socket (%zu bytes at most): move or copy the session to a shorter "
+		              "path (a symbolic link does not help: the path is resolved)",
 		              sizeof(((struct sockaddr_un *)0)->sun_path) -
 		                  sizeof("/" REP_SUBDIR "/" REP_CTL));
 		return TRACE_EINVAL;
