@@ -125,6 +125,14 @@ record)
     # -o into a directory that holds a session joins it, and says so
     "$encore" record -o "$tmp/r3" --name other -- true < /dev/null 2> "$tmp/e"
     grep -q "holds a session already" "$tmp/e" || fail "joining with -o said nothing: $(cat "$tmp/e")"
+    # a child that outlives CMD, still recorded: said (then ended by its pid)
+    # (CMD ends once the child runs: its trace is open by then)
+    "$encore" record -o "$tmp/r5" -- sh -c \
+        'sh -c "echo \$\$ > $0.tmp; mv $0.tmp $0; exec sleep 60" > /dev/null 2>&1 &
+         while [ ! -s "$0" ]; do :; done' "$tmp/bg" \
+        < /dev/null 2> "$tmp/e" || fail "record with a background child: $(cat "$tmp/e")"
+    kill "$(cat "$tmp/bg")" 2> /dev/null || true
+    grep -q "still run.*recorded" "$tmp/e" || fail "a child left running was not said: $(cat "$tmp/e")"
     echo "record: options before the command are encore's, after it the command's"
     ;;
 version)
