@@ -391,13 +391,36 @@ int rep__finish_check(struct rep *r)
 			snprintf(how + strlen(how), sizeof(how) - strlen(how),
 			         "; the recorded run died of signal %d (%s)", signalled,
 			         strsignal(signalled));
-		if (pos < sizeof(r->message) - 400)
+		if (pos < sizeof(r->message) - 400 && p->started) {
 			pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
-			                        "%s%s %s at state %llu of %llu%s\n",
+			                        "%s%s ended at state %llu of %llu%s\n",
 			                        pos ? "" : "the replay ended early:\n  ", p->name,
-			                        p->started ? "ended" : "never started; its parent stopped",
 			                        (unsigned long long)idx, (unsigned long long)p->nevents,
 			                        how);
+		} else if (pos < sizeof(r->message) - 400) {
+			/* never started: where its parent stopped, not its own count */
+			const struct gd_proc *pp = NULL;
+
+			for (size_t k = 0; k < r->nprocs && p->parent[0]; k++)
+				if (strcmp(r->procs[k].name, p->parent) == 0)
+					pp = &r->procs[k];
+			if (pp) {
+				uint64_t pidx = r->board && pp->started ? r->board[pp - r->procs].index
+				                                        : pp->index;
+
+				pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+				                        "%s%s never started: its parent %s stopped at state "
+				                        "%llu of %llu before starting it\n",
+				                        pos ? "" : "the replay ended early:\n  ", p->name,
+				                        pp->name, (unsigned long long)pidx,
+				                        (unsigned long long)pp->nevents);
+			} else {
+				pos += (size_t)snprintf(r->message + pos, sizeof(r->message) - pos,
+				                        "%s%s never started (%llu events recorded)\n",
+				                        pos ? "" : "the replay ended early:\n  ", p->name,
+				                        (unsigned long long)p->nevents);
+			}
+		}
 	}
 	return bad ? REP_FAILED : REP_END;
 }
