@@ -201,6 +201,35 @@ static inline int ip_sendmmsg_each(int fd, struct mmsghdr *v, unsigned int n, in
 	return (int)i;
 }
 
+/* recvmmsg as one recvmsg per message, through the preload's own recvmsg (`recv1`), so that
+ * each is an event, and a replay gives each back: the messages received, each msg_len set, or
+ * -1 when the first failed (a later failure, EAGAIN on a non-blocking socket most often,
+ * ends the count, as the kernel's does).  MSG_WAITFORONE: the messages after the first are
+ * not waited for.  The timeout is not applied (the kernel looks at it only between
+ * datagrams, README.md Limits).  Both preloads. */
+static inline int ip_recvmmsg_each(int fd, struct mmsghdr *v, unsigned int n, int flags,
+                                   ssize_t (*recv1)(int, struct msghdr *, int))
+{
+	int f = flags & ~MSG_WAITFORONE;
+	unsigned int i;
+
+	if (n > UIO_MAXIOV)
+		n = UIO_MAXIOV;
+	for (i = 0; i < n; i++) {
+		ssize_t r = recv1(fd, &v[i].msg_hdr, f);
+
+		if (r < 0) {
+			if (i == 0)
+				return -1;
+			break;
+		}
+		v[i].msg_len = (unsigned int)r;
+		if (flags & MSG_WAITFORONE)
+			f |= MSG_DONTWAIT;
+	}
+	return (int)i;
+}
+
 static inline int ip_fd_kind_is_channel(int kind)
 {
 	return kind == IP_FD_SOCKET || kind == IP_FD_PIPE || kind == IP_FD_CHAR;

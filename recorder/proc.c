@@ -279,8 +279,17 @@ static char **build_env(char *const envp[], size_t *map_len, uint32_t spawn_k,
 	return out;
 }
 
-static int do_exec(int search, const char *file, char *const argv[], char *const envp[],
-                   void *ra)
+/* The real exec: execve, execvpe (search 1), or fexecve of fd (search 2). */
+static int real_exec(int search, int fd, const char *file, char *const argv[],
+                     char *const envp[])
+{
+	if (search == 2)
+		return IP_REAL(fexecve)(fd, argv, envp);
+	return search ? IP_REAL(execvpe)(file, argv, envp) : IP_REAL(execve)(file, argv, envp);
+}
+
+static int do_exec(int search, int fd, const char *file, char *const argv[],
+                   char *const envp[], void *ra)
 {
 	struct trace_event ev;
 	char **env = NULL;
@@ -320,8 +329,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 		}
 		rec_registry_exec();
 		rec_leave();
-		r = search ? IP_REAL(execvpe)(file, argv, env ? env : envp)
-		           : IP_REAL(execve)(file, argv, env ? env : envp);
+		r = real_exec(search, fd, file, argv, env ? env : envp);
 		e = errno;
 		if (env)
 			munmap(env, env_len);
@@ -335,7 +343,7 @@ static int do_exec(int search, const char *file, char *const argv[], char *const
 		errno = e;
 		return r;
 	}
-	return search ? IP_REAL(execvpe)(file, argv, envp) : IP_REAL(execve)(file, argv, envp);
+	return real_exec(search, fd, file, argv, envp);
 }
 
 /* No events (interpose/calls.def): the child is recorded as PARENT.sK by its own recorder. */
@@ -351,22 +359,31 @@ REC_EXPORT FILE *popen(const char *command, const char *type)
 
 REC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return do_exec(0, path, argv, envp, RA());
+	return do_exec(0, -1, path, argv, envp, RA());
 }
 
 REC_EXPORT int execv(const char *path, char *const argv[])
 {
-	return do_exec(0, path, argv, environ, RA());
+	return do_exec(0, -1, path, argv, environ, RA());
 }
 
 REC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	return do_exec(1, file, argv, environ, RA());
+	return do_exec(1, -1, file, argv, environ, RA());
 }
 
 REC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return do_exec(1, file, argv, envp, RA());
+	return do_exec(1, -1, file, argv, envp, RA());
+}
+
+/* The event names the file as /proc/self/fd/N (what the kernel runs). */
+REC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return do_exec(2, fd, path, argv, envp, RA());
 }
 
 /* execl*: gather the arguments into a vector (in an mmap'd block: no malloc). */
@@ -404,7 +421,7 @@ static char **gather(const char *arg, va_list ap, char ***envp_out, size_t *len)
 		errno = ENOMEM; \
 		return -1; \
 	} \
-	r = do_exec(search, name, v, envp, RA()); \
+	r = do_exec(search, -1, name, v, envp, RA()); \
 	e = errno; \
 	munmap(v, len); \
 	errno = e; \

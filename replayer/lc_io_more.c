@@ -180,6 +180,9 @@ LC_EXPORT long syscall(long number, ...)
 		return close_range((unsigned int)a[0], (unsigned int)a[1], (int)a[2]);
 	if (__builtin_expect(number == SYS_sendmmsg, 0)) /* libuv's UDP sends (below) */
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3]);
+	if (__builtin_expect(number == SYS_recvmmsg, 0)) /* and receives */
+		return recvmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned int)a[2], (int)a[3],
+		                (struct timespec *)a[4]);
 	if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0) &&
 	    ip_clone_is_fork(number, a))
 		return lc_fork_raw(number, a); /* a fork by another name (lc_proc.c) */
@@ -461,6 +464,15 @@ LC_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 	if (!lc_on() || n == 0 || !v)
 		return IP_REAL(sendmmsg)(fd, v, n, flags);
 	return ip_sendmmsg_each(fd, v, n, flags, sendmsg);
+}
+
+/* recvmmsg(2): each message through this library's recvmsg, as recorded (interpose.h). */
+LC_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags,
+                       struct timespec *tmo)
+{
+	if (!lc_on() || n == 0 || !v)
+		return IP_REAL(recvmmsg)(fd, v, n, flags, tmo);
+	return ip_recvmmsg_each(fd, v, n, flags, recvmsg);
 }
 
 #include "lc_wrappers.h"

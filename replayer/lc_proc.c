@@ -166,21 +166,31 @@ long lc_fork_raw(long number, const long *a)
  * logical name as the next segment, NAME@s.trace; a failed exec continues in a segment whose
  * first event is a second EXEC with the error).  The new image's LC gets our channels and
  * descriptors in ENCORE_REPLAY. */
-static int do_exec(int search, const char *path, char *const argv[], char *const envp[])
+/* The real exec: execve, execvpe (search 1), or fexecve of fd (search 2). */
+static int real_exec(int search, int fd, const char *path, char *const argv[],
+                     char *const envp[])
+{
+	if (search == 2)
+		return IP_REAL(fexecve)(fd, argv, envp);
+	return search ? IP_REAL(execvpe)(path, argv, envp) : IP_REAL(execve)(path, argv, envp);
+}
+
+static int do_exec(int search, int fd, const char *path, char *const argv[],
+                   char *const envp[])
 {
 	const struct lc_ev *ev;
 	char **env;
 	int r, e;
 
 	if (!lc_on())
-		return search ? IP_REAL(execvpe)(path, argv, envp) : IP_REAL(execve)(path, argv, envp);
+		return real_exec(search, fd, path, argv, envp);
 	lc_expect(TRACE_EV_EXEC, -1, "exec");
 	env = lc_exec_env(envp);
 	if (!env)
 		lc_diverge("exec: the replay state does not fit in the new image's environment");
 	lc_commit();
 	lc.slot->index = lc.pos;
-	r = search ? IP_REAL(execvpe)(path, argv, env) : IP_REAL(execve)(path, argv, env);
+	r = real_exec(search, fd, path, argv, env);
 	e = errno;
 	/* The failure is the next event: in this image's trace, or first in the next segment
 	 * (recorders before the segment numbering fix closed the image at every exec). */
@@ -221,22 +231,30 @@ LC_EXPORT FILE *popen(const char *command, const char *type)
 
 LC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return do_exec(0, path, argv, envp);
+	return do_exec(0, -1, path, argv, envp);
 }
 
 LC_EXPORT int execv(const char *path, char *const argv[])
 {
-	return do_exec(0, path, argv, environ);
+	return do_exec(0, -1, path, argv, environ);
 }
 
 LC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	return do_exec(1, file, argv, environ);
+	return do_exec(1, -1, file, argv, environ);
 }
 
 LC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return do_exec(1, file, argv, envp);
+	return do_exec(1, -1, file, argv, envp);
+}
+
+LC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return do_exec(2, fd, path, argv, envp);
 }
 
 /* posix_spawn: a FORK event in the parent (aux[0] = k); the child is PARENT.k from its start. */
@@ -308,7 +326,7 @@ static int execl_common(const char *path, const char *arg, va_list ap, int with_
 	argv[n] = NULL;
 	if (with_env)
 		envp = va_arg(ap, char *const *);
-	return do_exec(search, path, argv, envp);
+	return do_exec(search, -1, path, argv, envp);
 }
 
 LC_EXPORT int execl(const char *path, const char *arg, ...)
