@@ -560,8 +560,17 @@ static void mutex_acquired(uint32_t call, const void *m, int r)
 	struct own_slot *s;
 	uint32_t me = rec_thread, prev = 0, pseq = 0;
 
-	if (rec_depth || !rec.w || me >= OWN_THREADS) {
+	if (rec_depth || !rec.w) {
 		sync_log(call, m, NULL, r, 0); /* (counted unlogged inside the recorder) */
+		return;
+	}
+	if (me >= OWN_THREADS) {
+		/* an event, and the mutex is nobody's: its next acquisition is one too */
+		rec_depth++;
+		if ((s = own_slot(m)) != NULL)
+			s->owner = s->seq = 0;
+		rec_depth--;
+		sync_log(call, m, NULL, r, 0);
 		return;
 	}
 	rec_depth++; /* a signal handler's lock meanwhile is counted unlogged (rec_enter) */
@@ -591,12 +600,12 @@ static void cond_woke(const void *c, const void *m, int r)
 	struct own_slot *s;
 	uint32_t me = rec_thread, prev = 0, pseq = 0;
 
-	if (!rec_depth && rec.w && me < OWN_THREADS) {
+	if (!rec_depth && rec.w) {
 		rec_depth++;
 		if ((s = own_slot(m)) != NULL) {
 			prev = s->owner - 1;
 			pseq = s->owner && s->owner != me + 1 ? s->seq : 0;
-			s->owner = me + 1;
+			s->owner = me < OWN_THREADS ? me + 1 : 0; /* (past the table: nobody's) */
 			s->seq = 0;
 		}
 		rec_depth--;
