@@ -409,11 +409,18 @@ c_replay_msg() {
 # program with the most received messages (any process when none of it received one), K
 # at most 2.
 c_default_pred() {
-    local row
+    local row names
+    # the processes one of whose images runs the program (the first image is the shell's
+    # most often: process.exe names it only): `encore dump` lists each image
+    names=$(c_encore dump --limit 1 "$1" 2>/dev/null | awk -v prog="${C_PROG%%-*}" '
+        /^process / { p = $2 }
+        /^  image [0-9]*: / && index($3, prog) { print "'"'"'" p "'"'"'" }' | sort -u | paste -sd, -)
+    [ -n "$names" ] || names="''"
     row=$(c_encore sql --csv "$1" "
         SELECT p.name, count(*) AS n FROM message m JOIN event e ON e.id = m.recv
         JOIN process p ON p.id = e.proc
-        GROUP BY p.name ORDER BY (p.exe LIKE '%${C_PROG%%-*}%') DESC, n DESC, p.name LIMIT 1" \
+        GROUP BY p.name ORDER BY (p.name IN ($names)) DESC, (p.exe LIKE '%${C_PROG%%-*}%') DESC,
+                                 n DESC, p.name LIMIT 1" \
         2>/dev/null | sed -n 2p)
     [ -n "$row" ] || return 0
     # 2, not more: a later receive may come from a client the shell starts after waiting
