@@ -547,8 +547,14 @@ int cmd_sql(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': mode = MODE_CSV; break;
-		case 'j': mode = MODE_JSON; break;
+		case 'c':
+		case 'j':
+			if (mode != MODE_TABLE && mode != (c == 'c' ? MODE_CSV : MODE_JSON)) {
+				cli_error("sql", "--csv and --json: one output format at a time");
+				return CLI_USAGE;
+			}
+			mode = c == 'c' ? MODE_CSV : MODE_JSON;
+			break;
 		case 'r': rebuild = 1; break;
 		case 'T': trust = 1; break;
 		case 'q': quiet = 1; break;
@@ -590,9 +596,19 @@ int cmd_sql(int argc, char **argv)
 			return CLI_FAIL;
 		}
 	} else {
+		size_t tl = strlen(target);
+
+		if (tl > 6 && strcmp(target + tl - 6, ".trace") == 0) {
+			cli_error("sql", "%s is a trace file: give its session directory (encore sql "
+			          "DIR), which is read whole", target);
+			return CLI_USAGE;
+		}
+		/* (opening is lazy: a file that is no database is found out by a first read) */
 		if (sqlite3_open_v2(target, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+		    sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK ||
 		    ana_sql_register(db)) {
-			cli_error("sql", "%s: cannot open as an SQLite database: %s", target,
+			cli_error("sql", "%s: cannot open as an SQLite database: %s (a database "
+			          "encore db made, or a session directory)", target,
 			          db ? sqlite3_errmsg(db) : "out of memory");
 			sqlite3_close(db);
 			return CLI_FAIL;

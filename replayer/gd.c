@@ -454,8 +454,11 @@ static int control_dir(struct rep *r, struct trace_diag *d)
 		return TRACE_EIO;
 	}
 	if (mkdirat(dfd, REP_SUBDIR, 0700) != 0 && errno != EEXIST) {
-		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s",
-		              strerror(errno));
+		rep__diag_set(d, TRACE_EIO, path, "cannot create the replay directory: %s%s",
+		              strerror(errno), errno == EROFS || errno == EACCES
+		                                   ? " (replay from a copy of the session in a "
+		                                     "directory you can write)"
+		                                   : "");
 		goto fail;
 	}
 	fd = openat(dfd, REP_SUBDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

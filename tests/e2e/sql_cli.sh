@@ -91,6 +91,20 @@ status=0
 "$encore" db --help | grep -q "SYNOPSIS" || fail "encore db --help"
 "$encore" sql --help | grep -q "causal_past" || fail "encore sql --help"
 
+# a file that is no database, a trace file, two output formats: refused, saying what
+echo hello > "$tmp/notdb"
+status=0
+"$encore" sql "$tmp/notdb" 'SELECT 1' 2>"$tmp/err" || status=$?
+[ "$status" = 1 ] && grep -q "notdb: cannot open as an SQLite database" "$tmp/err" ||
+    fail "sql on a file that is no database exited $status: $(cat "$tmp/err")"
+status=0
+"$encore" sql "$(ls "$s"/*.trace | head -1)" 'SELECT 1' 2>"$tmp/err" || status=$?
+[ "$status" = 2 ] && grep -q "is a trace file: give its session directory" "$tmp/err" ||
+    fail "sql on a trace file exited $status: $(cat "$tmp/err")"
+status=0
+"$encore" sql --csv --json "$s" 'SELECT 1' 2>"$tmp/err" || status=$?
+[ "$status" = 2 ] || fail "sql --csv --json exited $status"
+
 # 9. the extension in any SQLite client
 if command -v sqlite3 >/dev/null 2>&1; then
     got=$(sqlite3 -batch -cmd ".load $ext" "$tmp/t.db" "SELECT count(*) FROM message_race WHERE concurrent(send, rival) OR hb(send, rival) OR hb(rival, send); SELECT sum(hb(m.send, m.recv)) = count(*) FROM message m;")
