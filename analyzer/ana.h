@@ -307,6 +307,12 @@ int ana_sp_bits(const struct ana_session *s, const struct trace_pred_sp *sp, siz
 /* Inf(P) for any shape; out->cuts is empty when P never holds. */
 int ana_inf(const struct ana_session *s, const struct trace_pred *p, struct ana_cuts *out,
             struct trace_diag *diag);
+/* The names p's terms give that occur nowhere in the session: mark.KEY with a key no process
+ * marked, in(FUNCTION) with a function in no call site's stack (such a term is 0 or false
+ * everywhere).  Written as "mark.KEY, in(F)" into buf (cap bytes, "" when none); their
+ * number. */
+size_t ana_pred_unknown_names(const struct ana_session *s, const struct trace_pred *p,
+                              char *buf, size_t cap);
 
 /* ---------------------------------------------------------------------------------------
  * Ariadne breakpoints (Kundu et al.): stop just after / just before events.

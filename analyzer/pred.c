@@ -423,3 +423,50 @@ out:
 		ana_cuts_free(out);
 	return rc;
 }
+
+/* in(f): whether some stack of some process holds f. */
+static int function_seen(const struct ana_session *s, const char *f)
+{
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (size_t i = 0; i < s->procs[p].nstacks; i++) {
+			const struct ana_stackrec *st = &s->procs[p].stacks[i];
+
+			for (uint32_t k = 0; k < st->nframes; k++)
+				if (st->fn[k] && strcmp(st->fn[k], f) == 0)
+					return 1;
+		}
+	return 0;
+}
+
+size_t ana_pred_unknown_names(const struct ana_session *s, const struct trace_pred *p,
+                              char *buf, size_t cap)
+{
+	const struct trace_pred_sp *const *sps;
+	size_t nsp = trace_pred_all_sps(p, &sps), n = 0, pos = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	for (size_t i = 0; i < nsp; i++) {
+		const struct trace_pred_term *const *t;
+		size_t nt = trace_pred_sp_terms(sps[i], &t);
+
+		for (size_t j = 0; j < nt; j++) {
+			int unknown = 0;
+
+			if (!t[j]->arg)
+				continue;
+			if (t[j]->kind == TRACE_TERM_MARK)
+				unknown = ana__find_key(s, t[j]->arg) < 0;
+			else if (t[j]->kind == TRACE_TERM_IN)
+				unknown = !function_seen(s, t[j]->arg);
+			if (!unknown)
+				continue;
+			n++;
+			if (cap && pos < cap)
+				pos += (size_t)snprintf(buf + pos, cap - pos,
+				                        t[j]->kind == TRACE_TERM_MARK ? "%smark.%s" : "%sin(%s)",
+				                        pos ? ", " : "", t[j]->arg);
+		}
+	}
+	return n;
+}

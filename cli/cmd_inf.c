@@ -29,7 +29,8 @@ static void usage(FILE *out)
 	        "    For each cut it prints every process's state index (events executed; 0 is\n"
 	        "    before the first event), its last event and that event's call site.\n"
 	        "    Predicates reading program variables (var.NAME) need the live processes:\n"
-	        "    use `encore replay DIR --stop 'P'` for those.\n\n"
+	        "    use `encore replay DIR --stop 'P'` for those.  When P never holds, a note\n"
+	        "    names the mark keys and functions P uses that occur nowhere in DIR.\n\n"
 	        "OPTIONS\n"
 	        "    --json      {\"predicate\":\"...\",\"kind\":\"conjunctive|disjunctive|linked|general\",\n"
 	        "                \"cuts\":[{\"PROC\":INDEX,...}]}; cuts is [] when P never holds\n"
@@ -167,6 +168,16 @@ int cmd_inf(int argc, char **argv)
 		printf("Inf(P) for the %s predicate %s\n", shape_name(trace_pred_shape(pred)), text);
 		if (!cuts.ncuts)
 			printf("P never holds in this recording.\n");
+	}
+	if (!cuts.ncuts) {
+		char names[512];
+
+		if (ana_pred_unknown_names(s, pred, names, sizeof(names)))
+			fprintf(stderr, "encore inf: note: %s: no such name in this recording (a mark key "
+			        "no process marked, a function in no call site's stack): the term is 0 "
+			        "or false everywhere\n", names);
+	}
+	if (!json) {
 		for (size_t i = 0; i < cuts.ncuts; i++) {
 			if (cuts.ncuts > 1)
 				printf("\ncut %zu of %zu (minimal cuts are not ordered):\n", i + 1, cuts.ncuts);

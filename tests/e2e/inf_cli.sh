@@ -83,4 +83,9 @@ assert {p['name']: p['events'] for p in a['processes']} == \
 assert c['races'] >= len(a['races'])
 " "$tmp/analyze.json" "$tmp/dump.json" "$recvs" ||
     { echo "FAIL: analyze --json disagrees"; cat "$tmp/analyze.json"; exit 1; }
+# a mark key and a function that occur nowhere: P never holds, and a note names them
+"$encore" inf "$tmp/s" "calls: mark.no_such_key >= 1 and in(no_such_function)" > "$tmp/o" 2> "$tmp/e" ||
+    { echo "FAIL: inf with unknown names"; cat "$tmp/e"; exit 1; }
+grep -q "never holds" "$tmp/o" && grep -q "mark.no_such_key, in(no_such_function): no such name" "$tmp/e" ||
+    { echo "FAIL: no note for unknown names:"; cat "$tmp/o" "$tmp/e"; exit 1; }
 echo ok
