@@ -118,7 +118,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!strcmp(path, "-")) {
 		out = stdout;
-	} else if (!(out = fopen(path, "w"))) {
+	} else if (!(out = fopen(path, "we"))) {
 		cli_error("export", "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}

@@ -113,7 +113,7 @@ static void human(uint64_t n, char *out, size_t cap)
 
 static void read_machine_id(char *out, size_t cap)
 {
-	FILE *f = fopen("/etc/machine-id", "r");
+	FILE *f = fopen("/etc/machine-id", "re");
 	char *nl;
 
 	out[0] = '\0';

@@ -172,7 +172,7 @@ static void on_signal(int sig)
 
 static char *read_all(const char *path)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
 	int c;

@@ -115,7 +115,7 @@ int cmd_show(int argc, char **argv)
 	}
 	if (!strcmp(svg, "-")) {
 		out = stdout;
-	} else if (!(out = fopen(svg, "w"))) {
+	} else if (!(out = fopen(svg, "we"))) {
 		cli_error("show", "cannot write %s: %s", svg, strerror(errno));
 		goto out;
 	}

@@ -740,16 +740,23 @@ static void cmd_goto(struct dbg *g, char *args)
 {
 	uint64_t *cut = calloc(g->n + 1, sizeof(*cut));
 	uint64_t *acut = calloc(ana_nprocs(rep_analysis(g->r)) + 1, sizeof(*acut));
-	FILE *f = *args ? fopen(args, "r") : NULL;
+	/* (close-on-exec, and closed before the move: a goto backwards starts the roots again,
+	 * which took it as one more descriptor, and their numbers came out other than recorded) */
+	FILE *f = *args ? fopen(args, "re") : NULL;
 	char *text = NULL;
 	size_t cap = 0;
+	int e = errno;
+	ssize_t got = f ? getdelim(&text, &cap, '\0', f) : -1;
 
+	if (f)
+		fclose(f);
+	f = NULL;
 	if (!cut || !acut) {
 		dbg_error(g, "out of memory");
-	} else if (!f) {
+	} else if (!*args || (got < 0 && !text)) {
 		dbg_error(g, "goto wants a cut file (encore inf --json DIR 'P' > cut.json): %s%s%s",
-		          args, *args ? ": " : "", *args ? strerror(errno) : "none given");
-	} else if (getdelim(&text, &cap, '\0', f) < 0) {
+		          args, *args ? ": " : "", *args ? strerror(e) : "none given");
+	} else if (got < 0) {
 		dbg_error(g, "goto: cannot read %s", args);
 	} else if (parse_cut(g, text, cut) == 0) {
 		dbg_to_ana(g, cut, acut);

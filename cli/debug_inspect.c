@@ -46,7 +46,7 @@ void dbg_cmd_bt(struct dbg *g, char *args)
 /* The whole of file `path`, NULL when unreadable. */
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	char *text = NULL;
 	size_t cap = 0;
 
