@@ -360,6 +360,7 @@ static int env_parse(const char *s, int *stale)
 	rec.max_bytes = e.max_bytes;
 	rec.zlevel = e.zlevel;
 	snprintf(rec.dir, sizeof(rec.dir), "%s", e.dir);
+	rec.dir_len = strlen(rec.dir);
 	if (!*stale && (apply_channels(e.ch) != 0 || apply_fds(e.fd) != 0))
 		return -1;
 	return 0;

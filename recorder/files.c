@@ -110,7 +110,7 @@ static int pseudo_path(const char *p)
 /* A file of the session directory (a trace, the registry): the recorder's, not an input. */
 static int in_session(const char *p)
 {
-	size_t n = strlen(rec.dir);
+	size_t n = rec.dir_len;
 
 	return n && strncmp(p, rec.dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }

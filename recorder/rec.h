@@ -119,6 +119,7 @@ struct rec_state {
 	int32_t fd[REC_FD_MAX];     /* fd -> slot + 1, or REC_FD_UNKNOWN / REC_FD_IGNORED */
 	struct rec_chan chan[REC_CHAN_MAX];
 	char dir[4096];             /* session directory (absolute) */
+	size_t dir_len;             /* strlen(dir), set with it (files.c compares a path per open) */
 	char name[TRACE_NAME_MAX];
 	char parent[TRACE_NAME_MAX];
 	char session[64];
