@@ -217,6 +217,47 @@ out:
 	return rc;
 }
 
+/* Whether path (a 64-bit ELF file) is a Go program: a PT_NOTE segment holding the "Go" build
+ * id note (type 4) the Go linker writes.  Its runtime makes its system calls itself, past
+ * libc and so past the recorder. */
+static int elf_is_go(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), go = 0;
+	Elf64_Ehdr eh;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		for (uint16_t i = 0; i < eh.e_phnum && !go; i++) {
+			Elf64_Phdr ph;
+			unsigned char buf[4096];
+			ssize_t n;
+
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			        (ssize_t)sizeof(ph) ||
+			    ph.p_type != PT_NOTE)
+				continue;
+			n = pread(fd, buf, ph.p_filesz < sizeof(buf) ? ph.p_filesz : sizeof(buf),
+			          (off_t)ph.p_offset);
+			for (ssize_t at = 0; n > 0 && at + 12 <= n;) {
+				uint32_t nsz, dsz, type;
+
+				memcpy(&nsz, buf + at, 4);
+				memcpy(&dsz, buf + at + 4, 4);
+				memcpy(&type, buf + at + 8, 4);
+				if ((nsz == 3 || nsz == 4) && type == 4 && at + 15 <= n &&
+				    !memcmp(buf + at + 12, "Go", 3))
+					go = 1;
+				at += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+			}
+		}
+	}
+	close(fd);
+	return go;
+}
+
 /* Scripts: the interpreter named on the #! line must be dynamic. */
 static int check_recordable(const char *path, char *why, size_t cap)
 {
@@ -889,6 +930,10 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "cannot record: %s", why);
 		return CLI_FAIL;
 	}
+	if (elf_is_go(prog))
+		fprintf(stderr, "encore record: warning: %s is a Go program: the Go runtime makes its "
+		        "system calls itself, not through libc, so its network and file I/O goes "
+		        "unrecorded and a replay cannot follow it (README.md, Limits)\n", prog);
 #ifndef ENCORE_RECORD_SO_BUILD
 #define ENCORE_RECORD_SO_BUILD NULL
 #endif

@@ -133,6 +133,14 @@ record)
         < /dev/null 2> "$tmp/e" || fail "record with a background child: $(cat "$tmp/e")"
     kill "$(cat "$tmp/bg")" 2> /dev/null || true
     grep -q "still run.*recorded" "$tmp/e" || fail "a child left running was not said: $(cat "$tmp/e")"
+    # a Go program (its runtime's build id note): warned, recorded all the same
+    if [ -n "${FAKE_GO:-}" ]; then
+        "$encore" record -q -o "$tmp/r6" -- "$FAKE_GO" > "$tmp/o" 2> "$tmp/e" ||
+            fail "record of a Go program: $(cat "$tmp/e")"
+        grep -q "is a Go program" "$tmp/e" || fail "no warning for a Go program: $(cat "$tmp/e")"
+        "$encore" record -q -o "$tmp/r7" -- true 2> "$tmp/e"
+        ! grep -q "Go program" "$tmp/e" || fail "true taken for a Go program"
+    fi
     echo "record: options before the command are encore's, after it the command's"
     ;;
 version)
