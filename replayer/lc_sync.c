@@ -617,13 +617,25 @@ static int own_private(void)
 
 	if (!lc.owned)
 		return 0;
-	n = own_next(&at);
-	if (!n) { /* after its last event (lc_own_load) */
-		uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
+	for (;;) {
+		n = own_next(&at);
+		if (!n) { /* after its last event (lc_own_load) */
+			uint32_t me = lc_thread == LC_NO_THREAD ? 0 : lc_thread;
 
-		return me < own_tail_n && (int64_t)own_tail[me] - own_done > 0;
+			return me < own_tail_n && (int64_t)own_tail[me] - own_done > 0;
+		}
+		if ((int64_t)n->elided - own_done > 0)
+			return 1;
+		if (n->kind != TRACE_EV_HANDLER)
+			return 0;
+		/* A handler ran here when recorded, between two acquisitions without events (a
+		 * signal that came while the thread computed): run it now, at its turn, as
+		 * lc_expect would at a call; its commit moves the count on to the next event. */
+		lc_turn();
+		if (lc.pos >= lc.nev || &lc.ev[lc.pos - lc.base] != n)
+			return 0; /* (another's run took it: the event path sorts it out) */
+		lc_signal_run();
 	}
-	return (int64_t)n->elided - own_done > 0;
 }
 
 /* An acquisition without an event was made: count it, and wake a transfer waiting for it. */
