@@ -565,12 +565,16 @@ static void mutex_acquired(uint32_t call, const void *m, int r)
 		return;
 	}
 	if (me >= OWN_THREADS) {
-		/* an event, and the mutex is nobody's: its next acquisition is one too */
+		/* an event (waiting, in replay, for the run before it), and the mutex is nobody's
+		 * after: its next acquisition is an event too */
 		rec_depth++;
-		if ((s = own_slot(m)) != NULL)
+		if ((s = own_slot(m)) != NULL) {
+			prev = s->owner - 1;
+			pseq = s->owner ? s->seq : 0;
 			s->owner = s->seq = 0;
+		}
 		rec_depth--;
-		sync_log(call, m, NULL, r, 0);
+		sync_log_prev(call, m, NULL, r, 0, prev, pseq);
 		return;
 	}
 	rec_depth++; /* a signal handler's lock meanwhile is counted unlogged (rec_enter) */
