@@ -141,11 +141,13 @@ static int in_syscall(void *ucv)
 
 /* --- running the program's handler ---------------------------------------------------------- */
 
-/* A handler of the program's runs in this thread (run): the deferred ones wait for it to
- * return.  The kernel blocks a signal while its handler runs; running a second one from an
- * event inside the first (a handler that takes a mutex: its event ran the queue) nested it,
- * and a handler that locks a mutex then waited for the mutex the outer run held. */
-static __thread int handler_running __attribute__((tls_model("initial-exec")));
+/* The signal whose handler of the program's runs in this thread (run), 0 for none: the
+ * deferred ones wait for it to return.  The kernel blocks a signal while its handler runs;
+ * running a second one from an event inside the first (a handler that takes a mutex: its
+ * event ran the queue) nested it, and a handler that locks a mutex then waited for the mutex
+ * the outer run held.  A handler left by siglongjmp (PostgreSQL's) unblocked its signal as
+ * it left: flush sees that, and the mark goes.  (SA_NODEFER: no mark, as the kernel.) */
+static __thread int handler_sig __attribute__((tls_model("initial-exec")));
 
 static void run(const struct pend *p)
 {
@@ -168,12 +170,17 @@ static void run(const struct pend *p)
 	/* a handler that looks at its context sees where the thread is now */
 	memset(&uc, 0, sizeof(uc));
 	memcpy(&uc.uc_sigmask, &old, sizeof(old));
-	handler_running++;
-	if (p->flags & SA_SIGINFO)
-		((void (*)(int, siginfo_t *, void *))p->fn)(p->sig, &si, &uc);
-	else
-		((void (*)(int))p->fn)(p->sig);
-	handler_running--;
+	{
+		int outer = handler_sig;
+
+		if (!(p->flags & SA_NODEFER))
+			handler_sig = p->sig;
+		if (p->flags & SA_SIGINFO)
+			((void (*)(int, siginfo_t *, void *))p->fn)(p->sig, &si, &uc);
+		else
+			((void (*)(int))p->fn)(p->sig);
+		handler_sig = outer;
+	}
 	sys_mask(SIG_SETMASK, &old, NULL);
 }
 
@@ -215,8 +222,14 @@ static void disarm_bound(void);
  * flags: where they run (0: in a call, before its event; TRACE_FL_AFTER, TRACE_FL_LATE). */
 static void flush(uint32_t flags)
 {
-	if (handler_running)
-		return; /* (after it: the loop that ran it, or the thread's next event) */
+	if (handler_sig) {
+		uint64_t none = 0, cur;
+
+		sys_mask(SIG_BLOCK, &none, &cur);
+		if (cur & bit(handler_sig))
+			return; /* (after it: the loop that ran it, or the thread's next event) */
+		handler_sig = 0; /* it left by siglongjmp, which unblocked its signal */
+	}
 	for (;;) {
 		uint64_t all = ~0ull, old;
 		struct pend p;
