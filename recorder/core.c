@@ -938,6 +938,11 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 	rec_depth++;
 	rec_internal++;
 	ip_unwind_load(); /* (before the program runs: the loader may be entered here) */
+	{
+		const char *om = getenv("ENCORE_ORDERED_MUTEXES");
+
+		rec.ordered_mutexes = om && om[0] == '1';
+	}
 	if (env_parse(env, &stale) != 0)
 		goto out;
 	if (stale) {

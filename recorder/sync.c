@@ -581,7 +581,8 @@ static void mutex_acquired(uint32_t call, const void *m, int r)
 	s = own_slot(m);
 	/* (a successful trylock is an event all the same: replay cannot count a thread's tries,
 	 * replayer/lc_sync.c "soft trylocks", so it would not know which try this was) */
-	if (s && s->owner == me + 1 && r == 0 && call != TRACE_CALL_MUTEX_TRYLOCK) {
+	if (s && s->owner == me + 1 && r == 0 && call != TRACE_CALL_MUTEX_TRYLOCK &&
+	    !rec.ordered_mutexes) {
 		s->seq = ++own_seq;
 		rec_own_pending++;
 		rec_depth--;

@@ -127,11 +127,12 @@ record)
     grep -q "holds a session already" "$tmp/e" || fail "joining with -o said nothing: $(cat "$tmp/e")"
     # a child that outlives CMD, still recorded: said (then ended by its pid)
     # (CMD ends once the child runs: its trace is open by then)
+    # (the child waits for a sleep of its own, no exec: its trace stays open; both by pid)
     "$encore" record -o "$tmp/r5" -- sh -c \
-        'sh -c "echo \$\$ > $0.tmp; mv $0.tmp $0; exec sleep 60" > /dev/null 2>&1 &
+        'sh -c "sleep 60 & echo \$\$ \$! > $0.tmp; mv $0.tmp $0; wait" > /dev/null 2>&1 &
          while [ ! -s "$0" ]; do :; done' "$tmp/bg" \
         < /dev/null 2> "$tmp/e" || fail "record with a background child: $(cat "$tmp/e")"
-    kill "$(cat "$tmp/bg")" 2> /dev/null || true
+    kill $(cat "$tmp/bg") 2> /dev/null || true
     grep -q "still run.*recorded" "$tmp/e" || fail "a child left running was not said: $(cat "$tmp/e")"
     # a Go program (its runtime's build id note): warned, recorded all the same
     if [ -n "${FAKE_GO:-}" ]; then

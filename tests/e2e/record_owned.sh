@@ -27,4 +27,14 @@ fi
 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
 	{ echo "FAIL: the replay failed"; cat "$tmp/rep.err"; exit 1; }
 cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: the replay printed something else"; diff "$tmp/rec.out" "$tmp/rep.out" | head; exit 1; }
-echo "ok: $owned acquisitions without events, $locks lock events, no release event; replayed"
+# --ordered-mutexes: every acquisition an event, no count, and it replays too
+rm -rf "$tmp/s"
+"$encore" record -q --ordered-mutexes -o "$tmp/s" -- "$prog" owned $threads $rounds > "$tmp/rec.out"
+"$encore" dump "$tmp/s" > "$tmp/dump"
+! grep -q ' owned=' "$tmp/dump" || { echo "FAIL: --ordered-mutexes left acquisitions without events"; exit 1; }
+[ "$(grep -c 'sync *pthread_mutex_lock' "$tmp/dump")" -ge "$want" ] ||
+	{ echo "FAIL: --ordered-mutexes: too few lock events"; exit 1; }
+"$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+	{ echo "FAIL: the replay with --ordered-mutexes failed"; cat "$tmp/rep.err"; exit 1; }
+cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: --ordered-mutexes: the replay printed something else"; exit 1; }
+echo "ok: $owned acquisitions without events, $locks lock events, no release event; replayed; --ordered-mutexes too"
