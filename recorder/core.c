@@ -822,7 +822,7 @@ int rec_open_trace(int64_t ppid)
 	proc.fork_index = rec.fork_index;
 	proc.segment = rec.segment;
 	proc.first_index = rec.first_index;
-	proc.flags = TRACE_PROC_OWNED_MUTEXES; /* (sync.c, "Owned mutexes") */
+	proc.flags = rec.owned_mutexes ? TRACE_PROC_OWNED_MUTEXES : 0; /* (sync.c) */
 	proc.start_realtime_ns = 0;
 	if (real_clock_gettime && real_clock_gettime(CLOCK_REALTIME, &ts) == 0)
 		proc.start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -939,9 +939,9 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
 	rec_internal++;
 	ip_unwind_load(); /* (before the program runs: the loader may be entered here) */
 	{
-		const char *om = getenv("ENCORE_ORDERED_MUTEXES");
+		const char *om = getenv("ENCORE_OWNED_MUTEXES");
 
-		rec.ordered_mutexes = om && om[0] == '1';
+		rec.owned_mutexes = om && om[0] == '1';
 	}
 	if (env_parse(env, &stale) != 0)
 		goto out;

@@ -109,8 +109,9 @@ struct rec_state {
 	uint64_t max_bytes;         /* disk budget, 0 unbounded */
 	uint32_t zlevel;            /* zstd level of the chunks; 0: stored (writer.c, compact.c) */
 	int min_fd;                 /* the writer's descriptor lives at or above this */
-	int ordered_mutexes;        /* ENCORE_ORDERED_MUTEXES=1 (encore record --ordered-mutexes):
-	                               every mutex acquisition an event (sync.c) */
+	int owned_mutexes;          /* ENCORE_OWNED_MUTEXES=1 (encore record --owned-mutexes):
+	                               mutexes are owned (sync.c); else every mutex call is an
+	                               event, as the traces of older recorders have them */
 	int fd_low;                 /* a small hard descriptor limit kept it below min_fd: the
 	                             * trace alone, among the program's numbers (core.c) */
 	int threads;                /* pthread_create seen: synchronisation is logged (sync.c) */

@@ -581,8 +581,7 @@ static void mutex_acquired(uint32_t call, const void *m, int r)
 	s = own_slot(m);
 	/* (a successful trylock is an event all the same: replay cannot count a thread's tries,
 	 * replayer/lc_sync.c "soft trylocks", so it would not know which try this was) */
-	if (s && s->owner == me + 1 && r == 0 && call != TRACE_CALL_MUTEX_TRYLOCK &&
-	    !rec.ordered_mutexes) {
+	if (s && s->owner == me + 1 && r == 0 && call != TRACE_CALL_MUTEX_TRYLOCK) {
 		s->seq = ++own_seq;
 		rec_own_pending++;
 		rec_depth--;
@@ -624,7 +623,7 @@ static void cond_woke(const void *c, const void *m, int r)
 		int r_ = IP_REAL(name)(__VA_ARGS__); \
 		rec_held += r_ == 0; \
 		if (sync_on()) { \
-			if (r_ == 0 || r_ == EOWNERDEAD) \
+			if ((r_ == 0 || r_ == EOWNERDEAD) && rec.owned_mutexes) \
 				mutex_acquired(call, obj, r_); \
 			else \
 				sync_log(call, obj, NULL, r_, 0); \
@@ -658,10 +657,12 @@ REC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const 
 	MUTEX_ACQUIRE(pthread_mutex_clocklock, TRACE_CALL_MUTEX_TIMEDLOCK, m, m, clk, ts);
 }
 
-/* No event: the next acquisition by another thread is ordered after this thread's last one
- * ("Owned mutexes"), and its real lock waits for this release. */
+/* Owned mutexes: no event, the next acquisition by another thread is ordered after this
+ * thread's last one, and its real lock waits for this release.  Else a release's event. */
 REC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	if (__builtin_expect(!rec.owned_mutexes, 1))
+		RELEASE(pthread_mutex_unlock, TRACE_CALL_MUTEX_UNLOCK, m, m);
 	rec_held -= rec_held > 0;
 	return IP_REAL(pthread_mutex_unlock)(m);
 }
@@ -730,7 +731,10 @@ REC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 			return IP_REAL(name)(__VA_ARGS__); \
 		sync_log(call, c, m, 0, 0); \
 		r_ = IP_REAL(name)(__VA_ARGS__); \
-		cond_woke(c, m, r_); \
+		if (rec.owned_mutexes) \
+			cond_woke(c, m, r_); \
+		else \
+			sync_log(TRACE_CALL_COND_WAKE, c, m, r_, 0); \
 		return r_; \
 	} while (0)
 

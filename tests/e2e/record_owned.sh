@@ -1,5 +1,6 @@
 #!/bin/sh
-# record_owned.sh: owned mutexes (recorder/sync.c, schemas/trace-format.md "Threads"): the
+# record_owned.sh: owned mutexes (encore record --owned-mutexes; recorder/sync.c,
+# schemas/trace-format.md "Threads"): the
 # threads of `threads owned` take their own mutexes 3 times a round; those acquisitions by
 # the mutex's owner are no events but counts (dump's owned=N), no release is an event, and
 # the counts add up to at least the acquisitions the program made by its owner: every one
@@ -11,7 +12,7 @@ encore=$1 prog=$2
 tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/record_owned.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 threads=3 rounds=2000
-"$encore" record -q -o "$tmp/s" -- "$prog" owned $threads $rounds > "$tmp/rec.out" 2> "$tmp/rec.err" ||
+"$encore" record -q --owned-mutexes -o "$tmp/s" -- "$prog" owned $threads $rounds > "$tmp/rec.out" 2> "$tmp/rec.err" ||
 	{ echo "FAIL: the recording failed"; cat "$tmp/rec.err"; exit 1; }
 "$encore" dump "$tmp/s" > "$tmp/dump"
 if grep -q 'pthread_mutex_unlock' "$tmp/dump"; then
@@ -27,14 +28,15 @@ fi
 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
 	{ echo "FAIL: the replay failed"; cat "$tmp/rep.err"; exit 1; }
 cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: the replay printed something else"; diff "$tmp/rec.out" "$tmp/rep.out" | head; exit 1; }
-# --ordered-mutexes: every acquisition an event, no count, and it replays too
+# without the option: every acquisition and release an event, no count, and it replays too
 rm -rf "$tmp/s"
-"$encore" record -q --ordered-mutexes -o "$tmp/s" -- "$prog" owned $threads $rounds > "$tmp/rec.out"
+"$encore" record -q -o "$tmp/s" -- "$prog" owned $threads $rounds > "$tmp/rec.out"
 "$encore" dump "$tmp/s" > "$tmp/dump"
-! grep -q ' owned=' "$tmp/dump" || { echo "FAIL: --ordered-mutexes left acquisitions without events"; exit 1; }
-[ "$(grep -c 'sync *pthread_mutex_lock' "$tmp/dump")" -ge "$want" ] ||
-	{ echo "FAIL: --ordered-mutexes: too few lock events"; exit 1; }
+! grep -q ' owned=' "$tmp/dump" || { echo "FAIL: acquisitions without events by default"; exit 1; }
+[ "$(grep -c 'sync *pthread_mutex_lock' "$tmp/dump")" -ge "$want" ] &&
+	grep -q 'sync *pthread_mutex_unlock' "$tmp/dump" ||
+	{ echo "FAIL: by default, too few lock or no unlock events"; exit 1; }
 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
-	{ echo "FAIL: the replay with --ordered-mutexes failed"; cat "$tmp/rep.err"; exit 1; }
-cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: --ordered-mutexes: the replay printed something else"; exit 1; }
-echo "ok: $owned acquisitions without events, $locks lock events, no release event; replayed; --ordered-mutexes too"
+	{ echo "FAIL: the replay without --owned-mutexes failed"; cat "$tmp/rep.err"; exit 1; }
+cmp -s "$tmp/rec.out" "$tmp/rep.out" || { echo "FAIL: by default, the replay printed something else"; exit 1; }
+echo "ok: --owned-mutexes: $owned acquisitions without events, $locks lock events, no release event; replayed; by default every call an event, replayed"

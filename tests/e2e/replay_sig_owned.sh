@@ -10,7 +10,7 @@ tmp=$(mktemp -d "${ENCORE_TEST_TMPDIR:-/tmp}/replay_sig_owned.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 for run in 1 2 3; do
 	rm -rf "$tmp/s"
-	"$encore" record -q -o "$tmp/s" -- "$prog" late > "$tmp/rec.out"
+	"$encore" record -q --owned-mutexes -o "$tmp/s" -- "$prog" late > "$tmp/rec.out"
 	rc=0
 	timeout 120 "$encore" replay "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" || rc=$?
 	if [ $rc != 0 ] || ! cmp -s "$tmp/rec.out" "$tmp/rep.out"; then
@@ -18,7 +18,7 @@ for run in 1 2 3; do
 	fi
 	rm -rf "$tmp/s"
 	rc=0
-	timeout 60 "$encore" record -q -o "$tmp/s" -- "$prog" lock > "$tmp/rec.out" 2> "$tmp/rec.err" || rc=$?
+	timeout 60 "$encore" record -q --owned-mutexes -o "$tmp/s" -- "$prog" lock > "$tmp/rec.out" 2> "$tmp/rec.err" || rc=$?
 	if [ $rc != 0 ] || ! grep -q "signals handled" "$tmp/rec.out"; then
 		echo "FAIL: lock, run $run: the recording exited $rc (124: it hung)"; cat "$tmp/rec.err"; exit 1
 	fi
