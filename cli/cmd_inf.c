@@ -168,6 +168,11 @@ int cmd_inf(int argc, char **argv)
 		printf("Inf(P) for the %s predicate %s\n", shape_name(trace_pred_shape(pred)), text);
 		if (!cuts.ncuts)
 			printf("P never holds in this recording.\n");
+		for (size_t i = 0; i < cuts.ncuts; i++) {
+			if (cuts.ncuts > 1)
+				printf("\ncut %zu of %zu (minimal cuts are not ordered):\n", i + 1, cuts.ncuts);
+			print_table(s, cuts.cuts + i * cuts.nprocs);
+		}
 	}
 	if (!cuts.ncuts) {
 		char names[512];
@@ -176,13 +181,6 @@ int cmd_inf(int argc, char **argv)
 			fprintf(stderr, "encore inf: note: %s: no such name in this recording (a mark key "
 			        "no process marked, a function in no call site's stack): the term is 0 "
 			        "or false everywhere\n", names);
-	}
-	if (!json) {
-		for (size_t i = 0; i < cuts.ncuts; i++) {
-			if (cuts.ncuts > 1)
-				printf("\ncut %zu of %zu (minimal cuts are not ordered):\n", i + 1, cuts.ncuts);
-			print_table(s, cuts.cuts + i * cuts.nprocs);
-		}
 	}
 	if (cuts.bound_hit)
 		cli_error("inf", "the search bound was hit: a general predicate (&& over ||) is "

@@ -750,7 +750,6 @@ static void cmd_goto(struct dbg *g, char *args)
 
 	if (f)
 		fclose(f);
-	f = NULL;
 	if (!cut || !acut) {
 		dbg_error(g, "out of memory");
 	} else if (!*args || (got < 0 && !text)) {
@@ -766,8 +765,6 @@ static void cmd_goto(struct dbg *g, char *args)
 		else
 			move_show(g, "goto", cut, NULL, NULL);
 	}
-	if (f)
-		fclose(f);
 	free(text);
 	free(cut);
 	free(acut);
