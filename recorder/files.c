@@ -115,6 +115,14 @@ static int in_session(const char *p)
 	return n && strncmp(p, rec.dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }
 
+/* The same for a path of known length pl (a memcmp, no scan for the end). */
+static int in_session_len(const char *p, size_t pl)
+{
+	size_t n = rec.dir_len;
+
+	return n && pl >= n && memcmp(p, rec.dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
 static int obj_seen(uint64_t dev, uint64_t ino)
 {
 	unsigned i;
@@ -283,23 +291,24 @@ static void proc_fd_path(char out[64], int fd)
 
 /* Whether this trace noted the file already as it is now, by the same names (see noted_files);
  * if not, the slot remembers it as noted from now (the caller writes the record). */
-static int note_again(const struct stat *st, int64_t ctime_ns, const char *path, const char *res)
+static int note_again(const struct stat *st, int64_t ctime_ns, const char *path, size_t pl,
+                      const char *res)
 {
 	struct noted_file *nf;
-	size_t pl, rl;
+	size_t rl;
 
-	if (rec.max_bytes)
+	if (rec.max_bytes || pl >= NOTED_NAMES)
 		return 0;
 	nf = &noted_files[(st->st_ino ^ (st->st_dev * 31)) % NOTED_MAX];
-	pl = strnlen(path, NOTED_NAMES);
-	rl = strnlen(res, NOTED_NAMES);
+	rl = res[0] ? strnlen(res, NOTED_NAMES) : 0; /* (an absolute path: none) */
 	if (pl + rl + 2 > NOTED_NAMES)
 		return 0;
 	if (nf->gen == noted_gen && nf->dev == (uint64_t)st->st_dev &&
 	    nf->ino == (uint64_t)st->st_ino && nf->size == (uint64_t)st->st_size &&
 	    nf->mtime_ns == mtime_ns(st) && nf->ctime_ns == ctime_ns &&
 	    nf->mode == (uint32_t)st->st_mode && nf->names_len == pl + rl + 2 &&
-	    memcmp(nf->names, path, pl + 1) == 0 && memcmp(nf->names + pl + 1, res, rl + 1) == 0)
+	    memcmp(nf->names, path, pl + 1) == 0 &&
+	    (rl == 0 ? nf->names[pl + 1] == '\0' : memcmp(nf->names + pl + 1, res, rl + 1) == 0))
 		return 1;
 	nf->gen = noted_gen;
 	nf->dev = (uint64_t)st->st_dev;
@@ -315,9 +324,11 @@ static int note_again(const struct stat *st, int64_t ctime_ns, const char *path,
 }
 
 /* Under the writer lock: note fd (opened on path, as the program gave it, with flags) if it
- * is a regular file.  st: what an fstat of it says now, or NULL to make one.  Returns 1 when
- * a record was written. */
-static int note_locked(int fd, const char *path, int flags, const struct stat *given)
+ * is a regular file.  st: what an fstat of it says now, or NULL to make one.  path_len: the
+ * path's length when the caller knows it and has found it no pseudo path (a deferred note,
+ * note_open tested it), else (size_t)-1.  Returns 1 when a record was written. */
+static int note_locked(int fd, const char *path, size_t path_len, int flags,
+                       const struct stat *given)
 {
 	struct trace_file_input f;
 	struct stat st;
@@ -346,10 +357,26 @@ static int note_locked(int fd, const char *path, int flags, const struct stat *g
 			return 0;
 		res[n] = '\0';
 	}
-	if (pseudo_path(res[0] ? res : path) || in_session(res[0] ? res : path))
-		return 0;
+	if (res[0]) {
+		if (pseudo_path(res) || in_session(res))
+			return 0;
+	} else {
+		/* absolute: tested by the caller when it knows the length (a server's file per
+		 * request pays no second scan of its path) */
+		if (path_len == (size_t)-1) {
+			if (pseudo_path(path))
+				return 0;
+			path_len = strlen(path);
+		}
+		if (in_session_len(path, path_len))
+			return 0;
+	}
 	ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-	if (note_again(&st, ctime_ns, path ? path : "", res))
+	if (!path)
+		path_len = 0;
+	else if (path_len == (size_t)-1)
+		path_len = strlen(path);
+	if (note_again(&st, ctime_ns, path ? path : "", path_len, res))
 		return 0;
 	memset(&f, 0, sizeof(f));
 	f.kind = TRACE_FILE_READ;
@@ -412,6 +439,7 @@ static void after_note(int noted)
 #define DEFER_MAX 4
 static struct {
 	int fd, flags;
+	size_t len; /* strlen(path) */
 	char path[PATH_MAX];
 } deferred[DEFER_MAX];
 int rec_files_ndeferred;
@@ -434,6 +462,7 @@ static int defer_note(int fd, const char *path, int flags)
 	}
 	deferred[i].fd = fd;
 	deferred[i].flags = flags;
+	deferred[i].len = n;
 	memcpy(deferred[i].path, path, n + 1);
 	return 1;
 }
@@ -454,7 +483,8 @@ static int note_deferred(int i, const struct stat *st)
 	int fd = deferred[i].fd, noted;
 
 	deferred[i].fd = -1;
-	noted = note_locked(fd, deferred[i].path, deferred[i].flags, st);
+	/* (note_open found it no pseudo path before deferring it) */
+	noted = note_locked(fd, deferred[i].path, deferred[i].len, deferred[i].flags, st);
 	drop_deferred(i);
 	return noted;
 }
@@ -594,7 +624,7 @@ static void note_open(int fd, const char *path, int flags, int defer)
 		return;
 	}
 	rec_files_fresh(fd);
-	noted = note_locked(fd, path, flags, NULL);
+	noted = note_locked(fd, path, (size_t)-1, flags, NULL);
 	rec_leave();
 	after_note(noted);
 }
