@@ -880,19 +880,49 @@ REC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return r;
 }
 
+/* Any other option read is the kernel's state of the socket, which a replay's socket need not
+ * share: TCP_INFO's round trip time and congestion window (iperf3 prints them), SO_PEERCRED's
+ * peer pid, the buffer sizes the machine's settings give.  It is logged as a value (an INPUT
+ * event without channel, as the machine's values in values.c): result, errno, aux[0] = level,
+ * aux[1] = optname, aux[2] = fd, data = the bytes the kernel filled in (up to *optlen as it
+ * returned; schemas/trace-format.md, "Machine values"); replayer/lc_chan.c gives them back.
+ * Not a hot path: a server asks once per connection at most. */
+#define SOCKOPT_DATA_MAX 4096
+static void log_sockopt(int fd, int level, int optname, int r, int e, const void *optval,
+                        const socklen_t *optlen, void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_init(&ev, TRACE_EV_INPUT, TRACE_CALL_GETSOCKOPT, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 3;
+	ev.aux[0] = level;
+	ev.aux[1] = optname;
+	ev.aux[2] = fd;
+	if (r == 0 && optval && optlen && *optlen > 0) {
+		ev.data = optval;
+		ev.data_len = *optlen < SOCKOPT_DATA_MAX ? (uint32_t)*optlen : SOCKOPT_DATA_MAX;
+	}
+	rec_log(&ev, ra);
+}
+
 /* getsockopt(SO_ERROR) is how a non-blocking connect learns its outcome: on a channel it is
  * logged as a CONNECT event of call getsockopt with aux[0] = SO_ERROR and aux[1] = the value
  * read, so that replay returns it and knows, at the connect, whether that attempt failed
- * (recorder/README.md).  Other options are read from the kernel, unlogged. */
+ * (recorder/README.md).  Other options: log_sockopt. */
 REC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	int r = IP_REAL(getsockopt)(fd, level, optname, optval, optlen), e = errno, v = 0;
 	struct trace_event ev;
 	struct rec_chan *c;
 
-	if (level != SOL_SOCKET || optname != SO_ERROR || !rec_enter())
+	/* (the recorder's own reads, under rec_enter already, are not the program's) */
+	if (!rec.w || rec_busy() || !rec_enter())
 		return r;
-	if ((c = rec_fd_chan(fd))) {
+	if (level != SOL_SOCKET || optname != SO_ERROR) {
+		log_sockopt(fd, level, optname, r, e, optval, optlen, RA());
+	} else if ((c = rec_fd_chan(fd))) {
 		if (r == 0 && optval && optlen && *optlen >= sizeof(int))
 			memcpy(&v, optval, sizeof(int));
 		rec_event_init(&ev, TRACE_EV_CONNECT, TRACE_CALL_GETSOCKOPT, fd);

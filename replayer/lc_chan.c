@@ -1682,17 +1682,46 @@ static int connect_failed_later(uint32_t ch)
 	return 0;
 }
 
+/* Any other option: the recorded value (recorder/chan.c, log_sockopt: an INPUT event of call
+ * getsockopt, aux[0..2] = level, optname, fd, data = the bytes), the result and errno as
+ * recorded; the kernel's when the trace holds none (a recorder before these events). */
+static int sockopt_value(int fd, int level, int optname, void *optval, socklen_t *optlen)
+{
+	const struct lc_ev *ev = lc_peek();
+	socklen_t k;
+
+	if (!ev || ev->kind != TRACE_EV_INPUT || ev->call != TRACE_CALL_GETSOCKOPT)
+		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
+	ev = lc_expect(TRACE_EV_INPUT, -1, "getsockopt");
+	if (ev->naux >= 2 && (ev->aux[0] != level || ev->aux[1] != optname))
+		lc_diverge("expected getsockopt(level %lld, option %lld), but the process asked for "
+		           "level %d, option %d on fd %d", (long long)ev->aux[0],
+		           (long long)ev->aux[1], level, optname, fd);
+	LC_RECORDED_FAILURE(ev);
+	if (optval && optlen) {
+		k = ev->data_len < *optlen ? (socklen_t)ev->data_len : *optlen;
+		memcpy(optval, lc.data + ev->data_off, k);
+		*optlen = k;
+	}
+	lc_commit();
+	return (int)ev->result;
+}
+
 /* getsockopt(SO_ERROR) on a channel returns the recorded value (the recorder logs it as a
  * CONNECT event of call getsockopt, aux[1] the value; older ones as a connect): a connect
- * that failed when recorded was not made, so the kernel has nothing to say.  Other options
- * come from the kernel. */
+ * that failed when recorded was not made, so the kernel has nothing to say.  Other options:
+ * sockopt_value. */
 LC_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	const struct lc_ev *ev;
 	socklen_t n;
 	int v;
 
-	if (level != SOL_SOCKET || optname != SO_ERROR || !lc_on() || lc_fd_class(fd) <= 0)
+	if (!lc_on())
+		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
+	if (level != SOL_SOCKET || optname != SO_ERROR)
+		return sockopt_value(fd, level, optname, optval, optlen);
+	if (lc_fd_class(fd) <= 0)
 		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
 	ev = lc_expect(TRACE_EV_CONNECT, fd, "getsockopt(SO_ERROR)");
 	if (!trace_is_so_error_read(ev->kind, ev->call, ev->naux, ev->aux)) {
