@@ -699,7 +699,7 @@ static int run(struct rep *r, struct replay_args *a)
 				cli_error("replay", "%s", rep_message(r));
 			if (rc == REP_DIVERGED)
 				note_changed_inputs(r, "note");
-			return CLI_FAIL;
+			return rc == REP_BAD_PREDICATE ? CLI_USAGE : CLI_FAIL;
 		}
 	}
 }

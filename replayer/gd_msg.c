@@ -553,6 +553,11 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		return 0;
 	}
 	if (m.type == REP_MSG_DIVERGED) {
+		if (m.flags & REP_DIVERGED_PRED) {
+			snprintf(r->message, sizeof(r->message), "--stop: %s", m.text);
+			*outcome = REP_BAD_PREDICATE;
+			return 0;
+		}
 		snprintf(r->message, sizeof(r->message), "divergence: %s", m.text);
 		*outcome = REP_DIVERGED;
 		return 0;

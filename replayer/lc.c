@@ -682,6 +682,21 @@ void lc_diverge(const char *fmt, ...)
 	block_forever(REP_SLOT_DIVERGED);
 }
 
+/* The halting predicate names what this process lacks (lc_online_setup's why): said as the
+ * user's error it is, not as a divergence, and without the stack of a call that has nothing
+ * to do with it. */
+static void lc_refuse_predicate(const char *why)
+{
+	char text[REP_TEXT_MAX];
+
+	snprintf(text, sizeof(text), "process %s: %s; fix the predicate (encore inf names the "
+	         "processes and their terms)", lc.name, why);
+	lc_depth++;
+	lc.active = 0;
+	ctl_send_flags(REP_MSG_DIVERGED, (int64_t)lc.pos + 1, 0, REP_DIVERGED_PRED, text);
+	block_forever(REP_SLOT_DIVERGED);
+}
+
 /* The program's stack at the halt, from the caller of the interposer outwards (libunwind,
  * local unwinding: the process unwinds itself). */
 static void backtrace_text(char *out, size_t cap)
@@ -760,7 +775,7 @@ static void lc_halt(uint32_t reason)
 			m.text[sizeof(m.text) - 1] = '\0';
 			if (lc_online_stage(m.text, why, sizeof(why)) != 0) {
 				lc_depth--;
-				lc_diverge("%s", why);
+				lc_refuse_predicate(why);
 			}
 			break;
 		}
@@ -1424,7 +1439,7 @@ void lc_child_start(uint32_t k)
 	ctl_hello();
 	lc_depth--;
 	if (lc_diverge_later)
-		lc_diverge("%s", lc_diverge_why);
+		lc_refuse_predicate(lc_diverge_why);
 }
 
 /* --- exec ---------------------------------------------------------------------------------- */
@@ -1794,7 +1809,7 @@ started:
 	lc_early_done(); /* the randomness of constructors that ran before ours (lc_io_more.c) */
 	if (lc_diverge_later) {
 		lc_depth--;
-		lc_diverge("%s", lc_diverge_why);
+		lc_refuse_predicate(lc_diverge_why);
 	}
 out:
 	lc_depth--;

@@ -33,6 +33,9 @@
 
 #define REP_NO_TARGET UINT64_MAX
 
+/* REP_MSG_DIVERGED's flag: the user's predicate, not the replay, is at fault. */
+#define REP_DIVERGED_PRED 1u
+
 enum rep_msg_type {
 	/* LC -> GD */
 	REP_MSG_HELLO = 1,    /* a = pid, text = logical name; flags = 1: a child started inside
@@ -40,7 +43,9 @@ enum rep_msg_type {
 	                         PARENT.sK (K counted per parent, as the recorder does) and says
 	                         so with NAME before CONFIG */
 	REP_MSG_HALTED = 2,   /* a = state index, b = enum rep_halt_reason, text = backtrace */
-	REP_MSG_DIVERGED = 3, /* a = event index, text = what was expected and what happened */
+	REP_MSG_DIVERGED = 3, /* a = event index, text = what was expected and what happened;
+	                         flags = REP_DIVERGED_PRED: no divergence, the halting
+	                         predicate names what this process lacks (a var. term) */
 	REP_MSG_DONE = 4,     /* a = state index at exit, b = exit status, flags = 1 when the
 	                         process's simple predicate holds in its final state */
 	REP_MSG_REQ = 5,      /* online: a = index of the receive about to be made; the GD makes

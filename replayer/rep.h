@@ -106,6 +106,8 @@ enum rep_outcome {
 	REP_STALLED = 3,      /* no progress for stall_ms: rep_message says who waits for what */
 	REP_INTERRUPTED = 4,  /* *interrupted was set */
 	REP_FAILED = 5,       /* processes ended early or never started: rep_message */
+	REP_BAD_PREDICATE = 6,/* the halting predicate names what a process lacks (a var. term
+	                         of no such global variable): rep_message */
 };
 
 /* Run until one of the outcomes above.  Returns it (>= 0) or a negative code. */
