@@ -29,6 +29,13 @@ PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev l
 # Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
 # skipped when missing; none starts a daemon in a container; the test uses its own ports).
 PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)
+# CPython's test suite for the system python3 (corpus_pyregrtest), named after its version:
+# added when this Debian has it (libpython3.11-testsuite on Debian 12), skipped otherwise.
+if [ -x /usr/bin/python3 ]; then
+	pyts=libpython$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' \
+	                2>/dev/null)-testsuite
+	apt-cache show "$pyts" >/dev/null 2>&1 && PACKAGES+=("$pyts")
+fi
 
 # The programs of the corpus (tests/corpus/), for `./run.sh corpus` only.
 CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosquitto

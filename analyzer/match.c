@@ -375,7 +375,7 @@ static uint64_t moved(const struct ana_ev *e)
  * are left unlinked (ambiguous 8) rather than linked to the send at their per-process offset,
  * which would be a dependence that did not exist.  A reader that took over from another (a
  * parent that read, then forked a child that went on alone) continues the offsets: no
- * overlap, still linked. */
+ * overlap, still linked.  A peek takes nothing: it overlaps no one. */
 static int mark_shared_readers(struct ana_session *s)
 {
 	uint64_t n = 0, *cnt;
@@ -386,7 +386,7 @@ static int mark_shared_readers(struct ana_session *s)
 			const struct ana_ev *e = &s->procs[p].ev[k];
 
 			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE && moved(e) &&
-			    (s->ends[e->end].ambiguous & 2))
+			    !(e->flags & TRACE_FL_PEEK) && (s->ends[e->end].ambiguous & 2))
 				n++;
 		}
 	if (!n)
@@ -404,7 +404,7 @@ static int mark_shared_readers(struct ana_session *s)
 			const struct ana_ev *e = &s->procs[p].ev[k];
 
 			if (e->kind == TRACE_EV_RECV && e->end != ANA_NONE && moved(e) &&
-			    (s->ends[e->end].ambiguous & 2))
+			    !(e->flags & TRACE_FL_PEEK) && (s->ends[e->end].ambiguous & 2))
 				cnt[e->end + 1]++;
 		}
 	for (size_t i = 0; i < s->nends; i++)
@@ -415,7 +415,7 @@ static int mark_shared_readers(struct ana_session *s)
 			struct ana_sendref *x;
 
 			if (e->kind != TRACE_EV_RECV || e->end == ANA_NONE || !moved(e) ||
-			    !(s->ends[e->end].ambiguous & 2))
+			    (e->flags & TRACE_FL_PEEK) || !(s->ends[e->end].ambiguous & 2))
 				continue;
 			x = &v[cnt[e->end]++];
 			x->offset = e->offset;

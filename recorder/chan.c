@@ -1728,12 +1728,15 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	                          ? rec.chan[rec.fd[fd] - 1].share : 0; \
 	if (__builtin_expect(share_ != 0, 0) && (rec.w == NULL || rec_busy())) \
 		share_ = 0; \
-	if (__builtin_expect(share_ != 0, 0)) \
+	/* (a peek moves no byte: it takes no turn, and says where the stream is) */ \
+	int peek_ = __builtin_expect(share_ != 0, 0) && ((flags) & MSG_PEEK); \
+	if (__builtin_expect(share_ != 0, 0) && !peek_) \
 		rec_share_lock(share_, dir); \
 	ssize_t r = realcall; \
 	int e = errno; \
 	uint64_t soff_ = __builtin_expect(share_ != 0, 0) \
-	                         ? rec_share_unlock(share_, dir, (long)r) : 0; \
+	                         ? (peek_ ? rec_share_off(share_, dir) \
+	                                  : rec_share_unlock(share_, dir, (long)r)) : 0; \
 	REC_DATA_ORDER_AFTER(fd, dir, r, e); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \

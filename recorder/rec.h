@@ -81,7 +81,8 @@ struct rec_chan {
 	uint8_t dgram_known;  /* unix_dgram is decided (at socket(), else at the first send) */
 	uint8_t reg;          /* registry entry made for it: 0 none, REC_REG_TCP, REC_REG_CONN,
 	                         REC_REG_FAILED */
-	uint16_t share;       /* a pipe end other processes hold: its slot + 1 (share.c), or 0 */
+	uint16_t share;       /* a pipe end or connection other processes hold: its slot + 1
+	                         (share.c), or 0 */
 	uint32_t nfds;        /* descriptors of this process referring to it */
 	uint64_t bytes[2];    /* bytes sent [REC_OUT] and received [REC_IN] so far */
 	uint32_t hash[2];     /* trace_hash() of those bytes */
@@ -447,8 +448,9 @@ struct dl_phdr_info;
 REC_HIDDEN int rec_build_id(const struct dl_phdr_info *info, uint8_t *out, size_t cap);
 
 /* --- pipe ends several processes hold (share.c) -------------------------------------- */
-/* Before a fork (the guard held): every pipe end of ours becomes shared, its direction's
- * offset counted from now on in the session's table for all its holders. */
+/* Before a fork (the guard held): every pipe end of ours, and every connection that has
+ * moved no byte yet (handed to the child at its birth), becomes shared, its directions'
+ * offsets counted from now on in the session's table for all its holders. */
 REC_HIDDEN void rec_share_fork(void);
 /* A new image: the inherited ends the table knows are shared again. */
 REC_HIDDEN void rec_share_image(void);
@@ -458,6 +460,8 @@ REC_HIDDEN void rec_share_child(void);
  * unlock returns the direction's offset before the call and adds `moved` when positive. */
 REC_HIDDEN void rec_share_lock(uint32_t slot, int dir);
 REC_HIDDEN uint64_t rec_share_unlock(uint32_t slot, int dir, long moved);
+/* A peek's place in the shared stream: the direction's offset now (no lock: it moves none). */
+REC_HIDDEN uint64_t rec_share_off(uint32_t slot, int dir);
 /* Flag the event and set its aux: the shared offset, the pipe's key, the base. */
 REC_HIDDEN void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace_event *ev);
 

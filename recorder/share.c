@@ -134,23 +134,53 @@ static uint32_t share_slot(uint64_t dev, uint64_t ino, int make)
 	return 0; /* full: the end stays this process's own (README: limits) */
 }
 
-/* Make c (on descriptor fd) a shared end, its direction's count starting from ours. */
+/* A connection handed to a child at its birth (accepted, then forked before any byte moved:
+ * inetd-style servers, vsftpd's session processes, which read the control connection in
+ * turn): a TCP or Unix stream socket between processes that may be recorded.  One that has
+ * moved bytes already stays its process's own when it forks (a server forking a snapshot
+ * child, redis's BGSAVE, with every client connected: no lock on their calls for the rest of
+ * the run, no slot each); socketpairs too (a parent's and a child's ends, used one each). */
+static int socket_kind(const struct rec_chan *c)
+{
+	/* (an accepted connection whose client is not known yet is undecided, external until
+	 * its first bytes say otherwise: chan.c, decide_peer) */
+	return (c->type == TRACE_CHAN_TCP || (c->type == TRACE_CHAN_UNIX && !c->unix_dgram)) &&
+	       (!c->external || c->undecided);
+}
+
+/* Make c (on descriptor fd) a shared end, each direction's count starting from ours (a pipe
+ * end has one direction, a socket two).  make: a fork (the slot is made); else a new image
+ * looking for the ends its predecessor shared. */
 static void share_chan(struct rec_chan *c, int fd, int make)
 {
 	struct stat st;
 	uint32_t slot;
-	int dir = c->dir == 1 ? REC_IN : REC_OUT;
-	struct share_dir *d;
+	int sock = socket_kind(c), dirs[2], nd = 0;
 
-	if (c->share || c->external || c->type != TRACE_CHAN_PIPE || (c->dir != 1 && c->dir != 2))
+	if (c->share || (c->external && !sock))
 		return;
-	if (sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISFIFO(st.st_mode))
+	if (sock) {
+		if (make && (c->bytes[REC_OUT] || c->bytes[REC_IN]))
+			return;
+		dirs[nd++] = REC_OUT;
+		dirs[nd++] = REC_IN;
+	} else if (c->type == TRACE_CHAN_PIPE && (c->dir == 1 || c->dir == 2)) {
+		dirs[nd++] = c->dir == 1 ? REC_IN : REC_OUT;
+	} else {
+		return;
+	}
+	if (sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 ||
+	    !(sock ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)))
 		return;
 	slot = share_slot((uint64_t)st.st_dev, (uint64_t)st.st_ino, make);
 	if (!slot)
 		return;
-	d = &tab[slot - 1].d[dir];
-	if (!__atomic_load_n(&d->ready, __ATOMIC_ACQUIRE)) {
+	for (int i = 0; i < nd; i++) {
+		int dir = dirs[i];
+		struct share_dir *d = &tab[slot - 1].d[dir];
+
+		if (__atomic_load_n(&d->ready, __ATOMIC_ACQUIRE))
+			continue;
 		if (!make)
 			return;
 		/* under the direction's lock: two processes may make it at once */
@@ -164,12 +194,17 @@ static void share_chan(struct rec_chan *c, int fd, int make)
 	c->share = slot;
 }
 
+static int shareable(const struct rec_chan *c)
+{
+	return !c->share && (c->type == TRACE_CHAN_PIPE || socket_kind(c));
+}
+
 void rec_share_fork(void)
 {
 	for (int fd = 0; fd < REC_FD_MAX; fd++) {
 		int32_t v = rec.fd[fd];
 
-		if (v > 0 && rec.chan[v - 1].type == TRACE_CHAN_PIPE && !rec.chan[v - 1].share)
+		if (v > 0 && shareable(&rec.chan[v - 1]))
 			share_chan(&rec.chan[v - 1], fd, 1);
 	}
 }
@@ -182,7 +217,7 @@ void rec_share_image(void)
 	for (int fd = 0; fd < REC_FD_MAX; fd++) {
 		int32_t v = rec.fd[fd];
 
-		if (v > 0 && rec.chan[v - 1].type == TRACE_CHAN_PIPE && !rec.chan[v - 1].share)
+		if (v > 0 && shareable(&rec.chan[v - 1]))
 			share_chan(&rec.chan[v - 1], fd, 0);
 	}
 }
@@ -245,6 +280,11 @@ uint64_t rec_share_unlock(uint32_t slot, int dir, long moved)
 			sys(SYS_futex, (long)&d->lock, FUTEX_WAKE, 1, 0, 0, 0);
 	}
 	return off;
+}
+
+uint64_t rec_share_off(uint32_t slot, int dir)
+{
+	return __atomic_load_n(&tab[slot - 1].d[dir].off, __ATOMIC_ACQUIRE);
 }
 
 void rec_share_aux(uint32_t slot, int dir, uint64_t off, struct trace_event *ev)

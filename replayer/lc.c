@@ -571,6 +571,7 @@ static int load_trace(char *why, size_t cap)
 	lc.data = data;
 	lc.pos = lc.base;
 	lc_signal_arm_fatal();
+	lc_share_preopen();
 	return 0;
 nomem:
 	snprintf(why, cap, "out of memory loading %.200s", path);
@@ -1302,11 +1303,12 @@ void lc_fd_forget(int fd)
 
 int lc_own_fd(int fd)
 {
-	return fd >= 0 && fd == lc.ctl;
+	return fd >= 0 && (fd == lc.ctl || lc_share_owns(fd));
 }
 
 void lc_own_fd_move(int fd)
 {
+	lc_share_move(fd); /* a staging file's (lc_chan.c) */
 	if (fd >= 0 && fd == lc.ctl) {
 		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1);
 

@@ -253,6 +253,14 @@ LC_HIDDEN int lc_iov_window(const struct iovec *src, int cnt, size_t skip, size_
 /* Before a process-shared lock is taken (lc_sync.c's semaphores): a reader of a pipe several
  * processes read waits for its turn (lc_chan.c). */
 LC_HIDDEN void lc_share_turn(void);
+/* After a trace is loaded (load_trace): the staging files its shared ends will use, opened
+ * before the program may forbid new descriptors (lc_chan.c). */
+LC_HIDDEN void lc_share_preopen(void);
+/* The staging descriptors of this process (lc_chan.c): whether fd is one, move one out of the
+ * way of a dup2 onto its number, list them (for close_range). */
+LC_HIDDEN int lc_share_owns(int fd);
+LC_HIDDEN void lc_share_move(int fd);
+LC_HIDDEN size_t lc_share_fds(int *out, size_t cap);
 /* A process-shared semaphore's acquisition, in the order of its recorded tickets (ORDER
  * events, lc_chan.c).  lc_share_sem, first: takes the ORDER event if it is next, once the
  * tickets before it were taken; without synchronisation events (sync 0) makes the whole call

@@ -263,11 +263,15 @@ static struct share {
 	int64_t key;
 	int dir;
 	long pid;  /* the process that opened it: a forked child opens its own (flock) */
-	int fd;
+	int fd;    /* -1: a socket's turns, the header mapped alone (sock_share) */
 	struct share_hdr *h;
 } shares[SHARE_MAX];
 static int share_tlock;                /* between the threads of this process */
 static uint8_t share_buf[1 << 16];     /* under the locks */
+
+/* 1 while lc_share_preopen opens: a failure leaves the file to the first use (which says
+ * why), instead of stopping the replay. */
+static int share_soft;
 
 static struct share *share_get(const struct lc_ev *ev, int dir)
 {
@@ -275,21 +279,25 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	long self = (long)syscall(SYS_getpid);
 	struct share *sh = NULL;
 	uint32_t zero = 0;
+	int reuse = -1; /* the parent's number, which ours takes: no other number moves */
 	void *p;
 
 	for (int i = 0; i < SHARE_MAX; i++) {
 		struct share *x = &shares[i];
 
 		if (x->h && x->key == ev->aux[1] && x->dir == dir) {
-			if (x->pid == self)
-				return x;
+			if (x->pid == self || x->fd < 0)
+				return x; /* (a socket's header: the fork's mapping is the same memory) */
 			syscall(SYS_close, x->fd); /* the parent's: its flock is its own */
+			reuse = x->fd;
 			munmap(x->h, SHARE_HDR);
 			x->h = NULL;
 		}
 		if (!x->h && !sh)
 			sh = x;
 	}
+	if (!sh && share_soft)
+		return NULL;
 	if (!sh)
 		lc_diverge("more than %d pipe ends and semaphores shared by several processes",
 		           SHARE_MAX);
@@ -298,9 +306,15 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	/* the first one makes it, header first (a later truncation would cut the bytes) */
 	sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path,
 	                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (sh->fd >= 0 && syscall(SYS_ftruncate, sh->fd, SHARE_HDR) < 0)
-		lc_diverge("cannot make %s for the pipe several processes share: %s", path,
-		           strerror(errno));
+	if (sh->fd >= 0 && syscall(SYS_ftruncate, sh->fd, SHARE_HDR) < 0) {
+		if (share_soft) {
+			syscall(SYS_close, sh->fd); /* (left for the first use: it says why) */
+			syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+			return NULL;
+		}
+		lc_diverge("cannot make %s for the pipe or socket several processes share: %s",
+		           path, strerror(errno));
+	}
 	if (sh->fd < 0 && errno == EEXIST)
 		sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	for (struct stat st; sh->fd >= 0;) {
@@ -308,11 +322,18 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 			break;
 		sched_yield();
 	}
-	if (sh->fd >= 0)
+	if (sh->fd >= 0 && reuse >= 0 && sh->fd != reuse &&
+	    syscall(SYS_dup3, sh->fd, reuse, O_CLOEXEC) == reuse) {
+		syscall(SYS_close, sh->fd);
+		sh->fd = reuse;
+	} else if (sh->fd >= 0 && sh->fd != reuse) {
 		sh->fd = lc_move_high(sh->fd);
+	}
+	if (sh->fd < 0 && share_soft)
+		return NULL;
 	if (sh->fd < 0 ||
 	    (p = mmap(NULL, SHARE_HDR, PROT_READ | PROT_WRITE, MAP_SHARED, sh->fd, 0)) == MAP_FAILED)
-		lc_diverge("cannot open %s for the pipe several processes share: %s", path,
+		lc_diverge("cannot open %s for the pipe or socket several processes share: %s", path,
 		           strerror(errno));
 	sh->h = p;
 	sh->key = ev->aux[1];
@@ -326,6 +347,83 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
 		sched_yield();
 	return sh;
+}
+
+/* This process's staging descriptors are the LC's, not the program's: a close, closefrom or
+ * dup2 onto one of them (sshd closes every descriptor from 3 at its start) must not take it
+ * (lc.c, lc_own_fd). */
+int lc_share_owns(int fd)
+{
+	long self = (long)syscall(SYS_getpid);
+
+	for (int i = 0; fd >= 0 && i < SHARE_MAX; i++)
+		if (shares[i].h && shares[i].pid == self && shares[i].fd == fd)
+			return 1;
+	return 0;
+}
+
+void lc_share_move(int fd)
+{
+	long self = (long)syscall(SYS_getpid);
+
+	for (int i = 0; fd >= 0 && i < SHARE_MAX; i++)
+		if (shares[i].h && shares[i].pid == self && shares[i].fd == fd) {
+			int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1);
+
+			if (hi >= 0) {
+				shares[i].fd = hi; /* (the flock is the open file's: it goes along) */
+				syscall(SYS_close, fd);
+			}
+			return;
+		}
+}
+
+size_t lc_share_fds(int *out, size_t cap)
+{
+	long self = (long)syscall(SYS_getpid);
+	size_t n = 0;
+
+	for (int i = 0; i < SHARE_MAX && n < cap; i++)
+		if (shares[i].h && shares[i].pid == self && shares[i].fd >= 0)
+			out[n++] = shares[i].fd;
+	return n;
+}
+
+/* A forked child: open now its own staging files (for its flock) for those of its parent's
+ * that its events use, in place of the parent's (one descriptor for one, no new number
+ * taken): the program may forbid new descriptors before its first use (sshd's pre-auth child
+ * and vsftpd's session processes set RLIMIT_NOFILE to 0, then read the connection they
+ * inherited).  Best effort: what fails here is opened at its first use, which says why when
+ * it fails again. */
+void lc_share_preopen(void)
+{
+	long self = (long)syscall(SYS_getpid);
+	int inherited = 0;
+
+	for (int i = 0; i < SHARE_MAX && !inherited; i++)
+		inherited = shares[i].h && shares[i].pid != self;
+	if (!inherited)
+		return;
+	share_soft = 1;
+	for (uint64_t i = lc.base; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+		int dir = -1;
+
+		if ((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3 &&
+		    (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND))
+			dir = ev->kind == TRACE_EV_RECV ? 1 : 0;
+		else if (ev->kind == TRACE_EV_ORDER && ev->naux >= 3 && ev->aux[0] >= 0)
+			dir = 2;
+		if (dir < 0)
+			continue;
+		for (int k = 0; k < SHARE_MAX; k++)
+			if (shares[k].h && shares[k].pid != self && shares[k].key == ev->aux[1] &&
+			    shares[k].dir == dir) {
+				share_get(ev, dir);
+				break;
+			}
+	}
+	share_soft = 0;
 }
 
 static void share_lock(struct share *sh)
@@ -373,6 +471,106 @@ static void share_io(struct share *sh, int write, const struct iovec *iov, int c
 			           "%llu", r < 0 ? strerror(errno) : "short", (unsigned long long)off);
 		done += (size_t)r;
 	}
+}
+
+/* --- sockets several processes held (a connection handed to forked children) -----------------
+ *
+ * Unlike a pipe's, a socket's holders take turns: a receive recorded at shared offset OFF
+ * waits until the bytes before OFF were taken by their readers (the header's `taken`, of
+ * DIR/.encore-replay/pipe.KEY.in), then reads its own bytes from the socket as an unshared
+ * receive does; a send waits until the bytes before it were written (`filled`, of
+ * pipe.KEY.out).  Nothing is staged, and no descriptor is kept: the header is mapped and
+ * its file closed at once (a forked child shares the mapping), so a program near its
+ * descriptor limit, or one that forbids new descriptors (sshd's pre-auth child, vsftpd's
+ * session processes: RLIMIT_NOFILE 0), keeps its numbers.  Where the header cannot be made
+ * (no descriptor free) the call goes without turns, as an unshared one. */
+
+static int fd_is_socket(int fd)
+{
+	struct stat st;
+
+	return syscall(SYS_fstat, fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static struct share *sock_share(const struct lc_ev *ev, int dir)
+{
+	char path[4096 + 96];
+	struct share *sh = NULL;
+	uint32_t zero = 0;
+	void *p;
+	int fd;
+
+	for (int i = 0; i < SHARE_MAX; i++) {
+		struct share *x = &shares[i];
+
+		if (x->h && x->key == ev->aux[1] && x->dir == dir)
+			return x;
+		if (!x->h && !sh)
+			sh = x;
+	}
+	if (!sh)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
+	         (long long)ev->aux[1], dir ? "in" : "out");
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && syscall(SYS_ftruncate, fd, SHARE_HDR) < 0) {
+		syscall(SYS_close, fd);
+		return NULL;
+	}
+	if (fd < 0 && errno == EEXIST)
+		fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	for (struct stat st; fd >= 0;) {
+		if (syscall(SYS_fstat, fd, &st) < 0 || st.st_size >= SHARE_HDR)
+			break;
+		sched_yield();
+	}
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, SHARE_HDR, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	syscall(SYS_close, fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	sh->h = p;
+	sh->fd = -1;
+	sh->key = ev->aux[1];
+	sh->dir = dir;
+	sh->pid = (long)syscall(SYS_getpid);
+	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
+		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	return sh;
+}
+
+/* Wait for this call's turn on a shared socket: the bytes before its offset moved (dir 1, a
+ * receive: taken; 0, a send: filled).  Returns the counter to advance once the call moved its
+ * bytes, or NULL (no header: no turns). */
+static uint64_t *sock_turn(const struct lc_ev *ev, int fd, int dir)
+{
+	struct share *sh = sock_share(ev, dir);
+	uint64_t off = (uint64_t)ev->aux[0], *ctr;
+
+	if (!sh)
+		return NULL;
+	ctr = dir ? &sh->h->taken : &sh->h->filled;
+	if (__atomic_load_n(ctr, __ATOMIC_ACQUIRE) < off) {
+		lc_wait_state(dir ? TRACE_EV_RECV : TRACE_EV_SEND, fd, ev->channel,
+		              ev->result > 0 ? (uint64_t)ev->result : 0);
+		while (__atomic_load_n(ctr, __ATOMIC_ACQUIRE) < off)
+			share_wait(-1, 0);
+		lc_wait_state(0, -1, 0, 0);
+	}
+	return ctr;
+}
+
+static void sock_turn_done(uint64_t *ctr, const struct lc_ev *ev, size_t moved)
+{
+	if (ctr)
+		__atomic_store_n(ctr, (uint64_t)ev->aux[0] + moved, __ATOMIC_RELEASE);
 }
 
 /* A receive of `want` bytes recorded at shared offset aux[0]. */
@@ -967,10 +1165,20 @@ static int lc_in(int fd, const struct iovec *iov, int cnt, int flags, struct msg
 		if (lc.online)
 			lc_request(lc.pos + 1); /* an end of file too: after the writers let go */
 		if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0) &&
-		    !(flags & MSG_PEEK))
-			recv_shared(ev, fd, iov, cnt, n); /* a pipe several processes read */
-		else
+		    fd_is_socket(fd)) {
+			/* a connection several processes read: in turn (a peek too: the bytes it
+			 * sees are those at its place; it takes none) */
+			uint64_t *ctr = sock_turn(ev, fd, 1);
+
 			recv_exact(ev, fd, iov, cnt, flags, name, n);
+			if (!(flags & MSG_PEEK))
+				sock_turn_done(ctr, ev, n);
+		} else if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0) &&
+		           !(flags & MSG_PEEK)) {
+			recv_shared(ev, fd, iov, cnt, n); /* a pipe several processes read */
+		} else {
+			recv_exact(ev, fd, iov, cnt, flags, name, n);
+		}
 		if (msg)
 			lc_anc_control(ev, msg);
 	}
@@ -1066,6 +1274,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	int32_t cls;
 	long r;
 	int sock = 1, blocked = 0;
+	uint64_t *turn = NULL; /* a shared socket's counter, advanced once sent (sock_turn) */
 	sigset_t oldmask, pending;
 
 	if (!lc_on())
@@ -1097,7 +1306,11 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_dgram(fd))
 		dgram_pin(ev, fd);
 	flags &= ~MSG_DONTWAIT;
-	if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0)) {
+	if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0) && sock &&
+	    fd_is_socket(fd)) {
+		/* a connection several processes write: in turn, then as any send (below) */
+		turn = sock_turn(ev, fd, 0);
+	} else if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0)) {
 		/* a pipe several processes write: through the staging file (send_shared) */
 		sigset_t set;
 
@@ -1163,6 +1376,7 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		lc_diverge("send on channel %u (fd %d) failed: %s (the recorded call moved %zu bytes)",
 		           ev->channel, fd, r < 0 ? strerror(errno) : "no progress", want);
 	}
+	sock_turn_done(turn, ev, want); /* (the bytes a gone reader never took count as sent) */
 	if (blocked) {
 		if (!sigismember(&pending, SIGPIPE)) {
 			sigset_t set;
@@ -2488,9 +2702,44 @@ long lc_close_raw(int fd)
 	return r;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* close_range around the LC's own descriptors (the GD's connection, the staging files). */
+static int close_range_except_own(unsigned int first, unsigned int last, int flags)
+{
+	int own[SHARE_MAX + 1], r = 0;
+	size_t n = lc_share_fds(own, SHARE_MAX);
+	unsigned int from = first;
+
+	if (lc.ctl >= 0)
+		own[n++] = lc.ctl;
+	if (n == 0)
+		return ip_close_range_except(first, last, flags, -1);
+	qsort(own, n, sizeof(own[0]), cmp_int);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		unsigned int o = (unsigned int)own[i];
+
+		if (o < from || o > last)
+			continue;
+		if (o > from)
+			r = IP_REAL(close_range)(from, o - 1, flags);
+		from = o + 1;
+		if (o == last)
+			return r;
+	}
+	if (r == 0 && from <= last)
+		r = IP_REAL(close_range)(from, last, flags);
+	return r;
+}
+
 LC_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int r = ip_close_range_except(first, last, flags, lc.ctl);
+	int r = close_range_except_own(first, last, flags);
 
 	if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && lc_on())
 		for (unsigned fd = first; fd <= last && fd < LC_FD_MAX; fd++)

@@ -12,7 +12,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 [ -x $py ] || { echo "pyregrtest: $py missing" >&2; exit 77; }
-$py -c 'import test.libregrtest' 2>/dev/null || {
+$py -c 'import test.libregrtest, test.test_epoll, test.test_socket' 2>/dev/null || {
     echo "pyregrtest: CPython's test suite is missing (Debian: libpython3.11-testsuite)" >&2; exit 77; }
 corpus_init pyregrtest "$($py --version | sed 's/Python //')"
 corpus_session <<EOF

@@ -42,9 +42,8 @@ curl -sS ftp://127.0.0.1:$port/pub/small.txt
 stop \$srv
 EOF
 C_EXPECT=small
-# The halt at the default predicate (the session parent, sh.1.1) does not come: vsftpd's
-# session processes read the control connection in turn, each counting its offsets from 0,
-# so the analyzer leaves that channel's messages unlinked (analyzer/match.c, "read by
-# several processes at once") and Inf(P) holds clients past replies that need the
-# server processes it leaves unstarted.
+# vsftpd's session processes read the control connection in turn: the connection is shared
+# from its accept (recorder/share.c), so the analyzer links every reply and the halt comes
+# (before, each process counted its offsets from 0, the messages were left unlinked and the
+# halt waited for a reply from a process Inf(P) left unstarted).
 corpus_run

@@ -1,0 +1,86 @@
+/* fork_conn.c: a connection handed to forked children in turn, as inetd-style servers and
+ * vsftpd's session processes do: the server accepts a client's connection and, without
+ * reading it, forks a worker per request; each worker reads one request from the connection
+ * it inherited, answers and exits, and the next is forked once it is gone.  The workers'
+ * reads are of one stream, each after the other's: the trace must say where in the stream
+ * each read was (recorder/share.c), or they all seem to read from its start.
+ * Process names: fork_conn (server), fork_conn.1 (client), fork_conn.2-4 (workers). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REQUESTS 3
+
+/* One message: the peer sends the next only after the answer to this one. */
+static ssize_t get(int fd, char *buf, size_t cap)
+{
+	ssize_t n = read(fd, buf, cap - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+static void put(int fd, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (write(fd, s, n) != (ssize_t)n)
+		exit(3);
+}
+
+int main(void)
+{
+	static const char *const req[REQUESTS] = { "first\n", "second\n", "third\n" };
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	char buf[128], out[160];
+	int l, c, st;
+	pid_t client;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *)&a, &al))
+		return perror("listen"), 1;
+	if ((client = fork()) == 0) {
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+
+		close(l);
+		if (s < 0 || connect(s, (struct sockaddr *)&a, al) != 0)
+			return perror("connect"), 1;
+		for (int i = 0; i < REQUESTS; i++) {
+			put(s, req[i]);
+			if (get(s, buf, sizeof(buf)) <= 0)
+				return fprintf(stderr, "no answer to request %d\n", i + 1), 1;
+			printf("client: %s", buf);
+		}
+		close(s);
+		return 0;
+	}
+	if ((c = accept(l, NULL, NULL)) < 0)
+		return perror("accept"), 1;
+	for (int i = 0; i < REQUESTS; i++) {
+		pid_t w = fork();
+
+		if (w == 0) {
+			if (get(c, buf, sizeof(buf)) <= 0)
+				_exit(2);
+			snprintf(out, sizeof(out), "worker %d got %s", i + 1, buf);
+			put(c, out);
+			_exit(0);
+		}
+		if (w < 0 || waitpid(w, &st, 0) != w || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return fprintf(stderr, "worker %d failed\n", i + 1), 1;
+	}
+	close(c);
+	if (waitpid(client, &st, 0) != client || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return fprintf(stderr, "client failed\n"), 1;
+	printf("server: %d requests served\n", REQUESTS);
+	return 0;
+}
