@@ -42,7 +42,7 @@ CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosqu
                  mosquitto-clients beanstalkd dnsmasq-base bind9-dnsutils postgresql-15
                  postgresql-client-15 rsync git openssh-server openssh-client socat curl
                  python3 util-linux nodejs libhttp-daemon-perl tinyproxy unbound vsftpd
-                 apache2-utils openssl swaks apache2 php-cli)
+                 apache2-utils openssl swaks apache2 php-cli exim4-daemon-light)
 
 say() { printf '==> %s\n' "$*"; }
 

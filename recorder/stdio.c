@@ -48,11 +48,19 @@ static inline int in_candidate(int fd)
 }
 
 /* On output only channels already known can be between recorded processes (those are
- * classified when made, inherited or passed across exec): no classification. */
+ * classified when made, inherited or passed across exec): no classification.  An accepted
+ * end still undecided (chan.c, decide_peer: its client's connect not registered yet when the
+ * accept returned) may be a recorded peer's: its sends are logged (a server that greets
+ * through stdio, exim's banner: without it the peer's receives matched the next send at the
+ * wrong offset, and the analyzer found a cycle). */
 static inline int out_candidate(int fd)
 {
-	return __builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && rec.fd[fd] > 0 &&
-	       !rec.chan[rec.fd[fd] - 1].external; /* the terminal, outside peers: nothing */
+	const struct rec_chan *c;
+
+	if (__builtin_expect(rec.w == NULL, 0) || fd < 0 || fd >= REC_FD_MAX || rec.fd[fd] <= 0)
+		return 0;
+	c = &rec.chan[rec.fd[fd] - 1];
+	return !c->external || c->undecided; /* the terminal, outside peers: nothing */
 }
 
 /* An API-level receive: r bytes at p (r > 0), 0 at the end of the stream, -1 (errno e) on
@@ -106,7 +114,7 @@ static void log_out(int fd, long r, int e, size_t asked, void *ra)
 	if (rec.fd[fd] <= 0)
 		return;
 	c = &rec.chan[rec.fd[fd] - 1];
-	if (c->external)
+	if (c->external && !c->undecided) /* (undecided: out_candidate says why) */
 		return;
 	rec_event_init(&ev, TRACE_EV_SEND, TRACE_CALL_STDIO, fd);
 	ev.channel = c->id;

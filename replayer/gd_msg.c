@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -331,6 +332,34 @@ static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid
 
 /* HOLD: flags 1, a connection for another process (fd); flags 0, does the GD hold the
  * connection of accept event k?  (proto.h) */
+/* REP_MSG_SHAREFILE: the staging file DIR/.encore-replay/pipe.KEY.DIR (replayer/lc_chan.c),
+ * opened for a process that may no longer (it changed user: exim's deliveries), made with its
+ * header's room when it is new (made here, nobody writes into it before that). */
+static void on_sharefile(struct rep *r, struct gd_proc *p, const struct rep_msg *m)
+{
+	static const char *const ext[] = { "out", "in", "sem" };
+	char name[96];
+	int fd = -1;
+
+	if (r->cdir >= 0 && m->b >= 0 && m->b <= 2) {
+		snprintf(name, sizeof(name), "pipe.%lld.%s", (long long)m->a, ext[m->b]);
+		fd = openat(r->cdir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0 && ftruncate(fd, REP_SHARE_HDR) != 0) {
+			close(fd);
+			unlinkat(r->cdir, name, 0);
+			fd = -1;
+		} else if (fd < 0 && errno == EEXIST) {
+			fd = openat(r->cdir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		}
+	}
+	if (fd >= 0) {
+		send_fd(p->conn, REP_MSG_GO, 0, fd);
+		close(fd);
+	} else {
+		rep_proto_send(p->conn, REP_MSG_STOP, 0, 0, 0, NULL);
+	}
+}
+
 static void on_hold(struct rep *r, struct gd_proc *p, const struct rep_msg *m, int *fd)
 {
 	if (m->flags & 1) {
@@ -589,6 +618,9 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 		on_hold(r, p, &m, &pfd);
 		if (pfd >= 0)
 			close(pfd);
+		break;
+	case REP_MSG_SHAREFILE:
+		on_sharefile(r, p, &m);
 		break;
 	case REP_MSG_DGRAM:
 		rep_proto_send(p->conn, dgram_recorded(r, p, (uint64_t)m.a) ? REP_MSG_GO : REP_MSG_STOP,

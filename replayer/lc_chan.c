@@ -242,7 +242,7 @@ static void recv_exact(const struct lc_ev *ev, int fd, const struct iovec *iov, 
  * One writer or reader at a time per file (flock, and a lock between the threads of a
  * process); nobody blocks on the pipe holding it.  The GD removes the files (gd.c). */
 
-#define SHARE_HDR 4096
+#define SHARE_HDR REP_SHARE_HDR
 #define SHARE_PEND 200
 #define SHARE_MAX 256 /* pipes and semaphores one process uses */
 
@@ -272,6 +272,31 @@ static uint8_t share_buf[1 << 16];     /* under the locks */
 /* 1 while lc_share_preopen opens: a failure leaves the file to the first use (which says
  * why), instead of stopping the replay. */
 static int share_soft;
+
+static struct rep_msg ctl_ask(uint32_t type, int64_t a, int64_t b, uint32_t flags, int *given,
+                              int *fd);
+
+/* The staging file of (key, dir) opened by the GD for us: a process that changed user
+ * (exim's deliveries, a server's workers) may no longer open the files of the user who
+ * replays.  The descriptor, or -1 (errno kept from our own attempt). */
+static int share_open_gd(int64_t key, int dir)
+{
+	int e = errno, given = -1, fd = -1;
+	struct rep_msg m;
+
+	if (e != EACCES && e != EPERM)
+		return -1;
+	m = ctl_ask(REP_MSG_SHAREFILE, key, dir, 0, &given, &fd);
+	if (given >= 0)
+		syscall(SYS_close, given);
+	if (m.type != REP_MSG_GO || fd < 0) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
 
 static struct share *share_get(const struct lc_ev *ev, int dir)
 {
@@ -317,6 +342,8 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	}
 	if (sh->fd < 0 && errno == EEXIST)
 		sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (sh->fd < 0)
+		sh->fd = share_open_gd(ev->aux[1], dir);
 	for (struct stat st; sh->fd >= 0;) {
 		if (syscall(SYS_fstat, sh->fd, &st) < 0 || st.st_size >= SHARE_HDR)
 			break;
@@ -520,6 +547,8 @@ static struct share *sock_share(const struct lc_ev *ev, int dir)
 	}
 	if (fd < 0 && errno == EEXIST)
 		fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		fd = share_open_gd(ev->aux[1], dir);
 	for (struct stat st; fd >= 0;) {
 		if (syscall(SYS_fstat, fd, &st) < 0 || st.st_size >= SHARE_HDR)
 			break;

@@ -33,6 +33,9 @@
 
 #define REP_NO_TARGET UINT64_MAX
 
+/* The header of a shared pipe's or socket's staging file (replayer/lc_chan.c). */
+#define REP_SHARE_HDR 4096
+
 /* REP_MSG_DIVERGED's flag: the user's predicate, not the replay, is at fault. */
 #define REP_DIVERGED_PRED 1u
 
@@ -69,6 +72,10 @@ enum rep_msg_type {
 	                         meanwhile is GO or STOP with flags 0).  flags = 1: the descriptor
 	                         attached is a connection another process accepted when recorded:
 	                         the GD holds it (no answer) */
+	REP_MSG_SHAREFILE = 26,/* a = a shared pipe's or socket's key, b = 0 out, 1 in, 2 sem: the
+	                         LC may no longer open its staging file (a program that changed
+	                         user); the GD opens it and answers GO with the descriptor, or
+	                         STOP */
 	REP_MSG_WARN = 25,    /* text = something the replay of this process could not do as
 	                         recorded, which it did otherwise (rep_warnings) */
 	REP_MSG_DGRAM = 14,   /* is receive event a a datagram from a recorded process (the
