@@ -275,7 +275,9 @@ enum trace_call {
 	TRACE_CALL_IF_NAMETOINDEX = 138,
 	TRACE_CALL_IF_INDEXTONAME = 139,
 	TRACE_CALL_OPEN = 131,              /* open, openat, creat, fopen... (FDNUM events) */
-	TRACE_CALL_MAX = 140,               /* one past the last number; never stored */
+	TRACE_CALL_STATFS = 140,            /* statfs, fstatfs and 64 forms (INPUT events) */
+	TRACE_CALL_STATVFS = 141,           /* statvfs, fstatvfs and 64 forms (INPUT events) */
+	TRACE_CALL_MAX = 142,               /* one past the last number; never stored */
 };
 
 /* TRACE_EV_ACCEPT's aux[1]: the listener could not say it was recorded (its registry entry
