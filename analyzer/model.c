@@ -944,6 +944,56 @@ static int drop_stuck_edge(struct ana_session *s, const uint64_t *pos)
 	return 0;
 }
 
+/* The cycle kahn stopped on, said for the user: from a stuck process, the waits-for chain
+ * (unmet) until a process comes back, then the cycle's links from there ("event 12 (recv) of
+ * sh.1 waits for event 30 of sh.2, ..."), at most four named.  Not the first stuck process
+ * alone: that one is often a shell waiting for a child, outside the cycle. */
+static void cycle_text(const struct ana_session *s, const uint64_t *pos, char *out, size_t cap)
+{
+	size_t np = s->nprocs, len = 0, steps;
+	uint8_t *seen = calloc(np ? np : 1, 1);
+	const struct ana_xedge *xr;
+	uint64_t at = 0;
+	uint32_t x = ANA_NONE, y;
+
+	out[0] = '\0';
+	for (size_t p = 0; p < np && x == ANA_NONE; p++)
+		if (pos[p] < s->procs[p].n)
+			x = (uint32_t)p;
+	if (!seen || x == ANA_NONE) {
+		free(seen);
+		return;
+	}
+	/* into the cycle: the first process met twice */
+	for (steps = 0; steps <= np && !seen[x]; steps++) {
+		seen[x] = 1;
+		if ((y = unmet(s, pos, x, &at, &xr)) == ANA_NONE)
+			break;
+		x = y;
+	}
+	y = x;
+	for (steps = 0; steps < 4; steps++) {
+		uint32_t from = unmet(s, pos, x, &at, &xr);
+		const struct ana_ev *e;
+
+		if (from == ANA_NONE || len + 8 >= cap)
+			break;
+		e = &s->procs[x].ev[pos[x]];
+		len += (size_t)snprintf(out + len, cap - len, "%sevent %llu (%s) of %s waits for event %llu of %s",
+		                        steps ? "; " : "", (unsigned long long)pos[x] + 1,
+		                        trace_kind_name(e->kind), s->procs[x].name,
+		                        (unsigned long long)at, s->procs[from].name);
+		if (len >= cap)
+			len = cap - 1;
+		x = from;
+		if (x == y)
+			break;
+	}
+	if (x != y && len + 8 < cap)
+		snprintf(out + len, cap - len, ", ...");
+	free(seen);
+}
+
 /* A linear extension of happened-before: one process number per step; it is the order every
  * per-event sweep (reachability columns, races) uses. */
 static int order_events(struct ana_session *s, struct trace_diag *diag)
@@ -965,14 +1015,14 @@ static int order_events(struct ana_session *s, struct trace_diag *diag)
 	while (kahn(s, pos, need, queue, wnext, whead) != s->total) {
 		if (drop_stuck_edge(s, pos))
 			continue;
-		for (size_t p = 0; p < np; p++) {
-			if (pos[p] < s->procs[p].n) {
-				ana__diag(diag, TRACE_ECORRUPT,
-				          "messages contradict program order: event %llu of %s waits "
-				          "for a send that itself waits for it (a cycle)",
-				          (unsigned long long)pos[p] + 1, s->procs[p].name);
-				break;
-			}
+		{
+			char cyc[400];
+
+			cycle_text(s, pos, cyc, sizeof(cyc));
+			ana__diag(diag, TRACE_ECORRUPT,
+			          "messages contradict program order (a cycle: %s); a send missing from "
+			          "a trace, or a stream several processes wrote, makes one",
+			          cyc[0] ? cyc : "not found");
 		}
 		rc = TRACE_ECORRUPT;
 		break;
