@@ -649,6 +649,11 @@ static inline int rec_fd_observes_sends(int fd)
 	if (v > 0) {
 		const struct rec_chan *c = &rec.chan[v - 1];
 
+		/* a datagram socket is "external" (anyone may send to it), but what it receives may
+		 * be a recorded peer's answer to a send of ours (an echo: the receive was logged
+		 * before the sending thread's send, and the analyzer found a cycle) */
+		if (c->type == TRACE_CHAN_UDP || c->unix_dgram)
+			return 1;
 		return !(__atomic_load_n(&c->external, __ATOMIC_RELAXED) &&
 		         !__atomic_load_n(&c->undecided, __ATOMIC_RELAXED));
 	}
