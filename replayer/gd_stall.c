@@ -126,7 +126,7 @@ static int stall_line(struct rep *r, size_t i, char *out, size_t cap)
 {
 	struct gd_proc *p = &r->procs[i];
 	struct rep_slot *s = r->board ? &r->board[i] : NULL;
-	char next[160], from[200] = "";
+	char next[160], from[400] = "";
 	uint64_t idx = s ? s->index : p->index;
 	int waiting = s && s->state == REP_SLOT_WAITING;
 
@@ -161,6 +161,14 @@ static int stall_line(struct rep *r, size_t i, char *out, size_t cap)
 		                next, (unsigned long long)s->wait_len);
 	if (waiting && s->wait_kind == TRACE_EV_RECV)
 		from_recv(r, p, idx, from, sizeof(from));
+	if (waiting && s->wait_kind == TRACE_EV_RECV && s->dgram_other) {
+		size_t l = strlen(from);
+
+		snprintf(from + l, sizeof(from) - l, "; %u datagram%s matching no recorded one arrived "
+		         "instead (the last of %u bytes): its sender's replay sent other bytes (a "
+		         "random id?)", s->dgram_other, s->dgram_other == 1 ? "" : "s",
+		         s->dgram_other_len);
+	}
 	if (waiting && s->wait_kind == TRACE_EV_ACCEPT)
 		from_accept(r, p, idx, from, sizeof(from));
 	if (waiting && s->wait_kind == TRACE_EV_READY)

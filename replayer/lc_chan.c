@@ -1064,6 +1064,8 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 			break;
 		}
 		/* not this one: a later receive's (reordered), else lost when recorded */
+		int later = 0;
+
 		for (uint64_t j = k + 1; j <= lc.nev && j < k + 256 && ndgq < LC_DGQ_MAX; j++) {
 			const struct lc_ev *e = &lc.ev[j - 1 - lc.base];
 			int queued = 0;
@@ -1071,6 +1073,7 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 			if (e->kind != TRACE_EV_INPUT || e->channel != ev->channel ||
 			    (e->flags & TRACE_FL_PEEK) || !dgram_is(e, (size_t)r, have))
 				continue;
+			later = 1;
 			for (size_t i = 0; i < ndgq; i++)
 				queued |= dgq[i].k == j && dgq[i].chan == ev->channel;
 			if (!queued) {
@@ -1079,6 +1082,12 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 				dgq[ndgq++].k = j;
 				break;
 			}
+		}
+		/* (one that matches no receive near: lost when recorded, or other bytes than the
+		 * recorded sender sent, a random query id: the stall report says so) */
+		if (!later) {
+			lc.slot->dgram_other++;
+			lc.slot->dgram_other_len = (uint32_t)r;
 		}
 		syscall(SYS_recvfrom, fd, dgbuf, 1, MSG_DONTWAIT, NULL, NULL);
 		lc.slot->progress++;

@@ -158,6 +158,10 @@ struct rep_slot {
 	volatile int32_t fatal_sig;   /* the signal the recorded process died of, in whichever
 	                                 image (the GD writes it; 0: it did not): its LC catches
 	                                 it until its recorded death point (lc_signals.c) */
+	volatile uint32_t dgram_other; /* datagrams that arrived while a receive waited and
+	                                  matched no recorded one (lc_chan.c, dgram_wait): said by
+	                                  the stall report */
+	volatile uint32_t dgram_other_len; /* the last one's size */
 };
 
 /* The framing, one packet per message (proto.c, both sides).  rep_proto_send: 0, or -1 with
