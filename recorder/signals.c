@@ -552,6 +552,49 @@ int rec_sig_prog(int sig, struct sigaction *out)
 
 /* --- signals sent and timers ----------------------------------------------------------------- */
 
+/* The KILL event, the stream lock held. */
+static void kill_event(uint32_t call, int r, int e, pid_t pid, int sig, pid_t tid, int64_t val,
+                       void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_init(&ev, TRACE_EV_KILL, call, -1);
+	ev.result = r;
+	ev.err = r < 0 ? e : 0;
+	ev.naux = 4;
+	ev.aux[0] = pid;
+	ev.aux[1] = sig;
+	ev.aux[2] = tid;
+	ev.aux[3] = val;
+	rec_log(&ev, ra);
+	sig_logged = 1;
+}
+
+/* A signal for another thread of this process (pthread_kill, tgkill): the real call is made
+ * under the stream lock, so that its KILL event comes before the HANDLER event of the thread
+ * it interrupts, which waits for the lock to log it.  Logged after the call, the handler's
+ * event could come first, and a replay ran the handler before the sender reached its call:
+ * knot sets a flag, then signals its workers, which read the flag in the handler's wake
+ * and, in replay, found it still clear.  -1 (errno e) when it could not be logged so: the
+ * caller makes the call itself and logs it after. */
+static int kill_thread_logged(uint32_t call, long (*real)(long, long, long), long a0, long a1,
+                              long a2, pid_t pid, int sig, pid_t tid, int *e, void *ra,
+                              int errno_result)
+{
+	long r;
+
+	if (!rec_enter())
+		return -2;
+	r = real(a0, a1, a2);
+	*e = errno;
+	if (errno_result) /* pthread_kill: the error number, not -1 and errno */
+		kill_event(call, r ? -1 : 0, (int)r, pid, sig, tid, 0, ra);
+	else
+		kill_event(call, (int)r, *e, pid, sig, tid, 0, ra);
+	rec_leave();
+	return (int)r;
+}
+
 static void kill_log(uint32_t call, int r, int e, pid_t pid, int sig, pid_t tid, int64_t val,
                      void *ra)
 {
@@ -593,10 +636,31 @@ REC_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 
 int tgkill(pid_t tgid, pid_t tid, int sig);
 
+static long real_tgkill_l(long tgid, long tid, long sig)
+{
+	return IP_REAL(tgkill)((pid_t)tgid, (pid_t)tid, (int)sig);
+}
+
+static long real_pthread_kill_l(long thread, long sig, long unused)
+{
+	(void)unused;
+	return IP_REAL(pthread_kill)((pthread_t)thread, (int)sig);
+}
+
 REC_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	int r = IP_REAL(tgkill)(tgid, tid, sig), e = errno;
+	int r, e = errno;
 
+	/* another thread of ours: the call and its event under the lock (kill_thread_logged) */
+	if (rec.threads && sig > 0 && tgid == (pid_t)syscall(SYS_getpid) &&
+	    tid != (pid_t)syscall(SYS_gettid) &&
+	    (r = kill_thread_logged(TRACE_CALL_TGKILL, real_tgkill_l, tgid, tid, sig, tgid, sig, tid,
+	                            &e, __builtin_return_address(0), 0)) != -2) {
+		errno = e;
+		return r;
+	}
+	r = IP_REAL(tgkill)(tgid, tid, sig);
+	e = errno;
 	kill_log(TRACE_CALL_TGKILL, r, e, tgid, sig, tid, 0, __builtin_return_address(0));
 	errno = e;
 	return r;
@@ -619,8 +683,18 @@ REC_EXPORT int raise(int sig)
 /* pthread_kill returns the error number, errno untouched */
 REC_EXPORT int pthread_kill(pthread_t thread, int sig)
 {
-	int self = pthread_equal(thread, pthread_self()), e = errno;
-	int r = IP_REAL(pthread_kill)(thread, sig);
+	int self = pthread_equal(thread, pthread_self()), e = errno, e2 = 0;
+	int r;
+
+	/* another thread: the call and its event under the lock (kill_thread_logged) */
+	if (!self && sig > 0 &&
+	    (r = kill_thread_logged(TRACE_CALL_TGKILL, real_pthread_kill_l, (long)thread, sig, 0,
+	                            (pid_t)syscall(SYS_getpid), sig, 0, &e2,
+	                            __builtin_return_address(0), 1)) != -2) {
+		errno = e;
+		return r;
+	}
+	r = IP_REAL(pthread_kill)(thread, sig);
 
 	kill_log(TRACE_CALL_TGKILL, r ? -1 : 0, r, (pid_t)syscall(SYS_getpid), sig,
 	         self ? (pid_t)syscall(SYS_gettid) : 0, 0, __builtin_return_address(0));
