@@ -932,6 +932,8 @@ static const struct {
 	CALL(TRACE_CALL_IF_NAMEINDEX),
 	CALL(TRACE_CALL_IF_NAMETOINDEX),
 	CALL(TRACE_CALL_IF_INDEXTONAME),
+	CALL(TRACE_CALL_STATFS),
+	CALL(TRACE_CALL_STATVFS),
 };
 #undef CALL
 #define NMEMBERS (sizeof(call_members) / sizeof(call_members[0]))
@@ -959,6 +961,8 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_CALL_GETSOCKOPT, 135);
 	ck_assert_int_eq(TRACE_CALL_GETIFADDRS, 136);
 	ck_assert_int_eq(TRACE_CALL_IF_INDEXTONAME, 139);
+	ck_assert_int_eq(TRACE_CALL_STATFS, 140);
+	ck_assert_int_eq(TRACE_CALL_STATVFS, 141);
 	ck_assert_int_eq(TRACE_CALL_GETLOADAVG, 110);
 	ck_assert_int_eq(TRACE_CALL_SCHED_GETAFFINITY, 119);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
