@@ -598,20 +598,9 @@ static int kill_thread_logged(uint32_t call, long (*real)(long, long, long), lon
 static void kill_log(uint32_t call, int r, int e, pid_t pid, int sig, pid_t tid, int64_t val,
                      void *ra)
 {
-	struct trace_event ev;
-
 	if (!rec_enter())
 		return;
-	rec_event_init(&ev, TRACE_EV_KILL, call, -1);
-	ev.result = r;
-	ev.err = r < 0 ? e : 0;
-	ev.naux = 4;
-	ev.aux[0] = pid;
-	ev.aux[1] = sig;
-	ev.aux[2] = tid;
-	ev.aux[3] = val;
-	rec_log(&ev, ra);
-	sig_logged = 1;
+	kill_event(call, r, e, pid, sig, tid, val, ra);
 	rec_leave();
 }
 

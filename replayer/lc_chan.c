@@ -298,12 +298,30 @@ static int share_open_gd(int64_t key, int dir)
 	return fd;
 }
 
+/* The entry sh takes the mapped header p of (key aux[1], dir): the first process sets its
+ * counters from the shared offset where the end became shared (aux[2]). */
+static void share_attach(struct share *sh, void *p, const struct lc_ev *ev, int dir, long pid)
+{
+	uint32_t zero = 0;
+
+	sh->h = p;
+	sh->key = ev->aux[1];
+	sh->dir = dir;
+	sh->pid = pid;
+	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
+		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+}
+
 static struct share *share_get(const struct lc_ev *ev, int dir)
 {
 	char path[4096 + 96];
 	long self = (long)syscall(SYS_getpid);
 	struct share *sh = NULL;
-	uint32_t zero = 0;
 	int reuse = -1; /* the parent's number, which ours takes: no other number moves */
 	void *p;
 
@@ -362,17 +380,7 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	    (p = mmap(NULL, SHARE_HDR, PROT_READ | PROT_WRITE, MAP_SHARED, sh->fd, 0)) == MAP_FAILED)
 		lc_diverge("cannot open %s for the pipe or socket several processes share: %s", path,
 		           strerror(errno));
-	sh->h = p;
-	sh->key = ev->aux[1];
-	sh->dir = dir;
-	sh->pid = self;
-	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
-	                                __ATOMIC_ACQUIRE)) {
-		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
-		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
-	}
-	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
-		sched_yield();
+	share_attach(sh, p, ev, dir, self);
 	return sh;
 }
 
@@ -523,7 +531,6 @@ static struct share *sock_share(const struct lc_ev *ev, int dir)
 {
 	char path[4096 + 96];
 	struct share *sh = NULL;
-	uint32_t zero = 0;
 	void *p;
 	int fd;
 
@@ -560,18 +567,8 @@ static struct share *sock_share(const struct lc_ev *ev, int dir)
 	syscall(SYS_close, fd);
 	if (p == MAP_FAILED)
 		return NULL;
-	sh->h = p;
 	sh->fd = -1;
-	sh->key = ev->aux[1];
-	sh->dir = dir;
-	sh->pid = (long)syscall(SYS_getpid);
-	if (__atomic_compare_exchange_n(&sh->h->state, &zero, 1, 0, __ATOMIC_ACQ_REL,
-	                                __ATOMIC_ACQUIRE)) {
-		sh->h->base = sh->h->filled = sh->h->taken = (uint64_t)ev->aux[2];
-		__atomic_store_n(&sh->h->state, 2, __ATOMIC_RELEASE);
-	}
-	while (__atomic_load_n(&sh->h->state, __ATOMIC_ACQUIRE) != 2)
-		sched_yield();
+	share_attach(sh, p, ev, dir, (long)syscall(SYS_getpid));
 	return sh;
 }
 
