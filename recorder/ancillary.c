@@ -70,7 +70,7 @@ static int what_of(int fd)
 	if (fstat(fd, &st) != 0)
 		return TRACE_PASS_OTHER;
 	if (S_ISSOCK(st.st_mode))
-		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) == 0 && acc
+		return IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) == 0 && acc
 		               ? TRACE_PASS_LISTENER
 		               : TRACE_PASS_SOCKET;
 	if (S_ISFIFO(st.st_mode))

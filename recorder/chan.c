@@ -323,7 +323,7 @@ static void fill_endpoint(int fd, struct rec_chan *c, struct trace_endpoint *ep,
 		struct ucred cred;
 
 		len = sizeof(cred);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
+		if (IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
 			ep->peer_pid = cred.pid;
 	}
 	if (c->type == TRACE_CHAN_UNIX && ep->peer_len)
@@ -419,9 +419,9 @@ static struct rec_chan *classify(int fd)
 		int domain = 0, type = 0;
 		socklen_t len = sizeof(int);
 
-		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+		IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
 		len = sizeof(int);
-		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+		IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_TYPE, &type, &len);
 		c = rec_chan_new(ip_sock_chan_type(domain, type));
 		if (!c)
 			goto ignore;
@@ -530,11 +530,11 @@ struct rec_chan *rec_chan_adopt(int fd, struct trace_endpoint *ep, int *what, vo
 		int domain = 0, type = 0, acc = 0;
 		socklen_t len = sizeof(int);
 
-		getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+		IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
 		len = sizeof(int);
-		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+		IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_TYPE, &type, &len);
 		len = sizeof(int);
-		getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len);
+		IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len);
 		*what = acc ? TRACE_PASS_LISTENER : TRACE_PASS_SOCKET;
 		if (!(c = rec_chan_new(ip_sock_chan_type(domain, type))))
 			goto ignore;
@@ -1730,13 +1730,21 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 		share_ = 0; \
 	/* (a peek moves no byte: it takes no turn, and says where the stream is) */ \
 	int peek_ = __builtin_expect(share_ != 0, 0) && ((flags) & MSG_PEEK); \
-	if (__builtin_expect(share_ != 0, 0) && !peek_) \
-		rec_share_lock(share_, dir); \
+	const uint32_t share_at_call_ = share_; \
+	if (__builtin_expect(share_ != 0, 0) && !peek_ && \
+	    !rec_share_lock_for(share_, dir, fd, (flags), \
+	                        rec.chan[rec.fd[fd] - 1].type != TRACE_CHAN_PIPE)) \
+		share_ = 0; \
 	ssize_t r = realcall; \
 	int e = errno; \
 	uint64_t soff_ = __builtin_expect(share_ != 0, 0) \
 	                         ? (peek_ ? rec_share_off(share_, dir) \
 	                                  : rec_share_unlock(share_, dir, (long)r)) : 0; \
+	/* (another thread forked during the call, sharing the end: its bytes still count) */ \
+	if (__builtin_expect(rec.threads, 0) && share_at_call_ == 0 && r > 0 && fd >= 0 && \
+	    fd < REC_FD_MAX && rec.fd[fd] > 0 && rec.chan[rec.fd[fd] - 1].share && \
+	    rec.w != NULL && !rec_busy() && !((flags) & MSG_PEEK)) \
+		rec_share_account(rec.chan[rec.fd[fd] - 1].share, dir, (long)r); \
 	REC_DATA_ORDER_AFTER(fd, dir, r, e); \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \

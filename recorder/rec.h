@@ -460,6 +460,11 @@ REC_HIDDEN void rec_share_child(void);
  * unlock returns the direction's offset before the call and adds `moved` when positive. */
 REC_HIDDEN void rec_share_lock(uint32_t slot, int dir);
 REC_HIDDEN uint64_t rec_share_unlock(uint32_t slot, int dir, long moved);
+/* The lock for a call on fd with flags (sock: a connection): 1 held, 0 not (a non-blocking
+ * call on a connection whose lock another holder has: made unshared); errno kept. */
+REC_HIDDEN int rec_share_lock_for(uint32_t slot, int dir, int fd, int flags, int sock);
+/* Bytes moved by a call made unshared on an end shared since (a fork during it). */
+REC_HIDDEN void rec_share_account(uint32_t slot, int dir, long moved);
 /* A peek's place in the shared stream: the direction's offset now (no lock: it moves none). */
 REC_HIDDEN uint64_t rec_share_off(uint32_t slot, int dir);
 /* Flag the event and set its aux: the shared offset, the pipe's key, the base. */

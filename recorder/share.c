@@ -251,6 +251,8 @@ void rec_share_lock(uint32_t slot, int dir)
 		uint32_t cur = 0;
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
+		/* (the futex and kill below leave errno; rec_share_lock_for keeps the caller's) */
+
 		if (__atomic_compare_exchange_n(&d->lock, &cur, me, 0, __ATOMIC_ACQUIRE,
 		                                __ATOMIC_RELAXED)) {
 			d->depth = 1;
@@ -265,6 +267,50 @@ void rec_share_lock(uint32_t slot, int dir)
 			                            __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&d->waiters, 1, __ATOMIC_RELAXED);
 	}
+}
+
+/* (rec.h) A call on a shared end: blocking, the lock is waited for, as before a pipe's read;
+ * a connection's non-blocking call (MSG_DONTWAIT, O_NONBLOCK) only tries it, since its
+ * holder may sit in a blocking call for as long as its peer is silent, and an event loop
+ * must not freeze behind it: then the call goes unshared (its offset the process's own; the
+ * analyzer may leave the stream unlinked, never the program waiting).  errno is kept. */
+int rec_share_lock_for(uint32_t slot, int dir, int fd, int flags, int sock)
+{
+	struct share_dir *d = &tab[slot - 1].d[dir];
+	uint32_t me, cur = 0;
+	int e = errno;
+	long fl;
+
+	if (sock && !(flags & MSG_DONTWAIT) &&
+	    ((fl = sys(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0)) < 0 || !(fl & O_NONBLOCK)))
+		sock = 0; /* blocking */
+	if (!sock) {
+		rec_share_lock(slot, dir);
+		errno = e;
+		return 1;
+	}
+	me = my_tid();
+	if (__atomic_load_n(&d->lock, __ATOMIC_RELAXED) == me) {
+		d->depth++;
+		return 1;
+	}
+	if (__atomic_compare_exchange_n(&d->lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		d->depth = 1;
+		return 1;
+	}
+	errno = e;
+	return 0;
+}
+
+/* (rec.h) Bytes an unshared call moved on an end a fork shared meanwhile (another thread
+ * forked during the call): counted, so that the offsets after it stay the stream's. */
+void rec_share_account(uint32_t slot, int dir, long moved)
+{
+	int e = errno;
+
+	rec_share_lock(slot, dir);
+	rec_share_unlock(slot, dir, moved);
+	errno = e;
 }
 
 uint64_t rec_share_unlock(uint32_t slot, int dir, long moved)

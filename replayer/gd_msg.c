@@ -330,8 +330,6 @@ static void on_accepted(struct rep *r, struct gd_proc *srv, uint64_t k, long pid
 	accept_reply(r, srv, k, a, pid, port);
 }
 
-/* HOLD: flags 1, a connection for another process (fd); flags 0, does the GD hold the
- * connection of accept event k?  (proto.h) */
 /* REP_MSG_SHAREFILE: the staging file DIR/.encore-replay/pipe.KEY.DIR (replayer/lc_chan.c),
  * opened for a process that may no longer (it changed user: exim's deliveries), made with its
  * header's room when it is new (made here, nobody writes into it before that). */
@@ -360,6 +358,8 @@ static void on_sharefile(struct rep *r, struct gd_proc *p, const struct rep_msg 
 	}
 }
 
+/* HOLD: flags 1, a connection for another process (fd); flags 0, does the GD hold the
+ * connection of accept event k?  (proto.h) */
 static void on_hold(struct rep *r, struct gd_proc *p, const struct rep_msg *m, int *fd)
 {
 	if (m->flags & 1) {

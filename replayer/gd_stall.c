@@ -165,9 +165,9 @@ static int stall_line(struct rep *r, size_t i, char *out, size_t cap)
 		size_t l = strlen(from);
 
 		snprintf(from + l, sizeof(from) - l, "; %u datagram%s matching no recorded one arrived "
-		         "instead (the last of %u bytes): its sender's replay sent other bytes (a "
-		         "random id?)", s->dgram_other, s->dgram_other == 1 ? "" : "s",
-		         s->dgram_other_len);
+		         "instead (the last of %u bytes): lost when recorded, or its sender's replay "
+		         "sent other bytes (a random id?)", s->dgram_other,
+		         s->dgram_other == 1 ? "" : "s", s->dgram_other_len);
 	}
 	if (waiting && s->wait_kind == TRACE_EV_ACCEPT)
 		from_accept(r, p, idx, from, sizeof(from));

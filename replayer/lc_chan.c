@@ -284,7 +284,8 @@ static int share_open_gd(int64_t key, int dir)
 	int e = errno, given = -1, fd = -1;
 	struct rep_msg m;
 
-	if (e != EACCES && e != EPERM)
+	/* (a forked child loading its trace has no connection to the GD yet: its first use asks) */
+	if ((e != EACCES && e != EPERM) || lc_ctl_fd() < 0)
 		return -1;
 	m = ctl_ask(REP_MSG_SHAREFILE, key, dir, 0, &given, &fd);
 	if (given >= 0)
@@ -403,10 +404,12 @@ void lc_share_move(int fd)
 
 	for (int i = 0; fd >= 0 && i < SHARE_MAX; i++)
 		if (shares[i].h && shares[i].pid == self && shares[i].fd == fd) {
-			int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1);
+			/* (lc_move_high closes fd once moved; the flock is the open file's: it goes
+			 * along) */
+			int hi = lc_move_high((int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1));
 
 			if (hi >= 0) {
-				shares[i].fd = hi; /* (the flock is the open file's: it goes along) */
+				shares[i].fd = hi;
 				syscall(SYS_close, fd);
 			}
 			return;
@@ -424,6 +427,9 @@ size_t lc_share_fds(int *out, size_t cap)
 	return n;
 }
 
+static int fd_is_socket(int fd);
+static struct share *sock_share(const struct lc_ev *ev, int dir);
+
 /* A forked child: open now its own staging files (for its flock) for those of its parent's
  * that its events use, in place of the parent's (one descriptor for one, no new number
  * taken): the program may forbid new descriptors before its first use (sshd's pre-auth child
@@ -435,8 +441,18 @@ void lc_share_preopen(void)
 	long self = (long)syscall(SYS_getpid);
 	int inherited = 0;
 
+	/* A shared connection's header, mapped now (no descriptor kept) for each one the image's
+	 * events use and that it holds already: a process that cannot make it later (no number
+	 * free) would go without turns, and the other holders would wait for it for ever. */
+	for (uint64_t i = lc.base; i < lc.nev; i++) {
+		const struct lc_ev *ev = &lc.ev[i - lc.base];
+
+		if ((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3 && ev->fd >= 0 &&
+		    (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND) && fd_is_socket(ev->fd))
+			sock_share(ev, ev->kind == TRACE_EV_RECV ? 1 : 0);
+	}
 	for (int i = 0; i < SHARE_MAX && !inherited; i++)
-		inherited = shares[i].h && shares[i].pid != self;
+		inherited = shares[i].h && shares[i].fd >= 0 && shares[i].pid != self;
 	if (!inherited)
 		return;
 	share_soft = 1;
@@ -459,6 +475,14 @@ void lc_share_preopen(void)
 			}
 	}
 	share_soft = 0;
+	/* the parent's that this image does not use: closed now, while the numbers are surely
+	 * ours (the program has not run yet), not later on what may be the program's by then */
+	for (int i = 0; i < SHARE_MAX; i++)
+		if (shares[i].h && shares[i].fd >= 0 && shares[i].pid != self) {
+			syscall(SYS_close, shares[i].fd);
+			munmap(shares[i].h, SHARE_HDR);
+			shares[i].h = NULL;
+		}
 }
 
 static void share_lock(struct share *sh)
@@ -550,6 +574,7 @@ static struct share *sock_share(const struct lc_ev *ev, int dir)
 	                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0 && syscall(SYS_ftruncate, fd, SHARE_HDR) < 0) {
 		syscall(SYS_close, fd);
+		syscall(SYS_unlinkat, AT_FDCWD, path, 0); /* (others would wait for its header) */
 		return NULL;
 	}
 	if (fd < 0 && errno == EEXIST)
@@ -1035,6 +1060,7 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 		}
 	}
 	lc_wait_state(TRACE_EV_RECV, fd, ev->channel, ev->result > 0 ? (uint64_t)ev->result : 0);
+	lc.slot->dgram_other = 0; /* (counted for this wait only) */
 	for (;;) {
 		long r = syscall(SYS_recvfrom, fd, dgbuf, sizeof(dgbuf),
 		                 MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT, NULL, NULL);
@@ -2274,7 +2300,7 @@ static void peer_of(int fd, long *pid, int *port)
 		else if (ss.ss_family == AF_INET6)
 			*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 		else if (ss.ss_family == AF_UNIX &&
-		         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+		         IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
 			*pid = cred.pid;
 	}
 }

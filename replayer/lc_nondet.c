@@ -82,7 +82,7 @@ static void ready_add(struct ready_set *s, int fd, int in, int out)
 		return; /* its receives wait for their own bytes (lc_chan.c, recv_shared) */
 	if (in && lc_stash_has_listener(fd))
 		in = 0; /* a connection came through it already, kept for its accept */
-	if (in && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening &&
+	if (in && IP_REAL(getsockopt)(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening &&
 	    ready_accept_outside(ch))
 		in = 0; /* the client is not replayed (curl hitting a recorded server) */
 	if (in)
