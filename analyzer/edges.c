@@ -539,6 +539,81 @@ static int link_order(struct ana_session *s, size_t *xcap, size_t *ocap)
 	return rc;
 }
 
+/* Connections several processes held (shared at their birth, recorder/share.c): replay makes
+ * the holders take turns in the order of the shared offsets (replayer/README.md), a receive
+ * at OFF after the receives of the bytes before OFF, a send likewise; a cut must hold that
+ * order, or a halt leaves one holder waiting for another's turn that never comes.  Pipes
+ * replay through staging files without turns: no edges for them. */
+struct turnref {
+	uint32_t end, kind, proc, idx;
+	uint64_t offset;
+};
+
+static int cmp_turnref(const void *a, const void *b)
+{
+	const struct turnref *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+static int link_turns(struct ana_session *s, size_t *xcap, size_t *ocap)
+{
+	struct turnref *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t p = 0; p < s->nprocs; p++)
+		for (uint64_t k = 1; k <= s->procs[p].n; k++) {
+			const struct ana_ev *e = &s->procs[p].ev[k - 1];
+			const struct ana_end *en;
+
+			if ((e->kind != TRACE_EV_RECV && e->kind != TRACE_EV_SEND) ||
+			    !(e->flags & TRACE_FL_SHARED) || (e->flags & TRACE_FL_PEEK) ||
+			    e->result <= 0 || e->end == ANA_NONE)
+				continue;
+			en = &s->ends[e->end];
+			if (!en->has_ep ||
+			    (en->ep.type != TRACE_CHAN_TCP && en->ep.type != TRACE_CHAN_UNIX))
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct turnref *nv = realloc(v, nc * sizeof(*nv));
+
+				if (!nv) {
+					free(v);
+					return TRACE_ENOMEM;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[n].end = e->end;
+			v[n].kind = e->kind;
+			v[n].proc = (uint32_t)p;
+			v[n].idx = (uint32_t)k;
+			v[n].offset = e->offset;
+			n++;
+		}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_turnref);
+	/* each after the one before it in the stream, when another process made that one */
+	for (size_t i = 1; i < n && !rc; i++) {
+		const struct turnref *a = &v[i - 1], *b = &v[i];
+
+		if (a->end != b->end || a->kind != b->kind || a->proc == b->proc)
+			continue;
+		if (!(rc = push_xedge(&s->xin, &s->nxin, xcap, b->proc, b->idx, a->proc, a->idx)))
+			rc = push_xedge(&s->xout, &s->nxout, ocap, a->proc, a->idx, b->proc, b->idx);
+	}
+	free(v);
+	return rc;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Bounded buffers
  */
@@ -786,7 +861,7 @@ int ana__link_streams(struct ana_session *s)
 	s->nxin = s->nxout = 0;
 	if ((rc = link_eofs(s, &xcap, &ocap)) || (rc = link_capacity(s, &xcap, &ocap)) ||
 	    (rc = link_waits(s, &xcap, &ocap)) || (rc = link_signals(s, &xcap, &ocap)) ||
-	    (rc = link_order(s, &xcap, &ocap)))
+	    (rc = link_order(s, &xcap, &ocap)) || (rc = link_turns(s, &xcap, &ocap)))
 		return rc;
 	if (s->nxin)
 		qsort(s->xin, s->nxin, sizeof(*s->xin), cmp_xedge);

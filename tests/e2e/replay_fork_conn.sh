@@ -29,4 +29,21 @@ for run in 1 2 3; do
 		"$tmp/s" > "$tmp/halt.out" 2> "$tmp/halt.err" || fail "halt $run"
 	grep -q '"halted"' "$tmp/halt.out" || fail "halt $run: no halted state"
 done
-echo "ok: 3 recordings, every worker's reads linked, replayed and halted"
+# The burst: the requests sent at once, the workers alive together, their reads ordered by the
+# stream alone.  A halt on any worker must come (before link_turns, a halt on a worker that
+# read after another could leave that one before its read, and wait for ever for its turn).
+for run in 1 2 3; do
+	rm -rf "$tmp/s"
+	"$encore" record -q -o "$tmp/s" -- "$prog" burst > "$tmp/rec.out" 2> "$tmp/rec.err" ||
+		fail "burst: record $run"
+	grep -qx "server: 3 requests served" "$tmp/rec.out" || fail "burst: record $run"
+	timeout 120 "$encore" replay --stall-timeout 10 "$tmp/s" > "$tmp/rep.out" 2> "$tmp/rep.err" ||
+		fail "burst: replay $run"
+	cmp -s "$tmp/rec.out" "$tmp/rep.out" || fail "burst: replay $run: output differs"
+	for w in 2 3 4; do
+		timeout 120 "$encore" replay --json --stall-timeout 10 --stop "fork_conn.$w: received >= 1" \
+			"$tmp/s" > "$tmp/halt.out" 2> "$tmp/halt.err" || fail "burst: halt $run on fork_conn.$w"
+		grep -q '"halted":true' "$tmp/halt.out" || fail "burst: halt $run on fork_conn.$w"
+	done
+done
+echo "ok: 3 recordings, every worker's reads linked, replayed and halted; 3 bursts halted on each worker"
