@@ -94,9 +94,10 @@ static int burst(int l, struct sockaddr_in *a, socklen_t al)
 	for (int i = 0; i < REQUESTS; i++)
 		if (waitpid(w[i], &st, 0) != w[i] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			return fprintf(stderr, "worker %d failed\n", i + 1), 1;
-	close(c);
+	/* the client closes first: the TIME_WAIT is its port's, not the one a replay binds */
 	if (waitpid(client, &st, 0) != client || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return fprintf(stderr, "client failed\n"), 1;
+	close(c);
 	printf("server: %d requests served\n", REQUESTS);
 	return 0;
 }
@@ -149,9 +150,10 @@ int main(int argc, char **argv)
 		if (w < 0 || waitpid(w, &st, 0) != w || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			return fprintf(stderr, "worker %d failed\n", i + 1), 1;
 	}
-	close(c);
+	/* the client closes first: the TIME_WAIT is its port's, not the one a replay binds */
 	if (waitpid(client, &st, 0) != client || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return fprintf(stderr, "client failed\n"), 1;
+	close(c);
 	printf("server: %d requests served\n", REQUESTS);
 	return 0;
 }
