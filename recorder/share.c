@@ -281,8 +281,11 @@ int rec_share_lock_for(uint32_t slot, int dir, int fd, int flags, int sock)
 	int e = errno;
 	long fl;
 
+	/* (under a seccomp filter, guard.c, no fcntl of ours: sshd's pre-auth child would die of
+	 * SIGSYS; its calls are taken as blocking, as before connections were shared) */
 	if (sock && !(flags & MSG_DONTWAIT) &&
-	    ((fl = sys(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0)) < 0 || !(fl & O_NONBLOCK)))
+	    (rec_sandbox || (fl = sys(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0)) < 0 ||
+	     !(fl & O_NONBLOCK)))
 		sock = 0; /* blocking */
 	if (!sock) {
 		rec_share_lock(slot, dir);
