@@ -25,7 +25,7 @@ cd "$(dirname "$0")"
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libunwind-dev libzstd-dev libsqlite3-dev
           libedit-dev libdw-dev
           check python3 clang libclang-rt-14-dev iproute2 strace gdb
-          perl socat make scdoc libuv1-dev)
+          perl socat make scdoc libuv1-dev tcl netcat-openbsd)
 # Real servers and their load tools, recorded under load by tests/e2e/soak_short.sh (each is
 # skipped when missing; none starts a daemon in a container; the test uses its own ports).
 PACKAGES+=(redis-server redis-tools nginx lighttpd apache2-utils memcached libmemcached-tools)

@@ -76,6 +76,7 @@ corpus_result() {
 # corpus_need PROG...: the scenario is skipped (77, with a result line) without PROG.
 corpus_need() {
     local p
+    [ -n "$C_PROG" ] || C_PROG=$(basename "$0" .sh) # (before corpus_init: the row's name)
     for p in "$@"; do
         if ! command -v "$p" >/dev/null 2>&1; then
             corpus_result "skipped" "-" "-" 0 "$p is not installed"
