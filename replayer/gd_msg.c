@@ -583,7 +583,7 @@ int rep__handle(struct rep *r, int fd, struct gd_proc **pp, int *outcome)
 	}
 	if (m.type == REP_MSG_DIVERGED) {
 		if (m.flags & REP_DIVERGED_PRED) {
-			snprintf(r->message, sizeof(r->message), "--stop: %s", m.text);
+			snprintf(r->message, sizeof(r->message), "the halting predicate: %s", m.text);
 			*outcome = REP_BAD_PREDICATE;
 			return 0;
 		}

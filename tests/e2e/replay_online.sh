@@ -106,7 +106,7 @@ rc=0
 "$encore" replay --json --then kill --stop 'pp: var.no_such_var >= 1' "$tmp/s" \
     > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 2 ] || { echo "FAIL: unknown variable: exit $rc, not 2 (the user's error)"; cat "$tmp/e"; exit 1; }
-grep -q "^encore replay: --stop: process pp: var.no_such_var: " "$tmp/e" ||
+grep -q "^encore replay: the halting predicate: process pp: var.no_such_var: " "$tmp/e" ||
     { echo "FAIL: no message for the unknown variable"; cat "$tmp/e"; exit 1; }
 # the predicate's fault, not the replay's: no divergence, no stack of an unrelated call
 if grep -q "divergence\|the call was made from" "$tmp/e"; then
