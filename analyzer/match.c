@@ -497,6 +497,46 @@ static int link_inherited(struct ana_session *s)
 	return 0;
 }
 
+/* 1b. A socket first met open in a process whose ancestor had it (the same inode): a child
+ * that libc started (system, popen, posix_spawn: its recorder did not see the fork, so its
+ * channels are new ids, not inherited) reading the socketpair end or connection its parent
+ * made.  The same kernel socket: the same end object, so that the parent's pairing (the
+ * socketpair event, the accepted connection) covers the child's reads and writes (socat's
+ * SYSTEM children, varnish's system() child: their messages were unmatched).  Sockets only:
+ * a pipe's two ends share one inode. */
+static int sock_type(const struct ana_end *e)
+{
+	return e->has_ep && e->ep.inode &&
+	       (e->ep.type == TRACE_CHAN_TCP || e->ep.type == TRACE_CHAN_UNIX ||
+	        e->ep.type == TRACE_CHAN_SOCKETPAIR);
+}
+
+static void link_same_inode(struct ana_session *s)
+{
+	for (uint32_t e = 0; e < s->nends; e++) {
+		const struct ana_end *en = &s->ends[e];
+		int q;
+
+		if (!sock_type(en) || en->proc >= s->nprocs)
+			continue;
+		/* the nearest ancestor's end of that inode (a few generations at most) */
+		q = s->procs[en->proc].parent[0] ? ana_proc_find(s, s->procs[en->proc].parent) : -1;
+		for (int depth = 0; q >= 0 && depth < 8; depth++) {
+			uint32_t found = ANA_NONE;
+
+			for (uint32_t f = 0; f < s->nends && found == ANA_NONE; f++)
+				if (s->ends[f].proc == (uint32_t)q && sock_type(&s->ends[f]) &&
+				    s->ends[f].ep.inode == en->ep.inode && same_host(s, e, f))
+					found = f;
+			if (found != ANA_NONE) {
+				uf_union(s, e, found);
+				break;
+			}
+			q = s->procs[q].parent[0] ? ana_proc_find(s, s->procs[q].parent) : -1;
+		}
+	}
+}
+
 /* 2. pipes and socketpairs: paired by the event that made them. */
 static void pair_pipes(struct ana_session *s)
 {
@@ -960,6 +1000,7 @@ int ana__match(struct ana_session *s, struct trace_diag *diag)
 		s->passrefs[i].linked = 0;
 	if ((rc = link_inherited(s)))
 		goto out;
+	link_same_inode(s);
 	pair_pipes(s);
 	roots = malloc((s->nends ? s->nends : 1) * sizeof(*roots));
 	rootactive = calloc(s->nends ? s->nends : 1, 1);
