@@ -511,30 +511,81 @@ static int sock_type(const struct ana_end *e)
 	        e->ep.type == TRACE_CHAN_SOCKETPAIR);
 }
 
+/* A child libc started: its recorder named it PARENT.sK (recorder/README.md). */
+static int libc_child(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (!dot || dot[1] != 's' || !dot[2])
+		return 0;
+	for (const char *c = dot + 2; *c; c++)
+		if (*c < '0' || *c > '9')
+			return 0;
+	return 1;
+}
+
 static void link_same_inode(struct ana_session *s)
 {
-	for (uint32_t e = 0; e < s->nends; e++) {
-		const struct ana_end *en = &s->ends[e];
+	uint32_t *first = NULL, *byproc = NULL, *fill = NULL, n = 0;
+	int any = 0;
+
+	for (size_t p = 0; p < s->nprocs && !any; p++)
+		any = libc_child(s->procs[p].name);
+	if (!any)
+		return;
+	/* the socket ends of each process, so that a child looks only at its ancestors' */
+	first = calloc(s->nprocs + 1, sizeof(*first));
+	if (first)
+		for (uint32_t e = 0; e < s->nends; e++)
+			if (sock_type(&s->ends[e]) && s->ends[e].proc < s->nprocs) {
+				first[s->ends[e].proc + 1]++;
+				n++;
+			}
+	/* fill: per process while sorting, then per end of one process (below): room for both */
+	if (first && n)
+		fill = calloc((s->nprocs > n ? s->nprocs : n) + 1, sizeof(*fill));
+	if (!first || !fill || !n || !(byproc = malloc(n * sizeof(*byproc)))) {
+		free(first); /* (out of memory: left unlinked, as before) */
+		free(fill);
+		return;
+	}
+	for (size_t p = 0; p < s->nprocs; p++)
+		first[p + 1] += first[p];
+	for (uint32_t e = 0; e < s->nends; e++)
+		if (sock_type(&s->ends[e]) && s->ends[e].proc < s->nprocs) {
+			uint32_t p = s->ends[e].proc;
+
+			byproc[first[p] + fill[p]++] = e;
+		}
+	for (size_t p = 0; p < s->nprocs; p++) {
 		int q;
 
-		if (!sock_type(en) || en->proc >= s->nprocs)
+		if (!libc_child(s->procs[p].name) || first[p] == first[p + 1])
 			continue;
-		/* the nearest ancestor's end of that inode (a few generations at most) */
-		q = s->procs[en->proc].parent[0] ? ana_proc_find(s, s->procs[en->proc].parent) : -1;
+		q = s->procs[p].parent[0] ? ana_proc_find(s, s->procs[p].parent) : -1;
+		/* the nearest ancestor's end of each inode (a few generations at most); fill[]
+		 * is reused to mark the ends linked */
+		for (uint32_t i = first[p]; i < first[p + 1]; i++)
+			fill[i - first[p]] = 0;
 		for (int depth = 0; q >= 0 && depth < 8; depth++) {
-			uint32_t found = ANA_NONE;
+			for (uint32_t i = first[p]; i < first[p + 1]; i++) {
+				uint32_t e = byproc[i];
 
-			for (uint32_t f = 0; f < s->nends && found == ANA_NONE; f++)
-				if (s->ends[f].proc == (uint32_t)q && sock_type(&s->ends[f]) &&
-				    s->ends[f].ep.inode == en->ep.inode && same_host(s, e, f))
-					found = f;
-			if (found != ANA_NONE) {
-				uf_union(s, e, found);
-				break;
+				for (uint32_t j = first[q]; j < first[q + 1] && !fill[i - first[p]]; j++) {
+					uint32_t f = byproc[j];
+
+					if (s->ends[f].ep.inode == s->ends[e].ep.inode && same_host(s, e, f)) {
+						uf_union(s, e, f);
+						fill[i - first[p]] = 1;
+					}
+				}
 			}
 			q = s->procs[q].parent[0] ? ana_proc_find(s, s->procs[q].parent) : -1;
 		}
 	}
+	free(first);
+	free(fill);
+	free(byproc);
 }
 
 /* 2. pipes and socketpairs: paired by the event that made them. */
