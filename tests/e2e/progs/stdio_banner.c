@@ -80,6 +80,10 @@ int main(void)
 				fprintf(out, "250 got %s", line);
 				fflush(out);
 			}
+			/* the client closes first: the TIME_WAIT is its port's, not the listening one
+			 * a replay binds again (which would wait for it) */
+			while (fgetc(in) != EOF)
+				;
 			_exit(0);
 		}
 		fclose(in);
