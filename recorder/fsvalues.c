@@ -21,28 +21,11 @@
 
 #define RA() __builtin_return_address(0)
 
-static int log_fs(uint32_t call, int r, int e, int fd, const void *buf, size_t size, void *ra)
-{
-	struct trace_event ev;
-
-	rec_event_init(&ev, TRACE_EV_INPUT, call, -1);
-	ev.result = r;
-	ev.err = r < 0 ? e : 0;
-	ev.naux = 1;
-	ev.aux[0] = fd;
-	if (r == 0 && buf) {
-		ev.data = buf;
-		ev.data_len = (uint32_t)size;
-	}
-	rec_log(&ev, ra);
-	return r;
-}
-
 #define FS_CALL(call, fd, buf, realcall) \
 	int r_ = realcall, e_ = errno; \
 	if (rec_busy() || !rec_enter()) \
 		return r_; \
-	log_fs(call, r_, e_, fd, buf, sizeof(*(buf)), RA()); \
+	rec_log_machine(call, r_, e_, r_ < 0, buf, sizeof(*(buf)), 1, fd, RA()); \
 	rec_leave(); \
 	errno = e_; \
 	return r_

@@ -463,6 +463,11 @@ REC_HIDDEN uint64_t rec_share_unlock(uint32_t slot, int dir, long moved);
 /* The lock for a call on fd with flags (sock: a connection): 1 held, 0 not (a non-blocking
  * call on a connection whose lock another holder has: made unshared); errno kept. */
 REC_HIDDEN int rec_share_lock_for(uint32_t slot, int dir, int fd, int flags, int sock);
+/* A machine value (values.c, fsvalues.c): an INPUT event without channel of `call`, result
+ * r (errno e when it failed), n bytes of out unless it failed, aux[0] = a0 when naux is 1;
+ * under rec_enter. */
+REC_HIDDEN void rec_log_machine(uint32_t call, long r, int e, int failed, const void *out,
+                                size_t n, uint32_t naux, int64_t a0, void *ra);
 /* Bytes moved by a call made unshared on an end shared since (a fork during it). */
 REC_HIDDEN void rec_share_account(uint32_t slot, int dir, long moved);
 /* A peek's place in the shared stream: the direction's offset now (no lock: it moves none). */

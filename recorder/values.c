@@ -32,9 +32,8 @@
 
 #define RA() __builtin_return_address(0)
 
-/* One value event: result r (errno e when it failed), n bytes of out, aux[0] = a0 when
- * naux is 1. */
-static void log_machine(uint32_t call, long r, int e, int failed, const void *out, size_t n,
+/* (rec.h) */
+void rec_log_machine(uint32_t call, long r, int e, int failed, const void *out, size_t n,
                         uint32_t naux, int64_t a0, void *ra)
 {
 	struct trace_event ev;
@@ -58,7 +57,7 @@ static void log_machine(uint32_t call, long r, int e, int failed, const void *ou
 	int e_ = errno; \
 	if (!rec_enter()) \
 		return r_; \
-	log_machine(call, (long)r_, e_, (failed), (out), (failed) ? 0 : (n), naux, a0, RA()); \
+	rec_log_machine(call, (long)r_, e_, (failed), (out), (failed) ? 0 : (n), naux, a0, RA()); \
 	rec_leave(); \
 	errno = e_; \
 	return r_
@@ -125,7 +124,7 @@ REC_EXPORT long sysconf(int name)
 	if (!ip_sysconf_is_value(name) || rec_from_alloc(RA()) || !rec_enter())
 		return r;
 	/* sysconf's -1 without errno changed is "no limit", not a failure: errno is kept */
-	log_machine(TRACE_CALL_SYSCONF, r, e, r < 0, NULL, 0, 1, name, RA());
+	rec_log_machine(TRACE_CALL_SYSCONF, r, e, r < 0, NULL, 0, 1, name, RA());
 	rec_leave();
 	errno = e;
 	return r;
@@ -136,7 +135,7 @@ static int nprocs(int conf, int r, int e, void *ra)
 {
 	if (rec_from_alloc(ra) || !rec_enter())
 		return r;
-	log_machine(TRACE_CALL_SYSCONF, r, e, 0, NULL, 0, 1,
+	rec_log_machine(TRACE_CALL_SYSCONF, r, e, 0, NULL, 0, 1,
 	            conf ? _SC_NPROCESSORS_CONF : _SC_NPROCESSORS_ONLN, ra);
 	rec_leave();
 	errno = e;
@@ -165,7 +164,7 @@ REC_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 
 	if (rec_from_alloc(RA()) || !rec_enter())
 		return r;
-	log_machine(TRACE_CALL_SCHED_GETAFFINITY, r, e, r < 0, mask,
+	rec_log_machine(TRACE_CALL_SCHED_GETAFFINITY, r, e, r < 0, mask,
 	            size > UINT32_MAX / 2 ? 0 : size, 1, pid, RA());
 	rec_leave();
 	errno = e;

@@ -256,6 +256,13 @@ LC_HIDDEN void lc_share_turn(void);
 /* After a trace is loaded (load_trace): the staging files its shared ends will use, opened
  * before the program may forbid new descriptors (lc_chan.c). */
 LC_HIDDEN void lc_share_preopen(void);
+/* Machine values (lc_values.c; lc_fsvalues.c, lc_chan.c's socket options): the next event
+ * when it is an INPUT of `call`, expected, else NULL (a trace without it: the real call);
+ * then the recorded result (errno when `failed`) and at most n recorded bytes into out (the
+ * rest cleared when `clear`, else asking for more than was recorded is a divergence). */
+LC_HIDDEN const struct lc_ev *lc_value_event(uint32_t call, const char *what);
+LC_HIDDEN long lc_value_give(const struct lc_ev *ev, int failed, void *out, size_t n,
+                             int clear, const char *what);
 /* The staging descriptors of this process (lc_chan.c): whether fd is one, move one out of the
  * way of a dup2 onto its number, list them (for close_range). */
 LC_HIDDEN int lc_share_owns(int fd);

@@ -299,6 +299,39 @@ static int share_open_gd(int64_t key, int dir)
 	return fd;
 }
 
+/* The staging file of (key aux[1], dir), DIR/.encore-replay/pipe.KEY.{out,in,sem}, into
+ * path: made by the first one, header first (a later truncation would cut the bytes), else
+ * opened, else opened by the GD for a process that may no longer (share_open_gd); once its
+ * header is there.  Its descriptor, or -1 with errno (a file whose header could not be made is
+ * removed: the others would wait for it). */
+static int staging_open(const struct lc_ev *ev, int dir, char *path, size_t cap)
+{
+	int fd;
+
+	snprintf(path, cap, "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir, (long long)ev->aux[1],
+	         dir == 2 ? "sem" : dir ? "in" : "out");
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && syscall(SYS_ftruncate, fd, SHARE_HDR) < 0) {
+		int e = errno;
+
+		syscall(SYS_close, fd);
+		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+		errno = e;
+		return -1;
+	}
+	if (fd < 0 && errno == EEXIST)
+		fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		fd = share_open_gd(ev->aux[1], dir);
+	for (struct stat st; fd >= 0;) {
+		if (syscall(SYS_fstat, fd, &st) < 0 || st.st_size >= SHARE_HDR)
+			break;
+		sched_yield();
+	}
+	return fd;
+}
+
 /* The entry sh takes the mapped header p of (key aux[1], dir): the first process sets its
  * counters from the shared offset where the end became shared (aux[2]). */
 static void share_attach(struct share *sh, void *p, const struct lc_ev *ev, int dir, long pid)
@@ -345,29 +378,7 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
 	if (!sh)
 		lc_diverge("more than %d pipe ends and semaphores shared by several processes",
 		           SHARE_MAX);
-	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
-	         (long long)ev->aux[1], dir == 2 ? "sem" : dir ? "in" : "out");
-	/* the first one makes it, header first (a later truncation would cut the bytes) */
-	sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-	                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (sh->fd >= 0 && syscall(SYS_ftruncate, sh->fd, SHARE_HDR) < 0) {
-		if (share_soft) {
-			syscall(SYS_close, sh->fd); /* (left for the first use: it says why) */
-			syscall(SYS_unlinkat, AT_FDCWD, path, 0);
-			return NULL;
-		}
-		lc_diverge("cannot make %s for the pipe or socket several processes share: %s",
-		           path, strerror(errno));
-	}
-	if (sh->fd < 0 && errno == EEXIST)
-		sh->fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (sh->fd < 0)
-		sh->fd = share_open_gd(ev->aux[1], dir);
-	for (struct stat st; sh->fd >= 0;) {
-		if (syscall(SYS_fstat, sh->fd, &st) < 0 || st.st_size >= SHARE_HDR)
-			break;
-		sched_yield();
-	}
+	sh->fd = staging_open(ev, dir, path, sizeof(path));
 	if (sh->fd >= 0 && reuse >= 0 && sh->fd != reuse &&
 	    syscall(SYS_dup3, sh->fd, reuse, O_CLOEXEC) == reuse) {
 		syscall(SYS_close, sh->fd);
@@ -390,10 +401,9 @@ static struct share *share_get(const struct lc_ev *ev, int dir)
  * (lc.c, lc_own_fd). */
 int lc_share_owns(int fd)
 {
-	long self = (long)syscall(SYS_getpid);
-
+	/* (on every close of the program's: the pid asked only for a number that matches) */
 	for (int i = 0; fd >= 0 && i < SHARE_MAX; i++)
-		if (shares[i].h && shares[i].pid == self && shares[i].fd == fd)
+		if (shares[i].h && shares[i].fd == fd && shares[i].pid == (long)syscall(SYS_getpid))
 			return 1;
 	return 0;
 }
@@ -568,24 +578,7 @@ static struct share *sock_share(const struct lc_ev *ev, int dir)
 	}
 	if (!sh)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/" REP_SUBDIR "/pipe.%lld.%s", lc.dir,
-	         (long long)ev->aux[1], dir ? "in" : "out");
-	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-	                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0 && syscall(SYS_ftruncate, fd, SHARE_HDR) < 0) {
-		syscall(SYS_close, fd);
-		syscall(SYS_unlinkat, AT_FDCWD, path, 0); /* (others would wait for its header) */
-		return NULL;
-	}
-	if (fd < 0 && errno == EEXIST)
-		fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		fd = share_open_gd(ev->aux[1], dir);
-	for (struct stat st; fd >= 0;) {
-		if (syscall(SYS_fstat, fd, &st) < 0 || st.st_size >= SHARE_HDR)
-			break;
-		sched_yield();
-	}
+	fd = staging_open(ev, dir, path, sizeof(path));
 	if (fd < 0)
 		return NULL;
 	p = mmap(NULL, SHARE_HDR, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -1962,12 +1955,11 @@ static int connect_failed_later(uint32_t ch)
  * recorded; the kernel's when the trace holds none (a recorder before these events). */
 static int sockopt_value(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
-	const struct lc_ev *ev = lc_peek();
+	const struct lc_ev *ev = lc_value_event(TRACE_CALL_GETSOCKOPT, "getsockopt");
 	socklen_t k;
 
-	if (!ev || ev->kind != TRACE_EV_INPUT || ev->call != TRACE_CALL_GETSOCKOPT)
+	if (!ev)
 		return IP_REAL(getsockopt)(fd, level, optname, optval, optlen);
-	ev = lc_expect(TRACE_EV_INPUT, -1, "getsockopt");
 	if (ev->naux >= 2 && (ev->aux[0] != level || ev->aux[1] != optname))
 		lc_diverge("expected getsockopt(level %lld, option %lld), but the process asked for "
 		           "level %d, option %d on fd %d", (long long)ev->aux[0],

@@ -5,46 +5,18 @@
  * older recorder has no such events: the real call answers.
  */
 #undef _FILE_OFFSET_BITS
-#include <errno.h>
-#include <string.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 
 #include "lc.h"
 
-/* The recorded answer into buf (size bytes): the result, errno when it failed; 1 when given,
- * 0 when the trace has none (the caller makes the real call). */
-static int fs_value(uint32_t call, const char *what, void *buf, size_t size, int *r)
-{
-	const struct lc_ev *ev = lc_peek();
-
-	if (!ev || ev->kind != TRACE_EV_INPUT || ev->call != call)
-		return 0;
-	ev = lc_expect(TRACE_EV_INPUT, -1, what);
-	*r = (int)ev->result;
-	if (ev->result < 0) {
-		int e = ev->err;
-
-		lc_commit();
-		errno = e;
-		return 1;
-	}
-	if (buf) {
-		size_t k = ev->data_len < size ? ev->data_len : size;
-
-		memcpy(buf, lc.data + ev->data_off, k);
-		if (k < size)
-			memset((char *)buf + k, 0, size - k);
-	}
-	lc_commit();
-	return 1;
-}
-
+/* The recorded answer into buf, the rest of it cleared (lc_value_give); the real call when
+ * the trace has none. */
 #define FS_GIVE(call, what, buf, realcall) \
-	int r_; \
-	if (!lc_on() || !fs_value(call, what, buf, sizeof(*(buf)), &r_)) \
+	const struct lc_ev *ev_; \
+	if (!lc_on() || !(ev_ = lc_value_event(call, what))) \
 		return realcall; \
-	return r_
+	return (int)lc_value_give(ev_, ev_->result < 0, buf, sizeof(*(buf)), 1, what)
 
 LC_EXPORT int statfs(const char *path, struct statfs *buf)
 {

@@ -38,13 +38,32 @@ static void put(int fd, const char *s)
 		exit(3);
 }
 
+/* Whether the child pid ended well. */
+static int reaped(pid_t pid)
+{
+	int st;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* The server's end: the client closes first (the TIME_WAIT is its port's, not the one a
+ * replay binds again), then the server's copy of the connection. */
+static int served(pid_t client, int c)
+{
+	if (!reaped(client))
+		return fprintf(stderr, "client failed\n"), 1;
+	close(c);
+	printf("server: %d requests served\n", REQUESTS);
+	return 0;
+}
+
 /* The burst: requests of 8 bytes sent at once, workers forked together. */
 static int burst(int l, struct sockaddr_in *a, socklen_t al)
 {
 	static const char reqs[] = "req one\nreq two\nreq 3rd\n";
 	char buf[64];
 	pid_t client, w[REQUESTS];
-	int c, st;
+	int c;
 
 	if ((client = fork()) == 0) {
 		int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -86,20 +105,15 @@ static int burst(int l, struct sockaddr_in *a, socklen_t al)
 			char ans[32];
 
 			buf[7] = '\0';
-			/* 16 bytes: "wN got req XXX\n" */
+			/* 15 bytes: "wN got req XXX\n" */
 			snprintf(ans, sizeof(ans), "w%d got %.7s\n", i + 1, buf);
 			put(c, ans);
 			_exit(0);
 		}
 	for (int i = 0; i < REQUESTS; i++)
-		if (waitpid(w[i], &st, 0) != w[i] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (!reaped(w[i]))
 			return fprintf(stderr, "worker %d failed\n", i + 1), 1;
-	/* the client closes first: the TIME_WAIT is its port's, not the one a replay binds */
-	if (waitpid(client, &st, 0) != client || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return fprintf(stderr, "client failed\n"), 1;
-	close(c);
-	printf("server: %d requests served\n", REQUESTS);
-	return 0;
+	return served(client, c);
 }
 
 int main(int argc, char **argv)
@@ -108,7 +122,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in a;
 	socklen_t al = sizeof(a);
 	char buf[128], out[160];
-	int l, c, st;
+	int l, c;
 	pid_t client;
 
 	memset(&a, 0, sizeof(a));
@@ -147,13 +161,8 @@ int main(int argc, char **argv)
 			put(c, out);
 			_exit(0);
 		}
-		if (w < 0 || waitpid(w, &st, 0) != w || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (w < 0 || !reaped(w))
 			return fprintf(stderr, "worker %d failed\n", i + 1), 1;
 	}
-	/* the client closes first: the TIME_WAIT is its port's, not the one a replay binds */
-	if (waitpid(client, &st, 0) != client || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return fprintf(stderr, "client failed\n"), 1;
-	close(c);
-	printf("server: %d requests served\n", REQUESTS);
-	return 0;
+	return served(client, c);
 }
