@@ -105,7 +105,9 @@ static int check_layout(struct job *j)
 	j->chunks_off = get_u64(h + HDR_CHUNKS_OFF);
 	if (meta_len > MAX_META || tail_size < FMT_TAIL_HEADER ||
 	    tail_off < FMT_HEADER_SIZE + (uint64_t)meta_len ||
-	    j->chunks_off != tail_off + tail_size || j->size < j->chunks_off)
+	    j->chunks_off != tail_off + tail_size * (get_u32(h + HDR_FLAGS) & FMT_FLAG_TWO_TAILS ?
+	                                             2ull : 1ull) ||
+	    j->size < j->chunks_off)
 		return 0;
 	meta = malloc(meta_len ? meta_len : 1);
 	if (!meta || fmt_pread_all(j->fd, meta, meta_len, FMT_HEADER_SIZE) != 0) {

@@ -20,9 +20,14 @@
 /* In place of a chunk header: the chunks end here, the rest of the file is space reserved
  * for them and unused (trace_writer_reserve; schemas/trace-format.md, "Reserved space"). */
 #define FMT_RESERVE_MAGIC 0x52534345u /* "ECSR" little-endian */
-#define FMT_VERSION 2     /* what this library reads and writes */
-#define FMT_MIN_VERSION 2 /* min_version of the files it writes (compact clock values) */
+#define FMT_VERSION 3     /* what this library reads, and writes for a file with two tails */
+#define FMT_V2 2          /* version and min_version of a file with one tail (compact clocks) */
 #define FMT_V1 1          /* version and min_version of files written with plain clocks */
+/* HDR_FLAGS: the tail region holds two tails of tail_size bytes each, the writer filling one
+ * while the other, full, is compressed (schemas/trace-format.md, "Two tails"); version 3. */
+#define FMT_FLAG_TWO_TAILS 1u
+/* TAIL_SEQ of a second tail that no switch has used yet: readers ignore it. */
+#define FMT_TAIL_UNUSED UINT64_MAX
 
 #define FMT_HEADER_SIZE 64
 #define FMT_TAIL_HEADER 64

@@ -42,6 +42,7 @@ struct trace_reader {
 	struct trace_process proc;
 	uint64_t tail_off;
 	uint32_t tail_size;
+	int ntails;               /* 2: FMT_FLAG_TWO_TAILS */
 	uint64_t chunks_off;
 	uint64_t live_off;
 
@@ -222,8 +223,10 @@ int trace_reader_open(const char *path, struct trace_reader **out, struct trace_
 	r->tail_off = get_u64(h + HDR_TAIL_OFF);
 	r->tail_size = get_u32(h + HDR_TAIL_SIZE);
 	r->chunks_off = get_u64(h + HDR_CHUNKS_OFF);
+	r->ntails = get_u32(h + HDR_FLAGS) & FMT_FLAG_TWO_TAILS ? 2 : 1;
 	if (r->tail_off < FMT_HEADER_SIZE + meta_len || r->tail_size < FMT_TAIL_HEADER ||
-	    r->tail_size > MAX_RAW || r->chunks_off != r->tail_off + r->tail_size) {
+	    r->tail_size > MAX_RAW ||
+	    r->chunks_off != r->tail_off + (uint64_t)r->tail_size * (uint64_t)r->ntails) {
 		rc = TRACE_ECORRUPT;
 		fmt_diag(diag, rc, path, HDR_TAIL_SIZE, "corrupt header: impossible layout");
 		goto fail;
@@ -388,57 +391,99 @@ static int load_chunk(struct trace_reader *r)
 	return 1;
 }
 
+/* One tail's header fields (FMT_TAIL_UNUSED: a second tail no switch has used yet). */
+struct tail_head {
+	uint64_t seq;
+	uint32_t committed;
+	uint64_t off;
+};
+
 /* After the chunks: the unflushed tail of a writer that did not close, if it continues the
- * chunks we read.  Returns 1 if bytes were added. */
+ * chunks we read; with two tails, the full one waiting for its drain first, then the one
+ * being filled (schemas/trace-format.md, "Recovery rules").  Returns 1 if bytes were
+ * added. */
 static int load_tail(struct trace_reader *r)
 {
 	uint8_t t[FMT_TAIL_HEADER];
-	uint32_t committed;
-	uint64_t seq, expect;
-	int rc;
+	struct tail_head th[2], *hi = NULL, *lo = NULL, *load[2];
+	uint64_t expect, total = 0;
+	size_t start;
+	int nload = 0, rc;
 
-	if (xpread(r->fd, t, sizeof(t), r->tail_off) != (long)sizeof(t) ||
-	    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) != 0)
+	for (int i = 0; i < r->ntails; i++) {
+		th[i].off = r->tail_off + (uint64_t)i * r->tail_size;
+		if (xpread(r->fd, t, sizeof(t), th[i].off) != (long)sizeof(t) ||
+		    memcmp(t + TAIL_MAGIC, FMT_TAIL_MAGIC, 8) != 0) {
+			if (i == 0)
+				return 0;
+			continue;
+		}
+		if (i == 0)
+			r->closed = get_u32(t + TAIL_CLOSED) == 1;
+		th[i].committed = get_u32(t + TAIL_COMMITTED);
+		th[i].seq = get_u64(t + TAIL_SEQ);
+		if (th[i].seq == FMT_TAIL_UNUSED)
+			continue;
+		/* the one being filled has the highest seq; the other is the full one before it
+		 * (waiting for its drain, or drained already: stale) */
+		if (!hi || th[i].seq > hi->seq) {
+			lo = hi;
+			hi = &th[i];
+		} else {
+			lo = &th[i];
+		}
+	}
+	if (!hi)
 		return 0;
-	r->closed = get_u32(t + TAIL_CLOSED) == 1;
-	committed = get_u32(t + TAIL_COMMITTED);
-	seq = get_u64(t + TAIL_SEQ);
 	expect = r->seen_chunk || r->torn_off ? r->expect_seq : 0;
 	if (r->skip_to_record)
 		return 0; /* dropped chunks and nothing readable after: no sync point */
+	if (hi->seq == expect + 1 && lo && lo->seq == expect)
+		load[nload++] = lo; /* a full tail waiting for its drain: the chunk before hi */
 	/* The tail names the chunk it will become: chunks before it that we did not read were
 	 * cut off the file (a cut exactly between two chunks leaves no other trace). */
-	if (!r->damage && seq > expect) {
+	if (!r->damage && hi->seq > expect && !nload) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "file ends after chunk %llu but the writer wrote %llu chunks",
-		         (unsigned long long)expect, (unsigned long long)seq);
+		         (unsigned long long)expect, (unsigned long long)hi->seq);
 		set_damage(r, TRACE_ETRUNCATED, r->next_off, msg);
 		return 0;
 	}
-	if (r->closed || committed == 0)
+	if (r->closed)
 		return 0;
-	if (committed > r->tail_size - FMT_TAIL_HEADER) {
-		set_damage(r, TRACE_ECORRUPT, r->tail_off, "tail holds an impossible length");
+	/* The tails continue the stream only from the chunk after the last good one (a smaller
+	 * seq is a tail the writer had not reset yet when it died, or one drained: read). */
+	if ((r->damage && !r->torn_off) || (hi->seq != expect && !nload))
 		return 0;
+	load[nload++] = hi;
+	for (int i = 0; i < nload; i++) {
+		if (load[i]->committed > r->tail_size - FMT_TAIL_HEADER) {
+			set_damage(r, TRACE_ECORRUPT, load[i]->off, "tail holds an impossible length");
+			return 0;
+		}
+		total += load[i]->committed;
 	}
-	/* The tail continues the stream only if it is the chunk after the last good one (a
-	 * smaller seq is a tail the writer had not reset yet when it died: already read). */
-	if ((r->damage && !r->torn_off) || seq != expect)
+	if (total == 0)
 		return 0;
-	if ((rc = reserve(r, committed)) != 0)
+	if ((rc = reserve(r, (size_t)total)) != 0)
 		return rc;
-	if (xpread(r->fd, r->buf + r->len, committed, r->tail_off + FMT_TAIL_HEADER) !=
-	    (long)committed)
-		return TRACE_EIO;
+	start = r->len;
+	for (int i = 0; i < nload; i++) {
+		if (xpread(r->fd, r->buf + r->len, load[i]->committed,
+		           load[i]->off + FMT_TAIL_HEADER) != (long)load[i]->committed) {
+			r->len = start;
+			return TRACE_EIO;
+		}
+		r->len += load[i]->committed;
+	}
 	if (r->torn_off) {
 		/* The writer died writing that chunk; the tail holds the same bytes. */
 		r->damage = 0;
 		memset(&r->damage_diag, 0, sizeof(r->damage_diag));
 	}
 	r->prev_chunk_off = r->cur_chunk_off;
-	r->chunk_start = r->len;
-	r->len += committed;
+	r->chunk_start = start;
 	r->in_tail = 1;
 	return 1;
 }

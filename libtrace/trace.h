@@ -469,6 +469,15 @@ struct trace_writer_options {
 	                          dropped (hole-punched) and the drop is recorded in the file */
 	int plain_clocks;      /* 1: clock values as plain data, a version-1 file that older
 	                          readers read; 0 = default: compact (version 2) */
+	int *drain_due;        /* non-NULL (and no budget): two tails, a version-3 file.  A full
+	                          tail is not compressed in the call that filled it: the writer
+	                          goes on into the other tail and sets *drain_due to 1; the
+	                          caller, which serialises its calls with a lock, then calls
+	                          trace_writer_claim under that lock and, when it says 1,
+	                          trace_writer_drain after releasing it, so that other threads
+	                          write events while the chunk is compressed (schemas/
+	                          trace-format.md, "Two tails").  A writer never drained still
+	                          works: the next full tail drains the previous one first */
 };
 
 /* Creates `path` (O_EXCL, 0600, O_NOFOLLOW, O_CLOEXEC) relative to dirfd (AT_FDCWD for
@@ -517,6 +526,15 @@ uint64_t trace_writer_count(const struct trace_writer *w);
 int trace_writer_fd(const struct trace_writer *w);
 /* Compress and write the current chunk now (e.g. before exec). */
 int trace_writer_flush(struct trace_writer *w);
+/* Two tails (options.drain_due), under the caller's lock: 1 when a full tail waits for its
+ * drain, now claimed by the caller, which must call trace_writer_drain (without the lock);
+ * 0 when none waits. */
+int trace_writer_claim(struct trace_writer *w);
+/* Compress the tail claimed and write it as a chunk, outside the caller's lock, concurrently
+ * with the events other threads write meanwhile (errno kept).  Every other writer call that
+ * writes chunks (flush, seal, close, stop, the switch to a tail) waits for it first.  A failure
+ * stops the writer at the next such call, with the system's reason. */
+void trace_writer_drain(struct trace_writer *w);
 /* Flush and mark the file closed, keeping the writer usable: before an exec, which either
  * ends the image (the file is then whole) or fails, and the next event reopens it (the
  * closed mark is withdrawn before that event is written). */

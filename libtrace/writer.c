@@ -5,7 +5,10 @@
  * the file itself: if the process dies at any instant the page cache still holds every
  * record whose bytes were committed, so the file reads back to the last whole event.  When
  * the tail is full it is compressed with zstd into a chunk appended after the previous ones,
- * and the tail starts again.  Ordering of the tail-header stores is what makes a crash at
+ * and the tail starts again.  With two tails (options.drain_due, the recorder's) the writer
+ * goes on into the second one at once and the full one is compressed later, by the caller
+ * once out of its lock (trace_writer_drain), so that the process's other threads do not
+ * wait for zstd.  Ordering of the tail-header stores is what makes a crash at
  * any point recoverable; see "Recovery" in the format document.
  *
  * A storing writer (level TRACE_LEVEL_STORE) does not compress: its chunks are zstd frames
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -125,7 +129,27 @@ struct trace_writer {
 	uint8_t *comp;        /* chunk header + compressed payload */
 	size_t comp_cap;
 	size_t self_size;
+	/* Two tails (options.drain_due; schemas/trace-format.md, "Two tails"): the tail that
+	 * filled up waits as `pend`, to be compressed by trace_writer_drain outside the caller's
+	 * lock, while events go on into the other one. */
+	uint8_t *head;        /* the first tail: its header holds the file-wide fields */
+	uint8_t *tails[2];
+	int ntails;           /* 1, or 2 when the full tail is drained later */
+	int second;           /* the second tail is reserved on disk and its header written */
+	int defer;            /* a full tail is left to a drain (2 tails, the second usable) */
+	int *drain_due;       /* set to 1 when a full tail waits for trace_writer_drain */
+	int drain_state;      /* DRAIN_*: the futex word of trace_writer_drain's waiters */
+	int drain_err;        /* why the last drain failed (an errno), taken by drain_wait */
+	struct {
+		const uint8_t *data;
+		uint32_t used, nevents, first_record;
+		uint64_t seq, first_event;
+	} pend;
 };
+
+/* drain_state: no full tail waits; one waits, unclaimed; one is being compressed (by
+ * trace_writer_drain, outside the caller's lock); the same with a thread waiting for it. */
+enum { DRAIN_NONE, DRAIN_PENDING, DRAIN_BUSY, DRAIN_BUSY_WAITED };
 _Static_assert(offsetof(struct trace_writer, last_time) == 64, "line 0 is one cache line");
 
 /* --- system calls that bypass any interposer ------------------------------------------ */
@@ -256,6 +280,17 @@ static void tail_store32(struct trace_writer *w, int field, uint32_t v)
 static void tail_store64(struct trace_writer *w, int field, uint64_t v)
 {
 	__atomic_store_n((uint64_t *)(void *)(w->tail + field), v, __ATOMIC_RELEASE);
+}
+
+/* The file-wide fields (closed, the stop, the budget's) are in the first tail's header. */
+static void head_store32(struct trace_writer *w, int field, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)(void *)(w->head + field), v, __ATOMIC_RELEASE);
+}
+
+static void head_store64(struct trace_writer *w, int field, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)(void *)(w->head + field), v, __ATOMIC_RELEASE);
 }
 
 static void tail_reset(struct trace_writer *w)
@@ -428,8 +463,8 @@ static void drop_oldest(struct trace_writer *w, uint64_t keep_from)
 		w->dropped += get_u32(h + CHK_NEVENTS);
 		w->live_off += size;
 		w->live_bytes -= size;
-		tail_store64(w, TAIL_DROPPED, w->dropped);
-		tail_store64(w, TAIL_LIVE_OFF, w->live_off);
+		head_store64(w, TAIL_DROPPED, w->dropped);
+		head_store64(w, TAIL_LIVE_OFF, w->live_off);
 	}
 }
 
@@ -448,8 +483,8 @@ static int stop(struct trace_writer *w, int e)
 	 * previous chunks and then the tail.  (Reserved space holds no partial chunk.) */
 	if (!w->res)
 		syscall(SYS_ftruncate, w->fd, (off_t)w->end);
-	tail_store64(w, TAIL_STOP_EVENTS, w->count);
-	tail_store32(w, TAIL_STOP_ERRNO, (uint32_t)w->stop_errno);
+	head_store64(w, TAIL_STOP_EVENTS, w->count);
+	head_store32(w, TAIL_STOP_ERRNO, (uint32_t)w->stop_errno);
 	return w->broken;
 }
 
@@ -475,11 +510,20 @@ static void reserve_mark(struct trace_writer *w, uint64_t at)
 #define ZSTD_BLOCK_MAX (128u * 1024) /* Block_Maximum_Size */
 #define STORE_IOV (2 * (MAX_CHUNK / ZSTD_BLOCK_MAX) + 2)
 
-/* Store the tail as a chunk: the header, the frame's head and each block's head are built in
- * w->comp and the data bytes are written from the mapped tail itself: one CRC pass and two
- * writes per 128 KiB, where compressing costs the program its caches (bench/README.md,
- * "Third round"). */
-static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size_t *payload)
+/* The raw bytes of one chunk, and where they go in the stream: the active tail's (a flush) or
+ * a full tail's that waits (a drain). */
+struct chunk_src {
+	const uint8_t *data;
+	uint32_t used, nevents, first_record;
+	uint64_t seq, first_event;
+};
+
+/* Store the raw bytes as a chunk: the header, the frame's head and each block's head are
+ * built in w->comp and the data bytes are written from the mapped tail itself: one CRC pass
+ * and two writes per 128 KiB, where compressing costs the program its caches
+ * (bench/README.md, "Third round"). */
+static int store_chunk(struct trace_writer *w, const struct chunk_src *c,
+                       struct iovec iov[STORE_IOV], size_t *payload)
 {
 	uint8_t *h = w->comp, *b = w->comp + FMT_CHUNK_HEADER;
 	uint32_t crc = 0, at = 0;
@@ -487,13 +531,13 @@ static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size
 
 	put_u32(b, ZSTD_FRAME_MAGIC);
 	b[4] = ZSTD_RAW_FHD;
-	put_u32(b + 5, w->used);
+	put_u32(b + 5, c->used);
 	b += ZSTD_FRAME_HEAD;
 	*payload = ZSTD_FRAME_HEAD;
 	iov[n++] = (struct iovec){ h, 0 }; /* the headers up to the first block's data */
-	while (at < w->used) {
-		uint32_t k = w->used - at < ZSTD_BLOCK_MAX ? w->used - at : ZSTD_BLOCK_MAX;
-		uint32_t bh = k << 3 | (at + k == w->used); /* Block_Type 0: raw */
+	while (at < c->used) {
+		uint32_t k = c->used - at < ZSTD_BLOCK_MAX ? c->used - at : ZSTD_BLOCK_MAX;
+		uint32_t bh = k << 3 | (at + k == c->used); /* Block_Type 0: raw */
 
 		b[0] = (uint8_t)bh;
 		b[1] = (uint8_t)(bh >> 8);
@@ -506,8 +550,8 @@ static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size
 			iov[n++] = (struct iovec){ b, ZSTD_BLOCK_HEAD };
 			crc = trace_crc32c(crc, b, ZSTD_BLOCK_HEAD);
 		}
-		iov[n++] = (struct iovec){ w->data + at, k };
-		crc = trace_crc32c(crc, w->data + at, k);
+		iov[n++] = (struct iovec){ (void *)(uintptr_t)(c->data + at), k };
+		crc = trace_crc32c(crc, c->data + at, k);
 		*payload += ZSTD_BLOCK_HEAD + k;
 		b += ZSTD_BLOCK_HEAD;
 		at += k;
@@ -516,7 +560,10 @@ static int store_chunk(struct trace_writer *w, struct iovec iov[STORE_IOV], size
 	return n;
 }
 
-static int flush_chunk(struct trace_writer *w)
+/* Compress (or store) c's bytes as a chunk at w->end.  0 and *len the chunk's bytes, or why
+ * it could not be written (an errno, TRACE_STOP_RESERVE): the writer's state is not touched
+ * but for its compression buffers, so that a drain may run it outside the caller's lock. */
+static int put_chunk(struct trace_writer *w, const struct chunk_src *c, uint64_t *len)
 {
 	struct iovec iov[STORE_IOV];
 	size_t clen;
@@ -524,35 +571,32 @@ static int flush_chunk(struct trace_writer *w)
 	uint64_t at = w->end;
 	int niov = 0;
 
-	if (w->broken)
-		return w->broken;
-	if (w->used == 0)
-		return 0;
 	if (w->store) {
-		niov = store_chunk(w, iov, &clen);
+		niov = store_chunk(w, c, iov, &clen);
 	} else {
 		clen = ZSTD_compress2(w->cctx, w->comp + FMT_CHUNK_HEADER,
-		                      w->comp_cap - FMT_CHUNK_HEADER, w->data, w->used);
+		                      w->comp_cap - FMT_CHUNK_HEADER, c->data, c->used);
 		if (ZSTD_isError(clen))
-			return stop(w, EIO);
+			return EIO;
 	}
 	put_u32(h + CHK_MAGIC, FMT_CHUNK_MAGIC);
-	put_u32(h + CHK_RAW_LEN, w->used);
+	put_u32(h + CHK_RAW_LEN, c->used);
 	put_u32(h + CHK_COMP_LEN, (uint32_t)clen);
-	put_u32(h + CHK_NEVENTS, w->tail_nevents);
-	put_u64(h + CHK_SEQ, w->seq);
-	put_u64(h + CHK_FIRST_EVENT, w->tail_first);
-	put_u32(h + CHK_FIRST_RECORD, w->first_record);
+	put_u32(h + CHK_NEVENTS, c->nevents);
+	put_u64(h + CHK_SEQ, c->seq);
+	put_u64(h + CHK_FIRST_EVENT, c->first_event);
+	put_u32(h + CHK_FIRST_RECORD, c->first_record);
 	if (!w->store)
 		put_u32(h + CHK_PAYLOAD_CRC, trace_crc32c(0, h + FMT_CHUNK_HEADER, clen));
 	put_u32(h + CHK_RESERVED, 0);
 	put_u32(h + CHK_HEADER_CRC, trace_crc32c(0, h, CHK_HEADER_CRC));
+	*len = FMT_CHUNK_HEADER + clen;
 	if (w->res) {
 		/* the chunk, then the end marker after it, stored into the reserved space */
 		uint64_t n = FMT_CHUNK_HEADER + clen;
 
 		if (at + n + FMT_CHUNK_HEADER > w->res_off + w->res_len)
-			return stop(w, TRACE_STOP_RESERVE); /* the tail still holds the data */
+			return TRACE_STOP_RESERVE; /* the tail still holds the data */
 		uint8_t *to = w->res + (at - w->res_off);
 
 		reserve_mark(w, at + n);
@@ -578,10 +622,104 @@ static int flush_chunk(struct trace_writer *w)
 		               sys_pwrite(w->fd, h, FMT_CHUNK_HEADER + clen, at);
 		xfsz_unblock(&g, r < 0 && errno == EFBIG);
 		if (r < 0)
-			return stop(w, errno); /* the tail still holds the data */
+			return errno > 0 ? errno : EIO; /* the tail still holds the data */
 	}
-	w->end += FMT_CHUNK_HEADER + clen;
-	w->live_bytes += FMT_CHUNK_HEADER + clen;
+	return 0;
+}
+
+/* A full tail waiting for its drain (a switch left it): compress it, then free it.  The
+ * caller claimed it (DRAIN_BUSY); the store that frees it is the last access to w (the
+ * writer may be closed right after by the thread waiting for it). */
+static void drain_run(struct trace_writer *w)
+{
+	struct chunk_src c = { w->pend.data, w->pend.used, w->pend.nevents, w->pend.first_record,
+	                       w->pend.seq, w->pend.first_event };
+	uint64_t n;
+	int rc = put_chunk(w, &c, &n);
+
+	if (rc == 0) {
+		w->end += n;
+		w->live_bytes += n;
+	} else {
+		w->drain_err = rc;
+	}
+	if (__atomic_exchange_n(&w->drain_state, DRAIN_NONE, __ATOMIC_RELEASE) == DRAIN_BUSY_WAITED)
+		syscall(SYS_futex, &w->drain_state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* Under the caller's lock, before anything that writes a chunk or changes where chunks go:
+ * no full tail waits any more (one being drained by another thread is waited for, one not
+ * claimed is drained here), and a drain that failed stops the writer.  A drain runs no code
+ * that waits for the caller, so the wait ends; it is bounded all the same (5 s), a stop. */
+static int drain_wait(struct trace_writer *w)
+{
+	int s, e = errno;
+
+	for (int i = 0; (s = __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE)) >= DRAIN_BUSY;
+	     i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+
+		if (i >= 5000) {
+			errno = e;
+			return stop(w, ETIMEDOUT);
+		}
+		if (i < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+			continue;
+		}
+		if (s == DRAIN_BUSY &&
+		    !__atomic_compare_exchange_n(&w->drain_state, &s, DRAIN_BUSY_WAITED, 0,
+		                                 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			continue;
+		syscall(SYS_futex, &w->drain_state, FUTEX_WAIT_PRIVATE, DRAIN_BUSY_WAITED, &ts,
+		        NULL, 0);
+	}
+	if (s == DRAIN_PENDING) {
+		__atomic_store_n(&w->drain_state, DRAIN_BUSY, __ATOMIC_RELAXED);
+		drain_run(w);
+	}
+	errno = e;
+	if (w->drain_err && !w->broken) {
+		int err = w->drain_err;
+
+		w->drain_err = 0;
+		return stop(w, err);
+	}
+	return w->broken;
+}
+
+/* A drain that drain_wait gave up on (its thread stopped for 5 s: a debugger holding it)
+ * still uses the writer: closing leaves the writer and its descriptor to it, a leak rather
+ * than a write into a descriptor number the program has taken again. */
+static int drain_stuck(const struct trace_writer *w)
+{
+	return w->ntails > 1 && __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE) >= DRAIN_BUSY;
+}
+
+/* The active tail as a chunk, now (in the caller's call). */
+static int flush_chunk(struct trace_writer *w)
+{
+	uint64_t at, n;
+	int rc;
+
+	if (w->ntails > 1 && (rc = drain_wait(w)) != 0)
+		return rc;
+	if (w->broken)
+		return w->broken;
+	if (w->used == 0)
+		return 0;
+	{
+		struct chunk_src c = { w->data, w->used, w->tail_nevents, w->first_record, w->seq,
+		                       w->tail_first };
+
+		at = w->end;
+		if ((rc = put_chunk(w, &c, &n)) != 0)
+			return stop(w, rc);
+	}
+	w->end += n;
+	w->live_bytes += n;
 	w->seq++;
 	w->tail_first += w->tail_nevents;
 	tail_reset(w);
@@ -589,6 +727,67 @@ static int flush_chunk(struct trace_writer *w)
 		drop_oldest(w, at);
 	if (w->ck && !w->ck_writing)
 		w->ck_due = 1;
+	return 0;
+}
+
+/* The second tail, at its first use: reserved on disk (a store into a hole of a full disk
+ * would fault), then its header, its seq unused until the switch resets it.  0 when it
+ * cannot be: the writer then flushes in the caller's call, with one tail. */
+static int prepare_second(struct trace_writer *w)
+{
+	uint64_t off = w->chunks_off - w->tail_size;
+	struct xfsz_guard g;
+	int r;
+
+	if (w->res)
+		return 0; /* under a seccomp filter: no system call (trace_writer_reserve) */
+	xfsz_block(&g);
+	r = reserve(w->fd, off, w->tail_size);
+	xfsz_unblock(&g, r != 0 && errno == EFBIG);
+	if (r != 0)
+		return 0;
+	memcpy(w->tails[1] + TAIL_MAGIC, FMT_TAIL_MAGIC, 8);
+	__atomic_store_n((uint32_t *)(void *)(w->tails[1] + TAIL_CAPACITY), w->cap,
+	                 __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(void *)(w->tails[1] + TAIL_SEQ), FMT_TAIL_UNUSED,
+	                 __ATOMIC_RELEASE);
+	w->second = 1;
+	return 1;
+}
+
+/* Two tails: the active one is full.  It is left whole to a drain (its `committed` covers all
+ * its bytes, a record running on into the next tail included, as a chunk's would) and events
+ * go on into the other, which a previous drain freed; the caller drains it once out of its
+ * lock (options.drain_due). */
+static int switch_tail(struct trace_writer *w)
+{
+	uint8_t *full = w->tail;
+	int rc;
+
+	if ((rc = drain_wait(w)) != 0)
+		return rc;
+	if (!w->second && !prepare_second(w)) {
+		int e = errno;
+
+		w->defer = 0; /* one tail from now on */
+		rc = flush_chunk(w);
+		errno = e;
+		return rc;
+	}
+	tail_store32(w, TAIL_COMMITTED, w->used);
+	w->pend.data = w->data;
+	w->pend.used = w->used;
+	w->pend.nevents = w->tail_nevents;
+	w->pend.first_record = w->first_record;
+	w->pend.seq = w->seq;
+	w->pend.first_event = w->tail_first;
+	w->tail = full == w->tails[0] ? w->tails[1] : w->tails[0];
+	w->data = w->tail + FMT_TAIL_HEADER;
+	w->seq++;
+	w->tail_first += w->tail_nevents;
+	tail_reset(w);
+	__atomic_store_n(&w->drain_state, DRAIN_PENDING, __ATOMIC_RELEASE);
+	*w->drain_due = 1;
 	return 0;
 }
 
@@ -605,7 +804,8 @@ static int append(struct trace_writer *w, const void *buf, size_t n)
 		w->used += (uint32_t)k;
 		p += k;
 		n -= k;
-		if (w->used == w->cap && (rc = flush_chunk(w)) != 0)
+		if (w->used == w->cap &&
+		    (rc = w->defer ? switch_tail(w) : flush_chunk(w)) != 0)
 			return rc;
 	}
 	return 0;
@@ -615,7 +815,7 @@ static void record_start(struct trace_writer *w, int is_event)
 {
 	if (w->sealed) {
 		/* the exec failed: the image goes on, so the file is open again */
-		tail_store32(w, TAIL_CLOSED, 0);
+		head_store32(w, TAIL_CLOSED, 0);
 		w->sealed = 0;
 	}
 	if (w->first_record == FMT_NO_RECORD)
@@ -703,12 +903,22 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	tail_off = hdr_len;
 	w->tail_size = round_up(FMT_TAIL_HEADER + (size_t)chunk, page);
 	w->cap = (uint32_t)(w->tail_size - FMT_TAIL_HEADER);
-	w->end = w->live_off = w->chunks_off = tail_off + w->tail_size;
+	/* Two tails when the caller drains full ones out of its lock; a budget's checkpoints
+	 * and dropped chunks are made at each flush, in its call: one tail. */
+	w->ntails = opt && opt->drain_due && !w->max_bytes ? 2 : 1;
+	w->drain_due = w->ntails > 1 ? opt->drain_due : NULL;
+	w->end = w->live_off = w->chunks_off = tail_off + w->tail_size * (size_t)w->ntails;
 	w->page = page;
 	memcpy(hdr + HDR_MAGIC, FMT_MAGIC, 8);
-	put_u16(hdr + HDR_VERSION, w->compact_clock ? FMT_VERSION : FMT_V1);
-	put_u16(hdr + HDR_MIN_VERSION, w->compact_clock ? FMT_MIN_VERSION : FMT_V1);
-	put_u32(hdr + HDR_FLAGS, 0);
+	{
+		/* the oldest version that reads it: version 3 for two tails, version 1 for
+		 * plain clocks (older readers then read it) */
+		uint16_t v = w->ntails > 1 ? FMT_VERSION : w->compact_clock ? FMT_V2 : FMT_V1;
+
+		put_u16(hdr + HDR_VERSION, v);
+		put_u16(hdr + HDR_MIN_VERSION, v);
+	}
+	put_u32(hdr + HDR_FLAGS, w->ntails > 1 ? FMT_FLAG_TWO_TAILS : 0);
 	put_u32(hdr + HDR_META_LEN, (uint32_t)meta_len);
 	put_u32(hdr + HDR_TAIL_SIZE, (uint32_t)w->tail_size);
 	put_u64(hdr + HDR_TAIL_OFF, tail_off);
@@ -717,7 +927,11 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	put_u32(hdr + HDR_CRC, trace_crc32c(0, hdr, FMT_HEADER_SIZE + meta_len));
 	/* The header and the tail reserved on disk before the tail is mapped. */
 	xfsz_block(&xg);
-	bad = reserve(fd, 0, w->end) != 0 || sys_pwrite(fd, hdr, hdr_len, 0) < 0;
+	/* The second tail stays a hole until the first switch needs it (prepare_second): most
+	 * processes of a session never fill a tail. */
+	bad = reserve(fd, 0, tail_off + w->tail_size) != 0 ||
+	      (w->ntails > 1 && syscall(SYS_ftruncate, fd, (off_t)w->end) != 0) ||
+	      sys_pwrite(fd, hdr, hdr_len, 0) < 0;
 	xfsz_unblock(&xg, bad && errno == EFBIG);
 	if (bad) {
 		int e = errno;
@@ -730,7 +944,8 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	munmap(hdr, hdr_len);
 	hdr = NULL;
 
-	w->tail = mmap(NULL, w->tail_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)tail_off);
+	w->tail = mmap(NULL, w->tail_size * (size_t)w->ntails, PROT_READ | PROT_WRITE, MAP_SHARED,
+	               fd, (off_t)tail_off);
 	if (w->tail == MAP_FAILED) {
 		int e = errno;
 
@@ -740,10 +955,13 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 			diag->sys_errno = e;
 		goto fail;
 	}
+	w->head = w->tails[0] = w->tail;
+	w->tails[1] = w->tail + (w->ntails > 1 ? w->tail_size : 0);
 	w->data = w->tail + FMT_TAIL_HEADER;
+	w->defer = w->ntails > 1;
 	memcpy(w->tail + TAIL_MAGIC, FMT_TAIL_MAGIC, 8);
 	tail_store32(w, TAIL_CAPACITY, w->cap);
-	tail_store64(w, TAIL_LIVE_OFF, w->live_off);
+	head_store64(w, TAIL_LIVE_OFF, w->live_off);
 	tail_reset(w);
 
 	/* zstd with a fixed workspace: compression never allocates. */
@@ -1591,12 +1809,28 @@ int trace_writer_flush(struct trace_writer *w)
 	return flush_chunk(w);
 }
 
+int trace_writer_claim(struct trace_writer *w)
+{
+	if (__atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE) != DRAIN_PENDING)
+		return 0;
+	__atomic_store_n(&w->drain_state, DRAIN_BUSY, __ATOMIC_RELAXED);
+	return 1;
+}
+
+void trace_writer_drain(struct trace_writer *w)
+{
+	int e = errno;
+
+	drain_run(w);
+	errno = e;
+}
+
 int trace_writer_seal(struct trace_writer *w)
 {
 	int rc = flush_chunk(w);
 
 	if (rc == 0) {
-		tail_store32(w, TAIL_CLOSED, 1);
+		head_store32(w, TAIL_CLOSED, 1);
 		w->sealed = 1;
 	}
 	return rc;
@@ -1610,8 +1844,9 @@ int trace_writer_close(struct trace_writer *w)
 		return 0;
 	rc = flush_chunk(w);
 	if (rc == 0)
-		tail_store32(w, TAIL_CLOSED, 1);
-	trace_writer_abandon(w);
+		head_store32(w, TAIL_CLOSED, 1);
+	if (!drain_stuck(w))
+		trace_writer_abandon(w);
 	return rc;
 }
 
@@ -1623,22 +1858,28 @@ int trace_writer_stop(struct trace_writer *w, int reason)
 		return 0;
 	if (w->broken) { /* stopped before: that reason stands */
 		rc = w->broken;
-		trace_writer_abandon(w);
+		if (!drain_stuck(w))
+			trace_writer_abandon(w);
 		return rc;
 	}
 	/* The events of a chunk that cannot be written stay in the tail, and the caller's
 	 * reason is the one to tell (the program's own limits, RLIMIT_FSIZE 0 in a sandbox,
 	 * may be what failed the write). */
-	rc = flush_chunk(w);
+	rc = flush_chunk(w); /* (a full tail waiting for its drain first) */
 	w->broken = 0;
 	stop(w, reason);
-	trace_writer_abandon(w);
+	if (!drain_stuck(w))
+		trace_writer_abandon(w);
 	return rc;
 }
 
 int trace_writer_move_fd(struct trace_writer *w, int fd)
 {
-	int old = w->fd;
+	int old;
+
+	if (w->ntails > 1)
+		drain_wait(w); /* a drain writes through the descriptor */
+	old = w->fd;
 
 	w->fd = fd;
 	return old;
@@ -1649,10 +1890,14 @@ int trace_writer_reserve(struct trace_writer *w, uint64_t bytes)
 	uint64_t from, len;
 	void *p;
 
+	if (w->ntails > 1)
+		drain_wait(w); /* chunks are to go into the reserved space from the end */
 	if (w->broken)
 		return w->broken;
 	if (w->res)
 		return 0;
+	if (w->defer && !w->second && !prepare_second(w))
+		w->defer = 0; /* no system call may be made past this point */
 	/* the mapping starts on the page holding the end of the last chunk */
 	from = w->end & ~(w->page - 1);
 	len = round_up((size_t)(w->end - from + bytes), (size_t)w->page);
@@ -1684,8 +1929,8 @@ void trace_writer_abandon(struct trace_writer *w)
 		return;
 	if (w->res)
 		return; /* no system call: the mappings and the descriptor stay (see above) */
-	if (w->tail)
-		munmap(w->tail, w->tail_size);
+	if (w->head)
+		munmap(w->head, w->tail_size * (size_t)w->ntails);
 	if (w->cctx_mem)
 		munmap(w->cctx_mem, w->cctx_size);
 	if (w->comp)

@@ -144,11 +144,36 @@ void rec_lock_wake_all(void)
 	errno = e;
 }
 
+void rec_leave_drain(void)
+{
+	struct trace_writer *w = rec.w;
+	int claimed;
+
+	rec_lockline.drain_due = 0;
+	claimed = w && trace_writer_claim(w);
+#if REC_SINGLE_THREADED
+	if (__libc_single_threaded)
+		__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+	else
+#endif
+	if (__atomic_exchange_n(&rec_lockv, 0, __ATOMIC_RELEASE) == 2)
+		rec_lock_wake();
+	/* Still inside the recorder (rec_depth): a signal handler's calls meanwhile pass
+	 * unlogged, and a fatal signal waits for the end of the drain (rec_fatal_pending). */
+	if (claimed)
+		trace_writer_drain(w);
+	rec_depth--;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0 && rec_depth == 0)
+		rec_fatal_deferred();
+}
+
 void rec_lock_reset(void)
 {
 	/* a fork another thread was making is not this child's */
 	__atomic_store_n(&rec_forking, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE);
+	rec_lockline.drain_due = 0; /* the parent's writer is not this child's */
 }
 
 /* --- events ----------------------------------------------------------------------------- */
@@ -859,6 +884,9 @@ int rec_open_trace(int64_t ppid)
 	 * default, not the writer's 3, which on sync events cost 250 instructions per event
 	 * against 10 (bench/README.md "sync") for no smaller file. */
 	opt.level = rec.zlevel ? (int)rec.zlevel : rec.max_bytes ? 1 : TRACE_LEVEL_STORE;
+	/* Two tails: a full one is compressed after the stream lock is released (rec_leave),
+	 * not while the process's other threads wait for the lock (recorder/README.md). */
+	opt.drain_due = &rec_lockline.drain_due;
 	rc = trace_writer_open(dirfd, file, &proc, &opt, rec.min_fd, &rec.w, &diag);
 	if (raised)
 		rec_nofile_restore(&nofile);

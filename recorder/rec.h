@@ -146,6 +146,7 @@ struct rec_lockline {
 	int v;
 	uint32_t data_events;       /* send/recv events so far: one in 16 is timestamped */
 	uint32_t clock_events;      /* clock reads so far: one in 16 is timestamped */
+	int drain_due;              /* the writer left a full tail to drain (rec_leave_drain) */
 } __attribute__((aligned(64)));
 extern struct rec_lockline rec_lockline REC_HIDDEN;
 #define rec_lockv (rec_lockline.v) /* the lock's word, by its older name */
@@ -188,8 +189,17 @@ REC_HIDDEN void rec_fatal_deferred(void);
  * wait in rec_lock_wait): only then does the release make a system call to wake one. */
 REC_HIDDEN void rec_lock_wake(void);
 
+/* rec_leave when the writer left a full tail to compress (trace.h, trace_writer_claim):
+ * the lock is released first, and the tail compressed after, so that the process's other
+ * threads log meanwhile (recorder/README.md, "Two tails"). */
+REC_HIDDEN void rec_leave_drain(void);
+
 static inline void rec_leave(void)
 {
+	if (__builtin_expect(rec_lockline.drain_due != 0, 0)) {
+		rec_leave_drain();
+		return;
+	}
 #if REC_SINGLE_THREADED
 	if (__builtin_expect(__libc_single_threaded, 1))
 		__atomic_store_n(&rec_lockv, 0, __ATOMIC_RELEASE); /* (no other thread to wake) */

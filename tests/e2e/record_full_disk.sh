@@ -3,7 +3,8 @@
 # recording, never harms the program: its output and exit status are those of the bare run, a
 # forked child does not die (and its parent does not hang), `encore record` prints "trace T
 # truncated after event N: REASON" and `encore check` calls the trace truncated and exits
-# non-zero.  A start with no room for the session id file fails naming it, leaving no file.
+# non-zero.  A start with no room for the session id file fails naming it, leaving no file;
+# so does room for the trace's first tail but not for its second.
 # The same holds under a file size limit (EFBIG, and no SIGXFSZ reaches the program).
 # Needs to mount a small tmpfs (root, or a user namespace); skipped (77) otherwise.
 # The input comes through a pipe: external input, stored verbatim, so the trace outgrows the
@@ -115,6 +116,16 @@ for mode in plain fork; do
         echo "ok: replay: $(head -1 "$tmp/replay.err")"
     fi
 done
+
+# (b') room for the first tail but not the second, which stays a hole until a tail fills
+# (schemas/trace-format.md, "Two tails"): reserving it then fails, and the trace stops there
+rm -rf "$mnt"/*
+fill 100
+rc=0
+cat "$tmp/input" | "$encore" record -q -o "$mnt/b2" --name feed -- "$prog" \
+    > "$tmp/rec.out" 2> "$tmp/rec.err" || rc=$?
+check_run "no room for the second tail" "$mnt/b2" "$rc"
+echo "ok: no room for the second tail: $(grep truncated "$tmp/rec.err" | tr '\n' ' ')"
 
 # (c) the disk fills while the program waits on a pipe the test holds
 rm -rf "$mnt"/*

@@ -32,7 +32,7 @@ static uint64_t rnd(void)
 static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { 4096, 0, 0, 0 };
+	struct trace_writer_options o = { 4096, 0, 0, 0, NULL };
 	struct trace_writer *w;
 	struct trace_diag d;
 	struct trace_frame f[2] = { { 0x401000, 16, "main", "prog" }, { 0x7f00, 0, "start", "libc" } };

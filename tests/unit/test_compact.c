@@ -19,9 +19,28 @@
 
 #define NEVENTS 3000
 
+/* Two tails (trace_writer_options.drain_due), set by the loop tests from their iteration: 0
+ * one tail; 1 each full tail drained at once, as the recorder does; 2 never drained by the
+ * caller (the next switch or the close drains it; a killed writer leaves one waiting). */
+static int tails_mode;
+static int drain_due;
+
 static struct trace_writer *open_writer(const char *path, int level, uint64_t max_bytes)
 {
-	return unit_writer_open(path, 4096, level, max_bytes);
+	struct trace_process p;
+	struct trace_writer_options o = { 4096, level, max_bytes, 0,
+	                                  tails_mode ? &drain_due : NULL };
+	struct trace_writer *w = NULL;
+	struct trace_diag d;
+
+	if (!tails_mode)
+		return unit_writer_open(path, 4096, level, max_bytes);
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "t");
+	p.pid = 1;
+	p.start_realtime_ns = 1;
+	ck_assert_msg(trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d) == 0, "%s", d.msg);
+	return w;
 }
 
 /* Event i (1-based): receives of text a server would get, clock reads, and now and then
@@ -64,6 +83,9 @@ static void write_events(struct trace_writer *w, uint64_t from, uint64_t to)
 	for (uint64_t i = from; i <= to; i++) {
 		make_event(&ev, i, buf);
 		ck_assert_int_eq(trace_writer_event(w, &ev), 0);
+		if (drain_due && tails_mode == 1 && trace_writer_claim(w))
+			trace_writer_drain(w);
+		drain_due = 0;
 	}
 }
 
@@ -151,6 +173,7 @@ START_TEST(stored_then_compacted)
 	struct trace_writer *w;
 	struct stat s1;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.trace", dir);
 	w = open_writer(path, TRACE_LEVEL_STORE, 0);
@@ -185,6 +208,7 @@ START_TEST(open_writer_left_alone)
 	struct trace_writer *w;
 	struct trace_compact_stats st;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.trace", dir);
 	w = open_writer(path, TRACE_LEVEL_STORE, 0);
@@ -209,6 +233,7 @@ START_TEST(killed_writer)
 	int status;
 	pid_t pid;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.trace", dir);
 	pid = fork();
@@ -278,9 +303,9 @@ static Suite *suite(void)
 	Suite *s = suite_create("compact");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, stored_then_compacted);
-	tcase_add_test(tc, open_writer_left_alone);
-	tcase_add_test(tc, killed_writer);
+	tcase_add_loop_test(tc, stored_then_compacted, 0, 3);
+	tcase_add_loop_test(tc, open_writer_left_alone, 0, 3);
+	tcase_add_loop_test(tc, killed_writer, 0, 3);
 	tcase_add_test(tc, damaged_left_alone);
 	tcase_add_test(tc, compressed_left_alone);
 	suite_add_tcase(s, tc);

@@ -46,11 +46,40 @@ static void fill_process(struct trace_process *p, const char *name)
 	p->argv = argv;
 }
 
+/* Two tails (trace_writer_options.drain_due; schemas/trace-format.md, "Two tails"), for the
+ * writers open_writer makes: 0 one tail; 1 each full tail drained as soon as it is left, as
+ * the recorder does once out of its lock; 2 never drained by the caller (the next switch, or
+ * the close, drains it in its own call); 3 drained or not at random.  Loop tests set it
+ * from their iteration. */
+static int tails_mode;
+static int drain_due;
+static uint64_t drain_coin = 88172645463325252ull;
+
+/* After each writer call, what the recorder's rec_leave does. */
+static void after_write(struct trace_writer *w)
+{
+	if (!drain_due)
+		return;
+	drain_due = 0;
+	if (tails_mode == 2)
+		return;
+	if (tails_mode == 3) {
+		drain_coin ^= drain_coin << 13;
+		drain_coin ^= drain_coin >> 7;
+		drain_coin ^= drain_coin << 17;
+		if (drain_coin & 1)
+			return;
+	}
+	if (trace_writer_claim(w))
+		trace_writer_drain(w);
+}
+
 static struct trace_writer *open_writer(const char *path, const char *name, uint32_t chunk,
                                         uint64_t max_bytes)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { chunk, 0, max_bytes, 0 };
+	struct trace_writer_options o = { chunk, 0, max_bytes, 0,
+	                                  tails_mode ? &drain_due : NULL };
 	struct trace_writer *w = NULL;
 	struct trace_diag d;
 	int rc;
@@ -153,6 +182,7 @@ static struct stored *write_random(const char *path, uint64_t seed, size_t n, ui
 			                            { 0x500000, 3, "__libc_start_main", "libc.so.6" } };
 
 			ck_assert_int_eq(trace_writer_stack(w, (uint32_t)unit_rng_below(&g, 30), f, 2), 0);
+			after_write(w);
 		}
 		random_event(&g, &s[i].ev, buf, max_data);
 		if (s[i].ev.data_len) {
@@ -161,6 +191,7 @@ static struct stored *write_random(const char *path, uint64_t seed, size_t n, ui
 			s[i].ev.data = s[i].data;
 		}
 		ck_assert_int_eq(trace_writer_event(w, &s[i].ev), 0);
+		after_write(w);
 		ck_assert_uint_eq(trace_writer_count(w), i + 1);
 	}
 	if (close_it)
@@ -456,6 +487,7 @@ START_TEST(random_streams_round_trip)
 	char dir[4096], path[4200];
 	int round, damage;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	for (round = 0; round < 20; round++) {
 		size_t n = 50 + (size_t)round * 37;
@@ -478,6 +510,7 @@ START_TEST(writer_death_after_any_event)
 	const size_t n = 160;
 	size_t k;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	for (k = 0; k <= n; k++) {
 		struct stored *s;
@@ -547,6 +580,209 @@ START_TEST(torn_chunk_recovered_from_tail)
 }
 END_TEST
 
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* A random event with data of up to max bytes, kept in *st, written. */
+static void write_stored(struct trace_writer *w, struct unit_rng *g, struct stored *st,
+                         uint8_t *buf, size_t max)
+{
+	random_event(g, &st->ev, buf, max);
+	if (st->ev.data_len) {
+		st->data = malloc(st->ev.data_len);
+		memcpy(st->data, st->ev.data, st->ev.data_len);
+		st->ev.data = st->data;
+	}
+	ck_assert_int_eq(trace_writer_event(w, &st->ev), 0);
+}
+
+/* Two tails: death while a full tail is being drained, at every byte of its chunk's write:
+ * the full tail still holds the chunk's bytes, and every event reads back. */
+START_TEST(torn_drain_recovered_from_tails)
+{
+	char dir[4096], path[4200], cut[4300];
+	struct trace_writer *w;
+	struct unit_rng g;
+	uint8_t *after, buf[700];
+	size_t nb, na, i, n = 0;
+	int damage, switches = 0;
+	struct stored *s = calloc(400, sizeof(*s));
+
+	tails_mode = 2; /* this test drains by hand */
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.trace", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.trace", dir);
+	w = open_writer(path, "t", CHUNK, 0);
+	unit_rng_seed(&g, unit_seed());
+	while (n < 400 && switches < 2) {
+		write_stored(w, &g, &s[n], buf, 600);
+		n++;
+		if (!drain_due)
+			continue;
+		/* a tail was left full: a few more events into the other one, then the drain */
+		drain_due = 0;
+		switches++;
+		for (i = 0; i < 3; i++, n++) {
+			write_stored(w, &g, &s[n], buf, 40);
+		}
+		ck_assert_int_eq(drain_due, 0);
+		nb = file_size(path); /* the full tail not drained: no chunk for it yet */
+		ck_assert_uint_eq(read_check(path, s, n, &damage), n);
+		ck_assert_int_eq(damage, 0);
+		ck_assert_int_eq(trace_writer_claim(w), 1);
+		ck_assert_int_eq(trace_writer_claim(w), 0); /* claimed once */
+		trace_writer_drain(w);
+		after = slurp(path, &na);
+		ck_assert_uint_gt(na, nb);
+		for (i = nb; i <= na; i++) {
+			spit(cut, after, i);
+			ck_assert_msg(read_check(cut, s, n, &damage) == n, "cut at %zu of %zu-%zu", i,
+			              nb, na);
+			ck_assert_int_eq(damage, 0);
+		}
+		free(after);
+	}
+	ck_assert_int_eq(switches, 2); /* the second switch went back to the first tail */
+	trace_writer_abandon(w);
+	ck_assert_uint_eq(read_check(path, s, n, &damage), n);
+	ck_assert_int_eq(damage, 0);
+	free_stored(s, 400);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Two tails: the second one takes no disk until the first is full (most processes of a
+ * session never fill one); it is reserved at the first switch. */
+START_TEST(second_tail_reserved_at_first_switch)
+{
+	char dir[4096], path[4200];
+	struct trace_writer *w;
+	struct trace_event e;
+	struct stat st;
+	uint8_t *b;
+	size_t nb, chunks_off, tail_size, n = 0;
+
+	tails_mode = 1;
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/h.trace", dir);
+	w = open_writer(path, "h", CHUNK, 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = TRACE_EV_SEND;
+	e.channel = 1;
+	e.fd = 5;
+	e.result = 10;
+	e.len = 10;
+	ck_assert_int_eq(trace_writer_event(w, &e), 0);
+	b = slurp(path, &nb);
+	tail_size = (size_t)get_le(b + 20, 4);
+	chunks_off = (size_t)get_le(b + 32, 8);
+	ck_assert_uint_eq(nb, chunks_off);
+	free(b);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg((size_t)st.st_blocks * 512 <= chunks_off - tail_size,
+	              "%zu bytes allocated, the second tail's %zu included",
+	              (size_t)st.st_blocks * 512, tail_size);
+	while (!drain_due) {
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+		ck_assert_uint_lt(++n, 100000);
+	}
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_ge((size_t)st.st_blocks * 512, chunks_off);
+	after_write(w);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Two tails: death between the stores of a switch (the full tail's `committed` raised to its
+ * end, the other tail's header reset: committed, events, then seq).  Each state a death can
+ * leave, made from the files before and after the switch, reads back every event but, at
+ * most, the one being written, and no damage. */
+START_TEST(tails_switch_and_death_at_every_step)
+{
+	char dir[4096], path[4200], mixp[4300];
+	struct trace_writer *w;
+	struct unit_rng g;
+	uint8_t *prev = NULL, *cur, buf[700];
+	size_t np = 0, nc, n = 0, tail_off, tail_size;
+	int damage, switches = 0;
+	struct stored *s = calloc(2000, sizeof(*s));
+
+	tails_mode = 1;
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.trace", dir);
+	snprintf(mixp, sizeof(mixp), "%s/mix.trace", dir);
+	w = open_writer(path, "t", CHUNK, 0);
+	unit_rng_seed(&g, unit_seed() + 7);
+	while (n < 2000 && switches < 4) {
+		prev = slurp(path, &np);
+		write_stored(w, &g, &s[n], buf, 600);
+		n++;
+		if (drain_due) {
+			size_t fresh, full;
+			uint8_t *m;
+
+			switches++;
+			cur = slurp(path, &nc); /* the switch made, no drain yet: no new chunk */
+			ck_assert_uint_eq(nc, np);
+			ck_assert_uint_eq(get_le(cur + 12, 4) & 1, 1); /* flags: two tails */
+			ck_assert_uint_eq(get_le(cur + 8, 2), 3);     /* version 3 */
+			tail_size = (size_t)get_le(cur + 20, 4);
+			tail_off = (size_t)get_le(cur + 24, 8);
+			/* the fresh tail has the highest seq now */
+			fresh = get_le(cur + tail_off + 8, 8) > get_le(cur + tail_off + tail_size + 8, 8) &&
+			                get_le(cur + tail_off + 8, 8) != UINT64_MAX ?
+			        tail_off : tail_off + tail_size;
+			full = fresh == tail_off ? tail_off + tail_size : tail_off;
+			m = malloc(nc);
+			for (int step = 0; step < 4; step++) {
+				memcpy(m, cur, nc);
+				if (step <= 2) /* the fresh tail's seq not stored yet */
+					memcpy(m + fresh + 8, prev + fresh + 8, 8);
+				if (step <= 1) /* nor its events */
+					memcpy(m + fresh + 16, prev + fresh + 16, 8);
+				if (step == 0) { /* nothing stored yet: the full tail's committed as before */
+					memcpy(m + fresh + 24, prev + fresh + 24, 4);
+					memcpy(m + full + 24, prev + full + 24, 4);
+				}
+				if (step == 1 || step == 2) /* committed reset first */
+					put_le(m + fresh + 24, 0, 4);
+				spit(mixp, m, nc);
+				size_t got = read_check(mixp, s, n, &damage);
+
+				ck_assert_msg(got == n || got == n - 1, "switch %d, step %d: %zu of %zu events",
+				              switches, step, got, n);
+				if (step == 3)
+					ck_assert_uint_eq(got, n);
+				ck_assert_int_eq(damage, 0);
+			}
+			free(m);
+			free(cur);
+			after_write(w);
+		}
+		free(prev);
+	}
+	ck_assert_int_eq(switches, 4);
+	ck_assert_int_eq(trace_writer_close(w), 0);
+	ck_assert_uint_eq(read_check(path, s, n, &damage), n);
+	ck_assert_int_eq(damage, 0);
+	free_stored(s, 2000);
+	unit_rmdir(dir);
+}
+END_TEST
+
 /* Sealing before an exec: a successful exec leaves a whole, closed file; a failed one goes
  * on writing into the same file, which is open again until it is closed or sealed. */
 START_TEST(seal_then_exec_or_not)
@@ -558,6 +794,7 @@ START_TEST(seal_then_exec_or_not)
 	struct trace_event e, out;
 	int round;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	for (round = 0; round < 3; round++) {
 		uint64_t n = 0;
@@ -603,6 +840,7 @@ START_TEST(truncation_at_every_offset)
 	uint8_t *b;
 	size_t nb, i, best = 0;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/f.trace", dir);
 	snprintf(cut, sizeof(cut), "%s/cut.trace", dir);
@@ -641,6 +879,7 @@ START_TEST(flipped_bytes_detected)
 	size_t nb, i, chunks_off = 0, header_end;
 	struct unit_rng g;
 
+	tails_mode = _i;
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/f.trace", dir);
 	snprintf(bad, sizeof(bad), "%s/bad.trace", dir);
@@ -1349,7 +1588,7 @@ START_TEST(clock_values_round_trip)
 	unit_tmpdir(dir, sizeof(dir));
 	for (plain = 0; plain < 2; plain++) {
 		struct trace_process p;
-		struct trace_writer_options o = { CHUNK, 0, 0, plain };
+		struct trace_writer_options o = { CHUNK, 0, 0, plain, NULL };
 		struct trace_writer *w = NULL;
 		struct trace_diag d;
 		struct stored *s = calloc(n, sizeof(*s));
@@ -1427,13 +1666,16 @@ static Suite *trace_suite(void)
 	tcase_add_test(basics, endpoint_round_trip);
 	tcase_add_test(basics, every_kind_round_trips);
 	tcase_add_test(basics, offsets_are_derived_per_direction);
-	tcase_add_test(basics, random_streams_round_trip);
+	tcase_add_loop_test(basics, random_streams_round_trip, 0, 4);
 	tcase_add_test(basics, session_groups_segments);
-	tcase_add_test(recovery, writer_death_after_any_event);
+	tcase_add_loop_test(recovery, writer_death_after_any_event, 0, 4);
+	tcase_add_test(recovery, torn_drain_recovered_from_tails);
+	tcase_add_test(recovery, second_tail_reserved_at_first_switch);
+	tcase_add_test(recovery, tails_switch_and_death_at_every_step);
 	tcase_add_test(recovery, torn_chunk_recovered_from_tail);
-	tcase_add_test(recovery, seal_then_exec_or_not);
-	tcase_add_test(damage, truncation_at_every_offset);
-	tcase_add_test(damage, flipped_bytes_detected);
+	tcase_add_loop_test(recovery, seal_then_exec_or_not, 0, 2);
+	tcase_add_loop_test(damage, truncation_at_every_offset, 0, 2);
+	tcase_add_loop_test(damage, flipped_bytes_detected, 0, 2);
 	tcase_add_test(damage, garbage_is_not_a_trace);
 	tcase_add_test(budget, disk_budget_drops_oldest);
 	tcase_add_test(budget, disk_budget_keeps_channels);
