@@ -7,7 +7,10 @@
  * Layout of the READY data (the "result set"), little-endian as the host writes it:
  *   poll, ppoll          n x int16 revents, one per pollfd, in the caller's order
  *   select, pselect      three fd_set prefixes of ceil(nfds / 8) bytes: read, write, except
- *                        (zeros for a set the caller passed as NULL)
+ *                        (zeros for a set the caller passed as NULL); select with a timeout
+ *                        then the struct timeval Linux left in it (the time not slept, which
+ *                        programs test: iperf3 runs its timers when it is zero), also after
+ *                        a failure (the sets zeros then)
  *   epoll_wait, _pwait   result x struct epoll_event (12 bytes on x86-64: events, data),
  *                        then result x int32 descriptor behind each event (-1 unknown),
  *                        from the registrations epoll.c keeps
@@ -29,7 +32,7 @@
 
 #define RA() __builtin_return_address(0)
 
-static uint8_t set_buf[3 * (FD_SETSIZE / 8)];
+static uint8_t set_buf[3 * (FD_SETSIZE / 8) + sizeof(struct timeval)];
 static int16_t revents_buf[4096];
 
 /* The readable channels of a readiness result, packed into aux (see the layout above). */
@@ -102,8 +105,8 @@ static void log_poll(struct pollfd *fds, nfds_t n, int r, int e, uint32_t call, 
 
 
 
-static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, uint32_t call,
-                       void *ra)
+static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, const struct timeval *left,
+                       int r, int e, uint32_t call, void *ra)
 {
 	size_t k = n > 0 ? ((size_t)(n > FD_SETSIZE ? FD_SETSIZE : n) + 7) / 8 : 0;
 	struct ready_chans rc = { { 0 }, 0 };
@@ -121,7 +124,12 @@ static void log_select(int n, fd_set *rs, fd_set *ws, fd_set *es, int r, int e, 
 		if (es)
 			memcpy(set_buf + 2 * k, es, k);
 	}
-	log_ready(call, r, e, set_buf, r >= 0 ? 3 * k : 0, &rc, ra);
+	if (left) {
+		if (r < 0)
+			memset(set_buf, 0, 3 * k);
+		memcpy(set_buf + 3 * k, left, sizeof(*left));
+	}
+	log_ready(call, r, e, set_buf, left ? 3 * k + sizeof(*left) : r >= 0 ? 3 * k : 0, &rc, ra);
 }
 
 
@@ -310,6 +318,13 @@ REC_EXPORT void encore_mark(const char *key, long value)
 	errno = e;
 }
 
+/* select's timeout, which Linux changes to the time not slept (pselect's is glibc's copy):
+ * logged with the result.  timeout is either call's argument, pselect's a timespec. */
+static inline const struct timeval *select_left(uint32_t call, const void *timeout)
+{
+	return call == TRACE_CALL_SELECT ? timeout : NULL;
+}
+
 /* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
  * select, pselect, epoll_wait and epoll_pwait are generated (rec_wrappers.h, below). */
 #define READY_BODY(realcall, logcall, observes) \
@@ -332,7 +347,8 @@ REC_EXPORT void encore_mark(const char *key, long value)
 #define REC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
 	READY_BODY(realcall, log_poll(FDS, N, r_, e_, call, RA()), 1)
 #define REC_SHAPE_READY_SELECT(nm, wh, call, N, RS, WS, ES, realcall) \
-	READY_BODY(realcall, log_select(N, RS, WS, ES, r_, e_, call, RA()), 1)
+	READY_BODY(realcall, log_select(N, RS, WS, ES, select_left(call, timeout), r_, e_, call, \
+	                                RA()), 1)
 #define REC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
 	READY_BODY(realcall, log_epoll(EPFD, EV, r_, e_, call, RA()), \
 	           epoll_observes_sends(EPFD, EV, r_))

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -2097,12 +2098,73 @@ static void stand_in_hand_over(int l, const struct sockaddr *addr, socklen_t len
  * (the status board says we wait to connect; the GD reports it if that lasts, or, at a
  * halt that holds the server short of its listen, releases the wait: stand_in_listen).  An
  * attempt that failed when recorded does not reach the network, whoever listens now. */
+/* A stream connect between recorded processes: the socket is bound to the local address
+ * (and so the port) it had when recorded, so that the port the program prints, and the one
+ * its peer's accept and getpeername give, are the recorded ones (iperf3 prints both ends'
+ * ports).  Only where the program did not bind it and the address is free; otherwise the
+ * kernel chooses, as it did before.  1 when it was bound so. */
+static int stream_pin(int fd, const struct lc_ev *ev)
+{
+	struct trace_endpoint ep;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss), ol = sizeof(int);
+	int one = 1, was = 0, r;
+
+	if (!ev->data_len || trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) != 0 ||
+	    !sa_port(ep.local, ep.local_len) || ep.local_len > sizeof(ss) ||
+	    syscall(SYS_getsockname, fd, &ss, &sl) != 0 || sa_port(&ss, sl) != 0 ||
+	    ss.ss_family != ((const struct sockaddr *)(const void *)ep.local)->sa_family)
+		return 0;
+	/* the port may be in TIME_WAIT from the recorded connection itself */
+	syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &was, &ol);
+	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	r = (int)syscall(SYS_bind, fd, ep.local, ep.local_len);
+	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &was, sizeof(was));
+	return r == 0;
+}
+
+/* The pinned connection could not be made from its port (EADDRNOTAVAIL: the recorded
+ * connection's TIME_WAIT, less than a second old): a bound socket cannot be unbound, so a
+ * new one of the same kind takes its descriptor (its status flags kept; options the program
+ * set before the connect, but for TCP_NODELAY and SO_KEEPALIVE, are lost), and the kernel
+ * chooses the port.  0, or -1 when that fails too. */
+static int stream_unpin(int fd)
+{
+	int dom = 0, type = 0, proto = 0, v, fl, fdfl, nfd;
+	socklen_t l = sizeof(int);
+
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) != 0 ||
+	    (l = sizeof(int), syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &l)) != 0 ||
+	    (l = sizeof(int), syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PROTOCOL, &proto, &l)) != 0)
+		return -1;
+	fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	fdfl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+	nfd = (int)syscall(SYS_socket, dom, type, proto);
+	if (nfd < 0 || fl < 0 || fdfl < 0) {
+		if (nfd >= 0)
+			syscall(SYS_close, nfd);
+		return -1;
+	}
+	syscall(SYS_fcntl, nfd, F_SETFL, fl);
+	if (dom == AF_INET || dom == AF_INET6) {
+		l = sizeof(v);
+		if (syscall(SYS_getsockopt, fd, IPPROTO_TCP, TCP_NODELAY, &v, &l) == 0)
+			syscall(SYS_setsockopt, nfd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof(v));
+	}
+	l = sizeof(v);
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_KEEPALIVE, &v, &l) == 0)
+		syscall(SYS_setsockopt, nfd, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof(v));
+	v = (int)syscall(SYS_dup3, nfd, fd, fdfl & FD_CLOEXEC ? O_CLOEXEC : 0);
+	syscall(SYS_close, nfd);
+	return v == fd ? 0 : -1;
+}
+
 LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	const struct lc_ev *ev;
 	struct timespec ts = { 0, 1000000 };
 	char where[160];
-	int r, e, async_failed = 0, stand_in = -1;
+	int r, e, async_failed = 0, stand_in = -1, pinned;
 
 	if (!lc_on() || lc_fd_class(fd) <= 0)
 		return IP_REAL(connect)(fd, addr, len);
@@ -2138,11 +2200,17 @@ LC_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	}
 	if (lc.online)
 		lc_request(lc.pos + 1); /* online: the GD makes the server listen */
+	pinned = ev->result == 0 || ev->err == EINPROGRESS ? stream_pin(fd, ev) : 0;
 	for (;;) {
 		r = IP_REAL(connect)(fd, addr, len);
 		e = errno;
 		if (r == 0 || e == EISCONN)
 			break;
+		if (pinned && (e == EADDRNOTAVAIL || e == EADDRINUSE)) {
+			pinned = 0;
+			if (stream_unpin(fd) == 0)
+				continue;
+		}
 		if (e == EINPROGRESS || e == EALREADY || e == EINTR) {
 			int soerr = 0;
 			socklen_t sl = sizeof(soerr);

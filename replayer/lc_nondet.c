@@ -192,12 +192,23 @@ static int sleep_next(void)
 	               (ev->call == TRACE_CALL_SELECT || ev->call == TRACE_CALL_PSELECT)));
 }
 
-static int ready_select(fd_set *rs, fd_set *ws, fd_set *es)
+/* select(n, ...): left, select's timeout, gets the time not slept that the recording's
+ * kernel left in it, when the trace has it (after the sets: recorder/nondet.c). */
+static int ready_select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeval *left)
 {
 	VALUE_EVENT(TRACE_EV_READY, "select");
-	size_t k = ev->data_len / 3;
+	size_t k = n > 0 ? ((size_t)(n > FD_SETSIZE ? FD_SETSIZE : n) + 7) / 8 : 0;
 	int r = (int)ev->result;
 	struct ready_set set;
+
+	if (ev->data_len == 3 * k + sizeof(*left)) {
+		if (left)
+			memcpy(left, val + 3 * k, sizeof(*left));
+	} else if (r >= 0 && ev->data_len != 3 * k) {
+		k = ev->data_len / 3; /* (a call whose n differs from the recorded one's) */
+	}
+	if (ev->data_len < 3 * k)
+		k = 0;
 
 	set.n = 0;
 	for (size_t fd = 0; r > 0 && fd < 8 * k; fd++) {
@@ -567,6 +578,13 @@ LC_EXPORT void encore_mark(const char *key, long value)
 	errno = e;
 }
 
+/* select's timeout, given back as the recording's kernel left it (pselect's is glibc's copy,
+ * untouched).  timeout is either call's argument, pselect's a const timespec. */
+static inline struct timeval *select_left(uint32_t call, const void *timeout)
+{
+	return call == TRACE_CALL_SELECT ? (struct timeval *)(uintptr_t)timeout : NULL;
+}
+
 /* The readiness shapes' handlers (interpose/calls.def): poll, __poll_chk, ppoll, __ppoll_chk,
  * select, pselect, epoll_wait and epoll_pwait are generated (lc_wrappers.h, below). */
 #define LC_SHAPE_READY_POLL(nm, wh, call, FDS, N, realcall) \
@@ -581,11 +599,11 @@ LC_EXPORT void encore_mark(const char *key, long value)
 		if (!sleep_next()) \
 			return realcall; /* one the recorded run did not make */ \
 		lc_trying = 1; \
-		r_ = ready_select(RS, WS, ES); \
+		r_ = ready_select(N, RS, WS, ES, select_left(call, timeout)); \
 		lc_trying = 0; \
 		return r_; \
 	} \
-	return ready_select(RS, WS, ES)
+	return ready_select(N, RS, WS, ES, select_left(call, timeout))
 #define LC_SHAPE_READY_EPOLL(nm, wh, call, EPFD, EV, MAX, realcall) \
 	if (!lc_on()) \
 		return realcall; \
