@@ -212,6 +212,92 @@ REC_EXPORT int getentropy(void *buf, size_t n)
 	return r;
 }
 
+/* arc4random and its forms (glibc 2.36, or libbsd's): glibc draws from the getrandom system
+ * call inside, unseen.  A RANDOM event with the value's 4 bytes (aux[0]: arc4random_uniform's
+ * bound) or the bytes arc4random_buf filled in. */
+static void arc4_log(uint32_t call, const void *bytes, size_t n, int bounded, uint32_t bound,
+                     void *ra)
+{
+	struct trace_event ev;
+
+	rec_event_init(&ev, TRACE_EV_RANDOM, call, -1);
+	ev.data = bytes;
+	ev.data_len = (uint32_t)n;
+	if (bounded) {
+		ev.naux = 1;
+		ev.aux[0] = bound;
+	}
+	rec_log(&ev, ra);
+}
+
+/* (declared by glibc 2.36's stdlib.h, not by older ones) */
+uint32_t arc4random(void);
+uint32_t arc4random_uniform(uint32_t bound);
+void arc4random_buf(void *buf, size_t n);
+
+/* A real arc4random that is missing (a libc without it and no libbsd: the program cannot
+ * have linked it, but may have looked it up): the bytes from getrandom itself. */
+static void arc4_fill(void *buf, size_t n)
+{
+	for (size_t k = 0; k < n;) {
+		long r = syscall(SYS_getrandom, (char *)buf + k, n - k, 0);
+
+		if (r > 0)
+			k += (size_t)r;
+	}
+}
+
+REC_EXPORT uint32_t arc4random(void)
+{
+	int e = errno;
+	uint32_t v;
+
+	if (IP_REAL(arc4random))
+		v = IP_REAL(arc4random)();
+	else
+		arc4_fill(&v, sizeof(v));
+	if (rec_enter()) {
+		arc4_log(TRACE_CALL_ARC4RANDOM, &v, sizeof(v), 0, 0, RA());
+		rec_leave();
+	}
+	errno = e;
+	return v;
+}
+
+REC_EXPORT uint32_t arc4random_uniform(uint32_t bound)
+{
+	int e = errno;
+	uint32_t v;
+
+	if (IP_REAL(arc4random_uniform)) {
+		v = IP_REAL(arc4random_uniform)(bound);
+	} else {
+		arc4_fill(&v, sizeof(v));
+		v = bound > 1 ? v % bound : 0;
+	}
+	if (rec_enter()) {
+		arc4_log(TRACE_CALL_ARC4RANDOM, &v, sizeof(v), 1, bound, RA());
+		rec_leave();
+	}
+	errno = e;
+	return v;
+}
+
+REC_EXPORT void arc4random_buf(void *buf, size_t n)
+{
+	int e = errno;
+
+	if (IP_REAL(arc4random_buf))
+		IP_REAL(arc4random_buf)(buf, n);
+	else
+		arc4_fill(buf, n);
+	if (n && rec_enter()) {
+		arc4_log(TRACE_CALL_ARC4RANDOM_BUF, buf, n, 0, 0, RA());
+		rec_leave();
+	}
+	errno = e;
+}
+
 /* --- bytes moved by the kernel --------------------------------------------------------- */
 
 /* One side of a kernel transfer: kind SEND (dir REC_OUT) or RECV (REC_IN) on fd's channel,

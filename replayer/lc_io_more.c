@@ -246,6 +246,54 @@ LC_EXPORT int getentropy(void *buf, size_t n)
 	return r;
 }
 
+/* (declared by glibc 2.36's stdlib.h, not by older ones) */
+uint32_t arc4random(void);
+uint32_t arc4random_uniform(uint32_t bound);
+void arc4random_buf(void *buf, size_t n);
+
+/* arc4random and its forms (recorder/io_more.c): the recorded bytes. */
+static void arc4_give(uint32_t call, const char *what, void *buf, size_t n)
+{
+	const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, what);
+
+	if (ev->call != call || ev->data_len != n)
+		lc_diverge("%s: %u bytes recorded (%s), the process asked for %zu", what,
+		           ev->data_len, trace_call_name(ev->call), n);
+	memcpy(buf, lc.data + ev->data_off, n);
+	lc_commit();
+}
+
+LC_EXPORT uint32_t arc4random(void)
+{
+	uint32_t v;
+
+	if (!lc_on() || !IP_REAL(arc4random))
+		return IP_REAL(arc4random) ? IP_REAL(arc4random)() : 0;
+	arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random", &v, sizeof(v));
+	return v;
+}
+
+LC_EXPORT uint32_t arc4random_uniform(uint32_t bound)
+{
+	uint32_t v;
+
+	if (!lc_on() || !IP_REAL(arc4random_uniform))
+		return IP_REAL(arc4random_uniform) ? IP_REAL(arc4random_uniform)(bound) : 0;
+	arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random_uniform", &v, sizeof(v));
+	return v;
+}
+
+LC_EXPORT void arc4random_buf(void *buf, size_t n)
+{
+	if (!lc_on() || !IP_REAL(arc4random_buf)) {
+		if (IP_REAL(arc4random_buf))
+			IP_REAL(arc4random_buf)(buf, n);
+		return;
+	}
+	if (n)
+		arc4_give(TRACE_CALL_ARC4RANDOM_BUF, "arc4random_buf", buf, n);
+}
+
 /* --- bytes moved by the kernel --------------------------------------------------------- */
 
 /* One transfer of at most n bytes: the real call with the caller's arguments. */
