@@ -533,6 +533,7 @@ static int cover_file(struct ctx *c, struct mnt *m, const char *name)
 static int overlay(struct ctx *c, struct mnt *m, const char *name)
 {
 	char opts[2600], sub[1100];
+	struct stat st;
 
 	if (mkdirat(c->hostfd, "fs", 0700) != 0 && errno != EEXIST)
 		return -1;
@@ -542,6 +543,17 @@ static int overlay(struct ctx *c, struct mnt *m, const char *name)
 	snprintf(sub, sizeof(sub), "fs/%s/upper", name);
 	if (mkdirat(c->hostfd, sub, 0755) != 0 && errno != EEXIST)
 		return -1;
+	/* The overlay's root takes the upper directory's mode and owner: those of the mount it
+	 * covers, so that a world-writable one stays so (/dev/shm, 1777: squid, running as its
+	 * own user, creates its segments there).  Inside fs/NAME, 0700: reached only through
+	 * the mount, in the replay's own namespace.  (In a user namespace the owner may not be
+	 * mapped: it stays ours.) */
+	if (fstat(m->fd, &st) == 0) {
+		if (fchownat(c->hostfd, sub, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0) {
+			/* not mapped in this user namespace: it stays ours */
+		}
+		fchmodat(c->hostfd, sub, st.st_mode & 07777, 0);
+	}
 	snprintf(sub, sizeof(sub), "fs/%s/work", name);
 	if (mkdirat(c->hostfd, sub, 0700) != 0 && errno != EEXIST)
 		return -1;
