@@ -447,6 +447,20 @@ static struct share *sock_share(const struct lc_ev *ev, int dir);
  * and vsftpd's session processes set RLIMIT_NOFILE to 0, then read the connection they
  * inherited).  Best effort: what fails here is opened at its first use, which says why when
  * it fails again. */
+/* lc_share_preopen's: the channels the image makes, the descriptors it closes. */
+static uint64_t preopen_made[LC_CHAN_MAX / 64], preopen_closed[IP_FD_MAX / 64];
+
+static void bit_set(uint64_t *bits, uint64_t i, uint64_t n)
+{
+	if (i < n)
+		bits[i / 64] |= 1ull << (i % 64);
+}
+
+static int bit_get(const uint64_t *bits, uint64_t i, uint64_t n)
+{
+	return i < n && (bits[i / 64] >> (i % 64) & 1);
+}
+
 void lc_share_preopen(void)
 {
 	long self = (long)syscall(SYS_getpid);
@@ -454,13 +468,29 @@ void lc_share_preopen(void)
 
 	/* A shared connection's header, mapped now (no descriptor kept) for each one the image's
 	 * events use and that it holds already: a process that cannot make it later (no number
-	 * free) would go without turns, and the other holders would wait for it for ever. */
+	 * free) would go without turns, and the other holders would wait for it for ever.  Only
+	 * a channel the image did not make itself, on a descriptor it did not close first: the
+	 * number may be another object's by then (busybox httpd's child closes the listening
+	 * socket it inherited as 3, and its pipe to the CGI gets 3). */
+	memset(preopen_made, 0, sizeof(preopen_made));
+	memset(preopen_closed, 0, sizeof(preopen_closed));
 	for (uint64_t i = lc.base; i < lc.nev; i++) {
 		const struct lc_ev *ev = &lc.ev[i - lc.base];
 
-		if ((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3 && ev->fd >= 0 &&
-		    (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND) && fd_is_socket(ev->fd))
+		if (ev->kind == TRACE_EV_PIPE) {
+			for (uint32_t k = 0; k < ev->naux && k < 2; k++)
+				bit_set(preopen_made, (uint64_t)ev->aux[k], LC_CHAN_MAX);
+		} else if (ev->kind == TRACE_EV_SOCKET || ev->kind == TRACE_EV_ACCEPT) {
+			bit_set(preopen_made, ev->channel, LC_CHAN_MAX);
+		} else if (ev->kind == TRACE_EV_CLOSE && ev->fd >= 0) {
+			bit_set(preopen_closed, (uint64_t)ev->fd, IP_FD_MAX);
+		} else if ((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3 && ev->fd >= 0 &&
+		           (ev->kind == TRACE_EV_RECV || ev->kind == TRACE_EV_SEND) &&
+		           !bit_get(preopen_made, ev->channel, LC_CHAN_MAX) &&
+		           !bit_get(preopen_closed, (uint64_t)ev->fd, IP_FD_MAX) &&
+		           fd_is_socket(ev->fd)) {
 			sock_share(ev, ev->kind == TRACE_EV_RECV ? 1 : 0);
+		}
 	}
 	for (int i = 0; i < SHARE_MAX && !inherited; i++)
 		inherited = shares[i].h && shares[i].fd >= 0 && shares[i].pid != self;
