@@ -759,6 +759,17 @@ int rep_run(struct rep *r)
 	}
 }
 
+/* p's last recorded event is its death by a signal (a SIGNAL event, which the process itself
+ * never passes in replay: the kernel ends it there). */
+static int dies_by_signal(struct rep *r, const struct gd_proc *p)
+{
+	struct ana_event ev;
+
+	return p->ana >= 0 && p->nevents &&
+	       ana_event_get(r->ana, (size_t)p->ana, p->nevents, &ev) == 0 &&
+	       ev.kind == TRACE_EV_SIGNAL;
+}
+
 int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 {
 	struct gd_proc *p;
@@ -772,6 +783,9 @@ int rep_proc_info(struct rep *r, size_t i, struct rep_proc_info *info)
 	info->index = r->board && p->started ? r->board[i].index : p->index;
 	if (p->halted)
 		info->index = p->index;
+	else if (p->started && (p->gone || p->reaped) && info->index + 1 == p->nevents &&
+	         (!p->reaped || WIFSIGNALED(p->wait_status)) && dies_by_signal(r, p))
+		info->index = p->nevents; /* its recorded death too, as the analyzer counts it */
 	info->nevents = p->nevents;
 	info->wait_status = p->reaped ? p->wait_status : -1;
 	info->state = !p->started ? REP_P_NOT_STARTED :
