@@ -106,6 +106,7 @@ static const char *const call_names[] = {
 	[TRACE_CALL_EARLY_RANDOM] = "early_random",
 	[TRACE_CALL_GETSOCKOPT] = "getsockopt", "getifaddrs", "if_nameindex", "if_nametoindex",
 	"if_indextoname", "statfs", "statvfs", "arc4random", "arc4random_buf",
+	"epoll_create",
 };
 
 _Static_assert(sizeof(call_names) / sizeof(call_names[0]) == TRACE_CALL_MAX,

@@ -279,7 +279,8 @@ enum trace_call {
 	TRACE_CALL_STATVFS = 141,           /* statvfs, fstatvfs and 64 forms (INPUT events) */
 	TRACE_CALL_ARC4RANDOM = 142,        /* arc4random, arc4random_uniform (RANDOM events) */
 	TRACE_CALL_ARC4RANDOM_BUF = 143,    /* arc4random_buf (RANDOM) */
-	TRACE_CALL_MAX = 144,               /* one past the last number; never stored */
+	TRACE_CALL_EPOLL_CREATE = 144,      /* epoll_create, epoll_create1 (FDNUM events) */
+	TRACE_CALL_MAX = 145,               /* one past the last number; never stored */
 };
 
 /* TRACE_EV_ACCEPT's aux[1]: the listener could not say it was recorded (its registry entry

@@ -173,6 +173,9 @@ LC_HIDDEN void lc_turn_done(void);
  * its turn came: make the real call, then lc_fdnum_taken (the number, put where recorded) or
  * lc_fdnum_freed. */
 LC_HIDDEN int lc_fdnum_turn(int what, int fd);
+/* The same for a call whose FDNUM events say it (epoll_create): a trace of a recorder that
+ * did not log it leaves a later open's event to that open. */
+LC_HIDDEN int lc_fdnum_turn_call(int what, uint32_t call);
 LC_HIDDEN int lc_fdnum_taken(int r, const char *what);
 LC_HIDDEN void lc_fdnum_freed(int fd, const char *what);
 /* eventfd descriptors (lc_sync.c): with threads their reads and writes are SYNC events.

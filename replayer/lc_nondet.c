@@ -447,6 +447,23 @@ static int ready_epoll(int epfd, struct epoll_event *out, int max, int timeout)
 
 /* epoll_ctl passes through: the registrations are read back from /proc (ready_epoll_fds),
  * and kept here for when /proc cannot be opened. */
+/* epoll_create, epoll_create1: with threads, at the FDNUM event's turn, the number put where
+ * it was recorded when free (recorder/epoll.c). */
+LC_EXPORT int epoll_create(int size)
+{
+	int t = lc_fdnum_turn_call(1, TRACE_CALL_EPOLL_CREATE), r = IP_REAL(epoll_create)(size);
+
+	return t ? lc_fdnum_taken(r, "epoll_create") : r;
+}
+
+LC_EXPORT int epoll_create1(int flags)
+{
+	int t = lc_fdnum_turn_call(1, TRACE_CALL_EPOLL_CREATE),
+	    r = IP_REAL(epoll_create1)(flags);
+
+	return t ? lc_fdnum_taken(r, "epoll_create1") : r;
+}
+
 LC_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	int r = IP_REAL(epoll_ctl)(epfd, op, fd, ev), e = errno;

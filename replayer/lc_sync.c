@@ -489,7 +489,7 @@ static const struct lc_ev *own_next(uint64_t *at)
  * waits for its turn, so that numbers are handed out in the recorded order, and a number the
  * kernel gives otherwise is put where it was when that one is free (the recorder takes its
  * lock after an open, which may block: another thread's call may have been logged first). */
-int lc_fdnum_turn(int what, int fd)
+int lc_fdnum_turn_call(int what, uint32_t call)
 {
 	const struct lc_ev *ev;
 	uint64_t at;
@@ -499,10 +499,16 @@ int lc_fdnum_turn(int what, int fd)
 	ev = own_next(&at);
 	/* (a close's number is not compared: numbers taken or freed by calls that log nothing,
 	 * opendir, eventfd, a close through syscall(2), may have moved this one) */
-	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what)
+	if (!ev || ev->kind != TRACE_EV_FDNUM || ev->naux < 1 || ev->aux[0] != what ||
+	    (call != TRACE_CALL_NONE && ev->call != call))
 		return 0;
 	lc_turn();
 	return 1;
+}
+
+int lc_fdnum_turn(int what, int fd)
+{
+	return lc_fdnum_turn_call(what, TRACE_CALL_NONE);
 }
 
 int lc_fdnum_taken(int r, const char *what)

@@ -1175,6 +1175,7 @@ static const struct {
 	CALL(TRACE_CALL_STATVFS),
 	CALL(TRACE_CALL_ARC4RANDOM),
 	CALL(TRACE_CALL_ARC4RANDOM_BUF),
+	CALL(TRACE_CALL_EPOLL_CREATE),
 };
 #undef CALL
 #define NMEMBERS (sizeof(call_members) / sizeof(call_members[0]))
@@ -1206,6 +1207,7 @@ START_TEST(call_numbers_are_pinned)
 	ck_assert_int_eq(TRACE_CALL_STATVFS, 141);
 	ck_assert_int_eq(TRACE_CALL_ARC4RANDOM, 142);
 	ck_assert_int_eq(TRACE_CALL_ARC4RANDOM_BUF, 143);
+	ck_assert_int_eq(TRACE_CALL_EPOLL_CREATE, 144);
 	ck_assert_int_eq(TRACE_CALL_GETLOADAVG, 110);
 	ck_assert_int_eq(TRACE_CALL_SCHED_GETAFFINITY, 119);
 	ck_assert_str_eq(trace_call_name(TRACE_CALL_MAX), "unknown");
