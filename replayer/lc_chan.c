@@ -1144,6 +1144,76 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 
 static int sa_port(const void *sa, size_t len);
 
+/* A datagram to a port no socket has bound is dropped by the kernel (NoPorts).  Recorded,
+ * the sender may have been held back until its receiver was there (dig after the shell's
+ * wait for pdns_recursor's port, a read of /proc/net/udp that replay gives from the trace);
+ * in replay nothing orders the send after the receiver's bind, and the receiver then waits
+ * for a datagram that is gone.  So before a datagram send the destination port is looked
+ * for among the bound ones (/proc/net/udp, udp6), every 2 ms, 1 s at most, once per port:
+ * a port seen bound, or waited for in vain, is not looked for again. */
+static uint64_t dgram_port_known[65536 / 64];
+
+static int udp_port_bound(const char *file, int port)
+{
+	char buf[4096], want[8];
+	size_t have = 0;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, file, O_RDONLY | O_CLOEXEC), found = 0;
+
+	if (fd < 0)
+		return -1;
+	snprintf(want, sizeof(want), ":%04X ", port);
+	for (;;) {
+		long n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
+		char *line, *nl;
+
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+			/* "  sl: LOCALADDR:PORT REMADDR:PORT ...": the first address is the local one */
+			char *loc = strchr(line, ':');
+
+			if (loc && loc < nl && (loc = strchr(loc + 1, ':')) != NULL && loc < nl &&
+			    strncmp(loc, want, strlen(want)) == 0) {
+				found = 1;
+				break;
+			}
+		}
+		if (found)
+			break;
+		have = strlen(line);
+		memmove(buf, line, have);
+		if (have >= sizeof(buf) - 1)
+			have = 0; /* (a line longer than the buffer: none is) */
+	}
+	syscall(SYS_close, fd);
+	return found;
+}
+
+static void dgram_wait_receiver(const struct msghdr *name)
+{
+	const struct sockaddr *to = name->msg_name;
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	int port;
+
+	if (name->msg_namelen < sizeof(struct sockaddr_in) ||
+	    (to->sa_family != AF_INET && to->sa_family != AF_INET6))
+		return;
+	port = sa_port(to, name->msg_namelen);
+	if (port <= 0 || (dgram_port_known[port / 64] >> (port % 64) & 1))
+		return;
+	for (int i = 0; i < 500; i++) {
+		int b = udp_port_bound(to->sa_family == AF_INET ? "/proc/net/udp" : "/proc/net/udp6",
+		                       port);
+
+		if (b != 0)
+			break; /* bound, or no /proc to tell */
+		syscall(SYS_nanosleep, &ts, NULL);
+	}
+	dgram_port_known[port / 64] |= 1ull << (port % 64);
+}
+
 /* A datagram send that logged the local address its socket got (the implicit bind of a
  * first sendto, recorder/chan.c): bind the socket to that port again, so that the replies
  * the peers send to the recorded address reach it. */
@@ -1390,6 +1460,8 @@ static int lc_out(int fd, const struct iovec *iov, int cnt, int flags, const str
 		lc_request(lc.pos + 1); /* a write into a full pipe waits for the reader's room */
 	if (__builtin_expect(ev->naux >= 3, 0) && ev->kind == TRACE_EV_SEND && is_dgram(fd))
 		dgram_pin(ev, fd);
+	if (want > 0 && name && name->msg_name && !(ev->flags & TRACE_FL_SHARED) && is_dgram(fd))
+		dgram_wait_receiver(name); /* (a sendto: a connected socket's peer bound first) */
 	flags &= ~MSG_DONTWAIT;
 	if (__builtin_expect((ev->flags & TRACE_FL_SHARED) && ev->naux >= 3, 0) && sock &&
 	    fd_is_socket(fd)) {
