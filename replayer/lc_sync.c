@@ -442,9 +442,11 @@ int lc_try_failed(const struct lc_ev *ev)
  * (lc_nondet.c). */
 int lc_sleep_ev(const struct lc_ev *ev)
 {
+	/* (no sets: nothing, or only the timeval select left, recorder/nondet.c) */
 	return ev->kind == TRACE_EV_READY &&
 	       (ev->call == TRACE_CALL_SELECT || ev->call == TRACE_CALL_PSELECT) && ev->result == 0 &&
-	       ev->data_len == 0;
+	       (ev->data_len == 0 ||
+	        (ev->call == TRACE_CALL_SELECT && ev->data_len == sizeof(struct timeval)));
 }
 
 /* What does not end a lock's slow path: acquisitions, attempts, clock reads. */
