@@ -2,7 +2,9 @@
  * fuzz_driver.c: runs fuzz targets without libFuzzer, on deterministic mutations of valid
  * inputs, so that every build (gcc included, sanitizers when configured) exercises them in the
  * 'fuzz' test suite.  The seed inputs are real traces made with the writer: one of every event
- * kind with stacks and inherit records, and a stream with records spanning chunks.
+ * kind with stacks and inherit records, a stream with records spanning chunks, and that stream
+ * in a file with two tails whose writer died with a full tail waiting for its drain
+ * (schemas/trace-format.md, "Two tails").
  *
  *   fuzz_driver [ITERATIONS] [SEED]
  *   fuzz_driver --seeds DIR      write the seed inputs into DIR (a libFuzzer corpus)
@@ -29,10 +31,11 @@ static uint64_t rnd(void)
 	return s;
 }
 
-static uint8_t *make_seed(const char *path, int spanning, size_t *n)
+static uint8_t *make_seed(const char *path, int spanning, int two_tails, size_t *n)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { 4096, 0, 0, 0, NULL };
+	static int due;
+	struct trace_writer_options o = { 4096, 0, 0, 0, two_tails ? &due : NULL };
 	struct trace_writer *w;
 	struct trace_diag d;
 	struct trace_frame f[2] = { { 0x401000, 16, "main", "prog" }, { 0x7f00, 0, "start", "libc" } };
@@ -104,7 +107,10 @@ static uint8_t *make_seed(const char *path, int spanning, size_t *n)
 			}
 			trace_writer_event(w, &ev);
 		}
-	trace_writer_close(w);
+	if (two_tails)
+		trace_writer_abandon(w); /* dead: never drained, never closed */
+	else
+		trace_writer_close(w);
 	stat(path, &st);
 	*n = (size_t)st.st_size;
 	buf = malloc(*n + 1);
@@ -122,7 +128,7 @@ static void write_seeds(const char *dir, uint8_t *const *seeds, const size_t *si
 {
 	int k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		char path[4096];
 		FILE *f;
 
@@ -141,20 +147,21 @@ int main(int argc, char **argv)
 	int seed_mode = argc > 2 && strcmp(argv[1], "--seeds") == 0;
 	long iters = argc > 1 && !seed_mode ? atol(argv[1]) : 20000, i;
 	char path[64];
-	uint8_t *seeds[2], *m;
-	size_t sizes[2], j;
+	uint8_t *seeds[3], *m;
+	size_t sizes[3], j;
 
 	s = argc > 2 && !seed_mode ? strtoull(argv[2], NULL, 0) : 0x2545F4914F6CDD1Dull;
 	snprintf(path, sizeof(path), "/tmp/encore-fuzz-seed-%d.trace", (int)getpid());
-	seeds[0] = make_seed(path, 0, &sizes[0]);
-	seeds[1] = make_seed(path, 1, &sizes[1]);
+	seeds[0] = make_seed(path, 0, 0, &sizes[0]);
+	seeds[1] = make_seed(path, 1, 0, &sizes[1]);
+	seeds[2] = make_seed(path, 1, 1, &sizes[2]);
 	if (seed_mode) {
 		write_seeds(argv[2], seeds, sizes);
 		return 0;
 	}
-	m = malloc(sizes[1] + 64);
+	m = malloc((sizes[1] > sizes[2] ? sizes[1] : sizes[2]) + 64);
 	for (i = 0; i < iters; i++) {
-		int which = (int)(rnd() % 2);
+		int which = (int)(rnd() % 3);
 		size_t n = sizes[which], flips = 1 + rnd() % 8;
 
 		memcpy(m, seeds[which], n);
@@ -186,5 +193,6 @@ int main(int argc, char **argv)
 	free(m);
 	free(seeds[0]);
 	free(seeds[1]);
+	free(seeds[2]);
 	return 0;
 }
