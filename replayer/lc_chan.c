@@ -2209,24 +2209,22 @@ static int stream_pin(int fd, const struct lc_ev *ev)
 {
 	struct trace_endpoint ep;
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss), ol = sizeof(int);
-	int one = 1, was = 0, r;
+	socklen_t sl = sizeof(ss);
 
 	if (!ev->data_len || trace_endpoint_decode(lc.data + ev->data_off, ev->data_len, &ep) != 0 ||
 	    !sa_port(ep.local, ep.local_len) || ep.local_len > sizeof(ss) ||
 	    syscall(SYS_getsockname, fd, &ss, &sl) != 0 || sa_port(&ss, sl) != 0 ||
 	    ss.ss_family != ((const struct sockaddr *)(const void *)ep.local)->sa_family)
 		return 0;
-	/* the port may be in TIME_WAIT from the recorded connection itself */
-	syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &was, &ol);
-	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	r = (int)syscall(SYS_bind, fd, ep.local, ep.local_len);
-	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &was, sizeof(was));
-	return r == 0;
+	/* Without SO_REUSEADDR: a port the recorded connection's TIME_WAIT still holds is
+	 * refused here (EADDRINUSE), where the connect would fail after it (EADDRNOTAVAIL) and
+	 * the socket, bound for good, would have to be replaced. */
+	return syscall(SYS_bind, fd, ep.local, ep.local_len) == 0;
 }
 
-/* The pinned connection could not be made from its port (EADDRNOTAVAIL: the recorded
- * connection's TIME_WAIT, less than a second old): a bound socket cannot be unbound, so a
+/* The pinned connection could not be made from its port (EADDRNOTAVAIL: a program that set
+ * SO_REUSEADDR itself, so that the bind above took a port in TIME_WAIT, the recorded
+ * connection's less than a second old): a bound socket cannot be unbound, so a
  * new one of the same kind takes its descriptor (its status flags kept; options the program
  * set before the connect, but for TCP_NODELAY and SO_KEEPALIVE, are lost), and the kernel
  * chooses the port.  0, or -1 when that fails too. */

@@ -4,9 +4,9 @@
 # counts, TCP_INFO read through getsockopt, and a JSON control channel beside the data
 # connection; its timers run when select leaves its timeout at zero.  Both ends print both
 # ports: replay binds a client's socket to its recorded port, which the recorded connection's
-# TIME_WAIT may still hold for a second after the recording (the kernel's port then): the
-# control connection's, which the client closes last, is masked in the server's log, which
-# the shell prints at the end.
+# TIME_WAIT may still hold for a minute after the recording (the kernel's port then): the
+# control connection's, which the client closes, is masked in the server's log, which the
+# shell prints at the end.
 set -u
 . "$(dirname "$0")/lib.sh"
 corpus_need iperf3
