@@ -1707,6 +1707,7 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 /* The same, for sendmsg and recvmsg: descriptors passed with SCM_RIGHTS (msghdr m) are
  * classified before the send is logged and logged after it (ancillary.c). */
 #define DATA_BODY_ANC(fd, dir, asked, flags, call, realcall, m, ...) \
+	REC_DATA_CALL; /* a fatal signal from here on waits for the event (rec.h) */ \
 	if (__builtin_expect(rec.threads, 0) && rec_is_evfd(fd)) { \
 		/* threads waking each other: an eventfd's reads and writes are ordered (sync.c) */ \
 		ssize_t r_ev_; \

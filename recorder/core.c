@@ -164,7 +164,8 @@ void rec_leave_drain(void)
 		trace_writer_drain(w);
 	rec_depth--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0 && rec_depth == 0)
+	if (__atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0 && rec_depth == 0 &&
+	    rec_in_data == 0)
 		rec_fatal_deferred();
 }
 

@@ -694,6 +694,7 @@ static const int fatal_sigs[] = {
 static uint64_t ours; /* bit s: our handler is installed for signal s */
 
 int rec_fatal_pending;
+__thread int rec_in_data;
 
 static void die_of(int sig);
 
@@ -715,7 +716,8 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	 * shell's `kill` that came as the program made a file the shell waited for (its path
 	 * record being written) left the trace cut short, and the replay could not end it at
 	 * its recorded death point. */
-	if (rec_depth != 0 && !rec_internal && si && si->si_code <= 0 && rec.w &&
+	if ((rec_depth != 0 || rec_in_data != 0) && !rec_internal && si && si->si_code <= 0 &&
+	    rec.w &&
 	    __atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) == 0) {
 		__atomic_store_n(&rec_fatal_pending, sig, __ATOMIC_RELAXED);
 		errno = e;
