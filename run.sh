@@ -42,7 +42,9 @@ CORPUS_PACKAGES=(nginx lighttpd haproxy redis-server redis-tools memcached mosqu
                  mosquitto-clients beanstalkd dnsmasq-base bind9-dnsutils postgresql-15
                  postgresql-client-15 rsync git openssh-server openssh-client socat curl
                  python3 util-linux nodejs libhttp-daemon-perl tinyproxy unbound vsftpd
-                 apache2-utils openssl swaks apache2 php-cli exim4-daemon-light)
+                 apache2-utils openssl swaks apache2 php-cli exim4-daemon-light iperf3
+                 gunicorn python3-gunicorn nghttp2-server nghttp2-client h2o busybox
+                 dovecot-imapd ncat netcat-openbsd squid)
 
 say() { printf '==> %s\n' "$*"; }
 

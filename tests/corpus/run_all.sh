@@ -26,7 +26,8 @@ all=("nginx off" "nginx on" "lighttpd" "haproxy 1" "haproxy 2" "redis term" "red
      "pyhttp 1" "pyhttp 4" "redispipe" "openssl" "swaks" "make" "pyregrtest"
      "faults nginx-kill" "faults redis-kill9" "faults nginx-stop" "faults nginx-emfile"
      "faults postgres-kill9" "tcl" "python futures" "apache prefork" "apache event" "php"
-     "exim" "iperf3")
+     "exim" "iperf3" "gunicorn" "nghttpd" "h2o" "busybox-httpd" "dovecot" "ncat" "netcat"
+     "squid")
 if [ "${1:-}" = --list ]; then
     for s in "${all[@]}"; do echo "${s// /-}"; done
     exit 0
