@@ -481,6 +481,8 @@ struct trace_writer_options {
 	                          write events while the chunk is compressed (schemas/
 	                          trace-format.md, "Two tails").  A writer never drained still
 	                          works: the next full tail drains the previous one first */
+	uint32_t drain_wait_ms; /* how long a call waits for another thread's drain before the
+	                          trace stops (ETIMEDOUT); 0 = default (60 s) */
 };
 
 /* Creates `path` (O_EXCL, 0600, O_NOFOLLOW, O_CLOEXEC) relative to dirfd (AT_FDCWD for
@@ -533,6 +535,9 @@ int trace_writer_flush(struct trace_writer *w);
  * drain, now claimed by the caller, which must call trace_writer_drain (without the lock);
  * 0 when none waits. */
 int trace_writer_claim(struct trace_writer *w);
+/* In a forked child, before trace_writer_abandon of the parent's writer copy: no drain runs
+ * in this process, whatever the copy says. */
+void trace_writer_forked(struct trace_writer *w);
 /* Compress the tail claimed and write it as a chunk, outside the caller's lock, concurrently
  * with the events other threads write meanwhile (errno kept).  Every other writer call that
  * writes chunks (flush, seal, close, stop, the switch to a tail) waits for it first.  A failure
@@ -567,7 +572,8 @@ enum trace_stop_code {
 int trace_writer_stop(struct trace_writer *w, int reason);
 /* The writer writes through `fd` from now on (a duplicate of its descriptor, made by a
  * recorder moving it out of the program's way); returns the descriptor it used until now,
- * which the caller closes. */
+ * which the caller closes, or -1 when a drain that a wait gave up on still writes through it
+ * (nothing moved: the caller stops the trace). */
 int trace_writer_move_fd(struct trace_writer *w, int fd);
 /* Reserve and map `bytes` of file space ahead, after the last chunk: from then on chunks are
  * stored into that mapping, and the writer makes no system call at all (stop and close mark

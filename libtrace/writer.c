@@ -140,6 +140,7 @@ struct trace_writer {
 	int *drain_due;       /* set to 1 when a full tail waits for trace_writer_drain */
 	int drain_state;      /* DRAIN_*: the futex word of trace_writer_drain's waiters */
 	int drain_err;        /* why the last drain failed (an errno), taken by drain_wait */
+	uint32_t drain_wait_ms; /* drain_wait's bound */
 	struct {
 		const uint8_t *data;
 		uint32_t used, nevents, first_record;
@@ -148,8 +149,14 @@ struct trace_writer {
 };
 
 /* drain_state: no full tail waits; one waits, unclaimed; one is being compressed (by
- * trace_writer_drain, outside the caller's lock); the same with a thread waiting for it. */
-enum { DRAIN_NONE, DRAIN_PENDING, DRAIN_BUSY, DRAIN_BUSY_WAITED };
+ * trace_writer_drain, outside the caller's lock); the same with a thread waiting for it; the
+ * same, the writer abandoned meanwhile (after a wait gave up on the drain): the drain frees
+ * it when it ends. */
+enum { DRAIN_NONE, DRAIN_PENDING, DRAIN_BUSY, DRAIN_BUSY_WAITED, DRAIN_DETACHED };
+/* How long a wait for a drain in progress lasts, by default: a drain blocked in a slow
+ * write is making progress, one whose thread a debugger stopped is not. */
+#define DRAIN_WAIT_MS 60000u
+static void free_writer(struct trace_writer *w);
 _Static_assert(offsetof(struct trace_writer, last_time) == 64, "line 0 is one cache line");
 
 /* --- system calls that bypass any interposer ------------------------------------------ */
@@ -628,14 +635,15 @@ static int put_chunk(struct trace_writer *w, const struct chunk_src *c, uint64_t
 }
 
 /* A full tail waiting for its drain (a switch left it): compress it, then free it.  The
- * caller claimed it (DRAIN_BUSY); the store that frees it is the last access to w (the
- * writer may be closed right after by the thread waiting for it). */
+ * caller claimed it (DRAIN_BUSY); the exchange that frees it is the last access to w (the
+ * writer may be closed right after by the thread waiting for it), unless the writer was
+ * abandoned meanwhile (DRAIN_DETACHED): then it is this drain's to free. */
 static void drain_run(struct trace_writer *w)
 {
 	struct chunk_src c = { w->pend.data, w->pend.used, w->pend.nevents, w->pend.first_record,
 	                       w->pend.seq, w->pend.first_event };
 	uint64_t n;
-	int rc = put_chunk(w, &c, &n);
+	int rc = put_chunk(w, &c, &n), old;
 
 	if (rc == 0) {
 		w->end += n;
@@ -643,23 +651,29 @@ static void drain_run(struct trace_writer *w)
 	} else {
 		w->drain_err = rc;
 	}
-	if (__atomic_exchange_n(&w->drain_state, DRAIN_NONE, __ATOMIC_RELEASE) == DRAIN_BUSY_WAITED)
+	old = __atomic_exchange_n(&w->drain_state, DRAIN_NONE, __ATOMIC_ACQ_REL);
+	if (old == DRAIN_BUSY_WAITED)
 		syscall(SYS_futex, &w->drain_state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	else if (old == DRAIN_DETACHED)
+		free_writer(w);
 }
 
 /* Under the caller's lock, before anything that writes a chunk or changes where chunks go:
  * no full tail waits any more (one being drained by another thread is waited for, one not
  * claimed is drained here), and a drain that failed stops the writer.  A drain runs no code
- * that waits for the caller, so the wait ends; it is bounded all the same (5 s), a stop. */
+ * that waits for the caller, so the wait ends; it is bounded all the same (drain_wait_ms,
+ * 60 s by default: a drain's thread a debugger stopped), a stop (ETIMEDOUT). */
 static int drain_wait(struct trace_writer *w)
 {
 	int s, e = errno;
 
-	for (int i = 0; (s = __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE)) >= DRAIN_BUSY;
-	     i++) {
+	if (w->broken)
+		return w->broken; /* (a wait that gave up before: no second one) */
+	for (uint32_t i = 0;
+	     (s = __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE)) >= DRAIN_BUSY; i++) {
 		struct timespec ts = { 0, 1000 * 1000 };
 
-		if (i >= 5000) {
+		if (i >= 64 + w->drain_wait_ms) {
 			errno = e;
 			return stop(w, ETIMEDOUT);
 		}
@@ -690,9 +704,9 @@ static int drain_wait(struct trace_writer *w)
 	return w->broken;
 }
 
-/* A drain that drain_wait gave up on (its thread stopped for 5 s: a debugger holding it)
- * still uses the writer: closing leaves the writer and its descriptor to it, a leak rather
- * than a write into a descriptor number the program has taken again. */
+/* A drain that drain_wait gave up on (its thread stopped: a debugger holding it) still uses
+ * the writer: trace_writer_abandon leaves the writer to it (DRAIN_DETACHED), and the
+ * descriptor is not moved under it. */
 static int drain_stuck(const struct trace_writer *w)
 {
 	return w->ntails > 1 && __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE) >= DRAIN_BUSY;
@@ -746,11 +760,13 @@ static int prepare_second(struct trace_writer *w)
 	xfsz_unblock(&g, r != 0 && errno == EFBIG);
 	if (r != 0)
 		return 0;
-	memcpy(w->tails[1] + TAIL_MAGIC, FMT_TAIL_MAGIC, 8);
-	__atomic_store_n((uint32_t *)(void *)(w->tails[1] + TAIL_CAPACITY), w->cap,
-	                 __ATOMIC_RELEASE);
+	/* seq first: a crash before the magic leaves no tail that says seq 0 */
 	__atomic_store_n((uint64_t *)(void *)(w->tails[1] + TAIL_SEQ), FMT_TAIL_UNUSED,
 	                 __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)(void *)(w->tails[1] + TAIL_CAPACITY), w->cap,
+	                 __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(w->tails[1] + TAIL_MAGIC, FMT_TAIL_MAGIC, 8);
 	w->second = 1;
 	return 1;
 }
@@ -907,6 +923,7 @@ int trace_writer_open(int dirfd, const char *path, const struct trace_process *p
 	 * and dropped chunks are made at each flush, in its call: one tail. */
 	w->ntails = opt && opt->drain_due && !w->max_bytes ? 2 : 1;
 	w->drain_due = w->ntails > 1 ? opt->drain_due : NULL;
+	w->drain_wait_ms = opt && opt->drain_wait_ms ? opt->drain_wait_ms : DRAIN_WAIT_MS;
 	w->end = w->live_off = w->chunks_off = tail_off + w->tail_size * (size_t)w->ntails;
 	w->page = page;
 	memcpy(hdr + HDR_MAGIC, FMT_MAGIC, 8);
@@ -1845,8 +1862,7 @@ int trace_writer_close(struct trace_writer *w)
 	rc = flush_chunk(w);
 	if (rc == 0)
 		head_store32(w, TAIL_CLOSED, 1);
-	if (!drain_stuck(w))
-		trace_writer_abandon(w);
+	trace_writer_abandon(w);
 	return rc;
 }
 
@@ -1858,8 +1874,7 @@ int trace_writer_stop(struct trace_writer *w, int reason)
 		return 0;
 	if (w->broken) { /* stopped before: that reason stands */
 		rc = w->broken;
-		if (!drain_stuck(w))
-			trace_writer_abandon(w);
+		trace_writer_abandon(w);
 		return rc;
 	}
 	/* The events of a chunk that cannot be written stay in the tail, and the caller's
@@ -1868,8 +1883,7 @@ int trace_writer_stop(struct trace_writer *w, int reason)
 	rc = flush_chunk(w); /* (a full tail waiting for its drain first) */
 	w->broken = 0;
 	stop(w, reason);
-	if (!drain_stuck(w))
-		trace_writer_abandon(w);
+	trace_writer_abandon(w);
 	return rc;
 }
 
@@ -1877,8 +1891,11 @@ int trace_writer_move_fd(struct trace_writer *w, int fd)
 {
 	int old;
 
-	if (w->ntails > 1)
+	if (w->ntails > 1) {
 		drain_wait(w); /* a drain writes through the descriptor */
+		if (drain_stuck(w))
+			return -1; /* still: it keeps the number it writes through */
+	}
 	old = w->fd;
 
 	w->fd = fd;
@@ -1923,10 +1940,32 @@ int trace_writer_reserve(struct trace_writer *w, uint64_t bytes)
 	return 0;
 }
 
+void trace_writer_forked(struct trace_writer *w)
+{
+	if (w)
+		w->drain_state = DRAIN_NONE; /* the drain ran in the parent's thread, not here */
+}
+
 void trace_writer_abandon(struct trace_writer *w)
 {
 	if (!w)
 		return;
+	if (w->ntails > 1) {
+		/* a drain still running (a wait gave up on it) frees the writer when it ends */
+		int s = __atomic_load_n(&w->drain_state, __ATOMIC_ACQUIRE);
+
+		while ((s == DRAIN_BUSY || s == DRAIN_BUSY_WAITED) &&
+		       !__atomic_compare_exchange_n(&w->drain_state, &s, DRAIN_DETACHED, 0,
+		                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			;
+		if (s == DRAIN_BUSY || s == DRAIN_BUSY_WAITED)
+			return;
+	}
+	free_writer(w);
+}
+
+static void free_writer(struct trace_writer *w)
+{
 	if (w->res)
 		return; /* no system call: the mappings and the descriptor stay (see above) */
 	if (w->head)

@@ -550,7 +550,14 @@ void rec_own_fd_lost(int fd)
 		rec.w = NULL;
 		return;
 	}
-	trace_writer_move_fd(rec.w, nfd);
+	if (trace_writer_move_fd(rec.w, nfd) < 0) {
+		/* a drain stuck in a write through the old number (trace_writer_move_fd): the
+		 * trace ends here, saying so */
+		syscall(SYS_close, nfd);
+		trace_writer_stop(rec.w, TRACE_STOP_FDTAKEN);
+		rec.w = NULL;
+		return;
+	}
 	syscall(SYS_close, old);
 }
 

@@ -236,7 +236,8 @@ uint32_t arc4random_uniform(uint32_t bound);
 void arc4random_buf(void *buf, size_t n);
 
 /* A real arc4random that is missing (a libc without it and no libbsd: the program cannot
- * have linked it, but may have looked it up): the bytes from getrandom itself. */
+ * have linked it, but may have looked it up): the bytes from getrandom itself; where that
+ * fails (no such system call, a seccomp filter) what is left stays as it was. */
 static void arc4_fill(void *buf, size_t n)
 {
 	for (size_t k = 0; k < n;) {
@@ -244,13 +245,15 @@ static void arc4_fill(void *buf, size_t n)
 
 		if (r > 0)
 			k += (size_t)r;
+		else if (r < 0 && errno != EINTR)
+			break;
 	}
 }
 
 REC_EXPORT uint32_t arc4random(void)
 {
 	int e = errno;
-	uint32_t v;
+	uint32_t v = 0;
 
 	if (IP_REAL(arc4random))
 		v = IP_REAL(arc4random)();
@@ -267,7 +270,7 @@ REC_EXPORT uint32_t arc4random(void)
 REC_EXPORT uint32_t arc4random_uniform(uint32_t bound)
 {
 	int e = errno;
-	uint32_t v;
+	uint32_t v = 0;
 
 	if (IP_REAL(arc4random_uniform)) {
 		v = IP_REAL(arc4random_uniform)(bound);

@@ -48,6 +48,7 @@ static void child_start(uint32_t k, uint64_t fork_index, pid_t parent_pid, int w
 
 	rec_sig_forked();
 	rec.w = NULL;
+	trace_writer_forked(old);
 	trace_writer_abandon(old);
 	if (why) {
 		rec_registry_unrecorded_child();

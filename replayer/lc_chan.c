@@ -1153,7 +1153,7 @@ static int sa_port(const void *sa, size_t len);
  * a port seen bound, or waited for in vain, is not looked for again. */
 static uint64_t dgram_port_known[65536 / 64];
 
-static int udp_port_bound(const char *file, int port)
+static int udp_port_bound(const char *file, int port, const char *addr)
 {
 	char buf[4096], want[8];
 	size_t have = 0;
@@ -1172,10 +1172,17 @@ static int udp_port_bound(const char *file, int port)
 		buf[have] = '\0';
 		for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
 			/* "  sl: LOCALADDR:PORT REMADDR:PORT ...": the first address is the local one */
-			char *loc = strchr(line, ':');
+			char *loc = strchr(line, ':'), *a;
 
-			if (loc && loc < nl && (loc = strchr(loc + 1, ':')) != NULL && loc < nl &&
-			    strncmp(loc, want, strlen(want)) == 0) {
+			if (!loc || loc >= nl || !(a = loc + 1) || (loc = strchr(a, ':')) == NULL ||
+			    loc >= nl || strncmp(loc, want, strlen(want)) != 0)
+				continue;
+			while (*a == ' ')
+				a++;
+			/* the destination's address itself, or the wildcard: a socket bound there gets
+			 * the datagram (127.0.0.53:53 does not take what goes to 127.0.0.1:53) */
+			if (!addr || strncmp(a, addr, strlen(addr)) == 0 ||
+			    strspn(a, "0") == (size_t)(loc - a)) {
 				found = 1;
 				break;
 			}
@@ -1195,17 +1202,30 @@ static void dgram_wait_receiver(const struct msghdr *name)
 {
 	const struct sockaddr *to = name->msg_name;
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	char addr[16];
 	int port;
 
-	if (name->msg_namelen < sizeof(struct sockaddr_in) ||
-	    (to->sa_family != AF_INET && to->sa_family != AF_INET6))
+	/* loopback only: the session's processes meet there in replay (a statsd or syslog
+	 * collector elsewhere, which nobody in the session binds, is not waited for) */
+	if (to->sa_family == AF_INET && name->msg_namelen >= sizeof(struct sockaddr_in)) {
+		uint32_t a = ((const struct sockaddr_in *)(const void *)to)->sin_addr.s_addr;
+
+		if ((ntohl(a) >> 24) != 127)
+			return;
+		snprintf(addr, sizeof(addr), "%08X", a); /* as /proc prints it: host order */
+	} else if (to->sa_family == AF_INET6 && name->msg_namelen >= sizeof(struct sockaddr_in6)) {
+		if (!IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)to)->sin6_addr))
+			return;
+		addr[0] = '\0'; /* (the port alone) */
+	} else {
 		return;
+	}
 	port = sa_port(to, name->msg_namelen);
 	if (port <= 0 || (dgram_port_known[port / 64] >> (port % 64) & 1))
 		return;
 	for (int i = 0; i < 500; i++) {
 		int b = udp_port_bound(to->sa_family == AF_INET ? "/proc/net/udp" : "/proc/net/udp6",
-		                       port);
+		                       port, addr[0] ? addr : NULL);
 
 		if (b != 0)
 			break; /* bound, or no /proc to tell */

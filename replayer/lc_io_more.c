@@ -251,47 +251,69 @@ uint32_t arc4random(void);
 uint32_t arc4random_uniform(uint32_t bound);
 void arc4random_buf(void *buf, size_t n);
 
-/* arc4random and its forms (recorder/io_more.c): the recorded bytes. */
-static void arc4_give(uint32_t call, const char *what, void *buf, size_t n)
+/* arc4random and its forms (recorder/io_more.c): the recorded bytes, when the next event is
+ * this call's; else (a trace of a recorder that did not log them, a call the recorder could
+ * not log) a value made now, as before.  0 when the caller makes it. */
+static int arc4_give(uint32_t call, const char *what, void *buf, size_t n)
 {
-	const struct lc_ev *ev = lc_expect(TRACE_EV_RANDOM, -1, what);
+	const struct lc_ev *ev;
 
-	if (ev->call != call || ev->data_len != n)
-		lc_diverge("%s: %u bytes recorded (%s), the process asked for %zu", what,
-		           ev->data_len, trace_call_name(ev->call), n);
+	if (!lc_on() || !n || !(ev = lc_peek()) || ev->kind != TRACE_EV_RANDOM || ev->call != call)
+		return 0;
+	ev = lc_expect(TRACE_EV_RANDOM, -1, what);
+	if (ev->data_len != n)
+		lc_diverge("%s: %u bytes recorded, the process asked for %zu", what, ev->data_len, n);
 	memcpy(buf, lc.data + ev->data_off, n);
 	lc_commit();
+	return 1;
+}
+
+/* No arc4random in this libc (the program looked encore's up): bytes from getrandom, as the
+ * recorder's fallback (recorder/io_more.c). */
+static void arc4_now(void *buf, size_t n)
+{
+	for (size_t k = 0; k < n;) {
+		long r = syscall(SYS_getrandom, (char *)buf + k, n - k, 0);
+
+		if (r > 0)
+			k += (size_t)r;
+		else if (r < 0 && errno != EINTR)
+			break; /* (what is left stays as it was) */
+	}
 }
 
 LC_EXPORT uint32_t arc4random(void)
 {
-	uint32_t v;
+	uint32_t v = 0;
 
-	if (!lc_on() || !IP_REAL(arc4random))
-		return IP_REAL(arc4random) ? IP_REAL(arc4random)() : 0;
-	arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random", &v, sizeof(v));
+	if (arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random", &v, sizeof(v)))
+		return v;
+	if (IP_REAL(arc4random))
+		return IP_REAL(arc4random)();
+	arc4_now(&v, sizeof(v));
 	return v;
 }
 
 LC_EXPORT uint32_t arc4random_uniform(uint32_t bound)
 {
-	uint32_t v;
+	uint32_t v = 0;
 
-	if (!lc_on() || !IP_REAL(arc4random_uniform))
-		return IP_REAL(arc4random_uniform) ? IP_REAL(arc4random_uniform)(bound) : 0;
-	arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random_uniform", &v, sizeof(v));
-	return v;
+	if (arc4_give(TRACE_CALL_ARC4RANDOM, "arc4random_uniform", &v, sizeof(v)))
+		return v;
+	if (IP_REAL(arc4random_uniform))
+		return IP_REAL(arc4random_uniform)(bound);
+	arc4_now(&v, sizeof(v));
+	return bound > 1 ? v % bound : 0;
 }
 
 LC_EXPORT void arc4random_buf(void *buf, size_t n)
 {
-	if (!lc_on() || !IP_REAL(arc4random_buf)) {
-		if (IP_REAL(arc4random_buf))
-			IP_REAL(arc4random_buf)(buf, n);
+	if (arc4_give(TRACE_CALL_ARC4RANDOM_BUF, "arc4random_buf", buf, n))
 		return;
-	}
-	if (n)
-		arc4_give(TRACE_CALL_ARC4RANDOM_BUF, "arc4random_buf", buf, n);
+	if (IP_REAL(arc4random_buf))
+		IP_REAL(arc4random_buf)(buf, n);
+	else
+		arc4_now(buf, n);
 }
 
 /* --- bytes moved by the kernel --------------------------------------------------------- */

@@ -205,7 +205,15 @@ static int ready_select(int n, fd_set *rs, fd_set *ws, fd_set *es, struct timeva
 		if (left)
 			memcpy(left, val + 3 * k, sizeof(*left));
 	} else if (r >= 0 && ev->data_len != 3 * k) {
-		k = ev->data_len / 3; /* (a call whose n differs from the recorded one's) */
+		/* a call whose n differs from the recorded one's: the recorded sets, and the
+		 * timeval after them when the sizes say so */
+		size_t sets = ev->data_len;
+
+		if (left && sets > sizeof(*left) && (sets - sizeof(*left)) % 3 == 0) {
+			sets -= sizeof(*left);
+			memcpy(left, val + sets, sizeof(*left));
+		}
+		k = sets / 3;
 	}
 	if (ev->data_len < 3 * k)
 		k = 0;

@@ -3,8 +3,9 @@
 # recording, never harms the program: its output and exit status are those of the bare run, a
 # forked child does not die (and its parent does not hang), `encore record` prints "trace T
 # truncated after event N: REASON" and `encore check` calls the trace truncated and exits
-# non-zero.  A start with no room for the session id file fails naming it, leaving no file;
-# so does room for the trace's first tail but not for its second.
+# non-zero.  A start with no room for the session id file fails naming it, leaving no file.
+# With room for the trace's first tail but not its second (reserved when the first fills),
+# the trace stops there, truncated, the program running on.
 # The same holds under a file size limit (EFBIG, and no SIGXFSZ reaches the program).
 # Needs to mount a small tmpfs (root, or a user namespace); skipped (77) otherwise.
 # The input comes through a pipe: external input, stored verbatim, so the trace outgrows the

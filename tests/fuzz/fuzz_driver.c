@@ -35,7 +35,7 @@ static uint8_t *make_seed(const char *path, int spanning, int two_tails, size_t 
 {
 	struct trace_process p;
 	static int due;
-	struct trace_writer_options o = { 4096, 0, 0, 0, two_tails ? &due : NULL };
+	struct trace_writer_options o = { 4096, 0, 0, 0, two_tails ? &due : NULL, 0 };
 	struct trace_writer *w;
 	struct trace_diag d;
 	struct trace_frame f[2] = { { 0x401000, 16, "main", "prog" }, { 0x7f00, 0, "start", "libc" } };

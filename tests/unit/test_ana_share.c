@@ -37,7 +37,7 @@ START_TEST(reader_takes_shared_offsets)
 {
 	char dir[4096], path[4200];
 	struct trace_process p;
-	struct trace_writer_options o = { 0, 0, 0, 0, NULL };
+	struct trace_writer_options o = { 0, 0, 0, 0, NULL, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_reader *r = NULL;
 	struct trace_diag d;

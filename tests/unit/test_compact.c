@@ -29,7 +29,7 @@ static struct trace_writer *open_writer(const char *path, int level, uint64_t ma
 {
 	struct trace_process p;
 	struct trace_writer_options o = { 4096, level, max_bytes, 0,
-	                                  tails_mode ? &drain_due : NULL };
+	                                  tails_mode ? &drain_due : NULL, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_diag d;
 

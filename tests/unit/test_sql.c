@@ -1097,7 +1097,7 @@ START_TEST(ids_after_dropped_events)
 {
 	char dir[1024], path[1600], file[256];
 	struct trace_process p;
-	struct trace_writer_options o = { 4096, 0, 64 * 1024, 0, NULL };
+	struct trace_writer_options o = { 4096, 0, 64 * 1024, 0, NULL, 0 };
 	struct trace_writer *w;
 	struct trace_diag d;
 	struct trace_event e;

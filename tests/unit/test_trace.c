@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "trace.h"
 #include "unit.h"
@@ -79,7 +81,7 @@ static struct trace_writer *open_writer(const char *path, const char *name, uint
 {
 	struct trace_process p;
 	struct trace_writer_options o = { chunk, 0, max_bytes, 0,
-	                                  tails_mode ? &drain_due : NULL };
+	                                  tails_mode ? &drain_due : NULL, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_diag d;
 	int rc;
@@ -702,6 +704,128 @@ START_TEST(second_tail_reserved_at_first_switch)
 	ck_assert_uint_ge((size_t)st.st_blocks * 512, chunks_off);
 	after_write(w);
 	ck_assert_int_eq(trace_writer_close(w), 0);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Two tails: a drain whose write fails (the file size limit, as a full disk would) stops the
+ * writer at its next switch, with the system's reason; every event the writer took is in
+ * the file (the full tail the drain could not write, then the other), and the trace says
+ * where and why it stopped. */
+START_TEST(drain_failure_stops_with_tails_kept)
+{
+	char dir[4096], path[4200];
+	int fds[2], status;
+	pid_t pid;
+	uint64_t accepted = 0, last = 0;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event ev;
+	size_t got = 0;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f.trace", dir);
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct trace_writer *w;
+		struct trace_event e;
+		struct rlimit rl;
+		struct unit_rng g;
+		uint8_t buf[600];
+		uint64_t n = 0;
+
+		tails_mode = 1;
+		w = open_writer(path, "f", CHUNK, 0);
+		/* room for the header, both tails and about one chunk of incompressible bytes */
+		rl.rlim_cur = rl.rlim_max = (rlim_t)file_size(path) + CHUNK + 2048;
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			_exit(2);
+		unit_rng_seed(&g, 5);
+		memset(&e, 0, sizeof(e));
+		e.kind = TRACE_EV_INPUT;
+		e.fd = 5;
+		e.channel = 1;
+		e.data = buf;
+		e.data_len = sizeof(buf);
+		e.result = sizeof(buf);
+		e.len = sizeof(buf);
+		for (int i = 0; i < 200; i++) {
+			for (size_t k = 0; k < sizeof(buf); k++)
+				buf[k] = (uint8_t)unit_rng_next(&g);
+			if (trace_writer_event(w, &e) != 0)
+				break;
+			n++;
+			after_write(w);
+		}
+		if (write(fds[1], &n, sizeof(n)) != (ssize_t)sizeof(n))
+			_exit(3);
+		_exit(0); /* dead: the writer neither closed nor abandoned */
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &accepted, sizeof(accepted)), (ssize_t)sizeof(accepted));
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	ck_assert_uint_lt(accepted, 200); /* it did stop */
+	ck_assert_uint_gt(accepted, (uint64_t)(2 * CHUNK / 600)); /* after a switch or two */
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	while (trace_reader_next(r, &ev) > 0)
+		got++;
+	ck_assert_uint_eq(got, accepted);
+	ck_assert_int_eq(trace_reader_stopped(r, &last), EFBIG);
+	ck_assert_uint_eq(last, accepted);
+	trace_reader_close(r);
+	unit_rmdir(dir);
+}
+END_TEST
+
+/* Two tails: a drain that a wait gives up on (its thread stopped: here, a claim never
+ * drained, the bound 50 ms) stops the trace with ETIMEDOUT; the writer abandoned meanwhile is
+ * freed by the drain when it ends, never under it; the file reads back to the stop. */
+START_TEST(stuck_drain_abandoned_then_freed)
+{
+	char dir[4096], path[4200];
+	struct trace_process p;
+	struct trace_writer_options o = { CHUNK, 0, 0, 0, &drain_due, 50 };
+	struct trace_writer *w = NULL;
+	struct trace_reader *r;
+	struct trace_diag d;
+	struct trace_event e, ev;
+	uint64_t n = 0, last = 0;
+	size_t got = 0;
+	int rc = 0;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/s.trace", dir);
+	fill_process(&p, "s");
+	drain_due = 0;
+	ck_assert_int_eq(trace_writer_open(AT_FDCWD, path, &p, &o, 0, &w, &d), 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = TRACE_EV_SEND;
+	e.fd = 5;
+	e.channel = 1;
+	e.result = 10;
+	e.len = 10;
+	while (!drain_due) {
+		ck_assert_int_eq(trace_writer_event(w, &e), 0);
+		n++;
+	}
+	drain_due = 0;
+	ck_assert_int_eq(trace_writer_claim(w), 1); /* claimed: the drain "runs" from here on */
+	for (int i = 0; i < 100000 && rc == 0; i++)
+		if ((rc = trace_writer_event(w, &e)) == 0)
+			n++;
+	ck_assert_int_ne(rc, 0); /* the second tail full: the wait gave up */
+	trace_writer_abandon(w); /* as the recorder does after a failed event */
+	trace_writer_drain(w);   /* the drain ends, and frees the writer */
+	ck_assert_int_eq(trace_reader_open(path, &r, &d), 0);
+	while (trace_reader_next(r, &ev) > 0)
+		got++;
+	ck_assert_uint_eq(got, n);
+	ck_assert_int_eq(trace_reader_stopped(r, &last), ETIMEDOUT);
+	trace_reader_close(r);
 	unit_rmdir(dir);
 }
 END_TEST
@@ -1594,7 +1718,7 @@ START_TEST(clock_values_round_trip)
 	unit_tmpdir(dir, sizeof(dir));
 	for (plain = 0; plain < 2; plain++) {
 		struct trace_process p;
-		struct trace_writer_options o = { CHUNK, 0, 0, plain, NULL };
+		struct trace_writer_options o = { CHUNK, 0, 0, plain, NULL, 0 };
 		struct trace_writer *w = NULL;
 		struct trace_diag d;
 		struct stored *s = calloc(n, sizeof(*s));
@@ -1677,6 +1801,8 @@ static Suite *trace_suite(void)
 	tcase_add_loop_test(recovery, writer_death_after_any_event, 0, 4);
 	tcase_add_test(recovery, torn_drain_recovered_from_tails);
 	tcase_add_test(recovery, second_tail_reserved_at_first_switch);
+	tcase_add_test(recovery, drain_failure_stops_with_tails_kept);
+	tcase_add_test(recovery, stuck_drain_abandoned_then_freed);
 	tcase_add_test(recovery, tails_switch_and_death_at_every_step);
 	tcase_add_test(recovery, torn_chunk_recovered_from_tail);
 	tcase_add_loop_test(recovery, seal_then_exec_or_not, 0, 2);

@@ -261,7 +261,7 @@ static void *drain_worker(void *arg)
 static struct trace_writer *drain_open(const char *path, struct drain_run *d, int level)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { 4096, level, 0, 0, &d->due };
+	struct trace_writer_options o = { 4096, level, 0, 0, &d->due, 0 };
 	struct trace_diag diag;
 
 	memset(&p, 0, sizeof(p));
@@ -371,7 +371,7 @@ START_TEST(process_flags_round_trip)
 {
 	char dir[256], path[300];
 	struct trace_process p;
-	struct trace_writer_options o = { 4096, 1, 0, 0, NULL };
+	struct trace_writer_options o = { 4096, 1, 0, 0, NULL, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_reader *r = NULL;
 	struct trace_diag d;

@@ -18,7 +18,7 @@ static inline struct trace_writer *unit_writer_open(const char *path, uint32_t c
                                                     uint64_t max_bytes)
 {
 	struct trace_process p;
-	struct trace_writer_options o = { chunk, level, max_bytes, 0, NULL };
+	struct trace_writer_options o = { chunk, level, max_bytes, 0, NULL, 0 };
 	struct trace_writer *w = NULL;
 	struct trace_diag d;
 	int rc;
