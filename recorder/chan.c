@@ -1747,6 +1747,13 @@ static size_t iov_len(const struct iovec *iov, int cnt)
 	    rec.w != NULL && !rec_busy() && !((flags) & MSG_PEEK)) \
 		rec_share_account(rec.chan[rec.fd[fd] - 1].share, dir, (long)r); \
 	REC_DATA_ORDER_AFTER(fd, dir, r, e); \
+	/* a failed call (EINTR, EPIPE) that a fatal signal ends: the program never gets its \
+	 * result and no byte moved, so the death alone is logged (REC_DATA_CALL), as before */ \
+	if (__builtin_expect(r < 0, 0) && rec_in_data == 1 && \
+	    __atomic_load_n(&rec_fatal_pending, __ATOMIC_RELAXED) != 0) { \
+		errno = e; \
+		return r; \
+	} \
 	if (__builtin_expect(rec.w != NULL, 1) && fd >= 0 && fd < REC_FD_MAX && \
 	    rec.fd[fd] != REC_FD_IGNORED && rec_enter()) { \
 		struct bytes b = __VA_ARGS__; \

@@ -188,8 +188,9 @@ REC_HIDDEN void rec_fatal_deferred(void);
  * real call to after its event: a fatal signal sent meanwhile waits for the event too.  A
  * shell's SIGTERM that landed after a send's real call and before its event left the trace
  * without bytes the peer had received (ncat's broker: 1 replay in 30 diverged).  A blocked
- * call the signal interrupts returns (EINTR: the recorder's handler has no SA_RESTART) and
- * is logged so, then the process dies. */
+ * call the signal interrupts returns (EINTR: the recorder's handler has no SA_RESTART); a
+ * call that so failed (EINTR, SIGPIPE's EPIPE) is not logged, its result never reaching the
+ * program: the death alone is, as before. */
 extern __thread int rec_in_data REC_HIDDEN __attribute__((tls_model("initial-exec")));
 static inline int rec_data_call_begin(void)
 {
