@@ -1144,6 +1144,36 @@ static void dgram_wait(const struct lc_ev *ev, int fd, int flags)
 
 static int sa_port(const void *sa, size_t len);
 
+/* 1 when a line of the /proc/net table `file` satisfies match, 0 when none does, -1 when it
+ * cannot be read.  Read with raw calls, outside the interposers. */
+static int proc_net_scan(const char *file, int (*match)(const char *line, void *arg), void *arg)
+{
+	char buf[4096 + 256];
+	size_t have = 0;
+	long n;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, file, O_RDONLY | O_CLOEXEC), found = 0;
+
+	if (fd < 0)
+		return -1;
+	while (!found && (n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		char *p = buf, *nl;
+
+		have += (size_t)n;
+		buf[have] = '\0';
+		while (!found && (nl = strchr(p, '\n'))) {
+			*nl = '\0';
+			found = match(p, arg);
+			p = nl + 1;
+		}
+		have = (size_t)(buf + have - p);
+		if (have >= sizeof(buf) / 2)
+			have = 0; /* (no line is that long) */
+		memmove(buf, p, have);
+	}
+	syscall(SYS_close, fd);
+	return found;
+}
+
 /* A datagram to a port no socket has bound is dropped by the kernel (NoPorts).  Recorded,
  * the sender may have been held back until its receiver was there (dig after the shell's
  * wait for pdns_recursor's port, a read of /proc/net/udp that replay gives from the trace);
@@ -1153,49 +1183,23 @@ static int sa_port(const void *sa, size_t len);
  * a port seen bound, or waited for in vain, is not looked for again. */
 static uint64_t dgram_port_known[65536 / 64];
 
-static int udp_port_bound(const char *file, int port, const char *addr)
+/* A /proc/net/udp or udp6 line for a socket bound to the destination: its port, and its
+ * address or the wildcard (127.0.0.53:53 does not take what goes to 127.0.0.1:53). */
+struct udp_dest {
+	int port;
+	const char *addr; /* as /proc prints it, NULL for the port alone */
+};
+
+static int udp_bound_line(const char *line, void *arg)
 {
-	char buf[4096], want[8];
-	size_t have = 0;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, file, O_RDONLY | O_CLOEXEC), found = 0;
+	const struct udp_dest *d = arg;
+	char addr[40];
+	unsigned port;
 
-	if (fd < 0)
-		return -1;
-	snprintf(want, sizeof(want), ":%04X ", port);
-	for (;;) {
-		long n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
-		char *line, *nl;
-
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		buf[have] = '\0';
-		for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
-			/* "  sl: LOCALADDR:PORT REMADDR:PORT ...": the first address is the local one */
-			char *loc = strchr(line, ':'), *a;
-
-			if (!loc || loc >= nl || !(a = loc + 1) || (loc = strchr(a, ':')) == NULL ||
-			    loc >= nl || strncmp(loc, want, strlen(want)) != 0)
-				continue;
-			while (*a == ' ')
-				a++;
-			/* the destination's address itself, or the wildcard: a socket bound there gets
-			 * the datagram (127.0.0.53:53 does not take what goes to 127.0.0.1:53) */
-			if (!addr || strncmp(a, addr, strlen(addr)) == 0 ||
-			    strspn(a, "0") == (size_t)(loc - a)) {
-				found = 1;
-				break;
-			}
-		}
-		if (found)
-			break;
-		have = strlen(line);
-		memmove(buf, line, have);
-		if (have >= sizeof(buf) - 1)
-			have = 0; /* (a line longer than the buffer: none is) */
-	}
-	syscall(SYS_close, fd);
-	return found;
+	/* "  sl: LOCALADDR:PORT REMADDR:PORT ...": the first address is the local one */
+	if (sscanf(line, "%*d: %39[0-9A-Fa-f]:%x", addr, &port) != 2 || (int)port != d->port)
+		return 0;
+	return !d->addr || strcmp(addr, d->addr) == 0 || strspn(addr, "0") == strlen(addr);
 }
 
 static void dgram_wait_receiver(const struct msghdr *name)
@@ -1221,17 +1225,18 @@ static void dgram_wait_receiver(const struct msghdr *name)
 		return;
 	}
 	port = sa_port(to, name->msg_namelen);
-	if (port <= 0 || (dgram_port_known[port / 64] >> (port % 64) & 1))
+	if (port <= 0 || bit_get(dgram_port_known, (uint64_t)port, 65536))
 		return;
 	for (int i = 0; i < 500; i++) {
-		int b = udp_port_bound(to->sa_family == AF_INET ? "/proc/net/udp" : "/proc/net/udp6",
-		                       port, addr[0] ? addr : NULL);
+		struct udp_dest d = { port, addr[0] ? addr : NULL };
+		int b = proc_net_scan(to->sa_family == AF_INET ? "/proc/net/udp" : "/proc/net/udp6",
+		                      udp_bound_line, &d);
 
 		if (b != 0)
 			break; /* bound, or no /proc to tell */
 		syscall(SYS_nanosleep, &ts, NULL);
 	}
-	dgram_port_known[port / 64] |= 1ull << (port % 64);
+	bit_set(dgram_port_known, (uint64_t)port, 65536);
 }
 
 /* A datagram send that logged the local address its socket got (the implicit bind of a
@@ -1854,49 +1859,23 @@ static uint32_t recorded_nl_pid(const struct lc_ev *ev)
 	return nl.nl_family == AF_NETLINK ? nl.nl_pid : 0;
 }
 
+/* A /proc/net/tcp line of a connection in TIME_WAIT (state 06) on local port *arg. */
+static int time_wait_line(const char *line, void *arg)
+{
+	unsigned lport, st;
+
+	/* "  sl: LOCALADDR:PORT REMADDR:PORT ST ..." (hex) */
+	return sscanf(line, "%*d: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", &lport, &st) == 2 &&
+	       (int)lport == *(const int *)arg && st == 6;
+}
+
 /* 1 when a TCP connection in TIME_WAIT holds local port `port` (/proc/net/tcp, tcp6): a
  * recent run's connection, whose socket had no SO_REUSEADDR, so that binding the port again
- * waits for it to end (a minute).  Only to say so when a bind failed: read with raw calls,
- * outside the interposers. */
+ * waits for it to end (a minute).  Only to say so when a bind failed. */
 static int port_in_time_wait(int port)
 {
-	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	char buf[4096 + 256];
-	size_t have = 0;
-
-	for (size_t f = 0; f < 2; f++) {
-		int fd = (int)syscall(SYS_openat, AT_FDCWD, files[f], O_RDONLY | O_CLOEXEC);
-		long n;
-
-		if (fd < 0)
-			continue;
-		have = 0;
-		while ((n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
-			char *p = buf, *nl;
-
-			have += (size_t)n;
-			buf[have] = '\0';
-			while ((nl = strchr(p, '\n'))) {
-				const char *l = p;
-				unsigned lport, st;
-
-				*nl = '\0';
-				p = nl + 1;
-				/* "  sl: LOCALADDR:PORT REMADDR:PORT ST ..." (hex), TIME_WAIT is 06 */
-				if (sscanf(l, "%*d: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", &lport,
-				           &st) == 2 && (int)lport == port && st == 6) {
-					syscall(SYS_close, fd);
-					return 1;
-				}
-			}
-			have = (size_t)(buf + have - p);
-			if (have >= sizeof(buf) / 2)
-				have = 0; /* (no line is that long) */
-			memmove(buf, p, have);
-		}
-		syscall(SYS_close, fd);
-	}
-	return 0;
+	return proc_net_scan("/proc/net/tcp", time_wait_line, &port) == 1 ||
+	       proc_net_scan("/proc/net/tcp6", time_wait_line, &port) == 1;
 }
 
 /* Bind as recorded.  A replay started within a minute of its recording finds the recorded
